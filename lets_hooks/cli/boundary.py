@@ -1,0 +1,100 @@
+"""``lets-session-boundary``: print the four-line session-boundary contract.
+
+Fails closed: whatever goes wrong, the four lines are printed (``none``/``unknown``) and
+the exit status is 0. ``--json`` prints one object instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from lets_hooks.ladder import Boundary
+
+USAGE = "usage: lets-session-boundary [--json] [--branch NAME [--head REV]]"
+
+
+def _parse(argv: Sequence[str]) -> tuple[bool, str | None, str | None]:
+    """(json, branch, head). The plain call skips argparse: it costs more than git does."""
+    if not argv:
+        return False, None, None
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="lets-session-boundary",
+        description="Resolve and validate this branch's session boundary and print the "
+                    "four-line contract (SESSION_BOUNDARY, SESSION_TRUST, SESSION_COMMITS, "
+                    "SESSION_RANGE_DESC). Diagnostics go to stderr; the exit status is 0.")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
+    parser.add_argument("--branch", metavar="NAME",
+                        help="resolve for this local branch instead of the checked-out one")
+    parser.add_argument("--head", metavar="REV",
+                        help="with --branch: the commit to measure to (default: the branch tip)")
+    args = parser.parse_args(list(argv))
+    if args.head is not None and args.branch is None:
+        parser.error("--head needs --branch")
+    return bool(args.json), args.branch, args.head
+
+
+def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
+    import time
+
+    from lets_hooks import config, ladder
+    from lets_hooks.repo import GitMissing, NotARepository, Repo
+
+    as_json, branch, head = _parse(argv)
+    try:
+        repo = Repo()
+        where = repo.locate()
+        settings = config.load(where.top, os.environ)
+        if branch is not None and head is None:
+            head = "refs/heads/" + branch
+        result = ladder.resolve(repo, settings, settings.session_id(os.environ),
+                                int(time.time()), branch=branch, head=head, where=where)
+        result.notes[:0] = settings.problems
+    except GitMissing:
+        result = ladder.unknown("git is not installed or not on PATH")
+    except NotARepository:
+        result = ladder.unknown("not inside a git repository")
+    return result, as_json
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from lets_hooks.cli import note
+
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        result, as_json = compute(args)
+    except SystemExit as exc:  # argparse: --help, or a usage error
+        if exc.code not in (0, None):
+            for line in _fallback_lines():
+                print(line)
+        return 0 if exc.code in (0, None) else 2
+    except Exception as exc:  # fail closed, whatever happened
+        note(f"internal error ({type(exc).__name__}: {exc}) - reporting no boundary")
+        for line in _fallback_lines():
+            print(line)
+        return 0
+    for line in result.notes:
+        note(line)
+    if as_json:
+        import json
+
+        print(json.dumps(result.as_dict(), sort_keys=True))
+    else:
+        sys.stdout.write("\n".join(result.lines()) + "\n")
+    return 0
+
+
+def _fallback_lines() -> list[str]:
+    from lets_hooks.ladder import unknown
+
+    return unknown("").lines()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

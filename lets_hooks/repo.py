@@ -1,0 +1,288 @@
+"""The one door to git.
+
+Every git process the product starts is started here, as a plain argument list (never a
+shell). Callers ask for answers, not for commands: one ``rev-parse`` for the work tree,
+the git dir, HEAD's branch and HEAD's commit; one ``cat-file`` for several objects; one
+``rev-list`` walk for an ancestor test and a count together.
+
+Processes are spawned with ``os.posix_spawnp`` where it exists: importing ``subprocess``
+costs more than a whole git call does on a hook's hot path.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+NULL_SHA = "0" * 40
+_PIPE_SAFE = 60_000  # below one pipe buffer: a write this size never blocks
+
+
+class GitError(Exception):
+    """git could not be run or gave an answer that cannot be used."""
+
+
+class GitMissing(GitError):
+    """No git executable on PATH."""
+
+
+class NotARepository(GitError):
+    """The folder is not inside a git repository."""
+
+
+def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, bytes]:
+    """Run ``argv`` and return (exit status, stdout). stderr is discarded."""
+    if not hasattr(os, "posix_spawnp"):  # pragma: no cover - non-POSIX
+        import subprocess
+
+        try:
+            done = subprocess.run(
+                argv, cwd=cwd, input=stdin or b"", stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, check=False,
+            )
+        except FileNotFoundError as exc:
+            raise GitMissing("git is not installed or not on PATH") from exc
+        return done.returncode, done.stdout
+    if cwd is not None:
+        # posix_spawn has no cwd; git's own -C does the same job.
+        argv = [argv[0], "-C", cwd, *argv[1:]]
+    out_r, out_w = os.pipe()
+    in_r = -1
+    in_w = -1
+    tmp_fd = -1
+    if stdin is not None and len(stdin) > _PIPE_SAFE:
+        import tempfile
+
+        tmp_fd, tmp_name = tempfile.mkstemp(prefix="lets-git-")
+        os.unlink(tmp_name)
+        os.write(tmp_fd, stdin)
+        os.lseek(tmp_fd, 0, os.SEEK_SET)
+        in_r = tmp_fd
+    elif stdin is not None:
+        in_r, in_w = os.pipe()
+    devnull = os.open(os.devnull, os.O_RDWR)
+    actions = [
+        (os.POSIX_SPAWN_DUP2, in_r if in_r >= 0 else devnull, 0),
+        (os.POSIX_SPAWN_DUP2, out_w, 1),
+        (os.POSIX_SPAWN_DUP2, devnull, 2),
+    ]
+    try:
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
+    except FileNotFoundError as exc:
+        raise GitMissing("git is not installed or not on PATH") from exc
+    finally:
+        os.close(out_w)
+        os.close(devnull)
+        if in_r >= 0:
+            os.close(in_r)
+    if in_w >= 0:
+        try:
+            if stdin:
+                os.write(in_w, stdin)
+        except BrokenPipeError:
+            pass
+        finally:
+            os.close(in_w)
+    chunks = []
+    try:
+        while True:
+            chunk = os.read(out_r, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(out_r)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else (
+        status >> 8
+    )
+    return code, b"".join(chunks)
+
+
+class Location:
+    """Where we are: work tree (None when there is none), git dir, HEAD."""
+
+    __slots__ = ("branch", "git_dir", "head", "origin_head", "top")
+
+    def __init__(self, top: str | None, git_dir: str, branch: str | None, head: str | None,
+                 origin_head: str | None = None) -> None:
+        self.top = top  # None when there is no work tree (bare, or inside .git)
+        self.git_dir = git_dir
+        self.branch = branch  # short name; None when HEAD is detached
+        self.head = head  # commit sha; None when HEAD is unborn
+        self.origin_head = origin_head  # the branch origin/HEAD points at, e.g. "main"
+
+
+class ObjectInfo:
+    """What ``cat-file`` says of one name: its object, type, and commit time if a commit."""
+
+    __slots__ = ("commit_time", "name", "sha", "type")
+
+    def __init__(self, name: str, sha: str | None, type: str | None,
+                 commit_time: int | None = None) -> None:
+        self.name = name
+        self.sha = sha
+        self.type = type
+        self.commit_time = commit_time
+
+
+class Repo:
+    """A repository, reached through git processes. Counts the processes it starts."""
+
+    def __init__(self, cwd: str | None = None, git: str = "git") -> None:
+        self.cwd = cwd
+        self.git = git
+        self.calls = 0
+
+    # -- plumbing ---------------------------------------------------------------------
+    def run(self, *args: str, stdin: bytes | None = None) -> tuple[int, bytes]:
+        self.calls += 1
+        return _spawn([self.git, *args], self.cwd, stdin)
+
+    def _out(self, *args: str, stdin: bytes | None = None) -> str | None:
+        code, out = self.run(*args, stdin=stdin)
+        if code != 0:
+            return None
+        return out.decode("utf-8", "surrogateescape")
+
+    # -- where are we -----------------------------------------------------------------
+    def locate(self) -> Location:
+        """Work tree, git dir, HEAD, its branch and ``origin/HEAD``'s target: one process.
+
+        ``rev-parse`` prints its answers in order and stops at the first name it cannot
+        resolve, so a missing ``origin/HEAD`` just shortens the answer. An unborn HEAD or
+        a folder with no work tree takes the slow path.
+        """
+        code, raw = self.run(
+            "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-toplevel",
+            "HEAD", "--symbolic-full-name", "HEAD", "refs/remotes/origin/HEAD", "--",
+        )
+        lines = raw.decode("utf-8", "surrogateescape").split("\n")
+        if len(lines) >= 6 and lines[0] == "true":
+            _, git_dir, top, head, ref = lines[:5]
+            origin_head = lines[5] if code == 0 and len(lines) >= 7 else None
+            if hex_only(head) and len(head) >= 40:
+                return Location(top, git_dir, _branch_of(ref), head, _short_remote(origin_head))
+        return self._locate_slow()
+
+    def _locate_slow(self) -> Location:
+        """The unusual places: no work tree (bare, inside .git), unborn HEAD."""
+        code, raw = self.run("rev-parse", "--is-inside-work-tree", "--absolute-git-dir")
+        lines = raw.decode("utf-8", "surrogateescape").splitlines()
+        if code != 0 or len(lines) != 2:
+            raise NotARepository("not inside a git repository")
+        inside, git_dir = lines
+        top: str | None = None
+        if inside == "true":
+            top = (self._out("rev-parse", "--show-toplevel") or "").rstrip("\n") or None
+        ref = (self._out("symbolic-ref", "-q", "HEAD") or "").strip()
+        head = (self._out("rev-parse", "--verify", "-q", "HEAD") or "").strip() or None
+        origin = self.symref("refs/remotes/origin/HEAD")
+        return Location(top, git_dir, _branch_of(ref) if ref else None, head,
+                        _short_remote(origin))
+
+    # -- objects ----------------------------------------------------------------------
+    def objects(self, names: Sequence[str]) -> list[ObjectInfo]:
+        """Resolve names (shas, abbreviations, refs) with one ``cat-file --batch``.
+
+        Names travel on stdin, never as arguments, so no name can act as an option.
+        A commit's committer time is read from its header.
+        """
+        clean = [n for n in names if n and "\n" not in n]
+        if not clean:
+            return [ObjectInfo(n, None, None) for n in names]
+        code, raw = self.run("cat-file", "--batch", stdin="".join(n + "\n" for n in clean).encode(
+            "utf-8", "surrogateescape"))
+        found: dict[str, ObjectInfo] = {}
+        pos = 0
+        for name in clean:
+            end = raw.find(b"\n", pos)
+            if end < 0:
+                break
+            header = raw[pos:end].decode("utf-8", "surrogateescape").split(" ")
+            pos = end + 1
+            if len(header) == 3 and header[2].isdigit():
+                sha, kind, size = header[0], header[1], int(header[2])
+                body = raw[pos:pos + size]
+                pos += size + 1
+                found[name] = ObjectInfo(name, sha, kind,
+                                         _committer_time(body) if kind == "commit" else None)
+            else:
+                found[name] = ObjectInfo(name, None, None)
+        if code != 0:
+            raise GitError("git cat-file failed")
+        return [found.get(n, ObjectInfo(n, None, None)) for n in names]
+
+    def symref(self, ref: str) -> str | None:
+        """The target of a symbolic ref (e.g. ``refs/remotes/origin/HEAD``), or None."""
+        out = self._out("symbolic-ref", "-q", "--end-of-options", ref)
+        return out.strip() or None if out else None
+
+    # -- history ----------------------------------------------------------------------
+    def merge_base(self, a: str, b: str) -> str | None:
+        """``git merge-base a b`` for two object names already checked to be shas."""
+        _require_sha(a, b)
+        out = self._out("merge-base", a, b)
+        return out.strip() or None if out else None
+
+    def is_ancestor(self, a: str, b: str) -> bool:
+        _require_sha(a, b)
+        code, _ = self.run("merge-base", "--is-ancestor", a, b)
+        return code == 0
+
+    def ahead_behind(self, base: str, head: str) -> tuple[int, int] | None:
+        """(commits only in base, commits only in head) in one walk of ``base...head``.
+
+        ``base`` is an ancestor of ``head`` exactly when the first number is 0, and then
+        the second is ``git rev-list --count base..head``.
+        """
+        _require_sha(base, head)
+        out = self._out("rev-list", "--left-right", "--count", f"{base}...{head}", "--")
+        if out is None:
+            return None
+        parts = out.split()
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+            return None
+        return int(parts[0]), int(parts[1])
+
+    def count(self, base: str, head: str) -> int | None:
+        _require_sha(base, head)
+        out = self._out("rev-list", "--count", f"{base}..{head}", "--")
+        return int(out) if out is not None and out.strip().isdigit() else None
+
+
+def _branch_of(ref: str) -> str | None:
+    prefix = "refs/heads/"
+    return ref[len(prefix):] if ref.startswith(prefix) else None
+
+
+def _short_remote(ref: str | None) -> str | None:
+    prefix = "refs/remotes/origin/"
+    return ref[len(prefix):] if ref and ref.startswith(prefix) else None
+
+
+def _committer_time(body: bytes) -> int | None:
+    for line in body.split(b"\n"):
+        if not line:
+            return None  # end of the header
+        if line.startswith(b"committer "):
+            # "committer Name <mail> 1700000000 +0000"
+            parts = line.rsplit(b" ", 2)
+            if len(parts) == 3 and parts[1].isdigit():
+                return int(parts[1])
+            return None
+    return None
+
+
+def _require_sha(*names: str) -> None:
+    for name in names:
+        if not name or not all(c in "0123456789abcdef" for c in name):
+            raise GitError(f"refusing to pass {name!r} to git: not a hex object name")
+
+
+def hex_only(text: str) -> bool:
+    """True when ``text`` is made only of lowercase hex digits (the shape guard)."""
+    return all(c in "0123456789abcdef" for c in text)

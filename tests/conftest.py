@@ -1,0 +1,97 @@
+"""Shared fixtures: real git repositories in temporary folders, built with GitPython."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import git
+import pytest
+
+BIN = Path(sys.executable).parent
+DAY = 86400
+
+
+@pytest.fixture(autouse=True)
+def git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A known git identity and no user or system config leaking into the tests."""
+    home = tmp_path_factory.mktemp("home")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Test\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+        "[protocol \"file\"]\n\tallow = always\n"
+    )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("NO_COLOR", "1")
+    for name in ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "LETS_MERGE_BRANCH",
+                 "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+class Sandbox:
+    """A work tree under test, with the few moves the tests need."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.repo = git.Repo.init(path, initial_branch="main")
+        self.git = self.repo.git
+
+    def commit(self, message: str = "change", age_days: float = 0.0) -> str:
+        """An empty commit dated ``age_days`` ago (author and committer)."""
+        when = f"@{int(time.time() - age_days * DAY)} +0000"
+        env = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+        self.git.commit("--allow-empty", "-q", "-m", message, env=env)
+        return self.head()
+
+    def head(self) -> str:
+        return str(self.git.rev_parse("HEAD"))
+
+    def rev(self, name: str) -> str:
+        return str(self.git.rev_parse(name))
+
+    def sessions(self) -> Path:
+        folder = self.path / ".lets" / "sessions"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def write_task(self, branch: str, body: str | bytes) -> Path:
+        path = self.sessions() / (".task-" + branch.replace("/", "-"))
+        if isinstance(body, str):
+            body = body.encode()
+        path.write_bytes(body)
+        return path
+
+    def run(self, command: str, *args: str, env: dict[str, str] | None = None,
+            cwd: Path | None = None, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        """Run an installed console script as a user would."""
+        full = dict(os.environ)
+        full.update(env or {})
+        return subprocess.run(
+            [str(BIN / command), *args], cwd=cwd or self.path, env=full, input=stdin,
+            capture_output=True, text=True, check=False, timeout=120,
+        )
+
+    def boundary(self, *args: str, env: dict[str, str] | None = None,
+                 cwd: Path | None = None) -> dict[str, str]:
+        """Run ``lets-session-boundary`` and return its four fields (checking the shape)."""
+        done = self.run("lets-session-boundary", *args, env=env, cwd=cwd)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        keys = ["SESSION_BOUNDARY", "SESSION_TRUST", "SESSION_COMMITS", "SESSION_RANGE_DESC"]
+        assert [line.split("=", 1)[0] for line in lines] == keys, done.stdout
+        fields = dict(line.split("=", 1) for line in lines)
+        fields["stderr"] = done.stderr
+        return fields
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Iterator[Sandbox]:
+    box = Sandbox(tmp_path / "work")
+    box.commit("root", age_days=30)
+    yield box
+    box.repo.close()
