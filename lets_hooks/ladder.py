@@ -136,7 +136,7 @@ def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         head = found[head + "^{commit}"].sha
     if head is None:
         return _finish(Boundary(NONE, None, None, describe(NONE, None, None),
-                                notes + ["HEAD has no commit yet"]), branch, head, recorded, merge)
+                                [*notes, "HEAD has no commit yet"]), branch, head, recorded, merge)
 
     on_merge = branch == merge
     cached: list[str | None] = []

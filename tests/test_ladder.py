@@ -1,0 +1,471 @@
+"""Every rung of the ladder, against real repositories, through the installed command."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import Sandbox
+
+SID = "11111111-2222-3333-4444-555555555555"
+OTHER = "99999999-8888-7777-6666-555555555555"
+EXACT_DESC = "session: {b}..HEAD ({n} commits)"
+PRIOR_DESC = "approx: {b}..HEAD ({n} commits) - boundary recorded by an earlier session"
+ESTIMATE_DESC = ("approx: {b}..HEAD ({n} commits) - estimated from the branch point, "
+                 "no boundary was recorded")
+NONE_DESC = "boundary unknown - no valid session boundary for this branch"
+
+
+def feature(box: Sandbox, name: str = "feat", session: int = 3, before: int = 0) -> tuple[str, str]:
+    """A branch off main with ``before`` older commits, then ``session`` commits.
+
+    Returns (branch point, session boundary).
+    """
+    point = box.commit("main tip", age_days=12)
+    box.git.checkout("-q", "-b", name)
+    for i in range(before):
+        box.commit(f"older {i}", age_days=10)
+    start = box.head()
+    for i in range(session):
+        box.commit(f"session {i}", age_days=1)
+    return point, start
+
+
+def expect(fields: dict[str, str], trust: str, boundary: str | None, commits: int | None) -> None:
+    assert fields["SESSION_TRUST"] == trust, fields
+    assert fields["SESSION_BOUNDARY"] == (boundary or "none"), fields
+    assert fields["SESSION_COMMITS"] == ("unknown" if commits is None else str(commits)), fields
+    template = {"exact": EXACT_DESC, "prior-session": PRIOR_DESC, "estimate": ESTIMATE_DESC}
+    if trust in template:
+        assert fields["SESSION_RANGE_DESC"] == template[trust].format(b=boundary, n=commits)
+    else:
+        assert fields["SESSION_RANGE_DESC"].startswith("boundary unknown - ")
+
+
+# -- rung 1: detached HEAD ---------------------------------------------------------------
+
+def test_detached_head_has_no_boundary(sandbox: Sandbox) -> None:
+    sandbox.commit("second")
+    sandbox.git.checkout("-q", "--detach")
+    fields = sandbox.boundary()
+    expect(fields, "none", None, None)
+    assert fields["SESSION_RANGE_DESC"] == "boundary unknown - detached HEAD"
+    assert "NOTE: detached HEAD" in fields["stderr"]
+
+
+# -- rung 2: the session line ----------------------------------------------------------
+
+def test_matching_session_id_is_exact(sandbox: Sandbox) -> None:
+    _, start = feature(sandbox)
+    sandbox.write_task("feat", f"task: something\nsession: {start} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "exact", start, 3)
+    assert fields["stderr"] == ""  # exact is the quiet case: nothing fell back
+
+
+def test_lets_session_id_is_read_first(sandbox: Sandbox) -> None:
+    _, start = feature(sandbox)
+    sandbox.write_task("feat", f"session: {start} {SID}\n")
+    fields = sandbox.boundary(env={"LETS_SESSION_ID": SID, "CLAUDE_CODE_SESSION_ID": OTHER})
+    expect(fields, "exact", start, 3)
+
+
+@pytest.mark.parametrize(("line_sid", "env"), [
+    (SID, {"CLAUDE_CODE_SESSION_ID": OTHER}),  # another session recorded it
+    ("", {"CLAUDE_CODE_SESSION_ID": SID}),  # no sid on the line
+    (SID, {}),  # no session id known now
+    ("", {}),  # neither: two absences must not count as a match
+], ids=["other-sid", "no-stored-sid", "variable-unset", "both-empty"])
+def test_without_a_positive_match_it_is_prior_session(
+        sandbox: Sandbox, line_sid: str, env: dict[str, str]) -> None:
+    _, start = feature(sandbox)
+    sandbox.write_task("feat", f"session: {start} {line_sid}".rstrip() + "\n")
+    fields = sandbox.boundary(env=env)
+    expect(fields, "prior-session", start, 3)
+    assert "NOTE:" in fields["stderr"]
+
+
+@pytest.mark.parametrize("value", [
+    "ABCDEF1234567", "xyz123", "--output=x", "", "HEAD~3", "abc..def", "abc^{tree}",
+], ids=["uppercase", "non-hex", "option", "empty", "revision", "range", "peel"])
+def test_malformed_sha_is_announced_and_ignored(sandbox: Sandbox, value: str) -> None:
+    point, _ = feature(sandbox)
+    sandbox.write_task("feat", f"session: {value} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "estimate", point, 3)
+    assert "does not hold a lowercase hex sha" in fields["stderr"]
+    assert not (sandbox.path / "x").exists()  # --output=x wrote nothing anywhere
+
+
+def test_abbreviated_sha_is_kept_and_printed_as_written(sandbox: Sandbox) -> None:
+    _, start = feature(sandbox)
+    sandbox.write_task("feat", f"session: {start[:9]} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "exact", start[:9], 3)
+
+
+def test_only_the_first_session_line_counts(sandbox: Sandbox) -> None:
+    _, start = feature(sandbox)
+    first = sandbox.rev("HEAD~1")
+    sandbox.write_task("feat", f"# notes\nsession: {first} {SID}\nsession: {start} {SID}\n")
+    expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", first, 1)
+
+
+# -- rung 3: the legacy slugged file, never the global one -----------------------------
+
+def test_legacy_slugged_file_is_prior_session(sandbox: Sandbox) -> None:
+    _, start = feature(sandbox, name="team/feat")
+    (sandbox.sessions() / ".session-start-ref-team-feat").write_text(f"{start} whatever\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "prior-session", start, 3)
+
+
+def test_task_line_wins_over_legacy_file(sandbox: Sandbox) -> None:
+    _, start = feature(sandbox)
+    sandbox.write_task("feat", f"session: {start} {SID}\n")
+    (sandbox.sessions() / ".session-start-ref-feat").write_text(sandbox.rev("HEAD~1") + "\n")
+    expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", start, 3)
+
+
+def test_malformed_legacy_file_is_announced(sandbox: Sandbox) -> None:
+    point, _ = feature(sandbox)
+    (sandbox.sessions() / ".session-start-ref-feat").write_text("--all\n")
+    fields = sandbox.boundary()
+    expect(fields, "estimate", point, 3)
+    assert ".session-start-ref-feat does not hold a lowercase hex sha" in fields["stderr"]
+
+
+def test_global_session_start_ref_is_never_read(sandbox: Sandbox) -> None:
+    point, start = feature(sandbox)
+    (sandbox.sessions() / ".session-start-ref").write_text(start + "\n")
+    expect(sandbox.boundary(), "estimate", point, 3)
+    sandbox.git.checkout("-q", "main")
+    expect(sandbox.boundary(), "none", None, None)
+
+
+# -- rung 4: validation -----------------------------------------------------------------
+
+def test_not_a_commit_is_rejected(sandbox: Sandbox) -> None:
+    point, _ = feature(sandbox)
+    sandbox.write_task("feat", f"session: {'ab' * 20} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "estimate", point, 3)
+    assert "rejected: not a commit" in fields["stderr"]
+
+
+def test_tree_sha_is_not_a_commit(sandbox: Sandbox) -> None:
+    point, _ = feature(sandbox)
+    tree = sandbox.rev("HEAD^{tree}")
+    sandbox.write_task("feat", f"session: {tree}\n")
+    fields = sandbox.boundary()
+    expect(fields, "estimate", point, 3)
+    assert "rejected: not a commit" in fields["stderr"]
+
+
+def test_not_an_ancestor_is_rejected(sandbox: Sandbox) -> None:
+    point, _ = feature(sandbox)
+    sandbox.git.checkout("-q", "-b", "elsewhere", "main")
+    stray = sandbox.commit("elsewhere")
+    sandbox.git.checkout("-q", "feat")
+    sandbox.write_task("feat", f"session: {stray} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "estimate", point, 3)
+    assert "rejected: not an ancestor of HEAD" in fields["stderr"]
+
+
+def test_older_than_branch_point_with_origin_is_rejected(sandbox: Sandbox) -> None:
+    root = sandbox.rev("HEAD")
+    point, _ = feature(sandbox)
+    sandbox.git.update_ref("refs/remotes/origin/main", point)
+    sandbox.git.branch("-q", "-D", "main")  # only origin/main is left to measure against
+    sandbox.write_task("feat", f"session: {root} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID, "LETS_MERGE_BRANCH": "main"})
+    expect(fields, "estimate", point, 3)
+    assert "older than this branch's point off main" in fields["stderr"]
+
+
+def test_older_than_branch_point_with_local_main_is_rejected(sandbox: Sandbox) -> None:
+    root = sandbox.rev("HEAD")
+    point, _ = feature(sandbox)
+    sandbox.write_task("feat", f"session: {root} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "estimate", point, 3)
+    assert "older than this branch's point off main" in fields["stderr"]
+
+
+def test_origin_merge_branch_is_preferred_to_local(sandbox: Sandbox) -> None:
+    point, start = feature(sandbox, before=2)
+    # origin/main has moved on to include the older feature commits: the branch point
+    # measured against origin is later than the one against the stale local main.
+    sandbox.git.update_ref("refs/remotes/origin/main", sandbox.rev(f"{start}"))
+    sandbox.write_task("feat", f"session: {sandbox.rev(start + '~1')} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "estimate", start, 3)
+    assert "older than this branch's point off main" in fields["stderr"]
+    assert point != start
+
+
+def test_boundary_equal_to_branch_point_is_kept(sandbox: Sandbox) -> None:
+    point, _ = feature(sandbox)
+    sandbox.write_task("feat", f"session: {point} {SID}\n")
+    expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", point, 3)
+
+
+def test_abbreviated_boundary_equal_to_branch_point_is_kept(sandbox: Sandbox) -> None:
+    """Departure: the bash ladder compares strings, and rejected the abbreviation."""
+    point, _ = feature(sandbox)
+    sandbox.write_task("feat", f"session: {point[:10]} {SID}\n")
+    expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", point[:10], 3)
+
+
+def test_floor_does_not_apply_on_the_merge_branch(sandbox: Sandbox) -> None:
+    root = sandbox.rev("HEAD")
+    sandbox.commit("two", age_days=2)
+    sandbox.commit("three", age_days=1)
+    sandbox.git.update_ref("refs/remotes/origin/main", "HEAD")
+    sandbox.write_task("main", f"session: {sandbox.rev('HEAD~1')} {SID}\n")
+    expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact",
+           sandbox.rev("HEAD~1"), 1)
+    # but the age rung does: the root is 30 days old
+    sandbox.write_task("main", f"session: {root} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "none", None, None)
+    assert "30 days old" in fields["stderr"]
+
+
+def test_older_than_fourteen_days_is_rejected(sandbox: Sandbox) -> None:
+    point = sandbox.commit("point", age_days=25)
+    sandbox.git.checkout("-q", "-b", "feat")
+    old = sandbox.commit("old", age_days=15)
+    sandbox.commit("new", age_days=1)
+    sandbox.write_task("feat", f"session: {old} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "estimate", point, 2)
+    assert "15 days old" in fields["stderr"]
+
+
+def test_exactly_fourteen_days_is_kept(sandbox: Sandbox) -> None:
+    sandbox.commit("point", age_days=25)
+    sandbox.git.checkout("-q", "-b", "feat")
+    edge = sandbox.commit("edge", age_days=14)
+    sandbox.commit("new", age_days=1)
+    sandbox.write_task("feat", f"session: {edge} {SID}\n")
+    expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", edge, 1)
+
+
+def test_age_limit_comes_from_config(sandbox: Sandbox) -> None:
+    sandbox.commit("point", age_days=25)
+    sandbox.git.checkout("-q", "-b", "feat")
+    start = sandbox.commit("start", age_days=5)
+    sandbox.write_task("feat", f"session: {start} {SID}\n")
+    (sandbox.path / ".lets" / "config.toml").write_text("max_age_days = 3\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    assert fields["SESSION_TRUST"] == "estimate"
+    assert "5 days old, past the 3-day limit" in fields["stderr"]
+
+
+def test_annotated_tag_sha_is_rejected(sandbox: Sandbox) -> None:
+    point, start = feature(sandbox)
+    sandbox.git.tag("-a", "-m", "a tag", "t1", start)
+    tag = sandbox.rev("t1")
+    assert tag != start
+    sandbox.write_task("feat", f"session: {tag} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "estimate", point, 3)
+    assert "commit time cannot be read" in fields["stderr"]
+
+
+# -- rung 5: estimate, or nothing --------------------------------------------------------
+
+def test_nothing_recorded_on_a_feature_branch_is_an_estimate(sandbox: Sandbox) -> None:
+    point, _ = feature(sandbox, before=2)
+    fields = sandbox.boundary()
+    expect(fields, "estimate", point, 5)
+    assert "estimated from the branch point off main" in fields["stderr"]
+
+
+def test_nothing_recorded_on_the_merge_branch_is_none(sandbox: Sandbox) -> None:
+    sandbox.commit("two")
+    fields = sandbox.boundary()
+    expect(fields, "none", None, None)
+    assert fields["SESSION_RANGE_DESC"] == NONE_DESC
+
+
+def test_no_merge_branch_at_all(sandbox: Sandbox) -> None:
+    sandbox.git.branch("-q", "-m", "trunk")
+    sandbox.git.checkout("-q", "-b", "feat")
+    sandbox.commit("work")
+    expect(sandbox.boundary(), "none", None, None)
+
+
+def test_master_is_the_merge_branch_when_there_is_no_main(sandbox: Sandbox) -> None:
+    sandbox.git.branch("-q", "-m", "master")
+    point, _ = feature(sandbox)
+    expect(sandbox.boundary(), "estimate", point, 3)
+
+
+def test_origin_head_names_the_merge_branch(sandbox: Sandbox) -> None:
+    sandbox.git.branch("-q", "-m", "develop")
+    point, _ = feature(sandbox)
+    sandbox.git.update_ref("refs/remotes/origin/develop", point)
+    sandbox.git.symbolic_ref("refs/remotes/origin/HEAD", "refs/remotes/origin/develop")
+    fields = sandbox.boundary()
+    expect(fields, "estimate", point, 3)
+    assert "off develop" in fields["stderr"]
+
+
+def test_branch_names_with_slashes(sandbox: Sandbox) -> None:
+    _, start = feature(sandbox, name="user/topic/deep")
+    sandbox.write_task("user/topic/deep", f"session: {start} {SID}\n")
+    assert (sandbox.sessions() / ".task-user-topic-deep").exists()
+    expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", start, 3)
+
+
+def test_count_includes_commits_merged_from_the_merge_branch(sandbox: Sandbox) -> None:
+    _, start = feature(sandbox, session=1, before=1)
+    sandbox.git.checkout("-q", "main")
+    sandbox.commit("main moves", age_days=1)
+    sandbox.commit("main moves again", age_days=1)
+    sandbox.git.checkout("-q", "feat")
+    sandbox.git.merge("-q", "--no-edit", "main")
+    sandbox.write_task("feat", f"session: {start} {SID}\n")
+    # 1 session commit + 2 merged in + the merge commit
+    expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", start, 4)
+    # A boundary at the old branch point now predates the new one (main was merged in).
+    sandbox.write_task("feat", f"session: {sandbox.rev(start + '~1')} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "estimate", sandbox.rev("main"), 3)
+    assert "older than this branch's point off main" in fields["stderr"]
+
+
+# -- the deliberate departures -----------------------------------------------------------
+
+def test_crlf_task_file_reads_like_lf(sandbox: Sandbox) -> None:
+    _, start = feature(sandbox)
+    sandbox.write_task("feat", f"task: x\r\nsession: {start} {SID}\r\norigin: y\r\n")
+    expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", start, 3)
+    sandbox.write_task("feat", f"session: {start}\r\n")
+    expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "prior-session", start, 3)
+
+
+def test_no_work_tree_reads_no_state(sandbox: Sandbox, tmp_path: Path) -> None:
+    _, start = feature(sandbox)
+    sandbox.write_task("feat", f"session: {start} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}, cwd=sandbox.path / ".git")
+    assert fields["SESSION_TRUST"] != "exact"
+    assert "no work tree" in fields["stderr"]
+    bare = tmp_path / "bare.git"
+    sandbox.git.clone("-q", "--bare", str(sandbox.path), str(bare))
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}, cwd=bare)
+    assert fields["SESSION_TRUST"] in ("none", "estimate")
+    assert "no work tree" in fields["stderr"]
+
+
+# -- options -------------------------------------------------------------------------------
+
+def test_json_output(sandbox: Sandbox) -> None:
+    point, start = feature(sandbox)
+    sandbox.write_task("feat", f"session: {'cd' * 20} {SID}\n")
+    done = sandbox.run("lets-session-boundary", "--json", env={"CLAUDE_CODE_SESSION_ID": SID})
+    assert done.returncode == 0
+    data = json.loads(done.stdout)
+    assert data["boundary"] == point
+    assert data["trust"] == "estimate"
+    assert data["commits"] == 3
+    assert data["desc"] == ESTIMATE_DESC.format(b=point, n=3)
+    assert data["reason"] == "not a commit in this repository"
+    assert any("rejected" in n for n in data["notes"])
+    assert start  # the session start exists but was not what the file said
+
+
+def test_branch_and_head_resolve_a_branch_not_checked_out(sandbox: Sandbox) -> None:
+    _, start = feature(sandbox)
+    sandbox.write_task("feat", f"session: {start} {SID}\n")
+    sandbox.git.checkout("-q", "main")
+    env = {"CLAUDE_CODE_SESSION_ID": SID}
+    expect(sandbox.boundary("--branch", "feat", env=env), "exact", start, 3)
+    expect(sandbox.boundary("--branch", "feat", "--head", "feat~1", env=env), "exact", start, 2)
+    fields = sandbox.boundary("--branch", "feat", "--head", "no-such-rev", env=env)
+    expect(fields, "none", None, None)
+
+
+# -- failing closed ------------------------------------------------------------------------
+
+def test_outside_a_repository(tmp_path: Path) -> None:
+    box = Sandbox.__new__(Sandbox)
+    box.path = tmp_path
+    fields = box.boundary(cwd=tmp_path)
+    expect(fields, "none", None, None)
+    assert "not inside a git repository" in fields["stderr"]
+
+
+def test_without_git_on_path(sandbox: Sandbox, tmp_path: Path) -> None:
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    fields = sandbox.boundary(env={"PATH": str(empty)})
+    expect(fields, "none", None, None)
+    assert "git is not installed" in fields["stderr"]
+
+
+def test_internal_error_still_prints_four_lines(
+        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from lets_hooks import ladder
+    from lets_hooks.cli import boundary
+
+    def explode(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.chdir(sandbox.path)
+    monkeypatch.setattr(ladder, "resolve", explode)
+    assert boundary.main([]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        "SESSION_BOUNDARY=none", "SESSION_TRUST=none", "SESSION_COMMITS=unknown",
+        "SESSION_RANGE_DESC=" + NONE_DESC]
+    assert "internal error (RuntimeError: boom)" in err
+
+
+def test_broken_config_is_one_line_and_defaults_apply(sandbox: Sandbox) -> None:
+    point, _ = feature(sandbox)
+    lets = sandbox.path / ".lets"
+    lets.mkdir(exist_ok=True)
+    (lets / "config.toml").write_text("merge_branch = [unclosed\n")
+    fields = sandbox.boundary()
+    expect(fields, "estimate", point, 3)
+    problem = [line for line in fields["stderr"].splitlines() if "config.toml" in line]
+    assert len(problem) == 1 and "invalid TOML" in problem[0]
+    assert "Traceback" not in fields["stderr"]
+
+
+def test_uses_few_git_processes(sandbox: Sandbox) -> None:
+    from lets_hooks import config, ladder
+    from lets_hooks.repo import Repo
+
+    _, start = feature(sandbox)
+    sandbox.write_task("feat", f"session: {start} {SID}\n")
+    repo = Repo(str(sandbox.path))
+    result = ladder.resolve(repo, config.load(str(sandbox.path), {}), SID,
+                            int(__import__("time").time()))
+    assert result.trust == "exact" and result.commits == 3
+    assert repo.calls <= 5
+
+
+def test_git_is_never_handed_an_option(sandbox: Sandbox, tmp_path: Path) -> None:
+    """A hostile session line cannot reach git as an argument: a fake git logs its argv."""
+    feature(sandbox)
+    real = shutil.which("git")
+    assert real
+    log = tmp_path / "argv.log"
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {log}\nexec {real} "$@"\n')
+    (fake / "git").chmod(0o755)
+    sandbox.write_task("feat", "session: --output=/tmp/pwned --all\n")
+    (sandbox.sessions() / ".session-start-ref-feat").write_text("-n1\n")
+    sandbox.boundary(env={"PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"})
+    args = log.read_text().splitlines()
+    assert not any(a.startswith("--output") or a in ("--all", "-n1") for a in args), args
