@@ -1,0 +1,93 @@
+"""Settings: environment > .lets/config.toml > [tool.lets] in pyproject.toml > defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import Sandbox
+
+from lets_hooks import config
+
+
+def write(top: Path, pyproject: str | None = None, own: str | None = None) -> None:
+    if pyproject is not None:
+        (top / "pyproject.toml").write_text(pyproject)
+    if own is not None:
+        (top / ".lets").mkdir(exist_ok=True)
+        (top / ".lets" / "config.toml").write_text(own)
+
+
+def test_defaults(tmp_path: Path) -> None:
+    loaded = config.load(str(tmp_path), {})
+    assert loaded.merge_branch is None
+    assert loaded.max_age_days == 14
+    assert loaded.session_id_env == ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
+    assert loaded.pre_push_strict is False
+    assert loaded.problems == []
+
+
+def test_precedence_env_over_own_file_over_pyproject(tmp_path: Path) -> None:
+    write(tmp_path,
+          pyproject='[tool.lets]\nmerge_branch = "py"\nmax_age_days = 5\n'
+                    'session_id_env = ["PY_SID"]\n[tool.lets.pre_push]\nstrict = true\n',
+          own='merge_branch = "own"\nmax_age_days = 7\n')
+    loaded = config.load(str(tmp_path), {})
+    assert loaded.merge_branch == "own"
+    assert loaded.max_age_days == 7
+    assert loaded.session_id_env == ("PY_SID",)  # only pyproject sets it
+    assert loaded.pre_push_strict is True
+    loaded = config.load(str(tmp_path), {"LETS_MERGE_BRANCH": "env"})
+    assert loaded.merge_branch == "env"
+    assert loaded.sources["merge_branch"] == "LETS_MERGE_BRANCH"
+
+
+def test_pyproject_without_our_table_is_not_parsed(tmp_path: Path) -> None:
+    # Invalid TOML that never mentions us: not even parsed, so no complaint.
+    write(tmp_path, pyproject="[project\nname = 'x'\n")
+    assert config.load(str(tmp_path), {}).problems == []
+
+
+def test_session_id_is_first_non_empty_variable(tmp_path: Path) -> None:
+    write(tmp_path, own='session_id_env = ["A", "B"]\n')
+    loaded = config.load(str(tmp_path), {})
+    assert loaded.session_id({"A": "", "B": "b-id"}) == "b-id"
+    assert loaded.session_id({"A": "a-id", "B": "b-id"}) == "a-id"
+    assert loaded.session_id({}) is None
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("merge_branch = [1\n", "invalid TOML"),
+    ("max_age_days = -1\n", "max_age_days: must be a whole number"),
+    ("max_age_days = true\n", "max_age_days: must be a whole number"),
+    ('merge_branch = "--exec=x"\n', "merge_branch: '--exec=x' is not a valid branch name"),
+    ("session_id_env = 3\n", "session_id_env: must be a list"),
+    ("[pre_push]\nstrict = 'yes'\n", "pre_push: expected a table"),
+    ("colour = 1\n", "unknown key 'colour'"),
+])
+def test_bad_values_are_one_line_naming_file_and_key(tmp_path: Path, text: str,
+                                                     needle: str) -> None:
+    write(tmp_path, own=text)
+    loaded = config.load(str(tmp_path), {})
+    assert len(loaded.problems) == 1
+    assert ".lets/config.toml" in loaded.problems[0]
+    assert needle in loaded.problems[0]
+    assert "\n" not in loaded.problems[0]
+    assert loaded.max_age_days == 14 and loaded.merge_branch is None
+
+
+def test_non_utf8_config(tmp_path: Path) -> None:
+    (tmp_path / ".lets").mkdir()
+    (tmp_path / ".lets" / "config.toml").write_bytes(b"merge_branch = '\xff'\n")
+    assert "not UTF-8" in config.load(str(tmp_path), {}).problems[0]
+
+
+def test_pyproject_setting_drives_the_command(sandbox: Sandbox) -> None:
+    sandbox.git.branch("-q", "-m", "trunk")
+    point = sandbox.commit("point", age_days=2)
+    sandbox.git.checkout("-q", "-b", "feat")
+    sandbox.commit("work")
+    write(sandbox.path, pyproject='[tool.lets]\nmerge_branch = "trunk"\n')
+    fields = sandbox.boundary()
+    assert fields["SESSION_TRUST"] == "estimate"
+    assert fields["SESSION_BOUNDARY"] == point
