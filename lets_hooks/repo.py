@@ -221,6 +221,21 @@ class Repo:
         out = self._out("symbolic-ref", "-q", "--end-of-options", ref)
         return out.strip() or None if out else None
 
+    # -- the index ----------------------------------------------------------------------
+    def tracked(self, prefix: str) -> list[str]:
+        """Paths in the index at or under ``prefix``, relative to the work tree top.
+
+        One ``ls-files -z`` (no quoting, any byte in a name survives). ``prefix`` is a
+        constant of the caller's, passed after ``--`` so it can only ever be a path; the
+        repository must have been opened at its top.
+        """
+        if not prefix or prefix.startswith(("-", ":")):
+            raise GitError(f"refusing to pass {prefix!r} to git as a path")
+        code, raw = self.run("ls-files", "-z", "--full-name", "--", prefix)
+        if code != 0:
+            raise GitError("git ls-files failed")
+        return [p.decode("utf-8", "surrogateescape") for p in raw.split(b"\0") if p]
+
     # -- history ----------------------------------------------------------------------
     def merge_base(self, a: str, b: str) -> str | None:
         """``git merge-base a b`` for two object names already checked to be shas."""
