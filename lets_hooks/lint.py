@@ -1,0 +1,208 @@
+"""The CI lint step: session state must not be committed, and state and memory files must parse.
+
+``lint`` takes a repository handle opened at the work tree's top and returns findings,
+``(path, problem)`` records with the path relative to the top; it prints nothing. The
+checks, in order:
+
+1. anything at or under ``.lets/sessions`` is tracked by git (state is per work tree;
+   a committed copy is someone else's boundary steering this clone), and so is a
+   tracked ``.lets`` that is itself a file or symbolic link;
+2. the non-slugged ``.lets/sessions/.session-start-ref`` exists (it is never read: one
+   global file answering a per-branch question);
+3. a task file's session line, or a legacy slugged file's sha, is malformed, or the
+   file cannot be read as a plain file (a symbolic link is refused, never followed);
+4. a memory file that ``lets-session-start`` reads does not parse.
+
+Every path shown is escaped so that no file name can forge an extra output line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from lets_hooks import state
+from lets_hooks.repo import Repo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+LETS = ".lets"
+SESSIONS = ".lets/sessions"
+GLOBAL_REF = ".session-start-ref"
+LEGACY_PREFIX = ".session-start-ref-"
+TASK_PREFIX = ".task-"
+TEMP_NAME = re.compile(r"\.task-.+\.[0-9]+\.tmp\Z", re.DOTALL)
+SHA_MIN, SHA_MAX = 4, 64  # git's shortest abbreviation; a SHA-256 object name
+
+
+class Finding:
+    """One problem with one file: shown as ``path: problem``."""
+
+    __slots__ = ("path", "problem")
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+
+    def __str__(self) -> str:
+        return f"{shown(self.path)}: {self.problem}"
+
+    def __repr__(self) -> str:
+        return f"Finding({self.path!r}, {self.problem!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Finding) and self.path == other.path
+                and self.problem == other.problem)
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.problem))
+
+
+def lint(repo: Repo, top: str) -> list[Finding]:
+    """Every finding for the work tree at ``top``; ``repo`` must be opened at ``top``."""
+    findings = tracked_state(repo)
+    findings += state_files(top)
+    findings += memory_files(top)
+    return findings
+
+
+# -- 1. committed state --------------------------------------------------------------------
+
+def tracked_state(repo: Repo) -> list[Finding]:
+    found = []
+    for path in repo.tracked(LETS):
+        if path in (LETS, SESSIONS):
+            found.append(Finding(path, "tracked by git: session state must never be "
+                                       "committed (git rm --cached it)"))
+        elif path.startswith(SESSIONS + "/"):
+            found.append(Finding(path, "tracked by git: session state is per work tree "
+                                       "and must not be committed (git rm --cached it)"))
+    return found
+
+
+# -- 2 and 3. the state files on disk ------------------------------------------------------
+
+def state_files(top: str) -> list[Finding]:
+    folder = state.sessions_dir(top)
+    found: list[Finding] = []
+    for name in _names(folder, found):
+        path = f"{SESSIONS}/{name}"
+        if name == GLOBAL_REF:
+            found.append(Finding(path, "non-slugged boundary file: it is never read (one file "
+                                       "cannot answer for every branch) - delete it"))
+        elif name.startswith(TASK_PREFIX) and not TEMP_NAME.match(name):
+            problem = _task_problem(os.path.join(folder, name))
+            if problem:
+                found.append(Finding(path, problem))
+        elif name.startswith(LEGACY_PREFIX):
+            problem = _legacy_problem(os.path.join(folder, name))
+            if problem:
+                found.append(Finding(path, problem))
+    return found
+
+
+def _names(folder: str, found: list[Finding]) -> Iterator[str]:
+    try:
+        names = sorted(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return iter(())
+    except OSError as exc:
+        found.append(Finding(SESSIONS, f"cannot be listed ({exc.strerror})"))
+        return iter(())
+    return iter(names)
+
+
+def _task_problem(path: str) -> str | None:
+    data, problem = state.read_head(path)
+    if problem or data is None:
+        return _refusal(path, problem)
+    line = state.find_session_line(data)
+    if line is None:
+        return None
+    return _line_problem(state.tokens(line), "session line")
+
+
+def _legacy_problem(path: str) -> str | None:
+    data, problem = state.read_head(path)
+    if problem or data is None:
+        return _refusal(path, problem)
+    parts = state.tokens(state.first_line(data))
+    if not parts:
+        return None
+    return _line_problem(parts[:1], "first line")
+
+
+def _refusal(path: str, problem: str | None) -> str | None:
+    """A reader's refusal, without the file name it starts with (the path is shown)."""
+    name = os.path.basename(path) + " "
+    if problem is not None and problem.startswith(name):
+        return problem[len(name):]
+    return problem
+
+
+def _line_problem(parts: list[bytes], what: str) -> str | None:
+    if not parts:
+        return f"malformed {what}: no boundary sha after 'session: '"
+    raw = parts[0]
+    sha = raw.decode("utf-8", "surrogateescape")
+    if not state.is_hex(sha):
+        return (f"malformed {what}: {_quote(raw)} is not a lowercase hex sha "
+                "(the ladder ignores it)")
+    if not SHA_MIN <= len(sha) <= SHA_MAX:
+        return (f"malformed {what}: a {len(sha)}-digit sha cannot name a commit "
+                f"({SHA_MIN} to {SHA_MAX} hex digits)")
+    if len(parts) > 1 and not _printable(parts[1]):
+        return f"malformed {what}: the session id {_quote(parts[1])} is not printable text"
+    return None
+
+
+def _printable(raw: bytes) -> bool:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return text.isprintable()
+
+
+def _quote(raw: bytes, limit: int = 48) -> str:
+    text = shown(raw.decode("utf-8", "surrogateescape"))
+    return "'" + (text if len(text) <= limit else text[:limit - 3] + "...") + "'"
+
+
+# -- 4. memory files -----------------------------------------------------------------------
+
+def memory_files(top: str) -> list[Finding]:
+    """What ``lets-session-start`` would warn about in the project's memory files.
+
+    The summary's own readers do the parsing (one parser, one answer): a state-snapshot
+    block that is not YAML or has no ``next``, a context-log header without its date and
+    ``[ref:N]``, a lessons metadata line that cannot be read, and any file that cannot be
+    read as UTF-8 text. Their warnings read ``<path>: <problem>``.
+    """
+    from pathlib import Path
+
+    from lets_hooks.summary import sources
+
+    root = Path(top)
+    warnings: list[str] = []
+    for reader in (sources.read_handoff, sources.read_context_log, sources.read_lessons,
+                   sources.read_memory_index):
+        warnings.extend(reader(root).warnings)
+    found = []
+    for warning in warnings:
+        path, sep, problem = warning.partition(": ")
+        found.append(Finding(path, problem) if sep else Finding(".", warning))
+    return found
+
+
+# -- display -------------------------------------------------------------------------------
+
+def shown(path: str) -> str:
+    """``path`` as one printable line: undecodable bytes and control characters escaped."""
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
