@@ -119,8 +119,8 @@ def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     if recorded.sha:
         names += [recorded.sha + "^{commit}", recorded.sha]
     candidates = [merge] if merge else ["main", "master"]
-    for name in candidates:
-        names += ["origin/" + name, name]
+    for name in candidates:  # full ref names: a tag or branch called "main" is not main
+        names += ["refs/remotes/origin/" + name, "refs/heads/" + name]
     if merge is None:
         names += ["refs/heads/main", "refs/remotes/origin/main"]
     try:
@@ -130,7 +130,8 @@ def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     if merge is None:
         has_main = found["refs/heads/main"].sha or found["refs/remotes/origin/main"].sha
         merge = "main" if has_main else "master"
-    origin_tip, local_tip = found["origin/" + merge].sha, found[merge].sha
+    origin_tip = found["refs/remotes/origin/" + merge].sha
+    local_tip = found["refs/heads/" + merge].sha
 
     if head is not None and head != where.head:
         head = found[head + "^{commit}"].sha
