@@ -1,0 +1,205 @@
+"""``lets-session-start`` (the session-start summary) and ``lets-observability``.
+
+The only code of the summary that reads argv, the environment and stdin, prints, and
+chooses exit codes. Everything it prints on stdout is the result; diagnostics (what
+``--promote`` did, what ``--claude-hook`` recorded) go to stderr. No colour is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lets_hooks.cli import say
+
+RECORDING_SOURCES = frozenset({"startup", "clear"})
+HOOK_INPUT_LIMIT = 1024 * 1024
+SESSION_ID_VARIABLES = ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
+
+
+def _date(text: str) -> dt.date:
+    try:
+        if len(text) != 10:
+            raise ValueError(text)
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a YYYY-MM-DD date: {text!r}") from None
+
+
+def find_top(start: Path) -> Path:
+    """The nearest folder at or above ``start`` holding a ``.git`` entry, else ``start``.
+
+    A file-system walk rather than a git call: the summary stays one process, and
+    ``.git`` may be a folder (a repository) or a file (a linked worktree, a submodule).
+    """
+    start = start.absolute()
+    for folder in (start, *start.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return start
+
+
+@dataclass(frozen=True)
+class HookInput:
+    session_id: str | None
+    cwd: str | None
+    source: str | None
+
+
+def parse_hook_input(text: str) -> tuple[HookInput, str | None]:
+    """A SessionStart hook's JSON (``session_id``, ``cwd``, ``source``) and a problem."""
+    import json
+
+    empty = HookInput(None, None, None)
+    if not text.strip():
+        return empty, "no hook input on stdin"
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return empty, "hook input on stdin is not valid JSON"
+    if not isinstance(data, dict):
+        return empty, "hook input on stdin is not a JSON object"
+
+    def field(name: str) -> str | None:
+        value = data.get(name)
+        return value.strip() or None if isinstance(value, str) else None
+
+    return HookInput(field("session_id"), field("cwd"), field("source")), None
+
+
+def _hook_environ(environ: Mapping[str, str], session_id: str | None) -> dict[str, str]:
+    """The environment the ladder and the recorder see: the hook's session id is the
+    current session's id (Claude Code does not put it in a hook's environment)."""
+    merged = dict(environ)
+    if session_id:
+        for name in SESSION_ID_VARIABLES:
+            merged[name] = session_id
+    return merged
+
+
+def _record(root: Path, hook: HookInput, environ: Mapping[str, str]) -> None:
+    if hook.source not in RECORDING_SOURCES:
+        return  # resume / compact continue a session that has its boundary already
+    if not hook.session_id:
+        say("lets-session-start: the hook input has no session_id; nothing recorded")
+        return
+    try:
+        from lets_hooks.hooks import record_session
+    except ImportError:
+        say("lets-session-start: this install cannot record sessions"
+            " (lets_hooks.hooks.record_session is missing); nothing recorded")
+        return
+    for message in record_session(str(root), hook.session_id, environ):
+        say(message)
+
+
+def _session_range(root: Path, environ: Mapping[str, str]) -> str | None:
+    try:
+        from lets_hooks.ladder import resolve_path
+    except ImportError:
+        return None
+    return resolve_path(str(root), environ, time.time()).desc
+
+
+def session_start_main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="lets-session-start",
+        description="Print the session-start summary (the 'Session Ready' block) from the"
+                    " project's handoff and memory files and the user's ~/.claude files.")
+    parser.add_argument("--root", help="project folder (default: the git top level above"
+                                       " the current folder, else the current folder)")
+    parser.add_argument("--home", help="the user's home folder (default: ~)")
+    parser.add_argument("--today", type=_date, metavar="YYYY-MM-DD",
+                        help="the date ages are counted to (default: today)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--promote", action="store_true",
+                        help="copy context-log entries with [ref:N], N >= 3, into"
+                             " memory/MEMORY.md (the only write), then print the summary")
+    parser.add_argument("--claude-hook", action="store_true",
+                        help="run as a Claude Code SessionStart hook: read its JSON from"
+                             " stdin, record the session boundary on startup and clear")
+    args = parser.parse_args(argv)
+
+    environ: Mapping[str, str] = os.environ
+    hook: HookInput | None = None
+    if args.claude_hook:
+        hook, problem = parse_hook_input(sys.stdin.read(HOOK_INPUT_LIMIT))
+        if problem:
+            say(f"lets-session-start: {problem}; nothing recorded")
+        environ = _hook_environ(os.environ, hook.session_id)
+
+    start = Path(hook.cwd) if hook is not None and hook.cwd else Path.cwd()
+    root = Path(args.root) if args.root else find_top(start)
+    home = Path(args.home) if args.home else Path(os.path.expanduser("~"))
+    today: dt.date = args.today or dt.date.today()
+
+    from lets_hooks.summary import build_summary, render
+
+    status = 0
+    if hook is not None:
+        _record(root, hook, environ)
+    if args.promote:
+        from lets_hooks.summary.promote import promote
+
+        result = promote(root)
+        for line in result.lines:
+            say(f"lets-session-start: {line}" if not line.startswith(" ") else line)
+        status = 0 if result.ok else 1
+
+    summary = build_summary(root, home, today, _session_range(root, environ))
+    output = render.render_json(summary) if args.json else render.render_markdown(summary)
+    sys.stdout.write(output)
+    sys.stdout.flush()
+    return 0 if hook is not None else status  # a hook never stops a session from starting
+
+
+def observability_main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="lets-observability",
+        description="Deterministic counters over ~/.claude/.harness/interventions/*.jsonl.")
+    parser.add_argument("--home", help="the user's home folder (default: ~)")
+    parser.add_argument("--today", type=_date, metavar="YYYY-MM-DD",
+                        help="the date the period ends on (default: today)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    count = commands.add_parser("model-tag-count", help="records with a model tag: count=N")
+    rate = commands.add_parser(
+        "rejection-rate", help="rejections among records in the period:"
+                               " rejections=N total=M rate=X%%")
+    rate.add_argument("--period", default="30d", help="Nd, the days up to today (default 30d)")
+    for sub in (count, rate):  # accepted after the command too
+        sub.add_argument("--home", dest="sub_home", help=argparse.SUPPRESS)
+        sub.add_argument("--today", dest="sub_today", type=_date, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    from lets_hooks import observability
+
+    period: int | None = None
+    if args.command == "rejection-rate":
+        period = observability.parse_period(args.period)
+        if period is None:
+            parser.error(f"--period must look like 30d, not {args.period!r}")
+
+    home_arg = args.sub_home or args.home
+    home = Path(home_arg) if home_arg else Path(os.path.expanduser("~"))
+    today: dt.date = args.sub_today or args.today or dt.date.today()
+    read = observability.read_interventions(home)
+    for warning in read.warnings:
+        say(f"lets-observability: {warning}")
+    log = read.log or observability.InterventionLog((), 0, 0)
+    if period is None:
+        line = observability.format_model_tag_count(observability.model_tag_count(log))
+    else:
+        line = observability.format_rejection_rate(
+            observability.rejection_rate(log, today, period))
+    sys.stdout.write(line + "\n")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(session_start_main())

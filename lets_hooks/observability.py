@@ -1,0 +1,332 @@
+"""The two deterministic counters over the harness interventions log.
+
+The log is ``~/.claude/.harness/interventions/*.jsonl``: one JSON object a line with a
+``ts`` (or ``date``), a ``type`` and an optional ``model``. The reader folds the records
+into per-day counts as it parses, so a log of a hundred thousand lines costs one pass and
+a few hundred small records; the counters are pure functions of those day counts.
+
+- ``model_tag_count``: records that carry a non-empty ``model`` field.
+- ``rejection_rate``: ``type == "rejection"`` records among all records dated inside the
+  period that ends on ``today`` (a record dated ``today`` is 0 days old; a 30-day period
+  holds ages 0 to 29). Records with no readable date are not counted in any period.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Callable
+
+#: No single input file is read past this size; a larger one is reported and skipped.
+MAX_FILE_BYTES = 32 * 1024 * 1024
+
+INTERVENTIONS_DIR = (".claude", ".harness", "interventions")
+INTERVENTIONS_LABEL = "~/.claude/.harness/interventions"
+
+
+@dataclass(frozen=True)
+class DayCount:
+    """How many records fell on one day (``day`` is None for records with no date)."""
+
+    day: dt.date | None
+    total: int
+    rejections: int
+    tagged: int
+
+
+@dataclass(frozen=True)
+class InterventionLog:
+    """Everything the counters need from the interventions folder."""
+
+    days: tuple[DayCount, ...]  # sorted by day; the undated bucket, if any, first
+    files: int
+    records: int
+
+
+@dataclass(frozen=True)
+class Rate:
+    """``part`` out of ``whole``; ``text`` is the percentage with one decimal, or N/A."""
+
+    part: int
+    whole: int
+
+    @property
+    def text(self) -> str:
+        return percent(self.part, self.whole)
+
+    def above(self, threshold_percent: int) -> bool:
+        """Strictly above ``threshold_percent`` (exact integer comparison, no rounding)."""
+        return self.whole > 0 and self.part * 100 > threshold_percent * self.whole
+
+
+def percent(part: int, whole: int) -> str:
+    """``part / whole`` as a percentage with one decimal, halves rounded up; N/A on zero."""
+    if whole <= 0:
+        return "N/A"
+    value = (Decimal(part) * 100 / Decimal(whole)).quantize(Decimal("0.1"), ROUND_HALF_UP)
+    return f"{value}%"
+
+
+# --------------------------------------------------------------------------- pure counters
+
+
+def model_tag_count(log: InterventionLog) -> int:
+    return sum(day.tagged for day in log.days)
+
+
+def rejection_rate(log: InterventionLog, today: dt.date, period_days: int) -> Rate:
+    rejections = total = 0
+    for day in log.days:
+        if day.day is None:
+            continue
+        age = (today - day.day).days
+        if 0 <= age < period_days:
+            total += day.total
+            rejections += day.rejections
+    return Rate(rejections, total)
+
+
+def tagged_after(log: InterventionLog, after: dt.date) -> int:
+    """Tagged records dated strictly after ``after``."""
+    return sum(day.tagged for day in log.days if day.day is not None and day.day > after)
+
+
+def earliest_tagged(log: InterventionLog) -> dt.date | None:
+    for day in log.days:
+        if day.day is not None and day.tagged:
+            return day.day
+    return None
+
+
+def format_model_tag_count(count: int) -> str:
+    return f"count={count}"
+
+
+def format_rejection_rate(rate: Rate) -> str:
+    return f"rejections={rate.part} total={rate.whole} rate={rate.text}"
+
+
+def parse_period(text: str) -> int | None:
+    """``30d`` → 30; anything else (or zero days) → None."""
+    body = text.strip().lower()
+    if not body.endswith("d") or not body[:-1].isdigit():
+        return None
+    days = int(body[:-1])
+    return days if days > 0 else None
+
+
+# --------------------------------------------------------------------------- record dates
+
+
+def record_date(record: dict[str, object]) -> dt.date | None:
+    """A record's date: its ``date`` field, else the date part of its ``ts``."""
+    for key in ("date", "ts"):
+        if key in record:
+            found = _as_date(record[key])
+            if found is not None:
+                return found
+    return None
+
+
+def _as_date(value: object) -> dt.date | None:
+    if isinstance(value, str):
+        return _date_prefix(value)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        seconds = float(value)
+        if seconds > 1e11:  # milliseconds since the epoch
+            seconds /= 1000.0
+        try:
+            return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date()
+        except (OverflowError, OSError, ValueError):
+            return None
+    return None
+
+
+def _date_prefix(text: str) -> dt.date | None:
+    head = text[:10]
+    if len(head) != 10 or head[4] != "-" or head[7] != "-":
+        return None
+    try:
+        return dt.date(int(head[0:4]), int(head[5:7]), int(head[8:10]))
+    except ValueError:
+        return None
+
+
+# --------------------------------------------------------------------------- reader
+
+
+@dataclass(frozen=True)
+class LogRead:
+    """The reader's answer: None when the folder does not exist (the phase is skipped)."""
+
+    log: InterventionLog | None
+    warnings: tuple[str, ...]
+
+
+def interventions_dir(home: Path) -> Path:
+    return home.joinpath(*INTERVENTIONS_DIR)
+
+
+def read_interventions(home: Path) -> LogRead:
+    """Read every ``*.jsonl`` file of the interventions folder, in name order.
+
+    Never raises: an unreadable, oversized or non-UTF-8 file, and lines that are not
+    JSON objects (a truncated last line, say), each give one warning per file; every
+    readable record is still counted.
+    """
+    folder = interventions_dir(home)
+    try:
+        entries = sorted(entry.name for entry in os.scandir(folder))
+    except FileNotFoundError:
+        return LogRead(None, ())
+    except NotADirectoryError:
+        return LogRead(None, (f"{INTERVENTIONS_LABEL}: not a folder; not read",))
+    except OSError as exc:
+        return LogRead(None, (f"{INTERVENTIONS_LABEL}: cannot list ({_reason(exc)})",))
+
+    counts: dict[dt.date | None, list[int]] = {}
+    warnings: list[str] = []
+    files = records = 0
+    for name in entries:
+        if not name.endswith(".jsonl"):
+            continue
+        label = f"{INTERVENTIONS_LABEL}/{name}"
+        text, problem = _read_capped(folder / name, label)
+        if problem:
+            warnings.append(problem)
+        if text is None:
+            continue
+        files += 1
+        bad_lines: list[int] = []
+        for number, record in _records(text):
+            if record is None:
+                bad_lines.append(number)
+                continue
+            records += 1
+            day = _day_of(record)
+            bucket = counts.get(day)
+            if bucket is None:
+                bucket = counts[day] = [0, 0, 0]
+            bucket[0] += 1
+            if record.get("type") == "rejection":
+                bucket[1] += 1
+            model = record.get("model")
+            if model is not None and model != "":
+                bucket[2] += 1
+        if bad_lines:
+            warnings.append(_bad_lines_warning(label, bad_lines))
+
+    days = tuple(
+        DayCount(day, *counts[day])
+        for day in sorted(counts, key=lambda d: (d is not None, d or dt.date.min))
+    )
+    return LogRead(InterventionLog(days, files, records), tuple(warnings))
+
+
+def _day_of(record: dict[str, object]) -> dt.date | None:
+    """``record_date`` with a cache for string dates: a large log repeats a few days."""
+    for key in ("date", "ts"):
+        value = record.get(key)
+        if value is None:
+            continue
+        if isinstance(value, str):
+            head = value[:10]
+            day = _DAY_CACHE.get(head, _UNSEEN)
+            if day is _UNSEEN:
+                day = _date_prefix(head)
+                if len(_DAY_CACHE) < 10_000:
+                    _DAY_CACHE[head] = day
+        else:
+            day = _as_date(value)
+        if isinstance(day, dt.date):
+            return day
+    return None
+
+
+_UNSEEN = object()
+_DAY_CACHE: dict[str, object] = {}
+
+
+def _bad_lines_warning(label: str, numbers: list[int]) -> str:
+    shown = ", ".join(str(n) for n in numbers[:3])
+    more = f" and {len(numbers) - 3} more" if len(numbers) > 3 else ""
+    noun = "line" if len(numbers) == 1 else "lines"
+    return f"{label}: {noun} {shown}{more} not a JSON object; skipped"
+
+
+def _records(text: str) -> Iterator[tuple[int, dict[str, object] | None]]:
+    """Each non-blank line's object (or None when the line is not exactly one object).
+
+    The json module's scanner decodes one value starting at a line's first character;
+    the line is good only when that value is an object that ends the line. This judges
+    every line on its own without slicing it out first, which is a third faster than
+    ``json.loads`` per line on a large log. A line that does not start with ``{`` (or
+    that the scanner is not available for) goes through ``json.loads``.
+    """
+    import json
+
+    scan: Callable[[str, int], tuple[object, int]] | None = getattr(
+        json.JSONDecoder(), "scan_once", None)
+    find = text.find
+    size = len(text)
+    start = number = 0
+    while start < size:
+        number += 1
+        stop = find("\n", start)
+        if stop < 0:
+            stop = size
+        begin, start = start, stop + 1
+        if scan is None or text[begin] != "{":
+            line = text[begin:stop]
+            if line.strip():
+                yield number, _loads_object(json.loads, line)
+            continue
+        try:
+            value, end = scan(text, begin)
+        except (StopIteration, ValueError, RecursionError):
+            yield number, None
+            continue
+        if end > stop or (end < stop and text[end:stop].strip()):
+            yield number, None  # the value runs past the line, or the line has more
+        else:
+            yield number, value if isinstance(value, dict) else None
+
+
+def _loads_object(loads: Callable[[str], object], line: str) -> dict[str, object] | None:
+    try:
+        value = loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _read_capped(path: Path, label: str) -> tuple[str | None, str | None]:
+    """A file's text (None when it cannot be used) and at most one warning."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        return None, None
+    except IsADirectoryError:
+        return None, f"{label}: is a folder, not a file; not read"
+    except OSError as exc:
+        return None, f"{label}: cannot read ({_reason(exc)})"
+    if len(data) > MAX_FILE_BYTES:
+        return None, (f"{label}: larger than the {MAX_FILE_BYTES // (1024 * 1024)} MiB limit;"
+                      " not read")
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return data.decode("utf-8", "replace"), (
+            f"{label}: not valid UTF-8 (first bad byte at offset {exc.start});"
+            " bad bytes replaced")
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
