@@ -268,6 +268,122 @@ class Repo:
         out = self._out("rev-list", "--count", f"{base}..{head}", "--")
         return int(out) if out is not None and out.strip().isdigit() else None
 
+    # -- for the hooks, status and install ----------------------------------------------
+    def branches(self) -> list[tuple[str, str]]:
+        """Every local branch as (short name, tip sha), in one ``for-each-ref``."""
+        out = self._out("for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/")
+        if out is None:
+            raise GitError("git for-each-ref failed")
+        found = []
+        for line in out.splitlines():
+            sha, _, ref = line.partition(" ")
+            name = _branch_of(ref)
+            if name is not None and hex_only(sha):
+                found.append((name, sha))
+        return found
+
+    def worktrees(self) -> dict[str, str]:
+        """Checked-out branch (short name) -> that work tree's top, in one process."""
+        out = self._out("worktree", "list", "--porcelain")
+        found: dict[str, str] = {}
+        path: str | None = None
+        for line in (out or "").splitlines():
+            if line.startswith("worktree "):
+                path = line[len("worktree "):]
+            elif line.startswith("branch ") and path is not None:
+                name = _branch_of(line[len("branch "):])
+                if name is not None:
+                    found[name] = path
+            elif not line:
+                path = None
+        return found
+
+    def hooks_dir(self) -> str:
+        """The folder git runs hooks from (``core.hooksPath`` honoured), as an absolute path."""
+        out = self._out("rev-parse", "--path-format=absolute", "--git-path", "hooks")
+        if out is None:  # git before 2.31 has no --path-format
+            out = self._out("rev-parse", "--git-path", "hooks")
+            if out is None:
+                raise GitError("git rev-parse --git-path hooks failed")
+        path = out.strip()
+        if not os.path.isabs(path):
+            path = os.path.join(self.cwd or os.getcwd(), path)
+        return os.path.normpath(path)
+
+    def session_walk(self, head: str, boundary: str) -> list[tuple[str, list[str]]]:
+        """The commits in ``boundary..head`` with their parents, oldest first (topo order)."""
+        _require_sha(head, boundary)
+        out = self._out("rev-list", "--parents", "--topo-order", "--reverse", head,
+                        "^" + boundary, "--")
+        if out is None:
+            raise GitError("git rev-list failed")
+        return _parent_lines(out)
+
+    def parents(self, shas: Sequence[str]) -> dict[str, list[str]]:
+        """Each commit's parents, in one ``rev-list --no-walk``; names travel on stdin."""
+        _require_sha(*shas)
+        if not shas:
+            return {}
+        out = self._out("rev-list", "--no-walk=unsorted", "--parents", "--stdin",
+                        stdin="".join(s + "\n" for s in shas).encode())
+        if out is None:
+            raise GitError("git rev-list --no-walk failed")
+        return dict(_parent_lines(out))
+
+    def head_reflog(self, count: int = 2) -> list[tuple[str, str]]:
+        """The newest ``count`` entries of HEAD's reflog as (sha, subject), newest first."""
+        out = self._out("log", "-g", f"-n{count}", "--format=%H %gs", "HEAD", "--")
+        entries = []
+        for line in (out or "").splitlines():
+            sha, _, subject = line.partition(" ")
+            if hex_only(sha) and len(sha) >= 40:
+                entries.append((sha, subject))
+        return entries
+
+    def patch_ids(self, head: str, exclude: str) -> list[tuple[str, str]]:
+        """(patch id, commit) of each non-merge commit in ``exclude..head``, oldest first.
+
+        Two processes: ``git log -p`` and ``git patch-id --stable`` fed its output.
+        """
+        _require_sha(head, exclude)
+        code, diff = self.run("log", "--reverse", "--no-merges", "-p", "--no-color",
+                              "--format=commit %H", head, "^" + exclude, "--")
+        if code != 0:
+            raise GitError("git log -p failed")
+        if not diff:
+            return []
+        out = self._out("patch-id", "--stable", stdin=diff)
+        if out is None:
+            raise GitError("git patch-id failed")
+        found = []
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 2:
+                found.append((parts[0], parts[1]))
+        return found
+
+    def rebase_state(self, git_dir: str) -> tuple[bytes | None, str | None]:
+        """A rebase still in progress (as while its post-rewrite hook runs): its
+        rewritten list and the tip it started from. Read from files, no process."""
+        for folder, listing in (("rebase-merge", "rewritten-list"),
+                                ("rebase-apply", "rewritten")):
+            base = os.path.join(git_dir, folder)
+            pairs = _read_small(os.path.join(base, listing))
+            if pairs is not None:
+                orig = _read_small(os.path.join(base, "orig-head"))
+                return pairs, _sha_or_none(orig)
+        return None, _sha_or_none(_read_small(os.path.join(git_dir, "ORIG_HEAD")))
+
+    def graph(self, tips: Sequence[str]) -> bytes:
+        """``rev-list --parents --topo-order`` over everything reachable from ``tips``:
+        one process for the whole graph; tips travel on stdin."""
+        _require_sha(*tips)
+        code, out = self.run("rev-list", "--parents", "--topo-order", "--stdin",
+                             stdin="".join(t + "\n" for t in tips).encode())
+        if code != 0:
+            raise GitError("git rev-list failed")
+        return out
+
 
 def _branch_of(ref: str) -> str | None:
     prefix = "refs/heads/"
@@ -290,6 +406,28 @@ def _committer_time(body: bytes) -> int | None:
                 return int(parts[1])
             return None
     return None
+
+
+def _read_small(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(1 << 26)
+    except OSError:
+        return None
+
+
+def _sha_or_none(data: bytes | None) -> str | None:
+    text = (data or b"").decode("ascii", "replace").strip()
+    return text if len(text) >= 40 and hex_only(text) else None
+
+
+def _parent_lines(out: str) -> list[tuple[str, list[str]]]:
+    found = []
+    for line in out.splitlines():
+        parts = line.split()
+        if parts:
+            found.append((parts[0], parts[1:]))
+    return found
 
 
 def _require_sha(*names: str) -> None:

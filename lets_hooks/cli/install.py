@@ -1,0 +1,58 @@
+"""``lets-hooks install``: write the plain shims into this repository's hooks folder."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+PROG = "lets-hooks install"
+
+
+def _own_command() -> str:
+    """The absolute path of this ``lets-hooks`` when it can be found, else the name:
+    the shims then work even when the virtual environment is not on PATH."""
+    import shutil
+
+    here = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(here) == "lets-hooks" and os.access(here, os.X_OK):
+        return here
+    beside = os.path.join(os.path.dirname(sys.executable), "lets-hooks")
+    if os.access(beside, os.X_OK):
+        return beside
+    return shutil.which("lets-hooks") or "lets-hooks"
+
+
+def main(argv: Sequence[str]) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Write the post-checkout, post-rewrite and pre-push shims into the "
+                    "folder git runs hooks from (core.hooksPath honoured). A hook already "
+                    "there is kept as <hook>.pre-lets and still runs first. Safe to run "
+                    "again.")
+    parser.add_argument("--command", metavar="PATH", default=None,
+                        help="the lets-hooks the shims call (default: this one, by its "
+                             "absolute path)")
+    opts = parser.parse_args(list(argv))
+    from lets_hooks.install import InstallError, install
+    from lets_hooks.repo import GitError, GitMissing, NotARepository
+
+    try:
+        lines = install(None, opts.command or _own_command())
+    except GitMissing:
+        sys.stderr.write(f"{PROG}: git is not installed or not on PATH\n")
+        return 1
+    except NotARepository:
+        sys.stderr.write(f"{PROG}: not inside a git repository\n")
+        return 1
+    except (InstallError, GitError) as exc:
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 1
+    for line in lines:
+        sys.stdout.write(line + "\n")
+    return 1 if any(": left alone" in line for line in lines) else 0

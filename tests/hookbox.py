@@ -1,0 +1,95 @@
+"""The conftest ``Sandbox``, extended for the hooks: real git commands run as a user runs
+them (so git runs the installed hooks), with a chosen session id."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from conftest import BIN, Sandbox
+
+SID = "11111111-2222-3333-4444-555555555555"
+OTHER = "99999999-8888-7777-6666-555555555555"
+
+
+class HookBox(Sandbox):
+    """A work tree whose git commands run the plain shims (after ``install``)."""
+
+    def environ(self, sid: str | None = None, extra: dict[str, str] | None = None
+                ) -> dict[str, str]:
+        env = dict(os.environ)
+        env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+        env.pop("LETS_SESSION_ID", None)
+        env.pop("CLAUDE_CODE_SESSION_ID", None)
+        if sid is not None:
+            env["LETS_SESSION_ID"] = sid
+        env.update(extra or {})
+        return env
+
+    def sh(self, *args: str, sid: str | None = None, stdin: str = "",
+           cwd: Path | None = None, check: bool = True,
+           extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """``git ARGS`` as a user would type it, hooks and all."""
+        done = subprocess.run(
+            ["git", *args], cwd=cwd or self.path, env=self.environ(sid, extra), input=stdin,
+            capture_output=True, text=True, check=False, timeout=300)
+        if check:
+            assert done.returncode == 0, (args, done.stdout, done.stderr)
+        return done
+
+    def install(self, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        done = self.run("lets-hooks", "install", cwd=cwd)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    def task(self, branch: str, root: Path | None = None) -> Path:
+        return (root or self.path) / ".lets" / "sessions" / (".task-" + branch.replace("/", "-"))
+
+    def line(self, branch: str, root: Path | None = None) -> str | None:
+        """The session line's value, or None."""
+        path = self.task(branch, root)
+        if not path.exists():
+            return None
+        for raw in path.read_bytes().split(b"\n"):
+            if raw.startswith(b"session: "):
+                return raw[len(b"session: "):].rstrip(b"\r").decode()
+        return None
+
+    def file_commit(self, name: str, text: str, message: str | None = None) -> str:
+        """A commit that changes a file (rebases need real changes to replay)."""
+        (self.path / name).write_text(text)
+        self.sh("add", "--", name)
+        self.sh("commit", "-q", "-m", message or f"edit {name}")
+        return self.head()
+
+    def field(self, sid: str | None, key: str, cwd: Path | None = None) -> str:
+        env = {"LETS_SESSION_ID": sid} if sid else None
+        return self.boundary(env=env, cwd=cwd)[key]
+
+
+def make(tmp_path: Path) -> HookBox:
+    """A repository whose main has a root a month old and a fresh tip."""
+    box = HookBox(tmp_path / "work")
+    box.commit("root", age_days=30)
+    box.file_commit("base.txt", "base\n", "main tip")
+    return box
+
+
+def logging_git(folder: Path) -> tuple[dict[str, str], Path]:
+    """An environment whose ``git`` logs each call (one line each) before running git."""
+    import shutil
+
+    real = shutil.which("git")
+    assert real
+    folder.mkdir(parents=True, exist_ok=True)
+    log = folder / "git.log"
+    wrapper = folder / "git"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    env = {"PATH": f"{folder}{os.pathsep}{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return env, log
+
+
+def calls(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
