@@ -197,17 +197,37 @@ def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], 
         if opened is None:
             return result
         repo, where, settings = opened
-        if where.top is None or where.branch is None or where.head is None:
+        top = where.top
+        if top is None or where.head is None:
             return result
-        recorded = state.read_recorded(where.top, where.branch)
+        branch = where.branch
+        if branch is None:
+            # ``rebase --apply`` runs this hook before it moves the branch back onto the
+            # rewritten commits: the branch is the one still at the old tip.
+            branch = _branch_being_rebased(repo, where, command)
+            if branch is None:
+                return result
+            where = Location(top, where.git_dir, branch, where.head, where.origin_head)
+        recorded = state.read_recorded(top, branch)
         if recorded.sha is not None:
             _follow(repo, where, command, stdin, recorded, result)
         sid = settings.session_id(environ)
-        boundary = ladder.resolve(repo, settings, sid, now, where=where)
+        boundary = ladder.resolve(repo, settings, sid, now, branch=branch, head=where.head,
+                                  where=where)
         _warn_rejected(boundary, result, "post-rewrite")
     except Exception as exc:  # never break the rewrite
         result.say(f"post-rewrite: skipped ({_problem(exc)})")
     return result
+
+
+def _branch_being_rebased(repo: Repo, where: Location, command: str) -> str | None:
+    if command not in ("rebase", ""):
+        return None
+    _, orig_head, backend = repo.rebase_state(where.git_dir)
+    if backend != "rebase-apply" or orig_head is None:
+        return None
+    at_old_tip = [name for name, sha in repo.branches() if sha == orig_head]
+    return at_old_tip[0] if len(at_old_tip) == 1 else None
 
 
 def recover_pairs(repo: Repo, where: Location, command: str,
@@ -221,7 +241,7 @@ def recover_pairs(repo: Repo, where: Location, command: str,
     from lets_hooks import rewrite
 
     pairs = rewrite.parse_pairs(stdin) if stdin else []
-    listing, orig_head = repo.rebase_state(where.git_dir)
+    listing, orig_head, _ = repo.rebase_state(where.git_dir)
     if pairs:
         if command == "amend" or listing is None:
             old_head = pairs[-1][0] if command == "amend" else orig_head

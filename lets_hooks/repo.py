@@ -362,17 +362,20 @@ class Repo:
                 found.append((parts[0], parts[1]))
         return found
 
-    def rebase_state(self, git_dir: str) -> tuple[bytes | None, str | None]:
+    def rebase_state(self, git_dir: str) -> tuple[bytes | None, str | None, str | None]:
         """A rebase still in progress (as while its post-rewrite hook runs): its
-        rewritten list and the tip it started from. Read from files, no process."""
+        rewritten list, the tip it started from, and its backend (``rebase-merge`` or
+        ``rebase-apply``). Read from files, no process. With no rebase in progress:
+        (None, ``ORIG_HEAD``, None)."""
+        orig_head = _sha_or_none(_read_small(os.path.join(git_dir, "ORIG_HEAD")))
         for folder, listing in (("rebase-merge", "rewritten-list"),
                                 ("rebase-apply", "rewritten")):
             base = os.path.join(git_dir, folder)
             pairs = _read_small(os.path.join(base, listing))
             if pairs is not None:
-                orig = _read_small(os.path.join(base, "orig-head"))
-                return pairs, _sha_or_none(orig)
-        return None, _sha_or_none(_read_small(os.path.join(git_dir, "ORIG_HEAD")))
+                orig = _sha_or_none(_read_small(os.path.join(base, "orig-head")))
+                return pairs, orig or orig_head, folder
+        return None, orig_head, None
 
     def graph(self, tips: Sequence[str]) -> bytes:
         """``rev-list --parents --topo-order`` over everything reachable from ``tips``:
