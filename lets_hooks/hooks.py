@@ -340,6 +340,7 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
         if opened is None:
             return result
         repo, where, settings = opened
+        pushed = _as_branches(repo, where, pushed)
         sid = settings.session_id(environ)
         tops: dict[str, str] | None = None
         for branch, sha in pushed:
@@ -370,17 +371,38 @@ def _pushed(argv: Sequence[str], stdin: bytes,
             if len(parts) != 4:
                 continue
             local_ref, local_sha = parts[0], parts[1]
-            if local_sha == NULL_SHA or not local_ref.startswith("refs/heads/"):
+            if local_sha == NULL_SHA or local_ref.startswith("refs/") and not (
+                    local_ref.startswith("refs/heads/")):
                 continue
             if state.is_hex(local_sha) and len(local_sha) >= 40:
-                pushed.append((local_ref[len("refs/heads/"):], local_sha))
+                pushed.append((local_ref, local_sha))
         return pushed
     local_ref = environ.get("PRE_COMMIT_LOCAL_BRANCH", "")
-    if local_ref.startswith("refs/heads/"):
+    if local_ref and (local_ref.startswith("refs/heads/") or not local_ref.startswith("refs/")):
         sha = environ.get("PRE_COMMIT_TO_REF", "")
         ok = state.is_hex(sha) and len(sha) >= 40 and sha != NULL_SHA
-        pushed.append((local_ref[len("refs/heads/"):], sha if ok else None))
+        pushed.append((local_ref, sha if ok else None))
     return pushed
+
+
+def _as_branches(repo: Repo, where: Location, pushed: list[tuple[str, str | None]]
+                 ) -> list[tuple[str, str | None]]:
+    """Local refs as git reports them (``refs/heads/x``, or as typed: ``HEAD``, ``x``)
+    turned into branch names; what names no local branch (``x~1``, a sha) is dropped."""
+    found: list[tuple[str, str | None]] = []
+    tips: dict[str, str] | None = None
+    for ref, sha in pushed:
+        if ref.startswith("refs/heads/"):
+            found.append((ref[len("refs/heads/"):], sha))
+        elif ref == "HEAD":
+            if where.branch is not None and sha in (None, where.head):
+                found.append((where.branch, sha))
+        else:
+            if tips is None:
+                tips = dict(repo.branches())
+            if ref in tips and sha in (None, tips[ref]):
+                found.append((ref, sha))
+    return found
 
 
 def _warn_push(boundary: ladder.Boundary, branch: str, current: bool, strict: bool,

@@ -1,0 +1,111 @@
+"""pre-push through real ``git push`` to a local bare remote."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hookbox import SID, HookBox, make
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> HookBox:
+    made = make(tmp_path)
+    made.install()
+    remote = tmp_path / "remote.git"
+    made.sh("init", "-q", "--bare", str(remote))
+    made.sh("remote", "add", "origin", str(remote))
+    made.sh("push", "-q", "origin", "main")
+    # feat-good: recorded by this session; feat-bad: a boundary that is not a commit;
+    # feat-none: nothing recorded at all
+    for name in ("feat-good", "feat-bad", "feat-none"):
+        made.sh("checkout", "-q", "-b", name, "main", sid=SID)
+        made.file_commit(f"{name}.txt", "work\n")
+    made.write_task("feat-bad", "session: " + "c" * 40 + f" {SID}\n")
+    os.unlink(made.task("feat-none"))
+    made.sh("checkout", "-q", "feat-good", sid=SID)
+    return made
+
+
+def warnings(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("lets-hooks: pre-push")]
+
+
+def on_remote(box: HookBox, branch: str) -> bool:
+    done = box.sh("ls-remote", "--heads", "origin", branch)
+    return bool(done.stdout.strip())
+
+
+def test_one_warning_per_branch_and_the_push_succeeds(box: HookBox) -> None:
+    done = box.sh("push", "origin", "feat-good", "feat-bad", "feat-none", sid=SID)
+    found = warnings(done.stderr)
+    assert len(found) == 2, done.stderr
+    bad, none = sorted(found)
+    assert "branch 'feat-bad'" in bad and "rejected: not a commit in this repository" in bad
+    assert "pushed anyway" in bad and "Fix: git switch feat-bad && lets-hooks record" in bad
+    assert "branch 'feat-none'" in none and "no session boundary recorded" in none
+    assert "estimated from the branch point off main (1 commits)" in none
+    assert "Fix: git switch feat-none && lets-hooks record" in none
+    assert all(on_remote(box, b) for b in ("feat-good", "feat-bad", "feat-none"))
+
+
+def test_pushing_one_good_branch_is_quiet(box: HookBox) -> None:
+    done = box.sh("push", "-q", "origin", "feat-good", sid=SID)
+    assert "lets-hooks" not in done.stderr
+
+
+def test_pushing_the_checked_out_branch_names_the_short_fix(box: HookBox) -> None:
+    box.sh("checkout", "-q", "feat-bad")
+    done = box.sh("push", "-q", "origin", "HEAD", sid=SID)
+    (line,) = warnings(done.stderr)
+    assert line.endswith("Fix: lets-hooks record")
+
+
+def test_deleting_a_remote_branch_is_not_checked(box: HookBox) -> None:
+    box.sh("push", "-q", "origin", "feat-bad", sid=SID)
+    done = box.sh("push", "-q", "origin", ":feat-bad", sid=SID)
+    assert warnings(done.stderr) == []
+    assert not on_remote(box, "feat-bad")
+
+
+def test_strict_blocks_a_rejected_boundary_only(box: HookBox) -> None:
+    (box.path / ".lets" / "config.toml").write_text("[pre_push]\nstrict = true\n")
+    done = box.sh("push", "origin", "feat-bad", "feat-good", sid=SID, check=False)
+    assert done.returncode != 0
+    (line,) = warnings(done.stderr)
+    assert "'feat-bad'" in line and "push blocked (pre_push.strict)" in line
+    assert not on_remote(box, "feat-bad") and not on_remote(box, "feat-good")
+    done = box.sh("push", "origin", "feat-none", sid=SID)  # an estimate only warns
+    assert len(warnings(done.stderr)) == 1 and on_remote(box, "feat-none")
+
+
+def test_strict_set_in_pyproject(box: HookBox) -> None:
+    (box.path / "pyproject.toml").write_text("[tool.lets.pre_push]\nstrict = true\n")
+    done = box.sh("push", "origin", "feat-bad", sid=SID, check=False)
+    assert done.returncode != 0 and not on_remote(box, "feat-bad")
+
+
+def test_pre_commit_environment_checks_its_one_branch(box: HookBox) -> None:
+    env = {"PRE_COMMIT": "1", "PRE_COMMIT_LOCAL_BRANCH": "refs/heads/feat-bad",
+           "PRE_COMMIT_TO_REF": box.rev("feat-bad"), "PRE_COMMIT_REMOTE_NAME": "origin",
+           "LETS_SESSION_ID": SID}
+    done = box.run("lets-hooks", "pre-push", env=env)
+    assert done.returncode == 0
+    (line,) = warnings(done.stderr)
+    assert "'feat-bad'" in line
+    (box.path / ".lets" / "config.toml").write_text("[pre_push]\nstrict = true\n")
+    assert box.run("lets-hooks", "pre-push", env=env).returncode == 1
+    # pushing a root commit: pre-commit sets no TO_REF; the branch tip is used
+    del env["PRE_COMMIT_TO_REF"]
+    assert box.run("lets-hooks", "pre-push", env=env).returncode == 1
+
+
+def test_branch_checked_out_in_another_worktree_uses_that_worktrees_state(
+        box: HookBox, tmp_path: Path) -> None:
+    linked = tmp_path / "linked"
+    box.sh("worktree", "add", "-q", "-b", "wt", str(linked), "main", sid=SID)
+    box.sh("commit", "-q", "--allow-empty", "-m", "wt work", sid=SID, cwd=linked)
+    assert box.line("wt", root=linked) is not None
+    done = box.sh("push", "-q", "origin", "wt", sid=SID)
+    assert warnings(done.stderr) == []
