@@ -371,8 +371,9 @@ def _pushed(argv: Sequence[str], stdin: bytes,
             if len(parts) != 4:
                 continue
             local_ref, local_sha = parts[0], parts[1]
-            if local_sha == NULL_SHA or local_ref.startswith("refs/") and not (
-                    local_ref.startswith("refs/heads/")):
+            tag_or_other = local_ref.startswith("refs/") and not local_ref.startswith(
+                "refs/heads/")
+            if local_sha == NULL_SHA or tag_or_other:
                 continue
             if state.is_hex(local_sha) and len(local_sha) >= 40:
                 pushed.append((local_ref, local_sha))
