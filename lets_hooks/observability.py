@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
@@ -306,20 +307,51 @@ def _loads_object(loads: Callable[[str], object], line: str) -> dict[str, object
     return value if isinstance(value, dict) else None
 
 
-def _read_capped(path: Path, label: str) -> tuple[str | None, str | None]:
-    """A file's text (None when it cannot be used) and at most one warning."""
+def read_capped(path: Path, label: str) -> tuple[bytes | None, str | None]:
+    """A file's bytes, at most ``MAX_FILE_BYTES`` of them, and at most one warning.
+
+    Missing → (None, None). A folder, a named pipe or a device (which could block or
+    never end), a larger file, or one that cannot be read → (None, warning).
+    """
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                         | getattr(os, "O_NOCTTY", 0))
+    except (FileNotFoundError, NotADirectoryError):
         return None, None
     except IsADirectoryError:
         return None, f"{label}: is a folder, not a file; not read"
     except OSError as exc:
         return None, f"{label}: cannot read ({_reason(exc)})"
-    if len(data) > MAX_FILE_BYTES:
-        return None, (f"{label}: larger than the {MAX_FILE_BYTES // (1024 * 1024)} MiB limit;"
-                      " not read")
+    try:
+        info = os.fstat(handle)
+        if stat.S_ISDIR(info.st_mode):
+            return None, f"{label}: is a folder, not a file; not read"
+        if not stat.S_ISREG(info.st_mode):
+            return None, f"{label}: not a regular file; not read"
+        if info.st_size > MAX_FILE_BYTES:
+            return None, f"{label}: larger than the {MAX_FILE_BYTES // 2**20} MiB limit; not read"
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_FILE_BYTES:  # the file may grow while it is read
+            chunk = os.read(handle, min(1 << 20, MAX_FILE_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        return None, f"{label}: cannot read ({_reason(exc)})"
+    finally:
+        os.close(handle)
+    if size > MAX_FILE_BYTES:
+        return None, f"{label}: larger than the {MAX_FILE_BYTES // 2**20} MiB limit; not read"
+    return b"".join(chunks), None
+
+
+def _read_capped(path: Path, label: str) -> tuple[str | None, str | None]:
+    """A file's text (None when it cannot be used) and at most one warning."""
+    data, problem = read_capped(path, label)
+    if data is None:
+        return None, problem
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:

@@ -348,12 +348,20 @@ def section_items(section: Section) -> list[str]:
     return [one_line(" ".join(paragraph))] if paragraph else []
 
 
+_NOTHING = re.compile(r"(?:none|nothing|n/?a)\b", re.IGNORECASE)
+
+
+def real_items(items: Iterable[str]) -> list[str]:
+    """Items without the empty ones and the "none" / "nothing" / "n/a" placeholders."""
+    return [item for item in items if item and not _NOTHING.match(item)]
+
+
 def _prose_items(sections: Iterable[Section], role: str) -> list[str]:
     found: list[str] = []
     for section in sections:
         if section.heading and section_role(section.heading) == role:
             found.extend(section_items(section))
-    return found
+    return real_items(found)
 
 
 def handoff_view(handoff: Handoff | None) -> HandoffView | None:
@@ -364,22 +372,22 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
     priorities: list[str] = []
     source = "prose"
     if snapshot is not None:
-        priorities = [next_item_text(item) for item in _as_items(snapshot.get("next"))]
-        priorities = [item for item in priorities if item]
+        priorities = real_items(next_item_text(item) for item in _as_items(snapshot.get("next")))
         if priorities:
             source = "state-snapshot"
     if not priorities:
         priorities = _prose_items(handoff.sections, "priorities")
 
     if snapshot is not None and "blocked" in snapshot:
-        blockers = [blocked_item_text(item) for item in _as_items(snapshot.get("blocked"))]
+        blockers = real_items(blocked_item_text(item)
+                              for item in _as_items(snapshot.get("blocked")))
     else:
         blockers = _prose_items(handoff.sections, "blockers")
 
     recent: str | None = None
     if snapshot is not None:
-        changes = [diff_item_text(item) for item in _as_items(snapshot.get("diff"))]
-        recent = "; ".join(change for change in changes if change) or "none"
+        changes = real_items(diff_item_text(item) for item in _as_items(snapshot.get("diff")))
+        recent = "; ".join(changes) or "none"
 
     return HandoffView(
         source=source,
@@ -387,7 +395,7 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
         priority_2=priorities[1] if len(priorities) > 1 else None,
         recent_changes=recent,
         outstanding_decisions=listing(_prose_items(handoff.sections, "decisions")),
-        active_blockers=listing([item for item in blockers if item]),
+        active_blockers=listing(blockers),
         frontmatter=handoff.frontmatter,
         snapshot=snapshot,
     )
@@ -407,7 +415,8 @@ def environment_alerts(settings: ModelSetting | None, allow: AllowList | None
                        ) -> tuple[str, ...]:
     alerts: list[str] = []
     if settings is not None and settings.present and not model_id_ok(settings.value):
-        shown = settings.value if isinstance(settings.value, str) else _scalar(settings.value)
+        value = settings.value
+        shown = value if isinstance(value, str) else "null" if value is None else _scalar(value)
         alerts.append(f'⚠️ ~/.claude/settings.json: model "{shown}" is not a known model id;'
                       " update it")
     if allow is not None and allow.count > ALLOW_LIMIT:
@@ -561,9 +570,9 @@ def global_items(state: StateFile | None) -> Listing | None:
     for section in state.sections:
         role = section_role(section.heading) if section.heading else None
         if role == "decisions":
-            items.extend(f"decision: {item}" for item in section_items(section))
+            items.extend(f"decision: {item}" for item in real_items(section_items(section)))
         elif role == "blockers":
-            items.extend(f"blocker: {item}" for item in section_items(section))
+            items.extend(f"blocker: {item}" for item in real_items(section_items(section)))
     return listing(items)
 
 

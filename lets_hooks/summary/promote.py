@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lets_hooks.observability import MAX_FILE_BYTES
+from lets_hooks.observability import read_capped
 from lets_hooks.summary import sources
 from lets_hooks.summary.phases import PROMOTE_REF, candidate_text, plan_promotion
 from lets_hooks.summary.sources import CONTEXT_LOG, MEMORY_INDEX, LogEntry
@@ -102,17 +102,8 @@ def _stop(ok: bool, message: str, *more: str) -> PromotionResult:
 
 
 def _read_bytes(path: Path) -> tuple[bytes | None, str | None]:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        return None, None
-    except OSError as exc:
-        return None, (f"{MEMORY_INDEX}: cannot read ({exc.strerror or type(exc).__name__});"
-                      " nothing written")
-    if len(data) > MAX_FILE_BYTES:
-        return None, f"{MEMORY_INDEX}: larger than the read limit; nothing written"
-    return data, None
+    data, problem = read_capped(path, MEMORY_INDEX)
+    return data, (f"{problem}; nothing written" if problem else None)
 
 
 def _replace(target: Path, data: bytes) -> None:

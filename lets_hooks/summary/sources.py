@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from lets_hooks.observability import MAX_FILE_BYTES, LogRead, read_interventions
+from lets_hooks.observability import LogRead, read_capped, read_interventions
 
 T = TypeVar("T")
 
@@ -62,22 +62,14 @@ def home_label(relative: str) -> str:
 def read_text(path: Path, label: str) -> Read[str]:
     """A file's text, bounded: at most ``MAX_FILE_BYTES`` are ever read.
 
-    Missing → ``Read(None)`` silently. Larger than the limit, a folder, or unreadable →
-    ``Read(None, (warning,))``. Not valid UTF-8 → the text with the bad bytes replaced
-    (U+FFFD) and a warning. A leading byte-order mark is dropped.
+    Missing → ``Read(None)`` silently. Larger than the limit, not a regular file (a
+    folder, a named pipe), or unreadable → ``Read(None, (warning,))``. Not valid UTF-8 →
+    the text with the bad bytes replaced (U+FFFD) and a warning. A leading byte-order
+    mark is dropped.
     """
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except (FileNotFoundError, NotADirectoryError):
-        return Read(None)
-    except IsADirectoryError:
-        return Read(None, (f"{label}: is a folder, not a file; not read",))
-    except OSError as exc:
-        return Read(None, (f"{label}: cannot read ({exc.strerror or type(exc).__name__})",))
-    if len(data) > MAX_FILE_BYTES:
-        limit = MAX_FILE_BYTES // (1024 * 1024)
-        return Read(None, (f"{label}: larger than the {limit} MiB limit; not read",))
+    data, problem = read_capped(path, label)
+    if data is None:
+        return Read(None, (problem,) if problem else ())
     warnings: tuple[str, ...] = ()
     try:
         text = data.decode("utf-8")
@@ -509,6 +501,10 @@ def _gate_table(rows: Sequence[tuple[int, str]]) -> tuple[list[Gate], str | None
 # --------------------------------------------------------------------------- context log
 
 _LOG_HEADER = re.compile(r"##[ \t]*\[(\d{4}-\d{2}-\d{2})\][ \t]*((?:\[[^\]\n]*\][ \t]*)*)(.*)$")
+# The form the usual writer produces, parsed in one step; anything else takes the
+# general path above (spaces between tags, extra tags, tags in another order).
+_LOG_CANONICAL = re.compile(
+    r"## \[(\d{4}-\d{2}-\d{2})\]\[([^\]\[:\n]+)\]\[ttl:(\d+)d\]\[ref:(\d+)\] (.*)$")
 _TAG = re.compile(r"\[([^\]\n]*)\]")
 _REF = re.compile(r"ref[ \t]*:[ \t]*(\d+)$", re.IGNORECASE)
 _TTL = re.compile(r"ttl[ \t]*:[ \t]*(\d+)[ \t]*d?$", re.IGNORECASE)
@@ -541,6 +537,7 @@ def read_context_log(root: Path, keep_summary_from_ref: int = 3) -> Read[Context
     bad: list[int] = []
     in_fence = False
     pending: LogEntry | None = None  # an entry whose summary line is still to come
+    dates: dict[str, dt.date | None] = {}
     for number, line in enumerate(_lines(raw.value), 1):
         first = line[:1]
         if first and first in "`~ \t" and _fence(line):
@@ -555,7 +552,7 @@ def read_context_log(root: Path, keep_summary_from_ref: int = 3) -> Read[Context
             if pending is not None:
                 entries.append(pending)
                 pending = None
-            entry = _log_entry(line, number)
+            entry = _log_entry(line, number, dates)
             if entry is None:
                 bad.append(number)
             elif entry.ref >= keep_summary_from_ref:
@@ -575,13 +572,31 @@ def read_context_log(root: Path, keep_summary_from_ref: int = 3) -> Read[Context
     return Read(ContextLog(headers, tuple(entries)), tuple(warnings))
 
 
-def _log_entry(line: str, number: int) -> LogEntry | None:
+def _day(text: str, dates: dict[str, dt.date | None]) -> dt.date | None:
+    """``YYYY-MM-DD`` → date (None when impossible), through a per-file cache."""
+    if text in dates:
+        return dates[text]
+    try:
+        day: dt.date | None = dt.date.fromisoformat(text)
+    except ValueError:
+        day = None
+    dates[text] = day
+    return day
+
+
+def _log_entry(line: str, number: int, dates: dict[str, dt.date | None]) -> LogEntry | None:
+    canonical = _LOG_CANONICAL.match(line)
+    if canonical is not None:
+        day = _day(canonical.group(1), dates)
+        if day is None:
+            return None
+        return LogEntry(day, canonical.group(2).strip(), int(canonical.group(3)),
+                        int(canonical.group(4)), canonical.group(5).strip(), None, number)
     match = _LOG_HEADER.match(line)
     if match is None:
         return None
-    try:
-        day = dt.date.fromisoformat(match.group(1))
-    except ValueError:
+    day = _day(match.group(1), dates)
+    if day is None:
         return None
     kind: str | None = None
     ttl: int | None = None

@@ -1,0 +1,185 @@
+"""Time ``lets-session-start`` on a large project.
+
+    python benchmarks/bench_summary.py [--runs 21] [--keep DIR]
+
+Builds, in a temporary folder, a git repository whose ``memory/context-log.md`` holds
+10,000 entries, whose ``tasks/lessons.md`` holds 2,000 lessons (and an 18-gate table),
+with a state-snapshot handoff and a tagged MEMORY.md; and a home folder whose
+``~/.claude/.harness/interventions/`` holds 100,000 JSONL lines over twelve files. Then
+runs the installed command as a user would (a new process each time, markdown and
+``--json``) and prints the median, min and max wall time. The budget is 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BUDGET_SECONDS = 0.5
+TODAY = dt.date(2026, 11, 29)
+LOG_ENTRIES = 10_000
+LESSONS = 2_000
+INTERVENTION_LINES = 100_000
+INTERVENTION_FILES = 12
+
+
+def command(name: str = "lets-session-start") -> str:
+    installed = Path(sys.executable).parent / name
+    found = str(installed) if installed.exists() else shutil.which(name)
+    if not found:
+        raise SystemExit(f"{name} is not installed (pip install .)")
+    return found
+
+
+def day(rng: random.Random, back: int) -> str:
+    return (TODAY - dt.timedelta(days=rng.randrange(back))).isoformat()
+
+
+def make_project(root: Path, rng: random.Random) -> None:
+    (root / "memory").mkdir(parents=True)
+    (root / "tasks").mkdir()
+    (root / "src").mkdir()
+    (root / "src" / "main.py").write_text("print('hi')\n")
+
+    log = ["# Context log", ""]
+    kinds = ["DECISION", "BUG", "NOTE", "LEARNING"]
+    for number in range(LOG_ENTRIES):
+        ref = rng.choice([0] * 12 + [1, 1, 2, 3, 5])
+        log.append(f"## [{day(rng, 400)}][{rng.choice(kinds)}][ttl:30d][ref:{ref}]"
+                   f" entry {number}: a decision about component {number % 97}")
+        log.append(f"What happened in entry {number}, and why it mattered for the session.")
+        log.append("")
+    (root / "memory" / "context-log.md").write_text("\n".join(log) + "\n")
+
+    lessons = ["# Lessons", "", "## Graduated Gates", "| id | trigger | check |",
+               "|----|---------|-------|"]
+    lessons += [f"| G{n} | trigger number {n} | the check for trigger {n}? |"
+                for n in range(1, 19)]
+    lessons += ["", "## Lessons", ""]
+    for number in range(LESSONS):
+        meta = (f"> conf: {rng.choice(['0.3', '0.5', '0.6', '0.7', '0.9'])}"
+                f" · seen: {day(rng, 200)} · obs: {rng.randrange(1, 6)}")
+        if number % 5 == 0:
+            meta += f" · model: {rng.choice(['opus', 'sonnet', 'haiku'])}"
+        lessons += [f"### [{day(rng, 300)}] lesson {number} about area {number % 41}", meta,
+                    f"The rule learned in lesson {number}, in one line.", ""]
+    (root / "tasks" / "lessons.md").write_text("\n".join(lessons) + "\n")
+
+    (root / "memory" / "session-handoff-LATEST.md").write_text(
+        "---\ntitle: handoff\n---\n<!-- state-snapshot v1 -->\n```yaml\n"
+        f"ts: {TODAY.isoformat()}\nctx: benchmark\n"
+        "next: [profile the reader, write the report]\n"
+        "diff: [{op: added, item: src/main.py, why: entry point}]\n"
+        "blocked: [{item: none yet, risk: L}]\n```\n\n"
+        "## Outstanding decisions\n- keep the cap at 32 MiB?\n\n"
+        "## Context notes\nSee `src/main.py` and `src/missing.py`.\n")
+    memory = ["# Memory", "", "## Core <!-- #always -->", "- fact", ""]
+    for number in range(40):
+        memory += [f"## Topic {number} <!-- #on-demand -->", f"- detail {number}", ""]
+    (root / "memory" / "MEMORY.md").write_text("\n".join(memory))
+
+
+def make_home(home: Path, rng: random.Random) -> None:
+    claude = home / ".claude"
+    folder = claude / ".harness" / "interventions"
+    folder.mkdir(parents=True)
+    (claude / "memory").mkdir()
+    (claude / "memory" / "model-diff-ledger.md").write_text("last-analysis: 2026-10-01\n")
+    (claude / "STATE.md").write_text("# State\n\n## Active blockers\n- VPN\n")
+    (claude / "settings.json").write_text(json.dumps({"model": "opus"}))
+    (claude / "settings.local.json").write_text(
+        json.dumps({"permissions": {"allow": [f"Bash(x{n})" for n in range(8)]}}))
+    per_file = INTERVENTION_LINES // INTERVENTION_FILES
+    for index in range(INTERVENTION_FILES):
+        count = per_file if index < INTERVENTION_FILES - 1 else (
+            INTERVENTION_LINES - per_file * (INTERVENTION_FILES - 1))
+        lines = []
+        for _ in range(count):
+            record: dict[str, object] = {
+                "ts": f"{day(rng, 365)}T{rng.randrange(24):02d}:{rng.randrange(60):02d}:00Z",
+                "type": rng.choice(["rejection", "nudge", "nudge", "block", "allow"]),
+                "gate": rng.choice(["pre-push", "verification", "goal-lock"]),
+                "context": "the gate fired on a push to a feature branch",
+            }
+            if rng.random() < 0.2:
+                record["model"] = rng.choice(["opus", "sonnet"])
+            lines.append(json.dumps(record))
+        (folder / f"part-{index:02d}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def git_init(root: Path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=root, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("-c", "user.name=Bench", "-c", "user.email=bench@example.com",
+        "commit", "-q", "-m", "bench project")
+
+
+def timed(argv: list[str], runs: int) -> list[float]:
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)  # warm the file cache
+    samples = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        samples.append(time.perf_counter() - began)
+    return samples
+
+
+def report(name: str, samples: list[float]) -> bool:
+    median = statistics.median(samples)
+    print(f"{name:<28} median {median * 1000:7.1f} ms   min {min(samples) * 1000:7.1f} ms"
+          f"   max {max(samples) * 1000:7.1f} ms   ({len(samples)} runs)")
+    return median < BUDGET_SECONDS
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--keep", type=Path, help="build the project here and keep it")
+    args = parser.parse_args(argv)
+
+    scratch = None
+    if args.keep:
+        base: Path = args.keep
+        base.mkdir(parents=True, exist_ok=False)
+    else:
+        scratch = tempfile.TemporaryDirectory(prefix="lets-bench-summary-")
+        base = Path(scratch.name)
+    try:
+        rng = random.Random(20261129)
+        project, home = base / "project", base / "home"
+        make_project(project, rng)
+        make_home(home, rng)
+        git_init(project)
+        sizes = {path.relative_to(base).as_posix(): path.stat().st_size
+                 for path in (project / "memory" / "context-log.md",
+                              project / "tasks" / "lessons.md")}
+        sizes["home/.claude/.harness/interventions/*"] = sum(
+            path.stat().st_size for path in (home / ".claude/.harness/interventions").iterdir())
+        for name, size in sizes.items():
+            print(f"{name:<42} {size / 1e6:6.2f} MB")
+        base_argv = [command(), "--root", str(project), "--home", str(home),
+                     "--today", TODAY.isoformat()]
+        ok = report("lets-session-start", timed(base_argv, args.runs))
+        ok = report("lets-session-start --json", timed([*base_argv, "--json"], args.runs)) and ok
+        print(f"budget {BUDGET_SECONDS * 1000:.0f} ms (median): {'met' if ok else 'MISSED'}")
+        return 0 if ok else 1
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

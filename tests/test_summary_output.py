@@ -1,0 +1,116 @@
+"""Whole outputs of ``lets-session-start`` against expected files, with ``--today`` fixed.
+
+Each case under ``tests/fixtures/summary/<case>/`` is a small project folder and home
+folder; ``<case>.expected.md`` and ``<case>.expected.json`` beside them are the exact
+outputs. Set ``LETS_UPDATE_EXPECTED=1`` to rewrite the expected files after a deliberate
+change (and read the diff before committing it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lets_hooks.cli.summary import session_start_main
+
+FIXTURES = Path(__file__).parent / "fixtures" / "summary"
+CASES = ["full", "prose", "fresh", "malformed"]
+TODAY = "2026-11-29"
+
+
+def copy_case(case: str, tmp_path: Path) -> tuple[Path, Path]:
+    """The case's project and home, copied where nothing else can reach them."""
+    project, home = tmp_path / "project", tmp_path / "home"
+    shutil.copytree(FIXTURES / case / "project", project)
+    shutil.copytree(FIXTURES / case / "home", home)
+    return project, home
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = session_start_main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def check_expected(name: str, actual: str) -> None:
+    path = FIXTURES / name
+    if os.environ.get("LETS_UPDATE_EXPECTED") == "1":
+        path.write_text(actual, encoding="utf-8")
+    assert actual == path.read_text(encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def no_repository_above(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copied project is not inside any git repository, whatever the temp folder is."""
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_markdown_output_matches_expected_file(case: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    project, home = copy_case(case, tmp_path)
+    code, out, err = run(capsys, "--root", str(project), "--home", str(home), "--today", TODAY)
+    assert (code, err) == (0, "")
+    check_expected(f"{case}.expected.md", out)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_json_output_matches_expected_file(case: str, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    project, home = copy_case(case, tmp_path)
+    code, out, err = run(capsys, "--root", str(project), "--home", str(home), "--today", TODAY,
+                         "--json")
+    assert (code, err) == (0, "")
+    json.loads(out)  # one object, parseable
+    check_expected(f"{case}.expected.json", out)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_json_has_the_same_content_as_the_block(case: str, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Every list item, metric line and warning of the block is in the JSON object."""
+    project, home = copy_case(case, tmp_path)
+    common = ["--root", str(project), "--home", str(home), "--today", TODAY]
+    _, block, _ = run(capsys, *common)
+    _, raw, _ = run(capsys, *common, "--json")
+    data = json.loads(raw)
+    flat = json.dumps(data, ensure_ascii=False)
+    for line in block.splitlines():
+        text = line.strip()
+        if text.startswith("- ") and "… and" not in text:
+            assert json.dumps(text[2:], ensure_ascii=False)[1:-1] in flat, text
+        elif text.startswith(("model_tags:", "context_rot:", "autoimmunity:")):
+            assert json.dumps(text, ensure_ascii=False)[1:-1] in flat, text
+        elif text.startswith("**Priority 1:**"):
+            assert data["handoff"]["priority_1"] == text.split(":** ", 1)[1]
+    assert data["starting_fresh"] is ("[No handoff — starting fresh]" in block)
+
+
+def test_output_does_not_depend_on_file_times(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Ages come from the entries' own dates: touching every file changes nothing."""
+    project, home = copy_case("full", tmp_path)
+    argv = ["--root", str(project), "--home", str(home), "--today", TODAY]
+    _, before, _ = run(capsys, *argv)
+    for folder in (project, home):
+        for path in folder.rglob("*"):
+            os.utime(path, (0, 0))
+    _, old_times, _ = run(capsys, *argv)
+    for folder in (project, home):
+        for path in folder.rglob("*"):
+            os.utime(path, None)
+    _, new_times, _ = run(capsys, *argv)
+    assert before == old_times == new_times
+
+
+def test_same_day_gives_the_same_bytes_twice(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    project, home = copy_case("full", tmp_path)
+    argv = ["--root", str(project), "--home", str(home), "--today", TODAY]
+    assert run(capsys, *argv) == run(capsys, *argv)
+    later = run(capsys, "--root", str(project), "--home", str(home), "--today", "2027-03-01")
+    assert later[1] != run(capsys, *argv)[1]  # the date really is an input
