@@ -18,11 +18,11 @@ SID = "11111111-2222-3333-4444-555555555555"
 
 def run_lint(box: Sandbox, *args: str, cwd: Path | None = None,
              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """The lint step as CI runs it: a process, in the repository."""
+    """The lint step as CI runs it: ``lets-hooks lint``, a process, in the repository."""
     full = dict(os.environ)
     full.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "lets_hooks.cli.lint", *args], cwd=cwd or box.path, env=full,
+        [str(BIN / "lets-hooks"), "lint", *args], cwd=cwd or box.path, env=full,
         capture_output=True, text=True, check=False, timeout=60)
 
 
@@ -89,7 +89,7 @@ def test_lets_folder_committed_by_someone_else_is_caught(sandbox: Sandbox, tmp_p
     sandbox.git.commit("-q", "-m", "someone else's state")
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(sandbox.path), str(clone)], check=True)
-    done = subprocess.run([sys.executable, "-m", "lets_hooks.cli.lint"], cwd=clone,
+    done = subprocess.run([str(BIN / "lets-hooks"), "lint"], cwd=clone,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 1
     paths = [line.split(":", 1)[0] for line in done.stdout.splitlines()]
@@ -262,7 +262,7 @@ def test_non_utf8_file_name_is_shown_escaped(sandbox: Sandbox) -> None:
 # -- where lint cannot run -----------------------------------------------------------------
 
 def test_not_a_repository_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "lets_hooks.cli.lint"], cwd=tmp_path,
+    done = subprocess.run([str(BIN / "lets-hooks"), "lint"], cwd=tmp_path,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2
     assert done.stdout == ""
@@ -281,7 +281,7 @@ def test_git_missing_is_one_line_and_exit_2(sandbox: Sandbox) -> None:
 def test_bare_repository_has_nothing_to_check(sandbox: Sandbox, tmp_path: Path) -> None:
     bare = tmp_path / "bare.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(sandbox.path), str(bare)], check=True)
-    done = subprocess.run([sys.executable, "-m", "lets_hooks.cli.lint"], cwd=bare,
+    done = subprocess.run([str(BIN / "lets-hooks"), "lint"], cwd=bare,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0
     assert done.stdout == ""
@@ -299,8 +299,13 @@ def test_lint_writes_nothing(sandbox: Sandbox) -> None:
     assert not (sandbox.path / ".lets" / "locks").exists()
 
 
-def test_console_script_is_installed() -> None:
-    assert (BIN / "lets-hooks").exists()
+def test_module_entry_point_runs_the_same_lint(sandbox: Sandbox) -> None:
+    sandbox.write_task("main", "session: nothex\n")
+    by_module = subprocess.run([sys.executable, "-m", "lets_hooks.cli.lint"], cwd=sandbox.path,
+                               capture_output=True, text=True, check=False)
+    by_command = run_lint(sandbox)
+    assert by_module.returncode == by_command.returncode == 1
+    assert by_module.stdout == by_command.stdout != ""
 
 
 # -- 4. memory files that do not parse -----------------------------------------------------
@@ -411,3 +416,106 @@ def test_memory_findings_come_after_state_findings(sandbox: Sandbox) -> None:
     memory(sandbox, {"memory/context-log.md": "## broken\n"})
     assert [p for p, _ in findings(sandbox)] == [".lets/sessions/.task-main",
                                                  "memory/context-log.md"]
+
+
+# -- under pre-commit, and documented --------------------------------------------------------
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def manifest_entry() -> dict[str, object]:
+    from pre_commit.clientlib import load_manifest  # type: ignore[import-untyped]
+
+    hooks = {hook["id"]: hook for hook in load_manifest(str(PROJECT / ".pre-commit-hooks.yaml"))}
+    entry: dict[str, object] = hooks["lets-state-lint"]
+    return entry
+
+
+def test_manifest_entry_runs_lint_in_pre_commit_and_manual_stages() -> None:
+    entry = manifest_entry()
+    assert entry["entry"] == "lets-hooks lint"
+    assert set(entry["stages"]) == {"pre-commit", "manual"}  # type: ignore[call-overload]
+    assert entry["always_run"] is True
+    assert entry["pass_filenames"] is False
+
+
+@pytest.fixture
+def pre_commit_box(sandbox: Sandbox, tmp_path: Path) -> tuple[Sandbox, dict[str, str]]:
+    """The manifest's entry as a local hook (language: system, the package being
+    installed here already), so pre-commit runs exactly the entry the manifest ships."""
+    import yaml
+
+    entry = manifest_entry()
+    hook = {key: entry[key] for key in ("id", "name", "entry", "stages", "always_run",
+                                        "pass_filenames")}
+    hook["language"] = "system"
+    config = {"repos": [{"repo": "local", "hooks": [hook]}]}
+    (sandbox.path / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
+    sandbox.git.add(".pre-commit-config.yaml")
+    sandbox.git.commit("-q", "-m", "pre-commit config")
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
+    return sandbox, env
+
+
+def pre_commit(box: Sandbox, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(BIN / "pre-commit"), *args], cwd=box.path, env=env,
+                          capture_output=True, text=True, check=False, timeout=120)
+
+
+def test_pre_commit_run_all_files_passes_on_a_clean_repository(
+        pre_commit_box: tuple[Sandbox, dict[str, str]]) -> None:
+    box, env = pre_commit_box
+    done = pre_commit(box, env, "run", "lets-state-lint", "--all-files")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Passed" in done.stdout
+
+
+def test_pre_commit_run_all_files_fails_on_tracked_state(
+        pre_commit_box: tuple[Sandbox, dict[str, str]]) -> None:
+    box, env = pre_commit_box
+    box.write_task("main", good_line(box))
+    box.git.add("-f", ".lets")
+    box.git.commit("-q", "-m", "state")
+    done = pre_commit(box, env, "run", "lets-state-lint", "--all-files")
+    assert done.returncode == 1
+    assert "Failed" in done.stdout
+    assert ".lets/sessions/.task-main: tracked by git" in done.stdout
+
+
+def test_pre_commit_manual_stage(pre_commit_box: tuple[Sandbox, dict[str, str]]) -> None:
+    box, env = pre_commit_box
+    (box.sessions() / ".session-start-ref").write_text("x\n")
+    done = pre_commit(box, env, "run", "--hook-stage", "manual", "lets-state-lint")
+    assert done.returncode == 1
+    assert ".lets/sessions/.session-start-ref: non-slugged boundary file" in done.stdout
+
+
+def test_pre_commit_stage_blocks_a_commit_of_state(
+        pre_commit_box: tuple[Sandbox, dict[str, str]]) -> None:
+    box, env = pre_commit_box
+    installed = pre_commit(box, env, "install")
+    assert installed.returncode == 0, installed.stderr
+    (box.path / "ok.txt").write_text("fine\n")
+    subprocess.run(["git", "add", "ok.txt"], cwd=box.path, env=env, check=True)
+    ok = subprocess.run(["git", "commit", "-q", "-m", "fine"], cwd=box.path, env=env,
+                        capture_output=True, text=True, check=False)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    box.write_task("main", good_line(box))
+    subprocess.run(["git", "add", "-f", ".lets"], cwd=box.path, env=env, check=True)
+    blocked = subprocess.run(["git", "commit", "-q", "-m", "state"], cwd=box.path, env=env,
+                             capture_output=True, text=True, check=False)
+    assert blocked.returncode == 1
+    assert ".lets/sessions/.task-main: tracked by git" in blocked.stdout + blocked.stderr
+    assert box.rev("HEAD^{tree}") == box.rev("HEAD@{0}^{tree}")
+    assert ".lets" not in box.git.ls_tree("-r", "--name-only", "HEAD")
+
+
+def test_readme_shows_the_ci_example() -> None:
+    docs = "".join(path.read_text() for path in (PROJECT / "README.md",
+                                                   PROJECT / "README.safety.md")
+                   if path.exists())
+    assert "pre-commit run lets-state-lint --all-files" in docs
+    assert "lets-hooks lint" in docs
+    assert "lets-state-lint" in docs
