@@ -1,0 +1,217 @@
+"""``lets-session-start`` as a command: options, the session-range line from the ladder,
+the default root, and ``--claude-hook`` in real git repositories."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from conftest import Sandbox
+
+from lets_hooks.cli.summary import find_top, parse_hook_input, session_start_main
+
+HANDOFF = "memory/session-handoff-LATEST.md"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = session_start_main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def hook(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+         payload: object, *argv: str) -> tuple[int, str, str]:
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    return run(capsys, "--claude-hook", "--today", "2026-11-29", *argv)
+
+
+def task_line(box: Sandbox, branch: str = "main") -> str | None:
+    path = box.path / ".lets" / "sessions" / f".task-{branch}"
+    if not path.exists():
+        return None
+    return next((line for line in path.read_text().splitlines()
+                 if line.startswith("session: ")), None)
+
+
+# --------------------------------------------------------------------------- options
+
+
+def test_bad_today_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        session_start_main(["--today", "29/11/2026"])
+    assert stop.value.code == 2
+    assert "not a YYYY-MM-DD date: '29/11/2026'" in capsys.readouterr().err
+
+
+def test_no_colour_and_no_escape_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / HANDOFF).write_text("## Next\n- one\n")
+    code, out, err = run(capsys, "--root", str(tmp_path), "--home", str(tmp_path / "h"),
+                         "--today", "2026-11-29")
+    assert code == 0 and "\x1b" not in out + err
+
+
+def test_find_top_walks_up_to_the_git_entry(tmp_path: Path) -> None:
+    (tmp_path / "repo" / "a" / "b").mkdir(parents=True)
+    (tmp_path / "repo" / ".git").write_text("gitdir: elsewhere\n")  # a linked worktree
+    assert find_top(tmp_path / "repo" / "a" / "b") == tmp_path / "repo"
+    assert find_top(tmp_path / "plain") == tmp_path / "plain"
+
+
+def test_default_root_is_the_repository_top(sandbox: Sandbox, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    (sandbox.path / "memory").mkdir()
+    (sandbox.path / HANDOFF).write_text("## Next steps\n- from the top level\n")
+    (sandbox.path / "deep" / "er").mkdir(parents=True)
+    monkeypatch.chdir(sandbox.path / "deep" / "er")
+    code, out, _ = run(capsys, "--home", str(tmp_path / "nohome"), "--today", "2026-11-29")
+    assert code == 0 and "**Priority 1:** from the top level" in out.splitlines()
+
+
+def test_session_range_line_is_the_ladders_description(
+        sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from lets_hooks.ladder import resolve_path
+
+    start = sandbox.commit("recent")  # the root commit is older than max_age_days
+    sandbox.commit("one")
+    sandbox.commit("two")
+    sandbox.write_task("main", f"task: x\nsession: {start} sid-1\n")
+    monkeypatch.setenv("LETS_SESSION_ID", "sid-1")
+    code, out, _ = run(capsys, "--root", str(sandbox.path), "--home", str(tmp_path / "h"),
+                       "--today", "2026-11-29", "--json")
+    expected = resolve_path(str(sandbox.path), os.environ, time.time()).desc
+    assert expected == f"session: {start}..HEAD (2 commits)"
+    assert (code, json.loads(out)["session_range"]) == (0, expected)
+    _, block, _ = run(capsys, "--root", str(sandbox.path), "--home", str(tmp_path / "h"),
+                      "--today", "2026-11-29")
+    assert block.splitlines()[2] == f"**Session range:** {expected}"
+
+
+# --------------------------------------------------------------------------- --claude-hook
+
+
+@pytest.mark.parametrize("source", ["startup", "clear"])
+def test_hook_records_the_session_on_startup_and_clear(
+        sandbox: Sandbox, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, source: str) -> None:
+    head = sandbox.commit("recent")  # the root commit is older than max_age_days
+    code, out, err = hook(capsys, monkeypatch, {
+        "session_id": "3f2a9c1e-0000-4000-8000-000000000001", "cwd": str(sandbox.path),
+        "source": source, "hook_event_name": "SessionStart"})
+    assert (code, err) == (0, "")
+    assert task_line(sandbox) == f"session: {head} 3f2a9c1e-0000-4000-8000-000000000001"
+    lines = out.splitlines()
+    assert lines[0] == "## Session Ready"
+    assert lines[2] == f"**Session range:** session: {head}..HEAD (0 commits)"
+    assert "[No handoff — starting fresh]" in lines
+
+
+@pytest.mark.parametrize("source", ["resume", "compact"])
+def test_hook_does_not_record_on_resume_or_compact(
+        sandbox: Sandbox, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, source: str) -> None:
+    code, out, err = hook(capsys, monkeypatch, {
+        "session_id": "abc", "cwd": str(sandbox.path), "source": source})
+    assert (code, err) == (0, "")
+    assert task_line(sandbox) is None
+    assert out.startswith("## Session Ready\n")
+
+
+def test_clear_starts_a_new_session_over_an_older_one(
+        sandbox: Sandbox, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    old = sandbox.commit("recent")
+    sandbox.write_task("main", f"task: keep me\nsession: {old} older-session\n")
+    new = sandbox.commit("work of the older session")
+    code, out, _ = hook(capsys, monkeypatch, {
+        "session_id": "newer-session", "cwd": str(sandbox.path), "source": "clear"})
+    assert code == 0
+    assert task_line(sandbox) == f"session: {new} newer-session"
+    task = (sandbox.path / ".lets" / "sessions" / ".task-main").read_text()
+    assert task.startswith("task: keep me\n")
+    assert f"**Session range:** session: {new}..HEAD (0 commits)" in out.splitlines()
+
+
+def test_resume_keeps_the_range_of_the_running_session(
+        sandbox: Sandbox, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    start = sandbox.commit("recent")
+    sandbox.write_task("main", f"session: {start} sess-7\n")
+    sandbox.commit("did some work")
+    _, out, _ = hook(capsys, monkeypatch, {
+        "session_id": "sess-7", "cwd": str(sandbox.path), "source": "resume"})
+    assert task_line(sandbox) == f"session: {start} sess-7"
+    assert f"**Session range:** session: {start}..HEAD (1 commits)" in out.splitlines()
+
+
+def test_hook_root_comes_from_the_hook_cwd(
+        sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    (sandbox.path / "memory").mkdir()
+    (sandbox.path / HANDOFF).write_text("## Next\n- hooked\n")
+    (sandbox.path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+    _, out, _ = hook(capsys, monkeypatch, {
+        "session_id": "s", "cwd": str(sandbox.path / "sub"), "source": "startup"},
+        "--home", str(tmp_path / "h"))
+    assert "**Priority 1:** hooked" in out.splitlines()
+    assert task_line(sandbox) is not None
+
+
+@pytest.mark.parametrize(("payload", "problem"), [
+    ("", "no hook input on stdin"),
+    ("{not json", "hook input on stdin is not valid JSON"),
+    ("[1, 2]", "hook input on stdin is not a JSON object"),
+])
+def test_bad_hook_input_still_prints_the_summary(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, payload: str, problem: str) -> None:
+    code, out, err = hook(capsys, monkeypatch, payload, "--root", str(tmp_path))
+    assert code == 0
+    assert err == f"lets-session-start: {problem}; nothing recorded\n"
+    assert out.startswith("## Session Ready\n")
+
+
+def test_hook_without_session_id_records_nothing(
+        sandbox: Sandbox, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    code, _, err = hook(capsys, monkeypatch, {"cwd": str(sandbox.path), "source": "startup"})
+    assert code == 0 and task_line(sandbox) is None
+    assert err == "lets-session-start: the hook input has no session_id; nothing recorded\n"
+
+
+def test_hook_never_fails_even_when_promotion_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "MEMORY.md").write_bytes(b"\xff")
+    (tmp_path / "memory" / "context-log.md").write_text("## [2026-11-01][N][ttl:1d][ref:3] x\n")
+    code, _, err = hook(capsys, monkeypatch, {"source": "resume"}, "--root", str(tmp_path),
+                        "--promote")
+    assert code == 0 and "nothing written" in err
+
+
+def test_parse_hook_input_fields() -> None:
+    parsed, problem = parse_hook_input(json.dumps(
+        {"session_id": " s1 ", "cwd": "/x", "source": "startup", "model": {"id": "m"}}))
+    assert problem is None
+    assert (parsed.session_id, parsed.cwd, parsed.source) == ("s1", "/x", "startup")
+    odd, _ = parse_hook_input(json.dumps({"session_id": 5, "cwd": None, "source": ""}))
+    assert (odd.session_id, odd.cwd, odd.source) == (None, None, None)
+
+
+def test_installed_command_runs_as_a_hook(sandbox: Sandbox) -> None:
+    sandbox.commit("recent")
+    done = sandbox.run("lets-session-start", "--claude-hook", "--today", "2026-11-29",
+                       stdin=json.dumps({"session_id": "cli-1", "cwd": str(sandbox.path),
+                                         "source": "startup"}))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert task_line(sandbox) == f"session: {sandbox.head()} cli-1"
+    assert done.stdout.startswith("## Session Ready\n\n**Session range:** session: ")
