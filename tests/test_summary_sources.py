@@ -1,0 +1,191 @@
+"""The readers: what each one returns for the shapes writers produce, and that bad input
+is a warning (never an exception)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lets_hooks.summary import sources
+from lets_hooks.summary.sources import Gate, LogEntry, Read, Section
+
+
+def put(root: Path, name: str, body: str | bytes) -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(body.encode() if isinstance(body, str) else body)
+    return root
+
+
+# --------------------------------------------------------------------------- handoff
+
+
+def test_handoff_parts(tmp_path: Path) -> None:
+    root = put(tmp_path, sources.HANDOFF, (
+        "\ufeff---\ntitle: t\ndate: 2026-11-27\n---\n\n<!-- state-snapshot v1 -->\n\n"
+        "~~~yaml\nnext: a\n~~~\n# Title\nintro\n## Part\n```\n## not a heading\n```\n"))
+    read = sources.read_handoff(root)
+    assert read.warnings == ()
+    handoff = read.value
+    assert handoff is not None and not handoff.empty
+    assert handoff.frontmatter == {"title": "t", "date": dt.date(2026, 11, 27)}
+    assert handoff.snapshot == {"next": "a"}
+    assert handoff.sections == (  # the blank line between block and title makes no section
+        Section("Title", 1, ("intro",)),
+        Section("Part", 2, ("```", "## not a heading", "```")),
+    )
+
+
+@pytest.mark.parametrize(("body", "warning"), [
+    ("---\ntitle: [x\n---\n## Next\n- a\n",
+     "frontmatter not valid YAML at line 3: did not find expected ',' or ']'; ignored"),
+    ("---\ntitle: x\n## Next\n- a\n", "frontmatter has no closing '---'; read as prose"),
+    ("---\n- a list\n---\n", "frontmatter is not a mapping; ignored"),
+    ("<!-- state-snapshot v1 -->\n", "state-snapshot marker with no block after it"),
+    ("<!-- state-snapshot v1 -->\n```yaml\nnext: [a]\n",
+     "state-snapshot block has no closing fence; ignored"),
+    ("<!-- state-snapshot v1 -->\n```yaml\n- just a list\n```\n",
+     "state-snapshot block is not a mapping; ignored"),
+    ("<!-- state-snapshot v1 -->\n```yaml\nctx: no next here\n```\n",
+     "state-snapshot block has no 'next'"),
+])
+def test_handoff_problems_are_one_warning(tmp_path: Path, body: str, warning: str) -> None:
+    read = sources.read_handoff(put(tmp_path, sources.HANDOFF, body))
+    assert read.warnings == (f"{sources.HANDOFF}: {warning}",)
+    assert read.value is not None
+
+
+def test_snapshot_marker_may_sit_below_some_prose(tmp_path: Path) -> None:
+    body = "# Handoff\n\n<!--state-snapshot v1-->\nnext: [x]\n\n## Notes\n- n\n"
+    handoff = sources.read_handoff(put(tmp_path, sources.HANDOFF, body)).value
+    assert handoff is not None and handoff.snapshot == {"next": ["x"]}
+    assert [s.heading for s in handoff.sections] == ["Handoff", "Notes"]
+
+
+# --------------------------------------------------------------------------- lessons
+
+
+def test_lessons_metadata_shapes(tmp_path: Path) -> None:
+    body = ("## Graduated Gates\n| id | trigger | check |\n|---|---|---|\n| G1 | t | c |\n"
+            "| G2 | short |\n\n"
+            "### [2026-11-01] pipes work too\n> conf: 0.8 | seen: 2026-11-02 | obs: 2\n"
+            "- first body line\n\n"
+            "### [2026-11-03] model inline\n> conf: 0.5 · seen: 2026-11-03 · obs: 1 · model: opus\n"
+            "text\n\n"
+            "### [2026-11-04] no metadata\n> a quote, not metadata\n\n"
+            "### [2026-02-30] impossible date\n\n"
+            "### Not a lesson\nbody\n")
+    read = sources.read_lessons(put(tmp_path, sources.LESSONS, body))
+    assert read.warnings == (
+        f"{sources.LESSONS}: Graduated Gates table: line 5 has too few cells; skipped",
+        f"{sources.LESSONS}: line 18 has a lesson header with an impossible date; skipped",
+    )
+    lessons = read.value
+    assert lessons is not None and lessons.gates == (Gate("G1", "t", "c"),)
+    first, second, third = lessons.lessons
+    assert (first.conf, first.seen, first.obs, first.summary) == (
+        0.8, dt.date(2026, 11, 2), 2, "first body line")
+    assert (second.model, second.has_meta) == ("opus", True)
+    assert (third.has_meta, third.conf, third.summary) == (False, None, "a quote, not metadata")
+
+
+@pytest.mark.parametrize("meta", [
+    "conf: 1.5", "conf: high", "seen: 2026-13-01", "obs: many", "conf 0.5 · obs: 1",
+    "conf: · obs: 1",
+])
+def test_unreadable_metadata_is_reported(tmp_path: Path, meta: str) -> None:
+    read = sources.read_lessons(put(tmp_path, sources.LESSONS,
+                                    f"### [2026-11-01] x\n> {meta}\nbody\n"))
+    assert read.warnings == (f"{sources.LESSONS}: line 2 has metadata that cannot be read;"
+                             " read as legacy lessons",)
+    assert read.value is not None and read.value.lessons[0].has_meta is False
+
+
+# --------------------------------------------------------------------------- context log
+
+
+def test_context_log_entries(tmp_path: Path) -> None:
+    body = ("# Log\n\n## [2026-11-01][DECISION][ttl:30d][ref:4] canonical\n\nfirst line\n"
+            "second line\n\n## [2026-11-02] [bug] [risk:H] [ref: 0] [ttl:7d] any order\n"
+            "```\n## [2026-11-03][X][ttl:1d][ref:9] inside a fence: not an entry\n```\n"
+            "### a sub-heading\n## [2026-11-04][ref:3] last, no body\n")
+    read = sources.read_context_log(put(tmp_path, sources.CONTEXT_LOG, body))
+    assert read.warnings == ()
+    log = read.value
+    assert log is not None and log.headers == 3
+    assert log.entries == (
+        LogEntry(dt.date(2026, 11, 1), "DECISION", 30, 4, "canonical", "first line", 3),
+        LogEntry(dt.date(2026, 11, 2), "bug", 7, 0, "any order", None, 8),
+        LogEntry(dt.date(2026, 11, 4), None, None, 3, "last, no body", None, 13),
+    )
+
+
+# --------------------------------------------------------------------------- MEMORY.md
+
+
+def test_memory_sections(tmp_path: Path) -> None:
+    body = ("# M\n## A <!-- #always -->\na\n### A.1\na1\n## B <!--#on-demand-->\nb\n"
+            "### C <!-- #always -->\nc\n\n\n")
+    index = sources.read_memory_index(put(tmp_path, sources.MEMORY_INDEX, body)).value
+    assert index is not None and index.tagged
+    tagged = [(s.title, s.tag, s.text) for s in index.sections if s.tag]
+    assert tagged == [("A", "always", "## A <!-- #always -->\na\n### A.1\na1"),
+                      ("B", "on-demand", "## B <!--#on-demand-->\nb"),
+                      ("C", "always", "### C <!-- #always -->\nc")]
+
+
+# --------------------------------------------------------------------------- ~/.claude
+
+
+def test_ledger_date(tmp_path: Path) -> None:
+    ledger = ".claude/memory/model-diff-ledger.md"
+    home = put(tmp_path, ledger, "# L\nlast-analysis: '2026-10-01'\n")
+    assert sources.read_model_ledger(home).value == sources.ModelLedger(dt.date(2026, 10, 1))
+    put(tmp_path, ledger, "last-analysis: soon\n")
+    read = sources.read_model_ledger(home)
+    assert read.value == sources.ModelLedger(None)
+    assert read.warnings == ("~/.claude/memory/model-diff-ledger.md: line 1: last-analysis is"
+                             " not a YYYY-MM-DD date; ignored",)
+
+
+@pytest.mark.parametrize(("body", "warning"), [
+    ("[]", "top level is not a JSON object; check skipped"),
+    ('{"permissions": {"allow": "Bash(*)"}}', "permissions.allow is not a list; check skipped"),
+    ("[" * 100_000, "nested too deeply to read; check skipped"),
+])
+def test_local_settings_shapes(tmp_path: Path, body: str, warning: str) -> None:
+    read = sources.read_local_settings(put(tmp_path, ".claude/settings.local.json", body))
+    assert (read.value, read.warnings) == (None, (f"~/.claude/settings.local.json: {warning}",))
+
+
+# --------------------------------------------------------------------------- never raises
+
+READERS: list[tuple[str, Callable[[Path], Read[Any]]]] = [
+    (sources.HANDOFF, sources.read_handoff),
+    (sources.LESSONS, sources.read_lessons),
+    (sources.CONTEXT_LOG, sources.read_context_log),
+    (sources.MEMORY_INDEX, sources.read_memory_index),
+    (".claude/STATE.md", sources.read_state),
+    (".claude/settings.json", sources.read_settings),
+    (".claude/settings.local.json", sources.read_local_settings),
+    (".claude/memory/model-diff-ledger.md", sources.read_model_ledger),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.binary(max_size=400) | st.text(
+    alphabet=st.sampled_from(list("#[]:-|>`~{}\"' \n\r\t·0123456789abcdefgrntyl*<!")),
+    max_size=400).map(lambda text: text.encode()))
+def test_no_reader_raises_on_any_bytes(tmp_path_factory: pytest.TempPathFactory,
+                                       data: bytes) -> None:
+    root = tmp_path_factory.mktemp("any")
+    for name, reader in READERS:
+        put(root, name, data)
+        read = reader(root)
+        assert all(isinstance(w, str) and "\n" not in w for w in read.warnings)
