@@ -12,12 +12,13 @@ import ast
 import json
 import os
 import re
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox
+from conftest import BIN, Sandbox
 
 import lets_hooks.repo as repo_module
 from lets_hooks import config, ladder, lint, state
@@ -504,3 +505,216 @@ def test_local_branch_named_like_the_remote_branch(sandbox: Sandbox, git_calls: 
     sandbox.write_task("feat", f"session: {start} {SID}\n")
     result = resolve(sandbox)
     assert (result.trust, result.boundary, result.commits) == ("exact", start, 1), result.notes
+
+
+# -- the writer meets the same inputs ------------------------------------------------------
+
+def lets_hooks(box: Sandbox, *args: str, stdin: str | bytes = b"",
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    full = dict(os.environ)
+    full.update(env or {})
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    return subprocess.run([str(BIN / "lets-hooks"), *args], cwd=box.path, env=full,
+                          input=data, capture_output=True, check=False, timeout=120)
+
+
+@pytest.mark.parametrize("name", ODD_BRANCHES)
+def test_record_on_an_odd_branch_writes_its_own_file(sandbox: Sandbox, git_calls: GitCalls,
+                                                     name: str) -> None:
+    from lets_hooks import hooks
+
+    sandbox.commit("main tip", age_days=2)
+    on_branch(sandbox, name)
+    head = sandbox.head()
+    result, found = hooks.record(str(sandbox.path), SID, {"LETS_SESSION_ID": SID},
+                                 int(time.time()))
+    assert result.messages == [] and found is not None
+    assert (found.trust, found.boundary) == ("exact", head)
+    task = sandbox.sessions() / (".task-" + name.replace("/", "-"))
+    assert task.read_text() == f"session: {head} {SID}\n"
+    assert not (sandbox.path / "PWNED").exists()
+
+
+def test_record_on_a_300_character_branch_is_refused_in_one_line(sandbox: Sandbox) -> None:
+    sandbox.sessions()
+    on_branch(sandbox, "/".join(["a" * 100, "b" * 100, "c" * 98]))
+    done = lets_hooks(sandbox, "record", "--sid", SID)
+    assert done.returncode == 1
+    [line] = done.stderr.decode().splitlines()
+    assert "too long" in line
+    assert os.listdir(sandbox.sessions()) == []
+
+
+def test_writer_never_writes_through_a_symlinked_task_file(sandbox: Sandbox,
+                                                          tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_bytes(b"precious, and no session line\n")
+    link = sandbox.sessions() / ".task-main"
+    os.symlink(outside, link)
+    done = lets_hooks(sandbox, "record", "--sid", SID)
+    assert done.returncode == 1
+    assert b"symbolic link - refused, not followed" in done.stderr
+    assert outside.read_bytes() == b"precious, and no session line\n"
+    assert link.is_symlink() and os.readlink(link) == str(outside)
+    with pytest.raises(state.StateError, match="symbolic link"):
+        state.write_session_line(str(sandbox.path), "main", sandbox.head(), SID)
+    assert outside.read_bytes() == b"precious, and no session line\n"
+
+
+def test_writer_never_follows_a_planted_temporary_name(sandbox: Sandbox,
+                                                       tmp_path: Path) -> None:
+    """Symlinks planted at every temporary name the writer could pick are not written
+    through: it creates its temporary file exclusively, never following a link."""
+    outside = tmp_path / "victim"
+    outside.write_bytes(b"victim\n")
+    sandbox.write_task("main", "task: t\n")
+    folder = sandbox.sessions()
+    # the writer's names are derived from its pid; plant a few for this process
+    base = os.getpid() * 1000
+    for n in range(5):
+        os.symlink(outside, folder / f".task-main.{base + n}.tmp")
+    assert state.write_session_line(str(sandbox.path), "main", sandbox.head(), SID)
+    assert outside.read_bytes() == b"victim\n"
+    assert state.read_recorded(str(sandbox.path), "main").sid == SID
+
+
+@needs_proc_io
+def test_writer_refuses_a_one_gigabyte_task_file_without_reading_it(sandbox: Sandbox) -> None:
+    path = sparse_task(sandbox, b"task: huge\nsession: abcdef0 old\n")
+    before = _bytes_read()
+    with pytest.raises(state.StateError, match="too big"):
+        state.write_session_line(str(sandbox.path), "main", sandbox.head(), SID)
+    assert _bytes_read() - before < 8 * state.MAX_SCAN
+    assert path.stat().st_size == GIB
+    with open(path, "rb") as handle:
+        assert handle.read(64).startswith(b"task: huge\nsession: abcdef0 old\n")
+    assert not [n for n in os.listdir(sandbox.sessions()) if n.endswith(".tmp")]
+
+
+# -- NUL and non-UTF-8 bytes in every file the product reads ---------------------------------
+
+JUNK = b"\n\x00\x00\xff\xfe\xc3\x28 \x00junk\xe2\x82\n"
+PROJECT_FILES = {
+    ".lets/sessions/.task-main": b"task: t\nsession: " + b"a" * 40 + b" s\n",
+    ".lets/sessions/.session-start-ref-main": b"a" * 40 + b"\n",
+    ".lets/config.toml": b"max_age_days = 7\n",
+    "pyproject.toml": b"[tool.lets]\nmax_age_days = 7\n",
+    "memory/session-handoff-LATEST.md": b"<!-- state-snapshot v1 -->\n```yaml\nnext: [x]\n```\n",
+    "memory/context-log.md": b"## [2026-11-01][note][ttl:7d][ref:3] t\nbody\n",
+    "memory/MEMORY.md": b"# Memory\n## Core <!-- #always -->\nx\n",
+    "tasks/lessons.md": ("### [2026-11-20] t\n> conf: 0.7 \u00b7 seen: 2026-11-20 \u00b7 obs: 3\n"
+                         .encode()),
+}
+HOME_FILES = {
+    ".claude/STATE.md": b"# State\n## Outstanding decisions\n- x\n",
+    ".claude/settings.json": b'{"model": "opus"}\n',
+    ".claude/settings.local.json": b'{"permissions": {"allow": ["a"]}}\n',
+    ".claude/.harness/interventions/log.jsonl":
+        b'{"ts": "2026-11-20T10:00:00", "type": "rejection", "model": "opus"}\n',
+    ".claude/memory/model-diff-ledger.md": b"last-analysis: 2026-11-01\n",
+}
+
+
+def every_command(box: Sandbox, home: Path) -> list[subprocess.CompletedProcess[bytes]]:
+    env = {"HOME": str(home), "LETS_SESSION_ID": "s"}  # the session the task file names
+    runs = [
+        lets_hooks(box, "post-checkout", "0" * 40, box.head(), "1", env=env),
+        lets_hooks(box, "lint", env=env),
+        lets_hooks(box, "status", env=env),
+    ]
+    for argv in (["lets-session-boundary"], ["lets-session-boundary", "--json"],
+                 ["lets-session-start", "--today", "2026-11-29", "--home", str(home)],
+                 ["lets-session-start", "--json", "--today", "2026-11-29", "--home", str(home)],
+                 ["lets-observability", "--home", str(home), "model-tag-count"],
+                 ["lets-observability", "--home", str(home), "--today", "2026-11-29",
+                  "rejection-rate"]):
+        full = dict(os.environ, **env)
+        runs.append(subprocess.run([str(BIN / argv[0]), *argv[1:]], cwd=box.path, env=full,
+                                   capture_output=True, check=False, timeout=120))
+    return runs
+
+
+@pytest.mark.parametrize("where", sorted(PROJECT_FILES) + sorted(HOME_FILES))
+@pytest.mark.parametrize("position", ["inside", "whole"])
+def test_nul_and_invalid_utf8_in_every_file_read(sandbox: Sandbox, tmp_path: Path,
+                                                  where: str, position: str) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    files = {sandbox.path / k: v for k, v in PROJECT_FILES.items()}
+    files.update({home / k: v for k, v in HOME_FILES.items()})
+    target = (sandbox.path if where in PROJECT_FILES else home) / where
+    for path, good in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path == target:
+            good = good + JUNK + good if position == "inside" else JUNK * 50
+        path.write_bytes(good)
+    before = {path: path.read_bytes() for path in files}
+    for done in every_command(sandbox, home):
+        err = done.stderr.decode("utf-8", "replace")
+        assert b"Traceback" not in done.stderr, (done.args, err)
+        assert done.returncode in (0, 1), (done.args, err)
+        if done.args[0].endswith("lets-session-boundary") and "--json" not in done.args:
+            assert len(done.stdout.splitlines()) == 4
+        if done.args[0].endswith("lets-session-start"):
+            assert done.returncode == 0 and done.stdout
+    task = sandbox.path / ".lets/sessions/.task-main"
+    for path, data in before.items():
+        after = path.read_bytes()
+        if path == task and after != data:  # post-checkout may record: only its line changes
+            value = state.find_session_line(after)
+            assert value is not None and value.startswith(sandbox.head().encode())
+            assert after == state.replace_session_line(data, value)
+        else:
+            assert after == data, path  # read, never rewritten
+
+
+@pytest.mark.parametrize("hook, args", [("post-rewrite", ["rebase"]),
+                                        ("post-rewrite", ["amend"]),
+                                        ("pre-push", ["origin", "url"])])
+def test_hook_stdin_of_nul_and_invalid_utf8(sandbox: Sandbox, hook: str,
+                                            args: list[str]) -> None:
+    head = sandbox.head().encode()
+    stdin = (b"\x00" * 10 + b"\xff\xfe\n" + head + b" \x00" + head + b"\n"
+             + b"refs/heads/\xff " + head + b" refs/heads/x " + b"0" * 40 + b"\n"
+             + b"--output=PWNED " + head + b" -x " + head + b"\n")
+    done = lets_hooks(sandbox, hook, *args, stdin=stdin)
+    assert done.returncode == 0
+    assert b"Traceback" not in done.stderr
+    assert not (sandbox.path / "PWNED").exists()
+
+
+def test_rebase_rewritten_list_of_junk(sandbox: Sandbox) -> None:
+    """The rewritten list a rebase leaves in .git is read as data: junk is skipped."""
+    start = sandbox.commit("fresh", age_days=1)
+    sandbox.write_task("main", f"session: {start} {SID}\n")
+    folder = sandbox.path / ".git" / "rebase-merge"
+    folder.mkdir()
+    (folder / "rewritten-list").write_bytes(b"\x00\xff --output=PWNED -x\n" + JUNK)
+    (folder / "orig-head").write_bytes(b"\xff\xfe\n")
+    done = lets_hooks(sandbox, "post-rewrite", "rebase", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0 and b"Traceback" not in done.stderr
+    assert state.read_recorded(str(sandbox.path), "main").sha == start
+    assert not (sandbox.path / "PWNED").exists()
+
+
+@pytest.mark.parametrize("stdin", [b"\x00\xff\xfe",
+                                   b'{"session_id": "a\\u0000b", "cwd": "\xff"}',
+                                   b'{"session_id": "--output=PWNED", "source": "startup"}',
+                                   b'{"session_id": "x y\\nsession: deadbeef", '
+                                   b'"source": "startup"}'])
+def test_claude_hook_input_of_junk(sandbox: Sandbox, stdin: bytes) -> None:
+    sandbox.write_task("main", "task: t\n")
+    full = dict(os.environ)
+    done = subprocess.run([str(BIN / "lets-session-start"), "--claude-hook", "--today",
+                           "2026-11-29"], cwd=sandbox.path, env=full, input=stdin,
+                          capture_output=True, check=False, timeout=120)
+    assert done.returncode == 0
+    assert b"Traceback" not in done.stderr
+    data = (sandbox.sessions() / ".task-main").read_bytes()
+    assert data.startswith(b"task: t\n")
+    line = state.find_session_line(data)
+    if line is not None:  # recorded: a sha, and a session id that is one clean token
+        parts = state.tokens(line)
+        assert parts[0] == sandbox.head().encode()
+        assert len(parts) <= 2 and all(b"\x00" not in p for p in parts)
+    assert not (sandbox.path / "PWNED").exists()
