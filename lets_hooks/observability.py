@@ -149,14 +149,23 @@ def _as_date(value: object) -> dt.date | None:
     return None
 
 
-def _date_prefix(text: str) -> dt.date | None:
-    head = text[:10]
-    if len(head) != 10 or head[4] != "-" or head[7] != "-":
+def iso_date(text: str) -> dt.date | None:
+    """Exactly ``YYYY-MM-DD`` → a date; anything else (or an impossible date) → None.
+
+    Stricter than ``date.fromisoformat``, which from Python 3.11 on also takes week dates
+    and the basic format: the same input must mean the same on every supported Python.
+    """
+    if (len(text) != 10 or text[4] != "-" or text[7] != "-"
+            or not (text[:4] + text[5:7] + text[8:]).isdigit() or not text.isascii()):
         return None
     try:
-        return dt.date(int(head[0:4]), int(head[5:7]), int(head[8:10]))
+        return dt.date(int(text[0:4]), int(text[5:7]), int(text[8:10]))
     except ValueError:
         return None
+
+
+def _date_prefix(text: str) -> dt.date | None:
+    return iso_date(text[:10])
 
 
 # --------------------------------------------------------------------------- reader

@@ -41,11 +41,12 @@ def task_line(box: Sandbox, branch: str = "main") -> str | None:
 # --------------------------------------------------------------------------- options
 
 
-def test_bad_today_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("today", ["29/11/2026", "2026-W48-7", "20261129", "2026-02-30"])
+def test_bad_today_is_a_usage_error(capsys: pytest.CaptureFixture[str], today: str) -> None:
     with pytest.raises(SystemExit) as stop:
-        session_start_main(["--today", "29/11/2026"])
+        session_start_main(["--today", today])
     assert stop.value.code == 2
-    assert "not a YYYY-MM-DD date: '29/11/2026'" in capsys.readouterr().err
+    assert f"not a YYYY-MM-DD date: '{today}'" in capsys.readouterr().err
 
 
 def test_no_colour_and_no_escape_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

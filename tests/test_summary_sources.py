@@ -97,7 +97,7 @@ def test_lessons_metadata_shapes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("meta", [
     "conf: 1.5", "conf: high", "seen: 2026-13-01", "obs: many", "conf 0.5 · obs: 1",
-    "conf: · obs: 1",
+    "conf: · obs: 1", "seen: 2026-W48-7", "seen: 20261129",
 ])
 def test_unreadable_metadata_is_reported(tmp_path: Path, meta: str) -> None:
     read = sources.read_lessons(put(tmp_path, sources.LESSONS,

@@ -24,12 +24,12 @@ SESSION_ID_VARIABLES = ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
 
 
 def _date(text: str) -> dt.date:
-    try:
-        if len(text) != 10:
-            raise ValueError(text)
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a YYYY-MM-DD date: {text!r}") from None
+    from lets_hooks.observability import iso_date
+
+    day = iso_date(text)
+    if day is None:
+        raise argparse.ArgumentTypeError(f"not a YYYY-MM-DD date: {text!r}")
+    return day
 
 
 def find_top(start: Path) -> Path:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from lets_hooks.observability import LogRead, read_capped, read_interventions
+from lets_hooks.observability import LogRead, iso_date, read_capped, read_interventions
 
 T = TypeVar("T")
 
@@ -356,9 +356,8 @@ def read_lessons(root: Path) -> Read[LessonsFile]:
             continue
         match = _LESSON.match(line)
         if match:
-            try:
-                day = dt.date.fromisoformat(match.group(1))
-            except ValueError:
+            day = iso_date(match.group(1))
+            if day is None:
                 bad_dates.append(number)
                 continue
             current = _LessonDraft(day, match.group(2).strip(), number)
@@ -453,7 +452,10 @@ def _parse_meta(text: str) -> dict[str, object] | None:
                     return None
                 found["conf"] = conf
             elif key == "seen":
-                found["seen"] = dt.date.fromisoformat(value[:10])
+                seen = iso_date(value[:10])
+                if seen is None:
+                    return None
+                found["seen"] = seen
             elif key == "obs":
                 found["obs"] = int(value)
             elif key == "model":
@@ -576,11 +578,7 @@ def _day(text: str, dates: dict[str, dt.date | None]) -> dt.date | None:
     """``YYYY-MM-DD`` → date (None when impossible), through a per-file cache."""
     if text in dates:
         return dates[text]
-    try:
-        day: dt.date | None = dt.date.fromisoformat(text)
-    except ValueError:
-        day = None
-    dates[text] = day
+    day = dates[text] = iso_date(text)
     return day
 
 
@@ -770,12 +768,11 @@ def read_model_ledger(home: Path) -> Read[ModelLedger]:
     for number, line in enumerate(_lines(raw.value), 1):
         if line.startswith("last-analysis:"):
             value = line.partition(":")[2].strip().strip("'\"")
-            try:
-                return Read(ModelLedger(dt.date.fromisoformat(value[:10])), raw.warnings)
-            except ValueError:
-                return Read(ModelLedger(None), (*raw.warnings, (
-                    f"{label}: line {number}: last-analysis is not a YYYY-MM-DD date;"
-                    " ignored")))
+            last = iso_date(value[:10])
+            if last is not None:
+                return Read(ModelLedger(last), raw.warnings)
+            return Read(ModelLedger(None), (*raw.warnings, (
+                f"{label}: line {number}: last-analysis is not a YYYY-MM-DD date; ignored")))
     return Read(ModelLedger(None), raw.warnings)
 
 
