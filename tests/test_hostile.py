@@ -718,3 +718,25 @@ def test_claude_hook_input_of_junk(sandbox: Sandbox, stdin: bytes) -> None:
         assert parts[0] == sandbox.head().encode()
         assert len(parts) <= 2 and all(b"\x00" not in p for p in parts)
     assert not (sandbox.path / "PWNED").exists()
+
+
+@pytest.mark.parametrize("name", ["-x", "--output=PWNED", "--end-of-options", "HEAD", "@"])
+def test_hooks_on_odd_branches_never_hand_git_an_option(sandbox: Sandbox, git_calls: GitCalls,
+                                                        name: str) -> None:
+    """post-checkout, post-rewrite, pre-push and lint, in-process, every git call watched."""
+    from lets_hooks import hooks
+
+    sandbox.commit("main tip", age_days=2)
+    on_branch(sandbox, name)
+    old = sandbox.commit("work", age_days=1)
+    top, now, env = str(sandbox.path), int(time.time()), {"LETS_SESSION_ID": SID}
+    assert hooks.post_checkout(["0" * 40, old, "1"], env, now, cwd=top).messages == []
+    sandbox.git.commit("-q", "--amend", "--allow-empty", "-m", "amended")
+    new = sandbox.head()
+    pairs = f"{old} {new}\n".encode()
+    assert hooks.post_rewrite(["amend"], pairs, env, now, cwd=top).code == 0
+    assert state.read_recorded(top, name).sha == new  # the boundary followed the amend
+    push = f"refs/heads/{name} {new} refs/heads/{name} {'0' * 40}\n".encode()
+    assert hooks.pre_push(["origin", "url"], push, env, now, cwd=top).code == 0
+    assert lint.lint(Repo(top), top) == []
+    assert not (sandbox.path / "PWNED").exists()
