@@ -69,7 +69,8 @@ def test_parse_period(text: str, days: int | None) -> None:
     ({"ts": 1796083200}, dt.date(2026, 12, 1)),
     ({"ts": 1796083200000}, dt.date(2026, 12, 1)),
     ({"ts": "2026-02-30"}, None), ({"ts": "2026-W48-7"}, None),
-    ({"ts": "\uff12\uff10\uff12\uff16-11-28"}, None),  # full-width digits ({"ts": True}, None), ({"ts": None}, None), ({}, None),
+    ({"ts": "\uff12\uff10\uff12\uff16-11-28"}, None),  # full-width digits
+    ({"ts": True}, None), ({"ts": None}, None), ({}, None),
 ])
 def test_record_date_is_date_else_the_date_part_of_ts(record: dict[str, object],
                                                       day: dt.date | None) -> None:
