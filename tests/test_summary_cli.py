@@ -6,11 +6,12 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox
+from conftest import BIN, Sandbox
 
 from lets_hooks.cli.summary import find_top, parse_hook_input, session_start_main
 
@@ -216,3 +217,16 @@ def test_installed_command_runs_as_a_hook(sandbox: Sandbox) -> None:
     assert (done.returncode, done.stderr) == (0, "")
     assert task_line(sandbox) == f"session: {sandbox.head()} cli-1"
     assert done.stdout.startswith("## Session Ready\n\n**Session range:** session: ")
+
+
+def test_a_reader_that_stops_early_is_not_an_error(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "MEMORY.md").write_text("# M\n" + "- a fact worth keeping\n" * 20000)
+    reader = subprocess.Popen(
+        [str(BIN / "lets-session-start"), "--root", str(tmp_path), "--today", "2026-11-29"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout is not None and reader.stderr is not None
+    assert reader.stdout.readline() == b"## Session Ready\n"
+    reader.stdout.close()
+    assert (reader.wait(timeout=60), reader.stderr.read()) == (0, b"")
+    reader.stderr.close()

@@ -99,6 +99,17 @@ def _record(root: Path, hook: HookInput, environ: Mapping[str, str]) -> None:
         say(message)
 
 
+def _emit(text: str) -> None:
+    """Write the result; a reader that went away (``| head``) is not an error."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the flush at exit does not fail again
+        os.close(devnull)
+
+
 def _session_range(root: Path, environ: Mapping[str, str]) -> str | None:
     try:
         from lets_hooks.ladder import resolve_path
@@ -153,9 +164,7 @@ def session_start_main(argv: Sequence[str] | None = None) -> int:
         status = 0 if result.ok else 1
 
     summary = build_summary(root, home, today, _session_range(root, environ))
-    output = render.render_json(summary) if args.json else render.render_markdown(summary)
-    sys.stdout.write(output)
-    sys.stdout.flush()
+    _emit(render.render_json(summary) if args.json else render.render_markdown(summary))
     return 0 if hook is not None else status  # a hook never stops a session from starting
 
 
@@ -197,7 +206,7 @@ def observability_main(argv: Sequence[str] | None = None) -> int:
     else:
         line = observability.format_rejection_rate(
             observability.rejection_rate(log, today, period))
-    sys.stdout.write(line + "\n")
+    _emit(line + "\n")
     return 0
 
 
