@@ -377,7 +377,7 @@ class Repo:
                 return pairs, orig or orig_head, folder
         return None, orig_head, None
 
-    def graph(self, tips: Sequence[str]) -> bytes:
+    def walk_graph(self, tips: Sequence[str]) -> bytes:
         """``rev-list --parents --topo-order`` over everything reachable from ``tips``:
         one process for the whole graph; tips travel on stdin."""
         _require_sha(*tips)

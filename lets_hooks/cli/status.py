@@ -2,13 +2,71 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from lets_hooks.status import Row
+
+PROG = "lets-hooks status"
+HEADER = ("BRANCH", "BOUNDARY", "TRUST", "COMMITS", "WHY")
+
 
 def main(argv: Sequence[str]) -> int:
-    sys.stderr.write("lets-hooks status: not yet\n")
-    return 1
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="List every local branch with its session boundary, trust level, "
+                    "commit count and, when it is not exact, why. The current branch is "
+                    "marked '*'. Trust is judged for the current session (LETS_SESSION_ID "
+                    "or CLAUDE_CODE_SESSION_ID).")
+    parser.add_argument("--json", action="store_true", help="print one JSON list instead")
+    opts = parser.parse_args(list(argv))
+    from lets_hooks import status
+    from lets_hooks.repo import GitError, GitMissing, NotARepository
+
+    try:
+        table, _ = status.rows(None, os.environ, int(time.time()))
+    except GitMissing:
+        sys.stderr.write(f"{PROG}: git is not installed or not on PATH\n")
+        return 1
+    except NotARepository:
+        sys.stderr.write(f"{PROG}: not inside a git repository\n")
+        return 1
+    except GitError as exc:
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 1
+    if opts.json:
+        import json
+
+        sys.stdout.write(json.dumps([row.as_dict() for row in table], indent=2) + "\n")
+    else:
+        sys.stdout.write(render(table))
+    return 0
+
+
+def render(table: list[Row]) -> str:
+    if not table:
+        return "no local branches\n"
+    lines = [HEADER]
+    for row in table:
+        b = row.boundary
+        lines.append((
+            ("* " if row.current else "  ") + row.branch,
+            b.boundary[:12] if b.boundary else "none",
+            b.trust,
+            "-" if b.commits is None else str(b.commits),
+            row.reason(),
+        ))
+    lines[0] = ("  " + HEADER[0], *HEADER[1:])
+    widths = [max(len(line[k]) for line in lines) for k in range(4)]
+    out = []
+    for line in lines:
+        cells = [line[k].ljust(widths[k]) for k in range(4)]
+        out.append("  ".join([*cells, line[4]]).rstrip())
+    return "\n".join(out) + "\n"

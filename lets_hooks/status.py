@@ -1,0 +1,117 @@
+"""``lets-hooks status``: the ladder's answer for every local branch, in a fixed number of
+git processes.
+
+Five, whatever the number of branches: where we are (``rev-parse``), the branches
+(``for-each-ref``), the work trees (``worktree list``: a branch's state lives in the work
+tree it is checked out in), every object name any branch's ladder will ask about (one
+``cat-file --batch``), and the commit graph under every tip (one ``rev-list``). The
+ladder then runs once per branch on a ``BatchRepo`` that answers from those.
+"""
+
+from __future__ import annotations
+
+from lets_hooks import config, ladder, state
+from lets_hooks.graph import BatchRepo, Graph
+from lets_hooks.repo import Location, Repo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+
+class Row:
+    """One branch: the ladder's ``Boundary`` and what else the table says about it."""
+
+    __slots__ = ("boundary", "branch", "current", "shares_with", "top")
+
+    def __init__(self, branch: str, current: bool, boundary: ladder.Boundary, top: str | None,
+                 shares_with: list[str]) -> None:
+        self.branch = branch
+        self.current = current
+        self.boundary = boundary
+        self.top = top
+        self.shares_with = shares_with
+
+    def reason(self) -> str:
+        """Why the row is what it is, in a few words."""
+        b = self.boundary
+        parts = []
+        if b.reason is not None:
+            parts.append(f"recorded {b.recorded[:12] if b.recorded else '?'} rejected: "
+                         f"{b.reason}")
+        elif b.trust == ladder.PRIOR:
+            parts.append("recorded by an earlier session")
+        elif b.trust == ladder.ESTIMATE:
+            parts.append(f"nothing recorded; estimated from the branch point off "
+                         f"{b.merge_branch}")
+        elif b.trust == ladder.NONE:
+            parts.append("nothing recorded" if b.recorded is None else "no usable boundary")
+        if self.shares_with:
+            parts.append(f"shares .task-{state.slug(self.branch)} with "
+                         + ", ".join(repr(o) for o in self.shares_with))
+        return "; ".join(parts)
+
+    def as_dict(self) -> dict[str, object]:
+        data = self.boundary.as_dict()
+        data["current"] = self.current
+        data["shares_state_with"] = list(self.shares_with)
+        data["why"] = self.reason()
+        return data
+
+
+def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Row], Repo]:
+    """Every local branch's row, sorted by name; also the repo (its ``calls`` count)."""
+    repo = Repo(cwd)
+    where = repo.locate()
+    settings = config.load(where.top, environ)
+    sid = settings.session_id(environ)
+    branches = sorted(repo.branches())
+    if not branches:
+        return [], repo
+    tops = repo.worktrees() if where.top is not None else {}
+
+    def top_of(branch: str) -> str | None:
+        return tops.get(branch, where.top) if where.top is not None else None
+
+    recorded = {}
+    for name, _ in branches:
+        top = top_of(name)
+        recorded[name] = state.read_recorded(top, name) if top is not None else state.Recorded()
+    names = _names(branches, recorded, settings.merge_branch or where.origin_head)
+    objects = repo.objects(names)
+    tips = {sha for _, sha in branches}
+    for info in objects:
+        if info.type == "commit" and info.sha:
+            tips.add(info.sha)
+    graph = Graph(repo.walk_graph(sorted(tips)))
+    batch = BatchRepo(repo, where, graph, objects)
+    slugs: dict[str, list[str]] = {}
+    for name, _ in branches:
+        slugs.setdefault(state.slug(name), []).append(name)
+    table = []
+    for name, sha in branches:
+        top = top_of(name)
+        at = Location(top, where.git_dir, where.branch, where.head, where.origin_head)
+        if name == where.branch:
+            result = ladder.resolve(batch, settings, sid, now, where=at)
+        else:
+            result = ladder.resolve(batch, settings, sid, now, branch=name, head=sha, where=at)
+        others = [o for o in slugs[state.slug(name)] if o != name]
+        table.append(Row(name, name == where.branch, result, top, others))
+    repo.calls = batch.calls
+    return table, repo
+
+
+def _names(branches: list[tuple[str, str]], recorded: dict[str, state.Recorded],
+           merge: str | None) -> list[str]:
+    """Every name the ladder will look up for these branches (a prefetch: a name left out
+    costs one more ``cat-file``, never a wrong answer)."""
+    names = []
+    for _, sha in branches:
+        names.append(sha + "^{commit}")
+    for found in recorded.values():
+        if found.sha:
+            names += [found.sha + "^{commit}", found.sha]
+    for name in [merge] if merge else ["main", "master"]:
+        names += ["refs/remotes/origin/" + name, "refs/heads/" + name, "origin/" + name, name]
+    return list(dict.fromkeys(names))

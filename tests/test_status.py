@@ -1,0 +1,210 @@
+"""``lets-hooks status``: the ladder's answer for every branch, in a fixed number of git
+processes."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from hookbox import OTHER, SID, HookBox, make
+
+from lets_hooks import config, ladder, status
+from lets_hooks.repo import Repo
+
+GIT_PROCESSES = 5  # rev-parse, for-each-ref, worktree list, cat-file, rev-list
+
+
+def per_branch(box: HookBox, branch: str, current: bool, sid: str | None) -> dict[str, str]:
+    """The contract command's answer for one branch, the ordinary way."""
+    args = () if current else ("--branch", branch)
+    env = {"LETS_SESSION_ID": sid} if sid else None
+    return box.boundary(*args, env=env)
+
+
+def assert_same_as_the_ladder(box: HookBox, sid: str | None) -> list[status.Row]:
+    env = {"LETS_SESSION_ID": sid} if sid else {}
+    table, repo = status.rows(str(box.path), env, int(time.time()))
+    assert repo.calls <= GIT_PROCESSES + 1, repo.calls  # + at most a criss-cross pick
+    for row in table:
+        fields = per_branch(box, row.branch, row.current, sid)
+        b = row.boundary
+        assert b.lines() == [f"{k}={fields[k]}" for k in (
+            "SESSION_BOUNDARY", "SESSION_TRUST", "SESSION_COMMITS", "SESSION_RANGE_DESC")], (
+            row.branch)
+    return table
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> HookBox:
+    made = make(tmp_path)
+    made.install()
+    remote = tmp_path / "remote.git"
+    made.sh("init", "-q", "--bare", str(remote))
+    made.sh("remote", "add", "origin", str(remote))
+    made.sh("push", "-q", "origin", "main")
+    made.sh("remote", "set-head", "origin", "main")
+    return made
+
+
+def every_kind_of_branch(box: HookBox) -> None:
+    # exact: this session's line
+    box.sh("checkout", "-q", "-b", "exact", "main", sid=SID)
+    box.file_commit("e.txt", "e\n")
+    # prior-session: another session's line
+    box.sh("checkout", "-q", "-b", "prior", "main", sid=OTHER)
+    box.file_commit("p.txt", "p\n")
+    # estimate: nothing recorded, and a merge of main into it
+    box.sh("checkout", "-q", "-b", "estimate", "main")
+    box.file_commit("x.txt", "x\n")
+    # rejected: not a commit / not an ancestor / predates the branch point / too old
+    box.sh("checkout", "-q", "-b", "not-commit", "main")
+    box.write_task("not-commit", "session: " + "c" * 40 + f" {SID}\n")
+    box.sh("checkout", "-q", "-b", "not-ancestor", "main")
+    box.write_task("not-ancestor", f"session: {box.rev('exact')} {SID}\n")
+    box.sh("checkout", "-q", "-b", "predates", "main")
+    box.file_commit("q.txt", "q\n")
+    box.write_task("predates", f"session: {box.rev('main~1')} {SID}\n")
+    box.sh("checkout", "-q", "-b", "too-old", "main~1")
+    box.write_task("too-old", f"session: {box.rev('main~1')} {SID}\n")
+    # abbreviated, legacy, malformed
+    box.sh("checkout", "-q", "-b", "short", "main", sid=SID)
+    box.file_commit("s.txt", "s\n")
+    box.write_task("short", f"session: {box.rev('main')[:9]} {SID}\n")
+    box.sh("checkout", "-q", "-b", "legacy", "main")
+    box.task("legacy").unlink()
+    (box.sessions() / ".session-start-ref-legacy").write_text(box.head() + "\n")
+    box.sh("checkout", "-q", "-b", "malformed", "main")
+    box.write_task("malformed", "session: NOT-HEX\n")
+    # main moves on; a branch merges it in; a criss-cross pair
+    box.sh("checkout", "-q", "main")
+    box.file_commit("m2.txt", "m2\n")
+    box.sh("checkout", "-q", "estimate")
+    box.sh("merge", "-q", "--no-edit", "main")
+    box.sh("checkout", "-q", "-b", "cross-a", "main~1")
+    box.file_commit("ca.txt", "a\n")
+    box.sh("checkout", "-q", "-b", "cross-b", "main")
+    box.file_commit("cb.txt", "b\n")
+    box.sh("merge", "-q", "--no-edit", "cross-a")
+    box.sh("checkout", "-q", "cross-a")
+    box.sh("merge", "-q", "--no-edit", "main")
+    box.sh("checkout", "-q", "exact", sid=SID)
+    box.task("estimate").unlink()
+    box.task("main").unlink()
+
+
+@pytest.mark.parametrize("sid", [SID, None])
+def test_every_row_is_the_ladders_answer(box: HookBox, sid: str | None) -> None:
+    every_kind_of_branch(box)
+    table = assert_same_as_the_ladder(box, sid)
+    trusts = {row.branch: row.boundary.trust for row in table}
+    assert trusts["exact"] == ("exact" if sid else "prior-session")
+    assert trusts["estimate"] == "estimate"
+    reasons = {row.branch: row.boundary.reason or "" for row in table}
+    assert reasons["not-commit"] == "not a commit in this repository"
+    assert reasons["not-ancestor"].startswith("not an ancestor of HEAD")
+    assert reasons["predates"] == "older than this branch's point off main"
+    assert reasons["too-old"].startswith("30 days old")
+    assert {trusts[b] for b in reasons if reasons[b]} == {"estimate"}  # the fallback
+
+
+def test_the_table(box: HookBox) -> None:
+    every_kind_of_branch(box)
+    done = box.run("lets-hooks", "status", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["BRANCH", "BOUNDARY", "TRUST", "COMMITS", "WHY"]
+    rows = {line[2:].split()[0]: line for line in lines[1:]}
+    assert rows["exact"].startswith("* exact ")
+    assert rows["exact"].split()[2:5] == [box.rev("exact~1")[:12], "exact", "1"]
+    assert "rejected: not a commit in this repository" in rows["not-commit"]
+    assert "estimated from the branch point off main" in rows["estimate"]
+    assert rows["main"].split() == ["main", "none", "none", "-", "nothing", "recorded"]
+    done = box.run("lets-hooks", "status", "--json")
+    data = json.loads(done.stdout)
+    assert {d["branch"] for d in data} == set(rows)
+    assert next(d for d in data if d["branch"] == "exact")["current"] is True
+
+
+def test_colliding_slugs_and_other_worktrees(box: HookBox, tmp_path: Path) -> None:
+    box.sh("checkout", "-q", "-b", "feat-x", sid=SID)
+    box.sh("branch", "feat/x")
+    linked = tmp_path / "linked"
+    box.sh("worktree", "add", "-q", "-b", "wt", str(linked), sid=SID)
+    table, _ = status.rows(str(box.path), {"LETS_SESSION_ID": SID}, int(time.time()))
+    by = {row.branch: row for row in table}
+    assert by["feat/x"].shares_with == ["feat-x"] and by["feat-x"].shares_with == ["feat/x"]
+    assert "shares .task-feat-x with 'feat-x'" in by["feat/x"].reason()
+    assert by["wt"].boundary.trust == "exact"  # read from the linked work tree's .lets
+    assert by["wt"].top == str(linked)
+
+
+def test_outside_a_repository(tmp_path: Path) -> None:
+    box = make(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    done = box.run("lets-hooks", "status", cwd=outside)
+    assert (done.returncode, done.stderr) == (1, "lets-hooks status: not inside a git repository\n")
+
+
+def thousand_branches(path: Path, branches: int = 1000, seed: int = 7) -> list[str]:
+    """main with 300 commits; ``branches`` branches of 1-3 commits off random points of it,
+    half of them with a recorded boundary. Built with one fast-import."""
+    rng = random.Random(seed)
+    now = int(time.time()) - 3600
+    out = ["reset refs/heads/main\n"]
+    for n in range(1, 301):
+        out.append(f"commit refs/heads/main\nmark :{n}\n"
+                   f"committer T <t@example.com> {now - 400 + n} +0000\ndata 2\nm\n")
+        if n > 1:
+            out.append(f"from :{n - 1}\n")
+    mark = 300
+    starts = {}
+    for b in range(branches):
+        base = rng.randint(250, 300)
+        name = f"topic/{b:04d}"
+        out.append(f"reset refs/heads/{name}\nfrom :{base}\n")
+        for _ in range(rng.randint(1, 3)):
+            mark += 1
+            out.append(f"commit refs/heads/{name}\nmark :{mark}\n"
+                       f"committer T <t@example.com> {now} +0000\ndata 2\nb\n")
+        starts[name] = base
+    subprocess.run(["git", "-C", str(path), "fast-import", "--quiet"],
+                   input="".join(out).encode(), check=True)
+    subprocess.run(["git", "-C", str(path), "checkout", "-q", "main"], check=True)
+    names = sorted(starts)
+    shas = subprocess.run(["git", "-C", str(path), "rev-parse",
+                           *[f"{n}~1" for n in names[::2]]],
+                          check=True, capture_output=True, text=True).stdout.split()
+    sessions = path / ".lets" / "sessions"
+    sessions.mkdir(parents=True, exist_ok=True)
+    for name, sha in zip(names[::2], shas):
+        (sessions / (".task-" + name.replace("/", "-"))).write_text(f"session: {sha} {SID}\n")
+    return names
+
+
+def test_a_thousand_branches_cost_the_same_five_git_processes(tmp_path: Path) -> None:
+    path = tmp_path / "many"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    names = thousand_branches(path)
+    began = time.perf_counter()
+    table, repo = status.rows(str(path), {"LETS_SESSION_ID": SID}, int(time.time()))
+    elapsed = time.perf_counter() - began
+    assert len(table) == 1001
+    assert repo.calls == GIT_PROCESSES
+    assert elapsed < 10
+    without_session, again = status.rows(str(path), {}, int(time.time()))
+    assert again.calls == GIT_PROCESSES and len(without_session) == 1001
+    # a sample of rows against the ladder run the ordinary way, one branch at a time
+    by = {row.branch: row for row in table}
+    settings = config.load(str(path), {})
+    for name in random.Random(1).sample(names, 40):
+        one = Repo(str(path))
+        expected = ladder.resolve(one, settings, SID, int(time.time()), branch=name,
+                                  head="refs/heads/" + name)
+        assert by[name].boundary.lines() == expected.lines(), name
+    trusts = {row.boundary.trust for row in table}
+    assert trusts == {"exact", "estimate", "none"}
