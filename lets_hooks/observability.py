@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import stat
-from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -200,7 +199,9 @@ def read_interventions(home: Path) -> LogRead:
     except OSError as exc:
         return LogRead(None, (f"{INTERVENTIONS_LABEL}: cannot list ({_reason(exc)})",))
 
-    counts: dict[dt.date | None, list[int]] = {}
+    # Counts are kept per raw ``ts`` date prefix while reading (a slice and one dict
+    # lookup a record) and turned into dates once at the end, a few hundred at most.
+    by_key: dict[object, list[int]] = {}
     warnings: list[str] = []
     files = records = 0
     for name in entries:
@@ -213,25 +214,18 @@ def read_interventions(home: Path) -> LogRead:
         if text is None:
             continue
         files += 1
-        bad_lines: list[int] = []
-        for number, record in _records(text):
-            if record is None:
-                bad_lines.append(number)
-                continue
-            records += 1
-            day = _day_of(record)
-            bucket = counts.get(day)
-            if bucket is None:
-                bucket = counts[day] = [0, 0, 0]
-            bucket[0] += 1
-            if record.get("type") == "rejection":
-                bucket[1] += 1
-            model = record.get("model")
-            if model is not None and model != "":
-                bucket[2] += 1
+        folded, bad_lines = _fold(text, by_key)
+        records += folded
         if bad_lines:
             warnings.append(_bad_lines_warning(label, bad_lines))
 
+    counts: dict[dt.date | None, list[int]] = {}
+    for key, (total, rejections, tagged) in by_key.items():
+        day = key if key is None or isinstance(key, dt.date) else _date_prefix(str(key))
+        merged = counts.setdefault(day, [0, 0, 0])
+        merged[0] += total
+        merged[1] += rejections
+        merged[2] += tagged
     days = tuple(
         DayCount(day, *counts[day])
         for day in sorted(counts, key=lambda d: (d is not None, d or dt.date.min))
@@ -239,28 +233,69 @@ def read_interventions(home: Path) -> LogRead:
     return LogRead(InterventionLog(days, files, records), tuple(warnings))
 
 
-def _day_of(record: dict[str, object]) -> dt.date | None:
-    """``record_date`` with a cache for string dates: a large log repeats a few days."""
-    for key in ("date", "ts"):
-        value = record.get(key)
-        if value is None:
-            continue
-        if isinstance(value, str):
-            head = value[:10]
-            day = _DAY_CACHE.get(head, _UNSEEN)
-            if day is _UNSEEN:
-                day = _date_prefix(head)
-                if len(_DAY_CACHE) < 10_000:
-                    _DAY_CACHE[head] = day
+def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
+    """Count one file's records into ``by_key``: [total, rejections, tagged] per day key
+    (the first ten characters of a string ``ts``; else the record's date, or None).
+    Returns how many records there were and the numbers of the lines that are not
+    exactly one JSON object.
+
+    Each line is judged on its own: the json module's scanner decodes one value from the
+    line's first character, and the line is good only when that value is an object that
+    ends the line. This saves slicing every line out first (``json.loads`` per line is a
+    third slower on a large log); a line that does not start with ``{`` goes through
+    ``json.loads``.
+    """
+    import json
+
+    scan: Callable[[str, int], tuple[object, int]] | None = getattr(
+        json.JSONDecoder(), "scan_once", None)
+    loads = json.loads
+    find = text.find
+    size = len(text)
+    bad: list[int] = []
+    start = number = records = 0
+    while start < size:
+        number += 1
+        stop = find("\n", start)
+        if stop < 0:
+            stop = size
+        begin, start = start, stop + 1
+        value: object = None
+        if scan is not None and text[begin] == "{":
+            try:
+                value, end = scan(text, begin)
+            except (StopIteration, ValueError, RecursionError):
+                bad.append(number)
+                continue
+            if end > stop or (end < stop and text[end:stop].strip()):
+                bad.append(number)  # the value runs past the line, or the line has more
+                continue
         else:
-            day = _as_date(value)
-        if isinstance(day, dt.date):
-            return day
-    return None
-
-
-_UNSEEN = object()
-_DAY_CACHE: dict[str, object] = {}
+            line = text[begin:stop]
+            if not line.strip():
+                continue
+            try:
+                value = loads(line)
+            except (ValueError, RecursionError):
+                bad.append(number)
+                continue
+        if not isinstance(value, dict):
+            bad.append(number)
+            continue
+        records += 1
+        ts = value.get("ts")
+        key: object = (ts[:10] if "date" not in value and isinstance(ts, str)
+                       else record_date(value))
+        bucket = by_key.get(key)
+        if bucket is None:
+            bucket = by_key[key] = [0, 0, 0]
+        bucket[0] += 1
+        if value.get("type") == "rejection":
+            bucket[1] += 1
+        model = value.get("model")
+        if model is not None and model != "":
+            bucket[2] += 1
+    return records, bad
 
 
 def _bad_lines_warning(label: str, numbers: list[int]) -> str:
@@ -268,52 +303,6 @@ def _bad_lines_warning(label: str, numbers: list[int]) -> str:
     more = f" and {len(numbers) - 3} more" if len(numbers) > 3 else ""
     noun = "line" if len(numbers) == 1 else "lines"
     return f"{label}: {noun} {shown}{more} not a JSON object; skipped"
-
-
-def _records(text: str) -> Iterator[tuple[int, dict[str, object] | None]]:
-    """Each non-blank line's object (or None when the line is not exactly one object).
-
-    The json module's scanner decodes one value starting at a line's first character;
-    the line is good only when that value is an object that ends the line. This judges
-    every line on its own without slicing it out first, which is a third faster than
-    ``json.loads`` per line on a large log. A line that does not start with ``{`` (or
-    that the scanner is not available for) goes through ``json.loads``.
-    """
-    import json
-
-    scan: Callable[[str, int], tuple[object, int]] | None = getattr(
-        json.JSONDecoder(), "scan_once", None)
-    find = text.find
-    size = len(text)
-    start = number = 0
-    while start < size:
-        number += 1
-        stop = find("\n", start)
-        if stop < 0:
-            stop = size
-        begin, start = start, stop + 1
-        if scan is None or text[begin] != "{":
-            line = text[begin:stop]
-            if line.strip():
-                yield number, _loads_object(json.loads, line)
-            continue
-        try:
-            value, end = scan(text, begin)
-        except (StopIteration, ValueError, RecursionError):
-            yield number, None
-            continue
-        if end > stop or (end < stop and text[end:stop].strip()):
-            yield number, None  # the value runs past the line, or the line has more
-        else:
-            yield number, value if isinstance(value, dict) else None
-
-
-def _loads_object(loads: Callable[[str], object], line: str) -> dict[str, object] | None:
-    try:
-        value = loads(line)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def read_capped(path: Path, label: str) -> tuple[bytes | None, str | None]:
