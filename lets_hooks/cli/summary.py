@@ -140,7 +140,9 @@ def session_start_main(argv: Sequence[str] | None = None) -> int:
     environ: Mapping[str, str] = os.environ
     hook: HookInput | None = None
     if args.claude_hook:
-        hook, problem = parse_hook_input(sys.stdin.read(HOOK_INPUT_LIMIT))
+        stdin = sys.stdin
+        text = "" if stdin is None or stdin.isatty() else stdin.read(HOOK_INPUT_LIMIT)
+        hook, problem = parse_hook_input(text)
         if problem:
             say(f"lets-session-start: {problem}; nothing recorded")
         environ = _hook_environ(os.environ, hook.session_id)
