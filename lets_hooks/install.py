@@ -21,38 +21,46 @@ _HEAD = """#!/bin/sh
 {marker} for git's {hook} hook: hands git's arguments{stdin_note} to `lets-hooks {hook}`.
 # Written by `lets-hooks install`. A {hook} hook that was here before is kept as
 # {hook}{chained} and runs first.
-lets={command}
-command -v "$lets" >/dev/null 2>&1 || lets=lets-hooks
-if ! command -v "$lets" >/dev/null 2>&1; then
-  echo "lets-hooks: not found on PATH; its {hook} hook did nothing" >&2
-  lets=
-fi
+py={python}
+lets_hooks() {{
+  if [ -n "$py" ] && [ -x "$py" ]; then
+    "$py" -c "$run" "$@"
+  elif command -v lets-hooks >/dev/null 2>&1; then
+    lets-hooks "$@"
+  else
+    echo "lets-hooks: not found on PATH; its {hook} hook did nothing" >&2
+  fi
+}}
+run='import sys
+try:
+    from lets_hooks.cli.hooks import main
+except ImportError:
+    sys.stderr.write("lets-hooks: not installed for %s; hook skipped\\n" % sys.executable)
+    sys.exit(0)
+sys.exit(main())'
 """
 
 _PLAIN = """[ -x "${{0%/*}}/{hook}{chained}" ] && "${{0%/*}}/{hook}{chained}" "$@"
-[ -n "$lets" ] && exec "$lets" {hook} "$@"
-exit 0
+lets_hooks {hook} "$@"
 """
 
 _WITH_STDIN = """if [ -x "${{0%/*}}/{hook}{chained}" ]; then
   input=$(cat)
   if [ -n "$input" ]; then printf '%s\\n' "$input"; fi | "${{0%/*}}/{hook}{chained}" "$@"
   first=$?
-  ours=0
-  if [ -n "$lets" ]; then
-    if [ -n "$input" ]; then printf '%s\\n' "$input"; fi | "$lets" {hook} "$@"
-    ours=$?
-  fi
+  if [ -n "$input" ]; then printf '%s\\n' "$input"; fi | lets_hooks {hook} "$@"
+  ours=$?
   [ "$first" -ne 0 ] && exit "$first"
   exit "$ours"
 fi
-[ -n "$lets" ] && exec "$lets" {hook} "$@"
-exit 0
+lets_hooks {hook} "$@"
 """
 
 
-def shim(hook: str, command: str = "lets-hooks") -> str:
-    """The text of the shim for ``hook``, calling ``command`` (a name or an absolute path)."""
+def shim(hook: str, python: str = "") -> str:
+    """The text of the shim for ``hook``. With ``python`` (an interpreter that can import
+    lets_hooks) the shim runs it directly, which starts faster than the console script;
+    without, or when it is gone, it runs ``lets-hooks`` from PATH."""
     if hook not in HOOKS:
         raise ValueError(f"no shim for {hook!r}")
     takes_stdin = hook != "post-checkout"
@@ -60,7 +68,7 @@ def shim(hook: str, command: str = "lets-hooks") -> str:
         "marker": MARKER,
         "hook": hook,
         "chained": CHAINED,
-        "command": _sh_quote(command),
+        "python": _sh_quote(python) if python else "",
         "stdin_note": " and stdin" if takes_stdin else "",
     }
     body = _WITH_STDIN if takes_stdin else _PLAIN
@@ -77,7 +85,7 @@ class InstallError(Exception):
     """The shims could not be installed; one line for the user."""
 
 
-def install(cwd: str | None, command: str = "lets-hooks") -> list[str]:
+def install(cwd: str | None, python: str = "") -> list[str]:
     """Install the three shims; returns one line per hook saying what was done."""
     repo = Repo(cwd)
     where = repo.locate()
@@ -87,13 +95,13 @@ def install(cwd: str | None, command: str = "lets-hooks") -> list[str]:
     except OSError as exc:
         raise InstallError(f"cannot create the hooks folder {folder}: "
                            f"{exc.strerror or exc}") from exc
-    return [_install_one(folder, hook, command) for hook in HOOKS]
+    return [_install_one(folder, hook, python) for hook in HOOKS]
 
 
-def _install_one(folder: str, hook: str, command: str) -> str:
+def _install_one(folder: str, hook: str, python: str) -> str:
     path = os.path.join(folder, hook)
     chained = path + CHAINED
-    text = shim(hook, command)
+    text = shim(hook, python)
     kept = ""
     if os.path.lexists(path):
         current = _read(path)

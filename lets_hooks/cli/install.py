@@ -12,18 +12,10 @@ if TYPE_CHECKING:
 PROG = "lets-hooks install"
 
 
-def _own_command() -> str:
-    """The absolute path of this ``lets-hooks`` when it can be found, else the name:
-    the shims then work even when the virtual environment is not on PATH."""
-    import shutil
-
-    here = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    if os.path.basename(here) == "lets-hooks" and os.access(here, os.X_OK):
-        return here
-    beside = os.path.join(os.path.dirname(sys.executable), "lets-hooks")
-    if os.access(beside, os.X_OK):
-        return beside
-    return shutil.which("lets-hooks") or "lets-hooks"
+def _own_python() -> str:
+    """The interpreter running this command: it can import lets_hooks, and the shims start
+    faster calling it directly than through the ``lets-hooks`` console script."""
+    return os.path.abspath(sys.executable) if sys.executable else ""
 
 
 def main(argv: Sequence[str]) -> int:
@@ -35,15 +27,15 @@ def main(argv: Sequence[str]) -> int:
                     "folder git runs hooks from (core.hooksPath honoured). A hook already "
                     "there is kept as <hook>.pre-lets and still runs first. Safe to run "
                     "again.")
-    parser.add_argument("--command", metavar="PATH", default=None,
-                        help="the lets-hooks the shims call (default: this one, by its "
-                             "absolute path)")
+    parser.add_argument("--python", metavar="PATH", default=None,
+                        help="the Python the shims run lets-hooks with (default: the one "
+                             "running this command; '' for lets-hooks from PATH)")
     opts = parser.parse_args(list(argv))
     from lets_hooks.install import InstallError, install
     from lets_hooks.repo import GitError, GitMissing, NotARepository
 
     try:
-        lines = install(None, opts.command or _own_command())
+        lines = install(None, _own_python() if opts.python is None else opts.python)
     except GitMissing:
         sys.stderr.write(f"{PROG}: git is not installed or not on PATH\n")
         return 1

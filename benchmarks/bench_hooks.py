@@ -1,0 +1,271 @@
+"""Time the hooks and ``status`` on the 100,000-commit repository.
+
+    python benchmarks/make_repo.py /tmp/bench-repo
+    python benchmarks/bench_hooks.py /tmp/bench-repo [--runs 31] [--commit-graph]
+
+Works on a copy of the repository (the original is left as it was). Three figures:
+
+1. post-checkout: the median time the plain shim adds to ``git checkout`` (checkouts
+   between two branches with the shim installed, minus the same checkouts without it),
+   in the steady state (this session's line already there) and on a first touch (a new
+   session each time, so the line is rewritten).
+2. post-rewrite after ``git rebase`` of 250, 500 and 1,000 session commits: the hook
+   alone, fed the pairs git gave it, to show it is linear in the pairs.
+3. ``lets-hooks status`` over 1,000 extra branches.
+
+Each with the number of git processes it starts (a logging ``git`` first on PATH).
+``--commit-graph`` writes git's commit-graph file first, as ``git gc`` does in most
+real repositories; without it git walks history from the packs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SESSION_ID = "bench-session"
+HERE = Path(__file__).resolve().parent
+
+
+def command(name: str) -> str:
+    installed = Path(sys.executable).parent / name
+    found = str(installed) if installed.exists() else shutil.which(name)
+    if not found:
+        raise SystemExit(f"{name} is not installed (pip install .)")
+    site = Path(sys.executable).parent.parent.glob("lib/python*/site-packages/__editable__*")
+    if any(site):
+        print("warning: this is an editable install, whose import hook adds to every "
+              "start; time a plain `pip install .` instead", file=sys.stderr)
+    return found
+
+
+def git(repo: Path, *args: str, env: dict[str, str] | None = None, stdin: str | None = None
+        ) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True, env=env, input=stdin).stdout
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def logging_path(scratch: Path, env: dict[str, str]) -> tuple[dict[str, str], Path]:
+    real = shutil.which("git")
+    assert real
+    log = scratch / "git-calls"
+    wrapper = scratch / "bin" / "git"
+    wrapper.parent.mkdir(parents=True, exist_ok=True)
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    return dict(env, PATH=f"{wrapper.parent}{os.pathsep}{env['PATH']}"), log
+
+
+def count_calls(log: Path) -> int:
+    n = len(log.read_text().splitlines()) if log.exists() else 0
+    if log.exists():
+        log.unlink()
+    return n
+
+
+# -- 1. post-checkout ------------------------------------------------------------------
+
+def bench_checkout(repo: Path, lets: str, env: dict[str, str], runs: int,
+                   scratch: Path) -> None:
+    empty = scratch / "no-hooks"
+    empty.mkdir()
+    shims = scratch / "shims"
+    shims.mkdir()
+    from lets_hooks.install import shim
+
+    (shims / "post-checkout").write_text(shim("post-checkout", lets))
+    (shims / "post-checkout").chmod(0o755)
+    git(repo, "checkout", "-q", "feature")
+    git(repo, "branch", "-f", "other", "feature~1")
+
+    def checkouts(hooks: Path, sid_each_time: bool) -> list[float]:
+        samples = []
+        for i in range(runs):
+            for branch in ("other", "feature"):
+                run_env = dict(env, LETS_SESSION_ID=f"s{i}-{branch}" if sid_each_time
+                               else SESSION_ID)
+                began = time.perf_counter()
+                subprocess.run(["git", "-c", f"core.hooksPath={hooks}", "checkout", "-q",
+                                branch], cwd=repo, env=run_env, check=True)
+                samples.append(time.perf_counter() - began)
+        return samples
+
+    checkouts(shims, False)  # warm up, and record both branches for this session
+    plain, hooked, first_touch = [], [], []
+    for _ in range(3):  # interleave, so drift hits all three alike
+        plain += checkouts(empty, False)
+        hooked += checkouts(shims, False)
+        first_touch += checkouts(shims, True)
+    base = median_ms(plain)
+    print("== post-checkout (plain shim), "
+          f"{len(plain)} checkouts each ==")
+    print(f"git checkout without hooks        median {base:7.1f} ms")
+    print(f"with the shim, steady state       median {median_ms(hooked):7.1f} ms   "
+          f"adds {median_ms(hooked) - base:5.1f} ms (goal < 40)")
+    print(f"with the shim, first touch        median {median_ms(first_touch):7.1f} ms   "
+          f"adds {median_ms(first_touch) - base:5.1f} ms")
+    counted, log = logging_path(scratch, env)
+    count_calls(log)
+    subprocess.run([lets, "post-checkout", "0", "0", "1"], cwd=repo,
+                   env=dict(counted, LETS_SESSION_ID=SESSION_ID), check=True)
+    steady = count_calls(log)
+    subprocess.run([lets, "post-checkout", "0", "0", "1"], cwd=repo,
+                   env=dict(counted, LETS_SESSION_ID="one-more-session"), check=True)
+    touch = count_calls(log)
+    subprocess.run([lets, "post-checkout", "0", "0", "0"], cwd=repo, env=counted, check=True)
+    files = count_calls(log)
+    print(f"git processes per hook: steady {steady}, first touch {touch}, "
+          f"file checkout {files}")
+
+
+# -- 2. post-rewrite -----------------------------------------------------------------------
+
+def add_commits(repo: Path, branch: str, base: str, count: int, tag: str) -> None:
+    now = int(time.time()) - 600
+    lines = [f"reset refs/heads/{branch}\nfrom {base}\n"]
+    for k in range(count):
+        body = f"{tag} {k}\n"
+        lines.append(f"commit refs/heads/{branch}\n"
+                     f"committer Bench <bench@example.com> {now + k} +0000\n"
+                     f"data {len(body)}\n{body}"
+                     f"M 644 inline {tag}/{k}.txt\ndata {len(body)}\n{body}\n")
+    subprocess.run(["git", "-C", str(repo), "fast-import", "--quiet"],
+                   input="".join(lines).encode(), check=True)
+
+
+def bench_rewrite(repo: Path, lets: str, env: dict[str, str], runs: int,
+                  scratch: Path) -> None:
+    hooks = scratch / "capture"
+    hooks.mkdir()
+    (hooks / "post-rewrite").write_text('#!/bin/sh\ncat > "$GIT_DIR/../captured-pairs"\n')
+    (hooks / "post-rewrite").chmod(0o755)
+    print("== post-rewrite after git rebase (hook alone, pairs on stdin) ==")
+    git(repo, "checkout", "-q", "-f", "main")
+    git(repo, "branch", "-f", "upstream-base", "main~1")
+    results = []
+    for size in (250, 500, 1000):
+        branch = f"big{size}"
+        add_commits(repo, branch, "main~1", size, branch)
+        git(repo, "checkout", "-q", branch)
+        start = git(repo, "rev-parse", f"{branch}~{size}").strip()
+        task = repo / ".lets" / "sessions" / f".task-{branch}"
+        task.write_text(f"session: {start} {SESSION_ID}\n")
+        began = time.perf_counter()
+        git(repo, "-c", f"core.hooksPath={hooks}", "rebase", "-q", "main", env=env)
+        rebase_s = time.perf_counter() - began
+        pairs = (repo / "captured-pairs").read_text()
+        assert len(pairs.splitlines()) == size, size
+        samples = []
+        for _ in range(runs):
+            task.write_text(f"session: {start} {SESSION_ID}\n")
+            began = time.perf_counter()
+            subprocess.run([lets, "post-rewrite", "rebase"], cwd=repo, input=pairs.encode(),
+                           env=env, check=True, stdout=subprocess.DEVNULL)
+            samples.append(time.perf_counter() - began)
+        moved = task.read_text().split()[1]
+        assert moved == git(repo, "rev-parse", "main").strip(), "the boundary did not move"
+        counted, log = logging_path(scratch, env)
+        count_calls(log)
+        task.write_text(f"session: {start} {SESSION_ID}\n")
+        subprocess.run([lets, "post-rewrite", "rebase"], cwd=repo, input=pairs.encode(),
+                       env=counted, check=True)
+        calls = count_calls(log)
+        answer = subprocess.run([command("lets-session-boundary")], cwd=repo, env=env,
+                                capture_output=True, text=True, check=True).stdout
+        assert f"SESSION_COMMITS={size}\n" in answer and "SESSION_TRUST=exact" in answer
+        results.append((size, median_ms(samples)))
+        print(f"{size:5d} pairs: median {median_ms(samples):7.1f} ms  "
+              f"(the rebase itself took {rebase_s:5.1f} s)   git processes {calls}")
+        git(repo, "checkout", "-q", "main")
+    (small, t_small), (big, t_big) = results[0], results[-1]
+    print(f"per extra pair: {(t_big - t_small) / (big - small):.3f} ms; "
+          f"1,000 pairs: {t_big / 1000:.2f} s (goal < 0.5 s)")
+
+
+# -- 3. status ------------------------------------------------------------------------------
+
+def add_branches(repo: Path, count: int) -> None:
+    rng = random.Random(3)
+    tips = git(repo, "rev-list", "--max-count=400", "main").split()
+    now = int(time.time()) - 600
+    lines = []
+    sessions = repo / ".lets" / "sessions"
+    for b in range(count):
+        name = f"topic/{b:04d}"
+        lines.append(f"reset refs/heads/{name}\nfrom {rng.choice(tips)}\n")
+        for k in range(rng.randint(1, 3)):
+            lines.append(f"commit refs/heads/{name}\n"
+                         f"committer Bench <bench@example.com> {now + k} +0000\n"
+                         f"data 3\nb{k}\n")
+    subprocess.run(["git", "-C", str(repo), "fast-import", "--quiet"],
+                   input="".join(lines).encode(), check=True)
+    names = [f"topic/{b:04d}" for b in range(0, count, 2)]
+    shas = git(repo, "rev-parse", *[f"{n}~1" for n in names]).split()
+    for name, sha in zip(names, shas):
+        (sessions / (".task-" + name.replace("/", "-"))).write_text(
+            f"session: {sha} {SESSION_ID}\n")
+
+
+def bench_status(repo: Path, lets: str, env: dict[str, str], runs: int,
+                 scratch: Path) -> None:
+    add_branches(repo, 1000)
+    branches = len(git(repo, "for-each-ref", "refs/heads/").splitlines())
+    argv = [lets, "status"]
+    subprocess.run(argv, cwd=repo, env=env, check=True, stdout=subprocess.DEVNULL)
+    samples = []
+    for _ in range(max(5, runs // 3)):
+        began = time.perf_counter()
+        subprocess.run(argv, cwd=repo, env=env, check=True, stdout=subprocess.DEVNULL)
+        samples.append(time.perf_counter() - began)
+    counted, log = logging_path(scratch, env)
+    count_calls(log)
+    subprocess.run(argv, cwd=repo, env=counted, check=True, stdout=subprocess.DEVNULL)
+    calls = count_calls(log)
+    print(f"== lets-hooks status, {branches} branches, {len(samples)} runs ==")
+    print(f"median {median_ms(samples):7.1f} ms (goal < 1000)   git processes {calls}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Time the hooks and status.")
+    parser.add_argument("repo", type=Path, help="made by benchmarks/make_repo.py")
+    parser.add_argument("--runs", type=int, default=31)
+    parser.add_argument("--commit-graph", action="store_true",
+                        help="write git's commit-graph file first (as git gc does)")
+    parser.add_argument("--only", choices=["checkout", "rewrite", "status"], default=None)
+    args = parser.parse_args(argv)
+    lets = command("lets-hooks")
+    env = dict(os.environ, LETS_SESSION_ID=SESSION_ID, NO_COLOR="1")
+    for name in ("CLAUDE_CODE_SESSION_ID", "PYTHONDONTWRITEBYTECODE", "GIT_DIR"):
+        env.pop(name, None)
+    with tempfile.TemporaryDirectory(prefix="lets-bench-") as tmp:
+        scratch = Path(tmp)
+        repo = scratch / "repo"
+        shutil.copytree(args.repo, repo, symlinks=True)
+        if args.commit_graph:
+            git(repo, "commit-graph", "write", "--reachable")
+        print(f"repository: {int(git(repo, 'rev-list', '--count', '--all')):,} commits; "
+              f"commit-graph: {'yes' if args.commit_graph else 'no'}")
+        if args.only in (None, "checkout"):
+            bench_checkout(repo, lets, env, args.runs, scratch)
+        if args.only in (None, "rewrite"):
+            bench_rewrite(repo, lets, env, max(5, args.runs // 3), scratch)
+        if args.only in (None, "status"):
+            bench_status(repo, lets, env, args.runs, scratch)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+    raise SystemExit(main())
