@@ -92,16 +92,31 @@ def _read_toml(path: str, problems: list[str]) -> dict[str, Any] | None:
 
 
 def _read_bytes(path: str, problems: list[str]) -> bytes | None:
+    # O_NONBLOCK and a regular-file check: a FIFO or a link to /dev/tty must not hang a hook
     try:
-        with open(path, "rb") as handle:
-            return handle.read(1 << 20)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        problems.append(f"{path}: is a folder, not a file; ignored")
     except OSError as exc:
         problems.append(f"{path}: cannot be read ({exc.strerror or exc}); ignored")
-    return None
+        return None
+    try:
+        import stat
+
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            problems.append(f"{path}: is a folder, not a file; ignored")
+            return None
+        if not stat.S_ISREG(mode):
+            problems.append(f"{path}: not a regular file; ignored")
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(1 << 20)
+    except OSError as exc:
+        problems.append(f"{path}: cannot be read ({exc.strerror or exc}); ignored")
+        return None
+    finally:
+        os.close(fd)
 
 
 def _parse(path: str, data: bytes, problems: list[str]) -> dict[str, Any] | None:
