@@ -740,3 +740,21 @@ def test_hooks_on_odd_branches_never_hand_git_an_option(sandbox: Sandbox, git_ca
     assert hooks.pre_push(["origin", "url"], push, env, now, cwd=top).code == 0
     assert lint.lint(Repo(top), top) == []
     assert not (sandbox.path / "PWNED").exists()
+
+
+@pytest.mark.parametrize("where", ["pyproject.toml", ".lets/config.toml"])
+def test_config_file_that_is_a_symlink_to_a_fifo_does_not_hang(sandbox: Sandbox, tmp_path: Path,
+                                                              where: str) -> None:
+    """A committed ``pyproject.toml -> /dev/tty`` (here: a FIFO nobody writes to) must not
+    hang a hook, and with it the git command it rides on."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = sandbox.path / where
+    link.parent.mkdir(exist_ok=True)
+    os.symlink(fifo, link)
+    done = subprocess.run([str(BIN / "lets-session-boundary")], cwd=sandbox.path,
+                          capture_output=True, text=True, check=False, timeout=20)
+    assert done.returncode == 0 and len(done.stdout.splitlines()) == 4
+    assert f"{where}: not a regular file" in done.stderr
+    hook = lets_hooks(sandbox, "post-checkout", "0" * 40, sandbox.head(), "1")
+    assert hook.returncode == 0
