@@ -144,6 +144,18 @@ def test_static_every_git_argument_in_repo_py_is_literal_checked_or_after_a_sepa
     assert problems == []
 
 
+def test_static_only_repo_py_starts_processes() -> None:
+    """One door to git: no other module of the product can start a process."""
+    package = Path(repo_module.__file__).parent
+    spawners = re.compile(r"\bsubprocess\b|posix_spawn|\bos\.(system|popen|exec\w*|fork\w*)\b"
+                          r"|\bPopen\b|\bpty\b|\bmultiprocessing\b")
+    found = [f"{path.relative_to(package)}: {line.strip()}"
+             for path in sorted(package.rglob("*.py")) if path.name != "repo.py"
+             for line in path.read_text().splitlines()
+             if spawners.search(line.split("#", 1)[0])]
+    assert found == []
+
+
 def test_static_check_sees_a_bad_call() -> None:
     """The checker above is not vacuous: an unguarded variable is caught."""
     bad = "class Repo:\n    def f(self, name):\n        self.run('log', name)\n"
