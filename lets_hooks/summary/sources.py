@@ -288,6 +288,7 @@ def _snapshot_block(body: Sequence[str], marker: int
 _LESSON = re.compile(r"###[ \t]+\[(\d{4}-\d{2}-\d{2})\][ \t]*(.*)$")
 _GATES = re.compile(r"##[ \t]+.*graduated gates", re.IGNORECASE)
 _META_KEYS = ("conf", "seen", "obs", "model")
+_LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
 _MODEL_LINE = re.compile(r"\s*(?:[-*>][ \t]*)?model:[ \t]*(\S.*?)\s*$", re.IGNORECASE)
 
 
@@ -298,7 +299,7 @@ class Gate:
     check: str
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen, like LogEntry: there may be thousands
 class Lesson:
     """One ``### [YYYY-MM-DD] title`` lesson. ``has_meta`` is False for a legacy lesson
     (no readable metadata line); ``summary`` is the first line of its body."""
@@ -337,9 +338,10 @@ def read_lessons(root: Path) -> Read[LessonsFile]:
     current: _LessonDraft | None = None
 
     for number, line in enumerate(lines, 1):
-        if _fence(line):
+        first = line[:1]
+        if first and first in "`~ \t" and _fence(line):
             in_fence = not in_fence
-        if in_fence or not line.startswith("#"):
+        if in_fence or first != "#":
             if in_gates and line.lstrip().startswith("|"):
                 gate_rows.append((number, line))
             elif current is not None:
@@ -402,12 +404,12 @@ class _LessonDraft:
             else:
                 self.meta, self.has_meta = meta, True
             return
-        model = _MODEL_LINE.match(line)
+        model = _MODEL_LINE.match(line) if ":" in line else None
         if model:
             self.model = model.group(1)
             return
         if self.summary is None:
-            text = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", stripped.lstrip(">").strip())
+            text = _LIST_MARK.sub("", stripped.lstrip(">").strip())
             self.summary = text or None
 
     def done(self) -> Lesson:
@@ -431,14 +433,18 @@ def _lines_phrase(numbers: Sequence[int]) -> str:
     return f"lines {shown}{more} have"
 
 
+_META_HINT = re.compile(r"(?<![\w-])(?:conf|seen|obs)\s*:")
+_META_SPLIT = re.compile(r"\s*[·|]\s*")
+
+
 def _looks_like_meta(line: str) -> bool:
-    return any(re.search(rf"(?<![\w-]){key}\s*:", line) for key in ("conf", "seen", "obs"))
+    return _META_HINT.search(line) is not None
 
 
 def _parse_meta(text: str) -> dict[str, object] | None:
     """``conf: 0.7 · seen: 2026-11-20 · obs: 3 [· model: NAME]`` → fields; None if bad."""
     found: dict[str, object] = {}
-    for part in re.split(r"\s*[·|]\s*", text):
+    for part in _META_SPLIT.split(text):
         if not part:
             continue
         key, colon, value = part.partition(":")
@@ -512,7 +518,7 @@ _REF = re.compile(r"ref[ \t]*:[ \t]*(\d+)$", re.IGNORECASE)
 _TTL = re.compile(r"ttl[ \t]*:[ \t]*(\d+)[ \t]*d?$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen: a log holds thousands, and a frozen __init__ is 4x slower
 class LogEntry:
     date: dt.date
     type: str | None
@@ -534,13 +540,28 @@ def read_context_log(root: Path, keep_summary_from_ref: int = 3) -> Read[Context
     raw = read_text(root / CONTEXT_LOG, label)
     if raw.value is None:
         return Read(None, raw.warnings)
+    text = raw.value
+    if "```" in text or "~~~" in text:
+        headers, entries, bad = _log_by_lines(text, keep_summary_from_ref)
+    else:  # no fenced code to step over: let the regex engine find the headers
+        headers, entries, bad = _log_by_headers(text, keep_summary_from_ref)
+    warnings = list(raw.warnings)
+    if bad:
+        warnings.append(f"{label}: {_lines_phrase(bad)} an entry header without a readable"
+                        " [YYYY-MM-DD] date and [ref:N]; not counted as entries")
+    return Read(ContextLog(headers, tuple(entries)), tuple(warnings))
+
+
+def _log_by_lines(text: str, keep: int) -> tuple[int, list[LogEntry], list[int]]:
+    """Every ``##`` line outside fenced code is an entry header (``#`` and ``###`` lines
+    are titles and sub-headings); an entry kept with a summary gets its first body line."""
     headers = 0
     entries: list[LogEntry] = []
     bad: list[int] = []
     in_fence = False
     pending: LogEntry | None = None  # an entry whose summary line is still to come
     dates: dict[str, dt.date | None] = {}
-    for number, line in enumerate(_lines(raw.value), 1):
+    for number, line in enumerate(_lines(text), 1):
         first = line[:1]
         if first and first in "`~ \t" and _fence(line):
             in_fence = not in_fence
@@ -557,7 +578,7 @@ def read_context_log(root: Path, keep_summary_from_ref: int = 3) -> Read[Context
             entry = _log_entry(line, number, dates)
             if entry is None:
                 bad.append(number)
-            elif entry.ref >= keep_summary_from_ref:
+            elif entry.ref >= keep:
                 pending = entry
             else:
                 entries.append(entry)
@@ -567,11 +588,43 @@ def read_context_log(root: Path, keep_summary_from_ref: int = 3) -> Read[Context
             pending = None
     if pending is not None:
         entries.append(pending)
-    warnings = list(raw.warnings)
-    if bad:
-        warnings.append(f"{label}: {_lines_phrase(bad)} an entry header without a readable"
-                        " [YYYY-MM-DD] date and [ref:N]; not counted as entries")
-    return Read(ContextLog(headers, tuple(entries)), tuple(warnings))
+    return headers, entries, bad
+
+
+_LOG_HEADER_LINE = re.compile(r"^##(?!#)[^\n]*", re.MULTILINE)
+
+
+def _log_by_headers(text: str, keep: int) -> tuple[int, list[LogEntry], list[int]]:
+    """``_log_by_lines`` for a log without fenced code, visiting only the header lines
+    (a large log is mostly body text). The two agree on every such log (tested)."""
+    matches = list(_LOG_HEADER_LINE.finditer(text))
+    entries: list[LogEntry] = []
+    bad: list[int] = []
+    dates: dict[str, dt.date | None] = {}
+    number, counted_to = 1, 0
+    for index, match in enumerate(matches):
+        number += text.count("\n", counted_to, match.start())
+        counted_to = match.start()
+        line = match.group()
+        entry = _log_entry(line[:-1] if line.endswith("\r") else line, number, dates)
+        if entry is None:
+            bad.append(number)
+            continue
+        if entry.ref >= keep:
+            end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
+            summary = _first_body_line(text[match.end():end])
+            if summary is not None:
+                entry = replace(entry, summary=summary)
+        entries.append(entry)
+    return len(matches), entries, bad
+
+
+def _first_body_line(body: str) -> str | None:
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if stripped and not line.startswith("#"):
+            return stripped
+    return None
 
 
 def _day(text: str, dates: dict[str, dt.date | None]) -> dt.date | None:
@@ -585,11 +638,12 @@ def _day(text: str, dates: dict[str, dt.date | None]) -> dt.date | None:
 def _log_entry(line: str, number: int, dates: dict[str, dt.date | None]) -> LogEntry | None:
     canonical = _LOG_CANONICAL.match(line)
     if canonical is not None:
-        day = _day(canonical.group(1), dates)
+        date_text, kind_text, ttl_text, ref_text, title = canonical.groups()
+        day = dates[date_text] if date_text in dates else _day(date_text, dates)
         if day is None:
             return None
-        return LogEntry(day, canonical.group(2).strip(), int(canonical.group(3)),
-                        int(canonical.group(4)), canonical.group(5).strip(), None, number)
+        return LogEntry(day, kind_text.strip(), int(ttl_text), int(ref_text), title.strip(),
+                        None, number)
     match = _LOG_HEADER.match(line)
     if match is None:
         return None
