@@ -433,16 +433,20 @@ def test_hook_with_read_only_lets_does_not_fail_checkout_or_amend(hooked: Sandbo
     assert path.read_text() == f"session: {hooked.rev('main')} {OTHER}\n"
 
 
-def test_hook_without_lets_hooks_on_path_does_not_fail_checkout(hooked: Sandbox) -> None:
-    for hook in ("post-checkout", "post-rewrite", "pre-push"):  # the shim by name only
+def test_hook_after_lets_hooks_was_uninstalled_does_not_fail_checkout(hooked: Sandbox) -> None:
+    """The shims stay behind when the package goes: git must keep working."""
+    for hook in ("post-checkout", "post-rewrite", "pre-push"):
         shim = hooked.path / ".git" / "hooks" / hook
-        shim.write_text(shim.read_text().replace(str(BIN / "lets-hooks"), "lets-hooks"))
+        text = shim.read_text()
+        assert str(BIN) in text  # the shim names this installation...
+        shim.write_text(text.replace(str(BIN), "/nonexistent/bin"))  # ...which is gone
     env = {"PATH": "/usr/bin:/bin"}
     if shutil.which("lets-hooks", path=env["PATH"]):
         pytest.skip("lets-hooks is installed system-wide here")
     done = git(hooked, "checkout", "-q", "-b", "feat", env=env)
     assert done.returncode == 0, done.stderr
     assert "lets-hooks: not found on PATH" in done.stderr
+    assert hooked.git.branch("--show-current") == "feat"
 
 
 def test_pre_push_warns_but_pushes_and_only_strict_mode_blocks(hooked: Sandbox,
