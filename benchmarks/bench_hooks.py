@@ -85,7 +85,7 @@ def bench_checkout(repo: Path, lets: str, env: dict[str, str], runs: int,
     shims.mkdir()
     from lets_hooks.install import shim
 
-    (shims / "post-checkout").write_text(shim("post-checkout", sys.executable))
+    (shims / "post-checkout").write_text(shim("post-checkout", lets, sys.executable))
     (shims / "post-checkout").chmod(0o755)
     git(repo, "checkout", "-q", "feature")
     git(repo, "branch", "-f", "other", "feature~1")

@@ -21,10 +21,13 @@ _HEAD = """#!/bin/sh
 {marker} for git's {hook} hook: hands git's arguments{stdin_note} to `lets-hooks {hook}`.
 # Written by `lets-hooks install`. A {hook} hook that was here before is kept as
 # {hook}{chained} and runs first.
+lets={command}
 py={python}
 lets_hooks() {{
-  if [ -n "$py" ] && [ -x "$py" ]; then
+  if [ -n "$py" ] && [ -x "$py" ] && [ -x "$lets" ]; then
     "$py" -c "$run" "$@"
+  elif command -v "$lets" >/dev/null 2>&1; then
+    "$lets" "$@"
   elif command -v lets-hooks >/dev/null 2>&1; then
     lets-hooks "$@"
   else
@@ -57,10 +60,12 @@ lets_hooks {hook} "$@"
 """
 
 
-def shim(hook: str, python: str = "") -> str:
-    """The text of the shim for ``hook``. With ``python`` (an interpreter that can import
-    lets_hooks) the shim runs it directly, which starts faster than the console script;
-    without, or when it is gone, it runs ``lets-hooks`` from PATH."""
+def shim(hook: str, command: str = "lets-hooks", python: str = "") -> str:
+    """The text of the shim for ``hook``, calling ``command`` (a name, or the absolute path
+    of the ``lets-hooks`` that installed it). With ``python``, the interpreter of that
+    ``lets-hooks``, the shim runs lets_hooks with it directly while both are there (it
+    starts faster than the console script); else ``command``, else ``lets-hooks`` from
+    PATH, else it says so and lets git go on."""
     if hook not in HOOKS:
         raise ValueError(f"no shim for {hook!r}")
     takes_stdin = hook != "post-checkout"
@@ -68,6 +73,7 @@ def shim(hook: str, python: str = "") -> str:
         "marker": MARKER,
         "hook": hook,
         "chained": CHAINED,
+        "command": _sh_quote(command),
         "python": _sh_quote(python) if python else "",
         "stdin_note": " and stdin" if takes_stdin else "",
     }
@@ -85,7 +91,7 @@ class InstallError(Exception):
     """The shims could not be installed; one line for the user."""
 
 
-def install(cwd: str | None, python: str = "") -> list[str]:
+def install(cwd: str | None, command: str = "lets-hooks", python: str = "") -> list[str]:
     """Install the three shims; returns one line per hook saying what was done."""
     repo = Repo(cwd)
     where = repo.locate()
@@ -95,13 +101,13 @@ def install(cwd: str | None, python: str = "") -> list[str]:
     except OSError as exc:
         raise InstallError(f"cannot create the hooks folder {folder}: "
                            f"{exc.strerror or exc}") from exc
-    return [_install_one(folder, hook, python) for hook in HOOKS]
+    return [_install_one(folder, hook, command, python) for hook in HOOKS]
 
 
-def _install_one(folder: str, hook: str, python: str) -> str:
+def _install_one(folder: str, hook: str, command: str, python: str) -> str:
     path = os.path.join(folder, hook)
     chained = path + CHAINED
-    text = shim(hook, python)
+    text = shim(hook, command, python)
     kept = ""
     if os.path.lexists(path):
         current = _read(path)

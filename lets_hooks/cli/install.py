@@ -12,10 +12,19 @@ if TYPE_CHECKING:
 PROG = "lets-hooks install"
 
 
-def _own_python() -> str:
-    """The interpreter running this command: it can import lets_hooks, and the shims start
-    faster calling it directly than through the ``lets-hooks`` console script."""
-    return os.path.abspath(sys.executable) if sys.executable else ""
+def _own_command() -> tuple[str, str]:
+    """This ``lets-hooks`` by its absolute path, and the interpreter running it: the shims
+    then work without the virtual environment on PATH, and start faster calling the
+    interpreter directly than through the console script."""
+    import shutil
+
+    here = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(here) != "lets-hooks" or not os.access(here, os.X_OK):
+        beside = os.path.join(os.path.dirname(sys.executable), "lets-hooks")
+        here = beside if os.access(beside, os.X_OK) else shutil.which("lets-hooks") or ""
+    if not here:
+        return "lets-hooks", ""
+    return here, os.path.abspath(sys.executable) if sys.executable else ""
 
 
 def main(argv: Sequence[str]) -> int:
@@ -27,15 +36,18 @@ def main(argv: Sequence[str]) -> int:
                     "folder git runs hooks from (core.hooksPath honoured). A hook already "
                     "there is kept as <hook>.pre-lets and still runs first. Safe to run "
                     "again.")
-    parser.add_argument("--python", metavar="PATH", default=None,
-                        help="the Python the shims run lets-hooks with (default: the one "
-                             "running this command; '' for lets-hooks from PATH)")
+    parser.add_argument("--command", metavar="PATH", default=None,
+                        help="the lets-hooks the shims call (default: this one, by its "
+                             "absolute path; 'lets-hooks' for the one on PATH)")
     opts = parser.parse_args(list(argv))
     from lets_hooks.install import InstallError, install
     from lets_hooks.repo import GitError, GitMissing, NotARepository
 
     try:
-        lines = install(None, _own_python() if opts.python is None else opts.python)
+        command, python = _own_command()
+        if opts.command is not None:
+            command, python = opts.command, ""
+        lines = install(None, command, python)
     except GitMissing:
         sys.stderr.write(f"{PROG}: git is not installed or not on PATH\n")
         return 1
