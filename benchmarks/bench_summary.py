@@ -37,6 +37,11 @@ def command(name: str = "lets-session-start") -> str:
     found = str(installed) if installed.exists() else shutil.which(name)
     if not found:
         raise SystemExit(f"{name} is not installed (pip install .)")
+    site = Path(sys.executable).parent.parent.glob("lib/python*/site-packages/__editable__*")
+    if any(site):
+        print("note: this is an editable install; its import hook adds to every start, and"
+              " with PYTHONDONTWRITEBYTECODE set every module is compiled again each run."
+              " Time a plain `pip install .` for the figures users see.", file=sys.stderr)
     return found
 
 
