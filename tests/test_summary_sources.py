@@ -207,3 +207,12 @@ def test_the_two_context_log_readers_agree(lines: list[str], crlf: bool, final: 
     newline = "\r\n" if crlf else "\n"
     text = newline.join(lines) + (newline if final else "")
     assert sources._log_by_headers(text, 3) == sources._log_by_lines(text, 3)
+
+
+@pytest.mark.parametrize(("line", "heading"), [
+    ("## Next steps", "Next steps"), ("## Next steps ##", "Next steps"), ("### C#", "C#"),
+    ("## Gate #3", "Gate #3"), ("#  spaced  ", "spaced"),
+])
+def test_heading_text(tmp_path: Path, line: str, heading: str) -> None:
+    handoff = sources.read_handoff(put(tmp_path, sources.HANDOFF, f"{line}\n- x\n")).value
+    assert handoff is not None and [s.heading for s in handoff.sections] == [heading]

@@ -97,7 +97,8 @@ def _fence(line: str) -> bool:
 
 # --------------------------------------------------------------------------- markdown sections
 
-_HEADING = re.compile(r"(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+# An ATX heading; a closing run of "#" is dropped only after a space ("## C#" keeps it).
+_HEADING = re.compile(r"(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,8 @@ def _sections(lines: Sequence[str]) -> tuple[Section, ...]:
     """Split at every heading outside fenced code; text before the first heading is a
     level-0 section with an empty heading."""
     found: list[Section] = []
-    heading, level, body = "", 0, []  # type: tuple[str, int, list[str]]
+    heading, level = "", 0
+    body: list[str] = []
     in_fence = False
     for line in lines:
         if _fence(line):
@@ -239,9 +241,9 @@ def read_handoff(root: Path) -> Read[Handoff]:
         if problem:
             warnings.append(f"{label}: {problem}")
         if block is not None:
-            first_line = start + marker + 2 + 1  # 1-based line of the block's first line
-            value, yaml_problem = _parse_yaml("\n".join(block[1]), label,
-                                              "state-snapshot block", first_line + block[0])
+            first, yaml_lines = block
+            value, yaml_problem = _parse_yaml("\n".join(yaml_lines), label,
+                                              "state-snapshot block", start + first + 1)
             if yaml_problem:
                 warnings.append(yaml_problem)
             elif not isinstance(value, Mapping):
@@ -261,8 +263,8 @@ def _snapshot_block(body: Sequence[str], marker: int
                     ) -> tuple[tuple[int, list[str]] | None, int, str | None]:
     """The YAML lines after the marker: a fenced block, or bare lines up to a blank one.
 
-    Returns ((offset of the first YAML line from the line after the marker, lines),
-    index of the first line after the block, problem).
+    Returns ((index of the first YAML line, the YAML lines) or None, index of the first
+    line after the block, problem).
     """
     index = marker + 1
     while index < len(body) and not body[index].strip():
@@ -270,17 +272,17 @@ def _snapshot_block(body: Sequence[str], marker: int
     if index >= len(body):
         return None, index, "state-snapshot marker with no block after it"
     opener = body[index].strip()
-    offset = index - marker - 1
     if opener.startswith("```") or opener.startswith("~~~"):
         fence = opener[:3]
         for end in range(index + 1, len(body)):
-            if body[end].strip().startswith(fence) and not body[end].strip()[3:].strip():
-                return (offset, list(body[index + 1:end])), end + 1, None
+            closer = body[end].strip()
+            if closer.startswith(fence) and not closer[3:].strip():
+                return (index + 1, list(body[index + 1:end])), end + 1, None
         return None, len(body), "state-snapshot block has no closing fence; ignored"
     end = index
     while end < len(body) and body[end].strip():
         end += 1
-    return (offset - 1, list(body[index:end])), end, None
+    return (index, list(body[index:end])), end, None
 
 
 # --------------------------------------------------------------------------- lessons
