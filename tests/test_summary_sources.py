@@ -71,6 +71,14 @@ def test_snapshot_marker_may_sit_below_some_prose(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- lessons
 
 
+def test_code_in_a_lesson_is_not_its_summary(tmp_path: Path) -> None:
+    body = "### [2026-11-01] fenced\n```\nmodel: not a tag\n## not a heading\n```\nthe real line\n"
+    lessons = sources.read_lessons(put(tmp_path, sources.LESSONS, body)).value
+    assert lessons is not None
+    [lesson] = lessons.lessons
+    assert (lesson.summary, lesson.model) == ("the real line", None)
+
+
 def test_lessons_metadata_shapes(tmp_path: Path) -> None:
     body = ("## Graduated Gates\n| id | trigger | check |\n|---|---|---|\n| G1 | t | c |\n"
             "| G2 | short |\n\n"
@@ -97,7 +105,7 @@ def test_lessons_metadata_shapes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("meta", [
     "conf: 1.5", "conf: high", "seen: 2026-13-01", "obs: many", "conf 0.5 · obs: 1",
-    "conf: · obs: 1", "seen: 2026-W48-7", "seen: 20261129",
+    "conf: · obs: 1", "seen: 2026-W48-7", "seen: 20261129", "obs: -2", "conf: nan",
 ])
 def test_unreadable_metadata_is_reported(tmp_path: Path, meta: str) -> None:
     read = sources.read_lessons(put(tmp_path, sources.LESSONS,

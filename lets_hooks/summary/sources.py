@@ -343,7 +343,10 @@ def read_lessons(root: Path) -> Read[LessonsFile]:
         first = line[:1]
         if first and first in "`~ \t" and _fence(line):
             in_fence = not in_fence
-        if in_fence or first != "#":
+            continue
+        if in_fence:
+            continue  # code inside a lesson is neither its summary nor its metadata
+        if first != "#":
             if in_gates and line.lstrip().startswith("|"):
                 gate_rows.append((number, line))
             elif current is not None:
@@ -465,7 +468,10 @@ def _parse_meta(text: str) -> dict[str, object] | None:
                     return None
                 found["seen"] = seen
             elif key == "obs":
-                found["obs"] = int(value)
+                obs = int(value)
+                if obs < 0:
+                    return None
+                found["obs"] = obs
             elif key == "model":
                 found["model"] = value
         except ValueError:
