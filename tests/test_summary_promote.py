@@ -301,3 +301,11 @@ def test_failed_rename_leaves_the_file_and_no_temp_file(
     assert memory_of(root) == MEMORY
     assert sorted(p.name for p in (root / "memory").iterdir()) == ["MEMORY.md",
                                                                    "context-log.md"]
+
+
+def test_an_entry_logged_twice_is_promoted_once(tmp_path: Path) -> None:
+    twice = LOG + "\n## [2026-11-03][BUG][ttl:30d][ref:6] CRLF lost the session id\nagain\n"
+    root = project(tmp_path, log=twice)
+    result = promote(root)
+    assert [entry.ref for entry in result.added] == [3, 5]
+    assert memory_of(root).count("CRLF lost the session id") == 1

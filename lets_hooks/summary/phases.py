@@ -650,20 +650,39 @@ def promotion_key(entry: LogEntry) -> tuple[str, str]:
     return f"[{entry.date.isoformat()}]", entry.title
 
 
-def is_promoted(entry: LogEntry, memory_lines: Sequence[str]) -> bool:
-    """MEMORY.md already has a line holding the entry's ``[date]`` and title."""
-    date_tag, title = promotion_key(entry)
-    return any(date_tag in line and title in line for line in memory_lines)
+_DATE_TAG = re.compile(r"\[\d{4}-\d{2}-\d{2}\]")
+
+
+def _lines_by_date(memory_text: str) -> dict[str, list[str]]:
+    """MEMORY.md's lines under each ``[YYYY-MM-DD]`` tag they hold."""
+    found: dict[str, list[str]] = {}
+    for line in memory_text.split("\n"):
+        if "[" in line:
+            for tag in dict.fromkeys(_DATE_TAG.findall(line)):
+                found.setdefault(tag, []).append(line)
+    return found
+
+
+def not_yet_promoted(entries: Iterable[LogEntry], memory_text: str) -> tuple[LogEntry, ...]:
+    """Entries with ref ≥ ``PROMOTE_REF`` for which no line of MEMORY.md holds both the
+    entry's ``[date]`` and its title; each date and title once, in log order."""
+    by_date = _lines_by_date(memory_text)
+    chosen: dict[tuple[str, str], LogEntry] = {}
+    for entry in entries:
+        if entry.ref < PROMOTE_REF:
+            continue
+        key = promotion_key(entry)
+        if key not in chosen and not any(key[1] in line for line in by_date.get(key[0], ())):
+            chosen[key] = entry
+    return tuple(chosen.values())
 
 
 def promotion_candidates(log: ContextLog | None, memory: MemoryIndex | None
                          ) -> tuple[LogEntry, ...]:
-    """Context-log entries with ref ≥ ``PROMOTE_REF`` not yet in MEMORY.md, in log order."""
+    """Context-log entries worth promoting that MEMORY.md lacks (none without either)."""
     if log is None or memory is None:
         return ()
-    lines = [line for line in memory.text.split("\n") if "[" in line]
-    return tuple(entry for entry in log.entries
-                 if entry.ref >= PROMOTE_REF and not is_promoted(entry, lines))
+    return not_yet_promoted(log.entries, memory.text)
 
 
 def candidate_text(entry: LogEntry) -> str:
@@ -707,9 +726,7 @@ def plan_promotion(memory_text: str, entries: Sequence[LogEntry]) -> PromotionPl
     the file's line ending (LF or CRLF) is used for the new lines.
     """
     index = parse_memory_index(memory_text)
-    memory_lines = [line for line in memory_text.split("\n") if "[" in line]
-    added = tuple(entry for entry in entries
-                  if entry.ref >= PROMOTE_REF and not is_promoted(entry, memory_lines))
+    added = not_yet_promoted(entries, memory_text)
     if not added:
         return PromotionPlan(memory_text, ())
     newline = "\r\n" if "\r\n" in memory_text else "\n"
