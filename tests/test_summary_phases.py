@@ -641,3 +641,14 @@ def test_an_unreadable_file_is_a_warning(tmp_path: Path) -> None:
     (tmp_path / "project" / LESSONS).chmod(0)
     result = build_summary(tmp_path / "project", tmp_path / "home", TODAY)
     assert result.warnings == (f"{LESSONS}: cannot read (Permission denied)",)
+
+
+def test_placeholders_and_settled_sections_are_not_items(tmp_path: Path) -> None:
+    body = ("## Next\n- None of the tests pass yet\n\n## Open decisions\nNone so far.\n\n"
+            "## Decisions made\n- chose YAML\n\n## Resolved issues\n- the CRLF bug\n\n"
+            "## Known issues\n- N/A\n- the cache is cold\n")
+    lines = block(tmp_path, {HANDOFF: body})
+    assert lines[2] == "**Priority 1:** None of the tests pass yet"
+    assert "**Outstanding decisions:** none" in lines
+    assert labelled(lines, "Active blockers") == ["**Active blockers:**",
+                                                  "  - the cache is cold"]

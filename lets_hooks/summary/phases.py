@@ -307,9 +307,15 @@ _LIST_ITEM = re.compile(r"( {0,1})(?:[-*+]|\d+[.)])[ \t]+(.*)$")
 _CHECKBOX = re.compile(r"\[( |x|X)\][ \t]*(.*)$")
 
 
+_SETTLED = re.compile(r"\b(?:resolved|completed|done|fixed|closed|made)\b")
+
+
 def section_role(heading: str) -> str | None:
-    """Which part of the readiness block a prose heading feeds, if any."""
+    """Which part of the readiness block a prose heading feeds, if any. A heading about
+    what is settled ("Resolved issues", "Decisions made") feeds none."""
     text = heading.lower()
+    if _SETTLED.search(text):
+        return None
     if "decision" in text:
         return "decisions"
     if "blocker" in text or "blocked" in text or "issue" in text:
@@ -348,12 +354,14 @@ def section_items(section: Section) -> list[str]:
     return [one_line(" ".join(paragraph))] if paragraph else []
 
 
-_NOTHING = re.compile(r"(?:none|nothing|n/?a)\b", re.IGNORECASE)
+_NOTHING = re.compile(r"[-—*]?\s*(?:none|nothing|n/?a)(?:\s+(?:yet|so far|for now))?\s*[.!]?",
+                      re.IGNORECASE)
 
 
 def real_items(items: Iterable[str]) -> list[str]:
-    """Items without the empty ones and the "none" / "nothing" / "n/a" placeholders."""
-    return [item for item in items if item and not _NOTHING.match(item)]
+    """Items without the empty ones and the placeholders that say there are none
+    ("None.", "none yet", "N/A"); "none of the tests pass" is an item."""
+    return [item for item in items if item and not _NOTHING.fullmatch(item)]
 
 
 def _prose_items(sections: Iterable[Section], role: str) -> list[str]:
