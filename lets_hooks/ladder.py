@@ -220,15 +220,21 @@ def _finish(result: Boundary, branch: str, head: str | None, recorded: state.Rec
     return result
 
 
-def resolve_path(path: str, environ: Mapping[str, str], now: float) -> Boundary:
-    """Resolve for the repository containing ``path``; never raises (fails closed)."""
+def resolve_path(path: str, environ: Mapping[str, str], now: float,
+                 session_id: str | None = None) -> Boundary:
+    """Resolve for the repository containing ``path``; never raises (fails closed).
+
+    The current session id is ``session_id`` when given, else read from ``environ``
+    through the configured ``session_id_env``.
+    """
     try:
         from lets_hooks import config as config_module
 
         repo = Repo(path)
         where = repo.locate()
         settings = config_module.load(where.top, environ)
-        result = resolve(repo, settings, settings.session_id(environ), int(now), where=where)
+        current = session_id or settings.session_id(environ)
+        result = resolve(repo, settings, current, int(now), where=where)
         result.notes[:0] = settings.problems
         return result
     except Exception as exc:  # fail closed: a consumer always gets an answer

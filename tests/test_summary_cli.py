@@ -153,6 +153,20 @@ def test_resume_keeps_the_range_of_the_running_session(
     assert f"**Session range:** session: {start}..HEAD (1 commits)" in out.splitlines()
 
 
+def test_hook_session_id_is_exact_whatever_session_id_env_says(
+        sandbox: Sandbox, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook's own id is the current session, even with a custom ``session_id_env``."""
+    start = sandbox.commit("recent")
+    (sandbox.path / ".lets").mkdir(exist_ok=True)
+    (sandbox.path / ".lets" / "config.toml").write_text('session_id_env = ["MY_TOOL_SID"]\n')
+    sandbox.write_task("main", f"session: {start} sess-9\n")
+    monkeypatch.setenv("MY_TOOL_SID", "someone-else")
+    _, out, _ = hook(capsys, monkeypatch, {
+        "session_id": "sess-9", "cwd": str(sandbox.path), "source": "resume"})
+    assert f"**Session range:** session: {start}..HEAD (0 commits)" in out.splitlines()
+
+
 def test_hook_root_comes_from_the_hook_cwd(
         sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

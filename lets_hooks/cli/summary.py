@@ -20,7 +20,6 @@ from lets_hooks.cli import say
 
 RECORDING_SOURCES = frozenset({"startup", "clear"})
 HOOK_INPUT_LIMIT = 1024 * 1024
-SESSION_ID_VARIABLES = ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
 
 
 def _date(text: str) -> dt.date:
@@ -73,28 +72,14 @@ def parse_hook_input(text: str) -> tuple[HookInput, str | None]:
     return HookInput(field("session_id"), field("cwd"), field("source")), None
 
 
-def _hook_environ(environ: Mapping[str, str], session_id: str | None) -> dict[str, str]:
-    """The environment the ladder and the recorder see: the hook's session id is the
-    current session's id (Claude Code does not put it in a hook's environment)."""
-    merged = dict(environ)
-    if session_id:
-        for name in SESSION_ID_VARIABLES:
-            merged[name] = session_id
-    return merged
-
-
 def _record(root: Path, hook: HookInput, environ: Mapping[str, str]) -> None:
     if hook.source not in RECORDING_SOURCES:
         return  # resume / compact continue a session that has its boundary already
     if not hook.session_id:
         say("lets-session-start: the hook input has no session_id; nothing recorded")
         return
-    try:
-        from lets_hooks.hooks import record_session
-    except ImportError:
-        say("lets-session-start: this install cannot record sessions"
-            " (lets_hooks.hooks.record_session is missing); nothing recorded")
-        return
+    from lets_hooks.hooks import record_session
+
     for message in record_session(str(root), hook.session_id, environ):
         say(message)
 
@@ -110,12 +95,12 @@ def _emit(text: str) -> None:
         os.close(devnull)
 
 
-def _session_range(root: Path, environ: Mapping[str, str]) -> str | None:
-    try:
-        from lets_hooks.ladder import resolve_path
-    except ImportError:
-        return None
-    return resolve_path(str(root), environ, time.time()).desc
+def _session_range(root: Path, environ: Mapping[str, str], session_id: str | None) -> str:
+    """The ladder's range description. A hook's session id is the current session's id
+    (Claude Code does not put it in a hook's environment)."""
+    from lets_hooks.ladder import resolve_path
+
+    return resolve_path(str(root), environ, time.time(), session_id=session_id).desc
 
 
 def session_start_main(argv: Sequence[str] | None = None) -> int:
@@ -145,7 +130,6 @@ def session_start_main(argv: Sequence[str] | None = None) -> int:
         hook, problem = parse_hook_input(text)
         if problem:
             say(f"lets-session-start: {problem}; nothing recorded")
-        environ = _hook_environ(os.environ, hook.session_id)
 
     start = Path(hook.cwd) if hook is not None and hook.cwd else Path.cwd()
     root = Path(args.root) if args.root else find_top(start)
@@ -165,7 +149,8 @@ def session_start_main(argv: Sequence[str] | None = None) -> int:
             say(f"lets-session-start: {line}" if not line.startswith(" ") else line)
         status = 0 if result.ok else 1
 
-    summary = build_summary(root, home, today, _session_range(root, environ))
+    session_id = hook.session_id if hook is not None else None
+    summary = build_summary(root, home, today, _session_range(root, environ, session_id))
     _emit(render.render_json(summary) if args.json else render.render_markdown(summary))
     return 0 if hook is not None else status  # a hook never stops a session from starting
 
