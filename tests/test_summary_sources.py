@@ -224,3 +224,30 @@ def test_the_two_context_log_readers_agree(lines: list[str], crlf: bool, final: 
 def test_heading_text(tmp_path: Path, line: str, heading: str) -> None:
     handoff = sources.read_handoff(put(tmp_path, sources.HANDOFF, f"{line}\n- x\n")).value
     assert handoff is not None and [s.heading for s in handoff.sections] == [heading]
+
+
+# --------------------------------------------------------------------------- symlinks
+
+
+@pytest.mark.parametrize(("name", "reader"), [
+    (sources.HANDOFF, sources.read_handoff),
+    (sources.LESSONS, sources.read_lessons),
+    (sources.CONTEXT_LOG, sources.read_context_log),
+    (sources.MEMORY_INDEX, sources.read_memory_index),
+])
+def test_project_file_linking_out_of_the_project_is_refused(
+        tmp_path: Path, name: str, reader: Callable[[Path], Read[Any]]) -> None:
+    """A cloned repository's symlink must not make the summary print a private file."""
+    secret = tmp_path / "home" / "secret.md"
+    put(tmp_path / "home", "secret.md", "## Next\n- PRIVATE-KEY-TEXT\n")
+    root = tmp_path / "project"
+    (root / name).parent.mkdir(parents=True)
+    (root / name).symlink_to(secret)
+    read = reader(root)
+    assert read.value is None
+    assert read.warnings == (f"{name}: a symbolic link to a file outside the project; not read",)
+    # a link that stays inside the project is still followed
+    put(root, "notes/real.md", "## Next\n- inside\n")
+    (root / name).unlink()
+    (root / name).symlink_to(root / "notes" / "real.md")
+    assert reader(root).value is not None

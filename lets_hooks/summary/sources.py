@@ -59,14 +59,21 @@ def home_label(relative: str) -> str:
 # --------------------------------------------------------------------------- raw text
 
 
-def read_text(path: Path, label: str) -> Read[str]:
+def read_text(path: Path, label: str, within: Path | None = None) -> Read[str]:
     """A file's text, bounded: at most ``MAX_FILE_BYTES`` are ever read.
 
     Missing → ``Read(None)`` silently. Larger than the limit, not a regular file (a
     folder, a named pipe), or unreadable → ``Read(None, (warning,))``. Not valid UTF-8 →
     the text with the bad bytes replaced (U+FFFD) and a warning. A leading byte-order
-    mark is dropped.
+    mark is dropped. With ``within`` (a project's files), a symbolic link that leads out
+    of that folder is refused: a cloned repository must not make the summary print, say,
+    a key from the user's home.
     """
+    if within is not None and os.path.lexists(path):
+        real, fence = os.path.realpath(path), os.path.realpath(within)
+        if real != fence and not real.startswith(fence.rstrip(os.sep) + os.sep):
+            return Read(None, (f"{label}: a symbolic link to a file outside the project;"
+                               " not read",))
     data, problem = read_capped(path, label)
     if data is None:
         return Read(None, (problem,) if problem else ())
@@ -224,7 +231,7 @@ def _frontmatter(lines: Sequence[str], label: str
 
 def read_handoff(root: Path) -> Read[Handoff]:
     label = HANDOFF
-    raw = read_text(root / HANDOFF, label)
+    raw = read_text(root / HANDOFF, label, within=root)
     if raw.value is None:
         return Read(None, raw.warnings)
     warnings = list(raw.warnings)
@@ -325,7 +332,7 @@ class LessonsFile:
 
 def read_lessons(root: Path) -> Read[LessonsFile]:
     label = LESSONS
-    raw = read_text(root / LESSONS, label)
+    raw = read_text(root / LESSONS, label, within=root)
     if raw.value is None:
         return Read(None, raw.warnings)
     warnings = list(raw.warnings)
@@ -545,7 +552,7 @@ class ContextLog:
 
 def read_context_log(root: Path, keep_summary_from_ref: int = 3) -> Read[ContextLog]:
     label = CONTEXT_LOG
-    raw = read_text(root / CONTEXT_LOG, label)
+    raw = read_text(root / CONTEXT_LOG, label, within=root)
     if raw.value is None:
         return Read(None, raw.warnings)
     text = raw.value
@@ -699,7 +706,7 @@ class MemoryIndex:
 
 
 def read_memory_index(root: Path) -> Read[MemoryIndex]:
-    raw = read_text(root / MEMORY_INDEX, MEMORY_INDEX)
+    raw = read_text(root / MEMORY_INDEX, MEMORY_INDEX, within=root)
     if raw.value is None:
         return Read(None, raw.warnings)
     return Read(parse_memory_index(raw.value), raw.warnings)
