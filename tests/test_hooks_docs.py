@@ -16,8 +16,7 @@ def manifest() -> list[dict[str, object]]:
 
 
 def readme() -> str:
-    return "\n".join(p.read_text() for p in (ROOT / "README.md", ROOT / "README.hooks.md")
-                     if p.exists())
+    return (ROOT / "README.md").read_text()
 
 
 def test_manifest_entries() -> None:

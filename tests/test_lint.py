@@ -512,9 +512,7 @@ def test_pre_commit_stage_blocks_a_commit_of_state(
 
 
 def test_readme_shows_the_ci_example() -> None:
-    docs = "".join(path.read_text() for path in (PROJECT / "README.md",
-                                                   PROJECT / "README.safety.md")
-                   if path.exists())
+    docs = (PROJECT / "README.md").read_text()
     assert "pre-commit run lets-state-lint --all-files" in docs
     assert "lets-hooks lint" in docs
     assert "lets-state-lint" in docs

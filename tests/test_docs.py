@@ -1,0 +1,55 @@
+"""The README tells the truth about what ships: every command, and the contract's forms."""
+
+from __future__ import annotations
+
+import configparser
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+FORMS = [
+    r"session: [0-9a-f]+\.\.HEAD \(\d+ commits\)",
+    r"approx: [0-9a-f]+\.\.HEAD \(\d+ commits\) - boundary recorded by an earlier session",
+    r"approx: [0-9a-f]+\.\.HEAD \(\d+ commits\) - estimated from the branch point, "
+    r"no boundary was recorded",
+    r"boundary unknown - no valid session boundary for this branch",
+    r"boundary unknown - detached HEAD",
+]
+
+
+def console_scripts() -> list[str]:
+    parser = configparser.ConfigParser()
+    parser.read(ROOT / "setup.cfg")
+    entries = parser["options.entry_points"]["console_scripts"].strip().splitlines()
+    return [entry.split("=")[0].strip() for entry in entries]
+
+
+def test_every_console_script_is_shown_running() -> None:
+    scripts = console_scripts()
+    assert len(scripts) == 4
+    for name in scripts:
+        assert f"$ {name}" in README, name
+
+
+def test_the_two_commands_exist() -> None:
+    for script in ("scripts/run", "scripts/test"):
+        assert f"bash {script}" in README
+        assert (ROOT / script).exists()
+    assert "bash scripts/test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_every_sample_description_is_one_of_the_contract_forms() -> None:
+    samples = re.findall(r"^SESSION_RANGE_DESC=(.*)$", README, flags=re.M)
+    assert len(samples) >= 4
+    for sample in samples:
+        assert any(re.fullmatch(form, sample) for form in FORMS), sample
+
+
+def test_sample_blocks_have_the_four_lines_in_order() -> None:
+    keys = ["SESSION_BOUNDARY", "SESSION_TRUST", "SESSION_COMMITS", "SESSION_RANGE_DESC"]
+    lines = README.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("SESSION_BOUNDARY=")]
+    assert starts
+    for i in starts:
+        assert [line.split("=", 1)[0] for line in lines[i:i + 4]] == keys
