@@ -208,3 +208,44 @@ def test_a_thousand_branches_cost_the_same_five_git_processes(tmp_path: Path) ->
         assert by[name].boundary.lines() == expected.lines(), name
     trusts = {row.boundary.trust for row in table}
     assert trusts == {"exact", "estimate", "none"}
+
+
+def _status_output(box: HookBox, terminal: bool, no_color: bool) -> bytes:
+    """``lets-hooks status`` with stdout on a pseudo-terminal or a pipe."""
+    import os
+    import pty
+
+    from conftest import BIN
+
+    env = dict(os.environ, LETS_SESSION_ID=SID)
+    env.pop("NO_COLOR", None)
+    if no_color:
+        env["NO_COLOR"] = ""  # set to anything, even empty, means no colour
+    if not terminal:
+        return subprocess.run([str(BIN / "lets-hooks"), "status"], cwd=box.path, env=env,
+                              capture_output=True, check=True).stdout
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen([str(BIN / "lets-hooks"), "status"], cwd=box.path, env=env,
+                                stdout=follower, stderr=subprocess.DEVNULL)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed: the command is done
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        os.close(leader)
+    return b"".join(chunks)
+
+
+def test_trust_is_coloured_only_on_a_terminal_without_no_color(box: HookBox) -> None:
+    every_kind_of_branch(box)
+    assert b"\x1b[32mexact\x1b[0m" in _status_output(box, terminal=True, no_color=False)
+    assert b"\x1b[" not in _status_output(box, terminal=True, no_color=True)
+    assert b"\x1b[" not in _status_output(box, terminal=False, no_color=False)

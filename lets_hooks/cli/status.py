@@ -46,11 +46,17 @@ def main(argv: Sequence[str]) -> int:
 
         sys.stdout.write(json.dumps([row.as_dict() for row in table], indent=2) + "\n")
     else:
-        sys.stdout.write(render(table))
+        from lets_hooks.cli import use_color
+
+        sys.stdout.write(render(table, color=use_color(sys.stdout)))
     return 0
 
 
-def render(table: list[Row]) -> str:
+COLORS = {"exact": "32", "prior-session": "33", "estimate": "33", "none": "31"}
+
+
+def render(table: list[Row], color: bool = False) -> str:
+    """The table; with ``color``, the trust column in colour (a terminal, no NO_COLOR)."""
     if not table:
         return "no local branches\n"
     lines = [HEADER]
@@ -68,5 +74,7 @@ def render(table: list[Row]) -> str:
     out = []
     for line in lines:
         cells = [line[k].ljust(widths[k]) for k in range(4)]
+        if color and line[2] in COLORS:
+            cells[2] = f"\033[{COLORS[line[2]]}m{line[2]}\033[0m" + cells[2][len(line[2]):]
         out.append("  ".join([*cells, line[4]]).rstrip())
     return "\n".join(out) + "\n"
