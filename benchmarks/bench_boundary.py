@@ -17,26 +17,14 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from installed import command
+
 HERE = Path(__file__).resolve().parent
 SESSION_ID = "bench-session"
-
-
-def command(name: str = "lets-session-boundary") -> list[str]:
-    """The installed console script next to this interpreter (else on PATH)."""
-    installed = Path(sys.executable).parent / name
-    found = str(installed) if installed.exists() else shutil.which(name)
-    if not found:
-        raise SystemExit(f"{name} is not installed (pip install .)")
-    editable = Path(sys.executable).parent.parent.glob("lib/python*/site-packages/__editable__*")
-    if any(editable):
-        print("warning: this is an editable install, whose import hook adds ~10 ms to "
-              "every start; time a plain `pip install .` instead", file=sys.stderr)
-    return [found]
 
 
 def timed(argv: list[str], cwd: Path, env: dict[str, str], runs: int) -> list[float]:
@@ -76,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     env = dict(os.environ, LETS_SESSION_ID=SESSION_ID, NO_COLOR="1")
     env.pop("CLAUDE_CODE_SESSION_ID", None)
-    ours = command()
+    ours = [command("lets-session-boundary")]
     shell = ["bash", str(HERE / "reference_ladder.sh")]
     subprocess.run(["git", "-C", str(args.repo), "checkout", "-q", "feature"], check=True)
     try:

@@ -31,20 +31,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from installed import command
+
 SESSION_ID = "bench-session"
 HERE = Path(__file__).resolve().parent
-
-
-def command(name: str) -> str:
-    installed = Path(sys.executable).parent / name
-    found = str(installed) if installed.exists() else shutil.which(name)
-    if not found:
-        raise SystemExit(f"{name} is not installed (pip install .)")
-    site = Path(sys.executable).parent.parent.glob("lib/python*/site-packages/__editable__*")
-    if any(site):
-        print("warning: this is an editable install, whose import hook adds to every "
-              "start; time a plain `pip install .` instead", file=sys.stderr)
-    return found
 
 
 def git(repo: Path, *args: str, env: dict[str, str] | None = None, stdin: str | None = None

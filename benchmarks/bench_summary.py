@@ -16,13 +16,13 @@ import argparse
 import datetime as dt
 import json
 import random
-import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+from installed import command
 
 BUDGET_SECONDS = 0.5
 TODAY = dt.date(2026, 11, 29)
@@ -30,19 +30,6 @@ LOG_ENTRIES = 10_000
 LESSONS = 2_000
 INTERVENTION_LINES = 100_000
 INTERVENTION_FILES = 12
-
-
-def command(name: str = "lets-session-start") -> str:
-    installed = Path(sys.executable).parent / name
-    found = str(installed) if installed.exists() else shutil.which(name)
-    if not found:
-        raise SystemExit(f"{name} is not installed (pip install .)")
-    site = Path(sys.executable).parent.parent.glob("lib/python*/site-packages/__editable__*")
-    if any(site):
-        print("note: this is an editable install; its import hook adds to every start, and"
-              " with PYTHONDONTWRITEBYTECODE set every module is compiled again each run."
-              " Time a plain `pip install .` for the figures users see.", file=sys.stderr)
-    return found
 
 
 def day(rng: random.Random, back: int) -> str:
@@ -175,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             path.stat().st_size for path in (home / ".claude/.harness/interventions").iterdir())
         for name, size in sizes.items():
             print(f"{name:<42} {size / 1e6:6.2f} MB")
-        base_argv = [command(), "--root", str(project), "--home", str(home),
+        base_argv = [command("lets-session-start"), "--root", str(project), "--home", str(home),
                      "--today", TODAY.isoformat()]
         ok = report("lets-session-start", timed(base_argv, args.runs))
         ok = report("lets-session-start --json", timed([*base_argv, "--json"], args.runs)) and ok

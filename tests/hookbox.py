@@ -76,6 +76,17 @@ def make(tmp_path: Path) -> HookBox:
     return box
 
 
+def with_remote(tmp_path: Path) -> HookBox:
+    """``make`` with the hooks installed and ``main`` pushed to a local bare ``origin``."""
+    box = make(tmp_path)
+    box.install()
+    remote = tmp_path / "remote.git"
+    box.sh("init", "-q", "--bare", str(remote))
+    box.sh("remote", "add", "origin", str(remote))
+    box.sh("push", "-q", "origin", "main")
+    return box
+
+
 def logging_git(folder: Path) -> tuple[dict[str, str], Path]:
     """An environment whose ``git`` logs each call (one line each) before running git."""
     import shutil

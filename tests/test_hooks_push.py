@@ -6,17 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
-from hookbox import SID, HookBox, make
+from hookbox import SID, HookBox, with_remote
 
 
 @pytest.fixture
 def box(tmp_path: Path) -> HookBox:
-    made = make(tmp_path)
-    made.install()
-    remote = tmp_path / "remote.git"
-    made.sh("init", "-q", "--bare", str(remote))
-    made.sh("remote", "add", "origin", str(remote))
-    made.sh("push", "-q", "origin", "main")
+    made = with_remote(tmp_path)
     # feat-good: recorded by this session; feat-bad: a boundary that is not a commit;
     # feat-none: nothing recorded at all
     for name in ("feat-good", "feat-bad", "feat-none"):

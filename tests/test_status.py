@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, make
+from hookbox import OTHER, SID, HookBox, make, with_remote
 
 from lets_hooks import config, ladder, status
 from lets_hooks.repo import Repo
@@ -40,12 +40,7 @@ def assert_same_as_the_ladder(box: HookBox, sid: str | None) -> list[status.Row]
 
 @pytest.fixture
 def box(tmp_path: Path) -> HookBox:
-    made = make(tmp_path)
-    made.install()
-    remote = tmp_path / "remote.git"
-    made.sh("init", "-q", "--bare", str(remote))
-    made.sh("remote", "add", "origin", str(remote))
-    made.sh("push", "-q", "origin", "main")
+    made = with_remote(tmp_path)
     made.sh("remote", "set-head", "origin", "main")
     return made
 
