@@ -127,7 +127,9 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
     if len(result.messages) > before:
         result.code = 1
         return result, None
-    boundary = ladder.resolve(repo, settings, settings.session_id(environ), now, where=where)
+    # Judged for the session it was recorded for (``--sid``), else the environment's.
+    current = sid or settings.session_id(environ)
+    boundary = ladder.resolve(repo, settings, current, now, where=where)
     return result, boundary
 
 

@@ -235,10 +235,12 @@ def test_record_command(box: HookBox) -> None:
     assert box.line("feat") == f"{box.head()} {SID}"
     assert done.stdout.splitlines()[0] == f"recorded {box.head()} for branch 'feat'"
     assert f"SESSION_RANGE_DESC=session: {box.head()}..HEAD (0 commits)" in done.stdout
-    done = box.run("lets-hooks", "record", "--sid", "hand-made")
+    done = box.run("lets-hooks", "record", "--sid", "hand-made", env={"LETS_SESSION_ID": SID})
     assert box.line("feat") == f"{box.head()} hand-made"
+    assert "SESSION_TRUST=exact" in done.stdout  # judged for the session it names
     done = box.run("lets-hooks", "record", "--no-sid", env={"LETS_SESSION_ID": SID})
     assert box.line("feat") == box.head()
+    assert "SESSION_TRUST=prior-session" in done.stdout
 
 
 def test_record_command_refuses_clearly(box: HookBox) -> None:
