@@ -469,3 +469,10 @@ def test_git_is_never_handed_an_option(sandbox: Sandbox, tmp_path: Path) -> None
     sandbox.boundary(env={"PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"})
     args = log.read_text().splitlines()
     assert not any(a.startswith("--output") or a in ("--all", "-n1") for a in args), args
+
+
+def test_a_usage_error_still_prints_four_lines(sandbox: Sandbox) -> None:
+    done = sandbox.run("lets-session-boundary", "--no-such-flag")
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[1:3] == ["SESSION_TRUST=none", "SESSION_COMMITS=unknown"]
+    assert "usage: lets-session-boundary" in done.stderr

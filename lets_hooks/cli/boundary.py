@@ -69,11 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     try:
         result, as_json = compute(args)
-    except SystemExit as exc:  # argparse: --help, or a usage error
-        if exc.code not in (0, None):
+    except SystemExit as exc:  # argparse: --help, or a usage error (already on stderr)
+        if exc.code not in (0, None):  # fail closed even then: the four lines, status 0
             for line in _fallback_lines():
                 print(line)
-        return 0 if exc.code in (0, None) else 2
+        return 0
     except Exception as exc:  # fail closed, whatever happened
         note(f"internal error ({type(exc).__name__}: {exc}) - reporting no boundary")
         for line in _fallback_lines():
