@@ -41,19 +41,13 @@ def main(argv: Sequence[str]) -> int:
                              "absolute path; 'lets-hooks' for the one on PATH)")
     opts = parser.parse_args(list(argv))
     from lets_hooks.install import InstallError, install
-    from lets_hooks.repo import GitError, GitMissing, NotARepository
+    from lets_hooks.repo import GitError
 
     try:
         command, python = _own_command()
         if opts.command is not None:
             command, python = opts.command, ""
         lines = install(None, command, python)
-    except GitMissing:
-        sys.stderr.write(f"{PROG}: git is not installed or not on PATH\n")
-        return 1
-    except NotARepository:
-        sys.stderr.write(f"{PROG}: not inside a git repository\n")
-        return 1
     except (InstallError, GitError) as exc:
         sys.stderr.write(f"{PROG}: {exc}\n")
         return 1
