@@ -79,9 +79,15 @@ def _read_pyproject(path: str, problems: list[str]) -> dict[str, Any] | None:
     if lets is None:
         return None
     if not isinstance(lets, dict):
-        problems.append(f"{path}: [tool.lets] must be a table; ignored")
+        problems.append(f"{_shown(path)}: [tool.lets] must be a table; ignored")
         return None
     return lets
+
+
+def _shown(path: str) -> str:
+    """A settings file as messages name it: relative to the work tree, like the keys'."""
+    own = os.path.join(".lets", "config.toml")
+    return own if path.endswith(os.sep + own) else os.path.basename(path)
 
 
 def _read_toml(path: str, problems: list[str]) -> dict[str, Any] | None:
@@ -98,22 +104,22 @@ def _read_bytes(path: str, problems: list[str]) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        problems.append(f"{path}: cannot be read ({exc.strerror or exc}); ignored")
+        problems.append(f"{_shown(path)}: cannot be read ({exc.strerror or exc}); ignored")
         return None
     try:
         import stat
 
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
-            problems.append(f"{path}: is a folder, not a file; ignored")
+            problems.append(f"{_shown(path)}: is a folder, not a file; ignored")
             return None
         if not stat.S_ISREG(mode):
-            problems.append(f"{path}: not a regular file; ignored")
+            problems.append(f"{_shown(path)}: not a regular file; ignored")
             return None
         with os.fdopen(os.dup(fd), "rb") as handle:
             return handle.read(1 << 20)
     except OSError as exc:
-        problems.append(f"{path}: cannot be read ({exc.strerror or exc}); ignored")
+        problems.append(f"{_shown(path)}: cannot be read ({exc.strerror or exc}); ignored")
         return None
     finally:
         os.close(fd)
@@ -129,12 +135,12 @@ def _parse(path: str, data: bytes, problems: list[str]) -> dict[str, Any] | None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        problems.append(f"{path}: not UTF-8 text; ignored")
+        problems.append(f"{_shown(path)}: not UTF-8 text; ignored")
         return None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        problems.append(f"{path}: invalid TOML ({exc}); ignored")
+        problems.append(f"{_shown(path)}: invalid TOML ({exc}); ignored")
         return None
 
 

@@ -70,7 +70,7 @@ def test_bad_values_are_one_line_naming_file_and_key(tmp_path: Path, text: str,
     write(tmp_path, own=text)
     loaded = config.load(str(tmp_path), {})
     assert len(loaded.problems) == 1
-    assert ".lets/config.toml" in loaded.problems[0]
+    assert loaded.problems[0].startswith(".lets/config.toml: ")
     assert needle in loaded.problems[0]
     assert "\n" not in loaded.problems[0]
     assert loaded.max_age_days == 14 and loaded.merge_branch is None
@@ -79,7 +79,8 @@ def test_bad_values_are_one_line_naming_file_and_key(tmp_path: Path, text: str,
 def test_non_utf8_config(tmp_path: Path) -> None:
     (tmp_path / ".lets").mkdir()
     (tmp_path / ".lets" / "config.toml").write_bytes(b"merge_branch = '\xff'\n")
-    assert "not UTF-8" in config.load(str(tmp_path), {}).problems[0]
+    assert config.load(str(tmp_path), {}).problems == [
+        ".lets/config.toml: not UTF-8 text; ignored"]
 
 
 def test_pyproject_setting_drives_the_command(sandbox: Sandbox) -> None:
