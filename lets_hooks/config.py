@@ -1,7 +1,13 @@
 """Settings: environment, then ``.lets/config.toml``, then ``[tool.lets]`` in pyproject.toml.
 
-A TOML parser is imported only when a file that may hold our settings exists, and a
-``pyproject.toml`` that never mentions ``lets`` is not parsed at all.
+Both files are read by the TOML grammar (``tomllib``, or ``tomli`` before Python 3.11),
+and the table is looked up in what the parser returns, so every spelling of it counts
+(``[tool."lets"]``, ``[tool . lets]``, ``tool = {lets = {...}}``). Importing the parser
+costs a few milliseconds on a hook's hot path, so a ``pyproject.toml`` that cannot hold a
+``lets`` key is not parsed: a key spelled ``lets`` has those four bytes in the file, in a
+bare, literal or plain quoted key, unless a quoted key spells a letter with a ``\\u``
+escape, which needs a backslash. With neither in the file, the parse could only answer
+"no table"; ``tests/test_config.py`` checks that claim against the parser.
 """
 
 from __future__ import annotations
@@ -50,10 +56,17 @@ def load(top: str | None, environ: Mapping[str, str]) -> Config:
         table = _read_pyproject(pyproject, config.problems)
         if table is not None:
             layers.append(("pyproject.toml [tool.lets]", table))
+        from lets_hooks import state
+
+        store = state.open_store(top)
         own = os.path.join(top, ".lets", "config.toml")
-        table = _read_toml(own, config.problems)
-        if table is not None:
-            layers.append((".lets/config.toml", table))
+        if store.problem is not None:
+            if os.path.lexists(own):
+                config.problems.append(f".lets/config.toml: not read: {store.problem}")
+        else:
+            table = _read_toml(own, config.problems)
+            if table is not None:
+                layers.append((".lets/config.toml", table))
     for where, table in layers:  # lowest first: later layers win
         _apply(config, table, where)
     merge = environ.get("LETS_MERGE_BRANCH", "").strip()
@@ -67,9 +80,15 @@ def load(top: str | None, environ: Mapping[str, str]) -> Config:
     return config
 
 
+def may_hold_lets(data: bytes) -> bool:
+    """Could a TOML document with these bytes have a key ``lets``? (See the docstring:
+    False only when the parser would certainly find none.)"""
+    return b"lets" in data or b"\\" in data
+
+
 def _read_pyproject(path: str, problems: list[str]) -> dict[str, Any] | None:
-    data = _read_bytes(path, problems)
-    if data is None or (b"tool.lets" not in data and b"[tool]" not in data):
+    data = _read_bytes(path, problems, os.path.dirname(path))
+    if data is None or not may_hold_lets(data):
         return None
     doc = _parse(path, data, problems)
     if doc is None:
@@ -97,32 +116,22 @@ def _read_toml(path: str, problems: list[str]) -> dict[str, Any] | None:
     return _parse(path, data, problems)
 
 
-def _read_bytes(path: str, problems: list[str]) -> bytes | None:
-    # O_NONBLOCK and a regular-file check: a FIFO or a link to /dev/tty must not hang a hook
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        problems.append(f"{_shown(path)}: cannot be read ({exc.strerror or exc}); ignored")
-        return None
-    try:
-        import stat
+def _read_bytes(path: str, problems: list[str], top: str | None = None) -> bytes | None:
+    """A settings file: never blocking (a FIFO or a link to /dev/tty must not hang a
+    hook), never more than the state limit; with ``top``, never through a link that leads
+    out of the work tree."""
+    from lets_hooks import files
 
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            problems.append(f"{_shown(path)}: is a folder, not a file; ignored")
-            return None
-        if not stat.S_ISREG(mode):
-            problems.append(f"{_shown(path)}: not a regular file; ignored")
-            return None
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read(1 << 20)
-    except OSError as exc:
-        problems.append(f"{_shown(path)}: cannot be read ({exc.strerror or exc}); ignored")
-        return None
-    finally:
-        os.close(fd)
+    if top is not None:
+        data, problem = files.read_inside(top, os.path.relpath(path, top), files.MAX_BYTES)
+    else:
+        data, problem = files.read_capped(path, files.MAX_BYTES, follow=True)
+    if problem is not None:
+        name = os.path.basename(path)
+        if problem.startswith(name + " "):
+            problem = problem[len(name) + 1:]
+        problems.append(f"{_shown(path)}: {problem.removesuffix(' - ignored')}; ignored")
+    return data
 
 
 def _parse(path: str, data: bytes, problems: list[str]) -> dict[str, Any] | None:

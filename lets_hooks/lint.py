@@ -4,9 +4,10 @@
 ``(path, problem)`` records with the path relative to the top; it prints nothing. The
 checks, in order:
 
-1. anything at or under ``.lets/sessions`` is tracked by git (state is per work tree;
-   a committed copy is someone else's boundary steering this clone), and so is a
-   tracked ``.lets`` that is itself a file or symbolic link;
+1. anything at or under ``.lets/sessions`` or ``.lets/locks`` is tracked by git (state
+   is per work tree; a committed copy is someone else's boundary steering this clone),
+   and so is a tracked ``.lets``, ``.lets/sessions`` or ``.lets/locks`` that is itself a
+   file or symbolic link (a link that came with the repository is never followed);
 2. the non-slugged ``.lets/sessions/.session-start-ref`` exists (it is never read: one
    global file answering a per-branch question);
 3. a task file's session line, or a legacy slugged file's sha, is malformed, or the
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 LETS = ".lets"
 SESSIONS = ".lets/sessions"
+LOCKS = ".lets/locks"
 GLOBAL_REF = ".session-start-ref"
 LEGACY_PREFIX = ".session-start-ref-"
 TASK_PREFIX = ".task-"
@@ -63,7 +65,10 @@ class Finding:
 def lint(repo: Repo, top: str) -> list[Finding]:
     """Every finding for the work tree at ``top``; ``repo`` must be opened at ``top``."""
     findings = tracked_state(repo)
-    findings += state_files(top)
+    if not any(f.path in state.LINKABLE for f in findings):  # said once, not twice
+        findings += state_files(state.open_store(top, repo))
+    else:
+        findings += state_files(state.Store(top))
     findings += memory_files(top)
     return findings
 
@@ -73,10 +78,11 @@ def lint(repo: Repo, top: str) -> list[Finding]:
 def tracked_state(repo: Repo) -> list[Finding]:
     found = []
     for path in repo.tracked(LETS):
-        if path in (LETS, SESSIONS):
+        if path in (LETS, SESSIONS, LOCKS):
             found.append(Finding(path, "tracked by git: session state must never be "
-                                       "committed (git rm --cached it)"))
-        elif path.startswith(SESSIONS + "/"):
+                                       "committed, and a link here would be followed by "
+                                       "no one (git rm --cached it)"))
+        elif path.startswith((SESSIONS + "/", LOCKS + "/")):
             found.append(Finding(path, "tracked by git: session state is per work tree "
                                        "and must not be committed (git rm --cached it)"))
     return found
@@ -84,9 +90,11 @@ def tracked_state(repo: Repo) -> list[Finding]:
 
 # -- 2 and 3. the state files on disk ------------------------------------------------------
 
-def state_files(top: str) -> list[Finding]:
-    folder = state.sessions_dir(top)
+def state_files(store: state.Store) -> list[Finding]:
     found: list[Finding] = []
+    if store.problem is not None:
+        return [Finding(LETS, store.problem)]
+    folder = store.sessions
     for name in _names(folder, found):
         path = f"{SESSIONS}/{name}"
         if name == GLOBAL_REF:
@@ -153,17 +161,14 @@ def _line_problem(parts: list[bytes], what: str) -> str | None:
     if not SHA_MIN <= len(sha) <= SHA_MAX:
         return (f"malformed {what}: a {len(sha)}-digit sha cannot name a commit "
                 f"({SHA_MIN} to {SHA_MAX} hex digits)")
-    if len(parts) > 1 and not _printable(parts[1]):
-        return f"malformed {what}: the session id {_quote(parts[1])} is not printable text"
+    if len(parts) > 1:
+        try:
+            problem = state.sid_problem(parts[1].decode("utf-8"))
+        except UnicodeDecodeError:
+            problem = "it is not UTF-8 text"
+        if problem is not None:
+            return f"malformed {what}: the session id {_quote(parts[1])} is not usable ({problem})"
     return None
-
-
-def _printable(raw: bytes) -> bool:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return text.isprintable()
 
 
 def _quote(raw: bytes, limit: int = 48) -> str:
@@ -200,9 +205,7 @@ def memory_files(top: str) -> list[Finding]:
 # -- display -------------------------------------------------------------------------------
 
 def shown(path: str) -> str:
-    """``path`` as one printable line: undecodable bytes and control characters escaped."""
-    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
-                   for c in text)
+    """``path`` as one printable line (see ``files.shown``)."""
+    from lets_hooks import files
+
+    return files.shown(path)

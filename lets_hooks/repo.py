@@ -13,16 +13,20 @@ from __future__ import annotations
 
 import os
 
+from lets_hooks import files
+
 TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
 NULL_SHA = "0" * 40
 _PIPE_SAFE = 60_000  # below one pipe buffer: a write this size never blocks
+_ERR_KEEP = 4096  # enough of git's stderr for its first line
 
 
 class GitError(Exception):
-    """git could not be run or gave an answer that cannot be used."""
+    """git could not be run, or failed; ``str()`` names the git subcommand and gives
+    git's own reason (its first line on stderr) when it said one."""
 
 
 class GitMissing(GitError):
@@ -33,48 +37,88 @@ class NotARepository(GitError):
     """The folder is not inside a git repository."""
 
 
-def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, bytes]:
-    """Run ``argv`` and return (exit status, stdout). stderr is discarded."""
+class Unsafe(GitError):
+    """git refuses the repository: it belongs to another user (``safe.directory``)."""
+
+
+def failure(args: Sequence[str], code: int, err: bytes) -> GitError:
+    """The error for ``git <args>`` that exited ``code`` having said ``err``."""
+    sub = next((a for a in args if not a.startswith("-")), "") if args else ""
+    first = ""
+    for line in err.decode("utf-8", "backslashreplace").split("\n"):
+        line = line.strip()
+        if line:
+            first = line
+            break
+    for lead in ("fatal: ", "error: "):
+        if first.startswith(lead):
+            first = first[len(lead):]
+    if "dubious ownership" in first:
+        where = first.rpartition(" at ")[2].strip("'")
+        return Unsafe(f"git {sub}: {first} (git's safe.directory check; if you trust it: "
+                      f"git config --global --add safe.directory {where})")
+    if first.startswith("not a git repository"):
+        return NotARepository("not a git repository")
+    if first:
+        return GitError(f"git {sub} failed: {first}")
+    return GitError(f"git {sub} failed (exit status {code})")
+
+
+def reason(exc: BaseException) -> str:
+    """One line for any failure: git's own words for a ``GitError``, else the exception."""
+    if isinstance(exc, GitMissing):
+        return "git is not installed or not on PATH"
+    if isinstance(exc, NotARepository):
+        return "not inside a git repository"
+    text = str(exc)
+    if isinstance(exc, GitError):
+        return text or "git failed"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, bytes, bytes]:
+    """Run ``argv``: (exit status, stdout, the first few KB of stderr)."""
     if not hasattr(os, "posix_spawnp"):  # pragma: no cover - non-POSIX
         import subprocess
 
         try:
             done = subprocess.run(
-                argv, cwd=cwd, input=stdin or b"", stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, check=False,
-            )
+                argv, cwd=cwd, input=stdin or b"", capture_output=True, check=False)
         except FileNotFoundError as exc:
             raise GitMissing("git is not installed or not on PATH") from exc
-        return done.returncode, done.stdout
+        return done.returncode, done.stdout, done.stderr[:_ERR_KEEP]
     if cwd is not None:
         # posix_spawn has no cwd; git's own -C does the same job.
         argv = [argv[0], "-C", cwd, *argv[1:]]
     out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
     in_r = -1
     in_w = -1
-    tmp_fd = -1
     if stdin is not None and len(stdin) > _PIPE_SAFE:
         import tempfile
 
-        tmp_fd, tmp_name = tempfile.mkstemp(prefix="lets-git-")
+        in_r, tmp_name = tempfile.mkstemp(prefix="lets-git-")
         os.unlink(tmp_name)
-        os.write(tmp_fd, stdin)
-        os.lseek(tmp_fd, 0, os.SEEK_SET)
-        in_r = tmp_fd
+        os.write(in_r, stdin)
+        os.lseek(in_r, 0, os.SEEK_SET)
     elif stdin is not None:
         in_r, in_w = os.pipe()
     devnull = os.open(os.devnull, os.O_RDWR)
     actions = [
         (os.POSIX_SPAWN_DUP2, in_r if in_r >= 0 else devnull, 0),
         (os.POSIX_SPAWN_DUP2, out_w, 1),
-        (os.POSIX_SPAWN_DUP2, devnull, 2),
+        (os.POSIX_SPAWN_DUP2, err_w, 2),
     ]
     try:
         pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
     except FileNotFoundError as exc:
+        for fd in (out_r, err_r, in_w):
+            if fd >= 0:
+                os.close(fd)
         raise GitMissing("git is not installed or not on PATH") from exc
     finally:
         os.close(out_w)
+        os.close(err_w)
         os.close(devnull)
         if in_r >= 0:
             os.close(in_r)
@@ -86,20 +130,39 @@ def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, 
             pass
         finally:
             os.close(in_w)
-    chunks = []
-    try:
-        while True:
-            chunk = os.read(out_r, 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(out_r)
+    out, err = _drain(out_r, err_r)
     _, status = os.waitpid(pid, 0)
     code = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else (
         status >> 8
     )
-    return code, b"".join(chunks)
+    return code, out, err
+
+
+def _drain(out_r: int, err_r: int) -> tuple[bytes, bytes]:
+    """Read both pipes to their end (neither can fill up and stall git)."""
+    import select
+
+    chunks: list[bytes] = []
+    err = b""
+    poller = select.poll()
+    poller.register(out_r, select.POLLIN)
+    poller.register(err_r, select.POLLIN)
+    live = 2
+    try:
+        while live:
+            for fd, _ in poller.poll():
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    poller.unregister(fd)
+                    live -= 1
+                elif fd == out_r:
+                    chunks.append(chunk)
+                elif len(err) < _ERR_KEEP:
+                    err += chunk
+    finally:
+        os.close(out_r)
+        os.close(err_r)
+    return b"".join(chunks), err[:_ERR_KEEP]
 
 
 class Location:
@@ -129,6 +192,30 @@ class ObjectInfo:
         self.commit_time = commit_time
 
 
+class Floor:
+    """Where a commit's first-parent line meets the history of some stops.
+
+    ``stop`` is the first commit of the line (full sha) reachable from a stop, or None
+    when the line ends at a root without meeting one; ``count`` is how many commits of the
+    line come before it; ``linear`` is True when none of those has more than one parent.
+    """
+
+    __slots__ = ("count", "linear", "stop")
+
+    def __init__(self, stop: str | None, count: int, linear: bool) -> None:
+        self.stop = stop
+        self.count = count
+        self.linear = linear
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Floor):
+            return NotImplemented
+        return (self.stop, self.count, self.linear) == (other.stop, other.count, other.linear)
+
+    def __repr__(self) -> str:
+        return f"Floor(stop={self.stop!r}, count={self.count}, linear={self.linear})"
+
+
 class Repo:
     """A repository, reached through git processes. Counts the processes it starts."""
 
@@ -136,53 +223,83 @@ class Repo:
         self.cwd = cwd
         self.git = git
         self.calls = 0
+        self.last_error = b""  # git's stderr from the last process, for messages
 
     # -- plumbing ---------------------------------------------------------------------
     def run(self, *args: str, stdin: bytes | None = None) -> tuple[int, bytes]:
         self.calls += 1
-        return _spawn([self.git, *args], self.cwd, stdin)
+        code, out, self.last_error = _spawn([self.git, *args], self.cwd, stdin)
+        return code, out
 
     def _out(self, *args: str, stdin: bytes | None = None) -> str | None:
+        """git's output as text, or None when git failed (the caller decides)."""
         code, out = self.run(*args, stdin=stdin)
         if code != 0:
             return None
         return out.decode("utf-8", "surrogateescape")
+
+    def _must(self, *args: str, stdin: bytes | None = None) -> bytes:
+        """git's output; a failure raises ``GitError`` with git's own reason."""
+        code, out = self.run(*args, stdin=stdin)
+        if code != 0:
+            raise failure(args, code, self.last_error)
+        return out
 
     # -- where are we -----------------------------------------------------------------
     def locate(self) -> Location:
         """Work tree, git dir, HEAD, its branch and ``origin/HEAD``'s target: one process.
 
         ``rev-parse`` prints its answers in order and stops at the first name it cannot
-        resolve, so a missing ``origin/HEAD`` just shortens the answer. An unborn HEAD or
-        a folder with no work tree takes the slow path.
+        resolve, so ``origin/HEAD`` goes last and its absence just shortens the answer.
+        The two paths sit between answers of known shape, so a path holding a newline is
+        still read whole. An unborn HEAD or a folder with no work tree takes the slow path.
         """
         code, raw = self.run(
-            "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-toplevel",
-            "HEAD", "--symbolic-full-name", "HEAD", "refs/remotes/origin/HEAD", "--",
+            "rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name", "HEAD",
+            "--absolute-git-dir", "--show-toplevel", "refs/remotes/origin/HEAD", "--",
         )
-        lines = raw.decode("utf-8", "surrogateescape").split("\n")
-        if len(lines) >= 6 and lines[0] == "true":
-            _, git_dir, top, head, ref = lines[:5]
-            origin_head = lines[5] if code == 0 and len(lines) >= 7 else None
-            if hex_only(head) and len(head) >= 40:
-                return Location(top, git_dir, _branch_of(ref), head, _short_remote(origin_head))
+        text = raw.decode("utf-8", "surrogateescape")
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        origin = None
+        if code == 0 and len(lines) >= 6 and lines[-1].startswith("refs/remotes/"):
+            origin = lines.pop()
+        if len(lines) >= 5 and lines[0] == "true" and files.is_sha(lines[1]):
+            head, ref = lines[1], lines[2]
+            paths = _split_paths(lines[3:], 2)
+            if paths is not None:
+                git_dir, top = paths
+                return Location(top, git_dir, _branch_of(ref), head, _short_remote(origin))
+        if code != 0 and not lines:
+            raise failure(("rev-parse",), code, self.last_error)
         return self._locate_slow()
 
     def _locate_slow(self) -> Location:
-        """The unusual places: no work tree (bare, inside .git), unborn HEAD."""
-        code, raw = self.run("rev-parse", "--is-inside-work-tree", "--absolute-git-dir")
-        lines = raw.decode("utf-8", "surrogateescape").splitlines()
-        if code != 0 or len(lines) != 2:
-            raise NotARepository("not inside a git repository")
-        inside, git_dir = lines
+        """The unusual places: no work tree (bare, inside .git), unborn HEAD. One answer
+        per process, so each path is the whole output less its final newline."""
+        inside = self._one("rev-parse", "--is-inside-work-tree")
+        git_dir = self._one("rev-parse", "--absolute-git-dir")
         top: str | None = None
         if inside == "true":
-            top = (self._out("rev-parse", "--show-toplevel") or "").rstrip("\n") or None
+            top = self._one("rev-parse", "--show-toplevel") or None
         ref = (self._out("symbolic-ref", "-q", "HEAD") or "").strip()
         head = (self._out("rev-parse", "--verify", "-q", "HEAD") or "").strip() or None
         origin = self.symref("refs/remotes/origin/HEAD")
         return Location(top, git_dir, _branch_of(ref) if ref else None, head,
                         _short_remote(origin))
+
+    def _one(self, *args: str) -> str:
+        """A one-value answer, whole (a path may hold a newline); ``GitError`` on failure."""
+        out = self._must(*args).decode("utf-8", "surrogateescape")
+        return out[:-1] if out.endswith("\n") else out
+
+    def common_dir(self) -> str:
+        """The git directory shared by every work tree (absolute)."""
+        path = self._one("rev-parse", "--git-common-dir")
+        if not os.path.isabs(path):
+            path = os.path.join(self.cwd or os.getcwd(), path)
+        return os.path.normpath(path)
 
     # -- objects ----------------------------------------------------------------------
     def objects(self, names: Sequence[str]) -> list[ObjectInfo]:
@@ -213,7 +330,7 @@ class Repo:
             else:
                 found[name] = ObjectInfo(name, None, None)
         if code != 0:
-            raise GitError("git cat-file failed")
+            raise failure(("cat-file",), code, self.last_error)
         return [found.get(n, ObjectInfo(n, None, None)) for n in names]
 
     def symref(self, ref: str) -> str | None:
@@ -231,21 +348,37 @@ class Repo:
         """
         if not prefix or prefix.startswith(("-", ":")):
             raise GitError(f"refusing to pass {prefix!r} to git as a path")
-        code, raw = self.run("ls-files", "-z", "--full-name", "--", prefix)
-        if code != 0:
-            raise GitError("git ls-files failed")
+        raw = self._must("ls-files", "-z", "--full-name", "--", prefix)
         return [p.decode("utf-8", "surrogateescape") for p in raw.split(b"\0") if p]
+
+    def is_ignored(self, path: str) -> bool:
+        """Does git ignore ``path`` (relative to the top; it need not exist)?"""
+        if not path or path.startswith(("-", ":")):
+            raise GitError(f"refusing to pass {path!r} to git as a path")
+        code, _ = self.run("check-ignore", "-q", "--", path)
+        if code not in (0, 1):
+            raise failure(("check-ignore",), code, self.last_error)
+        return code == 0
 
     # -- history ----------------------------------------------------------------------
     def merge_base(self, a: str, b: str) -> str | None:
-        """``git merge-base a b`` for two object names already checked to be shas."""
+        """``git merge-base a b`` for two object names already checked to be shas; None
+        when they have no common ancestor."""
         _require_sha(a, b)
-        out = self._out("merge-base", a, b)
-        return out.strip() or None if out else None
+        code, out = self.run("merge-base", a, b)
+        if code == 1 and not out.strip():
+            return None  # no merge base
+        if code != 0:
+            raise failure(("merge-base",), code, self.last_error)
+        return out.decode("ascii", "replace").strip() or None
 
     def is_ancestor(self, a: str, b: str) -> bool:
+        """``git merge-base --is-ancestor a b``; raises when git fails (exit 128), never
+        reads a failure as "no"."""
         _require_sha(a, b)
         code, _ = self.run("merge-base", "--is-ancestor", a, b)
+        if code not in (0, 1):
+            raise failure(("merge-base",), code, self.last_error)
         return code == 0
 
     def ahead_behind(self, base: str, head: str) -> tuple[int, int] | None:
@@ -255,9 +388,7 @@ class Repo:
         the second is ``git rev-list --count base..head``.
         """
         _require_sha(base, head)
-        out = self._out("rev-list", "--left-right", "--count", f"{base}...{head}", "--")
-        if out is None:
-            return None
+        out = self._must("rev-list", "--left-right", "--count", f"{base}...{head}", "--")
         parts = out.split()
         if len(parts) != 2 or not all(p.isdigit() for p in parts):
             return None
@@ -265,127 +396,243 @@ class Repo:
 
     def count(self, base: str, head: str) -> int | None:
         _require_sha(base, head)
-        out = self._out("rev-list", "--count", f"{base}..{head}", "--")
+        out = self._must("rev-list", "--count", f"{base}..{head}", "--").strip()
+        return int(out) if out.isdigit() else None
+
+    def count_outside(self, head: str, base: str, excluded: Sequence[str]) -> int | None:
+        """Commits reachable from ``head`` and from neither ``base`` nor any of
+        ``excluded``: ``git rev-list --count head ^base ^excluded...``, one process.
+
+        The names travel on stdin (``--stdin``), so however many there are none can act as
+        an option. Like every ``rev-list`` with a ``^`` name, git decides "reachable from
+        ``base``" with a commit-date heuristic: a history whose committer dates run
+        backwards for long stretches can make it count commits it should not (the graph
+        in ``lets_hooks.graph`` answers by topology and is exact).
+        """
+        _require_sha(head, base, *excluded)
+        out = self._out("rev-list", "--count", "--stdin", stdin=_revs(head, [base, *excluded]))
         return int(out) if out is not None and out.strip().isdigit() else None
+
+    def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
+        """Walk ``head``'s first-parent line down to the first commit reachable from any
+        of ``stops`` (a stop reaches itself): see ``Floor``. None when git fails.
+
+        One process: ``git rev-list --first-parent --parents head ^stops...``. A ``^`` name
+        excludes everything reachable from it through every parent (``--first-parent``
+        limits only the walk from ``head``; git 2.39 checked, and only the separate
+        ``--exclude-first-parent-only`` would change that), so git prints exactly the line
+        above the floor, head first, each commit with all its parents. The last line's
+        first parent is the floor. The output can run to 100,000 lines: it is measured,
+        never split. Every line of a one-parent commit is ``2*width+1`` bytes (40-hex or
+        64-hex names), a merge's is longer and only the last line can be a root's, so the
+        line is linear exactly when the last line has at most one parent and the bytes
+        before it number ``(lines-1)*(2*width+2)``. (The date heuristic noted at
+        ``count_outside`` applies here too.)
+        """
+        _require_sha(head, *stops)
+        code, out = self.run("rev-list", "--first-parent", "--parents", "--stdin",
+                             stdin=_revs(head, stops))
+        if code != 0:
+            return None
+        if not out:  # head itself is reachable from a stop
+            if len(head) not in (40, 64):  # abbreviated: the floor is named in full
+                full = self._out("rev-parse", "--verify", "-q", "--end-of-options",
+                                 head + "^{commit}")
+                return Floor(full.strip(), 0, True) if full else None
+            return Floor(head, 0, True)
+        if not out.endswith(b"\n"):
+            out += b"\n"
+        first_end = out.find(b"\n")
+        space = out.find(b" ", 0, first_end)
+        width = space if space >= 0 else first_end
+        lines = out.count(b"\n")
+        start = out.rfind(b"\n", 0, len(out) - 1) + 1  # the last line
+        last = out[start:-1]
+        stop = last[width + 1:2 * width + 1].decode("ascii") if len(last) > width else None
+        linear = len(last) <= 2 * width + 1 and start == (lines - 1) * (2 * width + 2)
+        return Floor(stop, lines, linear)
 
     # -- for the hooks, status and install ----------------------------------------------
     def branches(self) -> list[tuple[str, str]]:
         """Every local branch as (short name, tip sha), in one ``for-each-ref``."""
-        out = self._out("for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/")
-        if out is None:
-            raise GitError("git for-each-ref failed")
+        raw = self._must("for-each-ref", "--format=%(objectname) %(refname)%00",
+                         "refs/heads/")
         found = []
-        for line in out.splitlines():
+        for record in raw.split(b"\0"):
+            line = record.lstrip(b"\n").decode("utf-8", "surrogateescape")
             sha, _, ref = line.partition(" ")
             name = _branch_of(ref)
-            if name is not None and hex_only(sha):
+            if name is not None and files.is_hex(sha) and sha:
                 found.append((name, sha))
         return found
 
+    def remote_branches(self, remote: str) -> list[str]:
+        """The branch names of ``remote`` (``refs/remotes/<remote>/*``, less ``HEAD``)."""
+        prefix = f"refs/remotes/{remote}/"
+        raw = self._must("for-each-ref", "--format=%(refname)%00", prefix)
+        names = []
+        for record in raw.split(b"\0"):
+            ref = record.lstrip(b"\n").decode("utf-8", "surrogateescape")
+            if ref.startswith(prefix) and ref != prefix + "HEAD":
+                names.append(ref[len(prefix):])
+        return names
+
+    def _worktree_records(self) -> list[dict[str, str]]:
+        """``git worktree list --porcelain``, one dict per work tree; NUL-separated
+        (``-z``, git 2.36 and later) so that a path may hold a newline."""
+        code, raw = self.run("worktree", "list", "--porcelain", "-z")
+        sep = b"\0"
+        if code != 0:
+            raw = self._must("worktree", "list", "--porcelain")
+            sep = b"\n"
+        records: list[dict[str, str]] = []
+        current: dict[str, str] = {}
+        for field in raw.split(sep):
+            if not field:
+                if current:
+                    records.append(current)
+                current = {}
+                continue
+            key, _, value = field.decode("utf-8", "surrogateescape").partition(" ")
+            current[key] = value
+        if current:
+            records.append(current)
+        return records
+
     def worktrees(self) -> dict[str, str]:
         """Checked-out branch (short name) -> that work tree's top, in one process."""
-        out = self._out("worktree", "list", "--porcelain")
         found: dict[str, str] = {}
-        path: str | None = None
-        for line in (out or "").splitlines():
-            if line.startswith("worktree "):
-                path = line[len("worktree "):]
-            elif line.startswith("branch ") and path is not None:
-                name = _branch_of(line[len("branch "):])
-                if name is not None:
-                    found[name] = path
-            elif not line:
-                path = None
+        for record in self._worktree_records():
+            name = _branch_of(record.get("branch", ""))
+            if name is not None and "worktree" in record:
+                found[name] = record["worktree"]
         return found
 
+    def worktree_tops(self) -> list[str]:
+        """The top of every work tree of this repository (not a bare one's folder)."""
+        return [r["worktree"] for r in self._worktree_records()
+                if "worktree" in r and "bare" not in r]
+
     def hooks_dir(self) -> str:
-        """The folder git runs hooks from (``core.hooksPath`` honoured), as an absolute path."""
+        """The folder git runs hooks from (``core.hooksPath`` honoured), as an absolute path.
+
+        git before 2.31 does not know ``--path-format`` and prints it back as a line of
+        its answer instead of failing: the answer is judged by its shape, not by the exit
+        status.
+        """
         out = self._out("rev-parse", "--path-format=absolute", "--git-path", "hooks")
-        if out is None:  # git before 2.31 has no --path-format
-            out = self._out("rev-parse", "--git-path", "hooks")
-            if out is None:
-                raise GitError("git rev-parse --git-path hooks failed")
-        path = out.strip()
+        if out is None or "--path-format" in out or out.rstrip("\n").count("\n"):
+            out = self._one("rev-parse", "--git-path", "hooks")
+        path = out[:-1] if out.endswith("\n") else out
         if not os.path.isabs(path):
             path = os.path.join(self.cwd or os.getcwd(), path)
         return os.path.normpath(path)
 
-    def session_walk(self, head: str, boundary: str) -> list[tuple[str, list[str]]]:
-        """The commits in ``boundary..head`` with their parents, oldest first (topo order)."""
-        _require_sha(head, boundary)
-        out = self._out("rev-list", "--parents", "--topo-order", "--reverse", head,
-                        "^" + boundary, "--")
-        if out is None:
-            raise GitError("git rev-list failed")
-        return _parent_lines(out)
+    def walk(self, tips: Sequence[str], exclude: Sequence[str] = ()) -> bytes:
+        """``rev-list --parents --topo-order`` of everything reachable from ``tips`` and not
+        from ``exclude``: one process; the names travel on stdin."""
+        _require_sha(*tips, *exclude)
+        names = [t + "\n" for t in tips] + ["^" + e + "\n" for e in exclude]
+        return self._must("rev-list", "--parents", "--topo-order", "--stdin",
+                          stdin="".join(names).encode())
 
-    def parents(self, shas: Sequence[str]) -> dict[str, list[str]]:
-        """Each commit's parents, in one ``rev-list --no-walk``; names travel on stdin."""
-        _require_sha(*shas)
-        if not shas:
-            return {}
-        out = self._out("rev-list", "--no-walk=unsorted", "--parents", "--stdin",
-                        stdin="".join(s + "\n" for s in shas).encode())
-        if out is None:
-            raise GitError("git rev-list --no-walk failed")
-        return dict(_parent_lines(out))
+    def walk_graph(self, tips: Sequence[str]) -> bytes:
+        """Everything reachable from ``tips`` (``walk`` with nothing excluded)."""
+        return self.walk(tips)
 
     def head_reflog(self, count: int = 2) -> list[tuple[str, str]]:
         """The newest ``count`` entries of HEAD's reflog as (sha, subject), newest first."""
         out = self._out("log", "-g", f"-n{count}", "--format=%H %gs", "HEAD", "--")
         entries = []
-        for line in (out or "").splitlines():
+        for line in (out or "").split("\n"):
             sha, _, subject = line.partition(" ")
-            if hex_only(sha) and len(sha) >= 40:
+            if files.is_sha(sha):
                 entries.append((sha, subject))
         return entries
 
-    def patch_ids(self, head: str, exclude: str) -> list[tuple[str, str]]:
-        """(patch id, commit) of each non-merge commit in ``exclude..head``, oldest first.
-
-        Two processes: ``git log -p`` and ``git patch-id --stable`` fed its output.
-        """
-        _require_sha(head, exclude)
-        code, diff = self.run("log", "--reverse", "--no-merges", "-p", "--no-color",
-                              "--format=commit %H", head, "^" + exclude, "--")
-        if code != 0:
-            raise GitError("git log -p failed")
+    def patch_ids(self, head: str, exclude: Sequence[str]) -> list[tuple[str, str]]:
+        """(patch id, commit) of each non-merge commit reachable from ``head`` and not from
+        ``exclude``, oldest first. Two processes: ``git log -p`` and ``git patch-id
+        --stable`` fed its output."""
+        _require_sha(head, *exclude)
+        diff = self._must("log", "--reverse", "--no-merges", "-p", "--no-color",
+                          "--format=commit %H", head, *("^" + e for e in exclude), "--")
         if not diff:
             return []
-        out = self._out("patch-id", "--stable", stdin=diff)
-        if out is None:
-            raise GitError("git patch-id failed")
+        out = self._must("patch-id", "--stable", stdin=diff).decode("ascii", "replace")
         found = []
-        for line in out.splitlines():
+        for line in out.split("\n"):
             parts = line.split()
             if len(parts) == 2:
                 found.append((parts[0], parts[1]))
         return found
 
-    def rebase_state(self, git_dir: str) -> tuple[bytes | None, str | None, str | None]:
-        """A rebase still in progress (as while its post-rewrite hook runs): its
-        rewritten list, the tip it started from, and its backend (``rebase-merge`` or
-        ``rebase-apply``). Read from files, no process. With no rebase in progress:
-        (None, ``ORIG_HEAD``, None)."""
-        orig_head = _sha_or_none(_read_small(os.path.join(git_dir, "ORIG_HEAD")))
-        for folder, listing in (("rebase-merge", "rewritten-list"),
-                                ("rebase-apply", "rewritten")):
-            base = os.path.join(git_dir, folder)
-            pairs = _read_small(os.path.join(base, listing))
-            if pairs is not None:
-                orig = _sha_or_none(_read_small(os.path.join(base, "orig-head")))
-                return pairs, orig or orig_head, folder
-        return None, orig_head, None
+    def rebase_state(self, git_dir: str) -> RebaseState:
+        """A rebase still in progress (as while its post-rewrite hook runs), read from its
+        state folder: no process."""
+        return read_rebase_state(git_dir)
 
-    def walk_graph(self, tips: Sequence[str]) -> bytes:
-        """``rev-list --parents --topo-order`` over everything reachable from ``tips``:
-        one process for the whole graph; tips travel on stdin."""
-        _require_sha(*tips)
-        code, out = self.run("rev-list", "--parents", "--topo-order", "--stdin",
-                             stdin="".join(t + "\n" for t in tips).encode())
-        if code != 0:
-            raise GitError("git rev-list failed")
-        return out
+
+class RebaseState:
+    """What git keeps in ``rebase-merge/`` or ``rebase-apply/`` during a rebase."""
+
+    __slots__ = ("backend", "head_name", "onto", "orig_head", "rewritten", "update_refs")
+
+    def __init__(self) -> None:
+        self.backend: str | None = None  # "rebase-merge", "rebase-apply", or None
+        self.rewritten: bytes | None = None  # the old -> new list so far
+        self.orig_head: str | None = None  # the tip the rebase started from
+        self.onto: str | None = None  # the commit the rebased commits went onto
+        self.head_name: str | None = None  # "refs/heads/x", or None when detached
+        self.update_refs: list[tuple[str, str, str]] = []  # (ref, before, after)
+
+
+def read_rebase_state(git_dir: str) -> RebaseState:
+    """The rebase state under ``git_dir``; with none in progress, only ``orig_head``
+    (from ``ORIG_HEAD``) is set."""
+    state = RebaseState()
+    state.orig_head = _sha_in(_read_small(os.path.join(git_dir, "ORIG_HEAD")))
+    for folder, listing in (("rebase-merge", "rewritten-list"), ("rebase-apply", "rewritten")):
+        base = os.path.join(git_dir, folder)
+        if not os.path.isdir(base):
+            continue
+        state.backend = folder
+        state.rewritten = _read_small(os.path.join(base, listing))
+        state.orig_head = _sha_in(_read_small(os.path.join(base, "orig-head"))) or (
+            state.orig_head)
+        state.onto = _sha_in(_read_small(os.path.join(base, "onto")))
+        name = (_read_small(os.path.join(base, "head-name")) or b"").decode(
+            "utf-8", "surrogateescape").strip()
+        state.head_name = name if name.startswith("refs/heads/") else None
+        fields = (_read_small(os.path.join(base, "update-refs")) or b"").decode(
+            "utf-8", "surrogateescape").split("\n")
+        for i in range(0, len(fields) - 2, 3):
+            ref, before, after = fields[i:i + 3]
+            if ref.startswith("refs/heads/") and files.is_sha(before) and files.is_sha(after):
+                state.update_refs.append((ref, before, after))
+        break
+    return state
+
+
+def _split_paths(lines: list[str], count: int) -> list[str] | None:
+    """``count`` paths printed one a line, when a path may itself hold newlines: the
+    plain split when it has ``count`` lines, else the one grouping whose every path
+    exists (None when that is not exactly one)."""
+    if len(lines) == count:
+        return lines
+    if len(lines) < count:
+        return None
+    from itertools import combinations
+
+    found = None
+    for cuts in combinations(range(1, len(lines)), count - 1):
+        bounds = (0, *cuts, len(lines))
+        paths = ["\n".join(lines[bounds[i]:bounds[i + 1]]) for i in range(count)]
+        if all(os.path.isabs(p) and os.path.exists(p) for p in paths):
+            if found is not None:
+                return None
+            found = paths
+    return found
 
 
 def _branch_of(ref: str) -> str | None:
@@ -412,33 +659,28 @@ def _committer_time(body: bytes) -> int | None:
 
 
 def _read_small(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(1 << 26)
-    except OSError:
-        return None
+    """A file git wrote in its own directory (trusted, but never a FIFO, never huge)."""
+    data, _ = files.read_capped(path, 1 << 26, follow=True)
+    return data
 
 
-def _sha_or_none(data: bytes | None) -> str | None:
+def _sha_in(data: bytes | None) -> str | None:
     text = (data or b"").decode("ascii", "replace").strip()
-    return text if len(text) >= 40 and hex_only(text) else None
+    return text if files.is_sha(text) else None
 
 
-def _parent_lines(out: str) -> list[tuple[str, list[str]]]:
-    found = []
-    for line in out.splitlines():
-        parts = line.split()
-        if parts:
-            found.append((parts[0], parts[1:]))
-    return found
+def _revs(head: str, negated: Sequence[str]) -> bytes:
+    """``head`` and ``^name`` for each of ``negated``, one a line, for ``rev-list --stdin``."""
+    return "".join([head + "\n", *("^" + name + "\n" for name in negated)]).encode()
 
 
 def _require_sha(*names: str) -> None:
-    for name in names:
-        if not name or not all(c in "0123456789abcdef" for c in name):
-            raise GitError(f"refusing to pass {name!r} to git: not a hex object name")
+    try:
+        files.require_hex(*names)
+    except ValueError as exc:
+        raise GitError(str(exc)) from None
 
 
 def hex_only(text: str) -> bool:
     """True when ``text`` is made only of lowercase hex digits (the shape guard)."""
-    return all(c in "0123456789abcdef" for c in text)
+    return files.is_hex(text)

@@ -1,22 +1,42 @@
-"""Task files under ``<work tree>/.lets/sessions/``: names, and reading the session line.
+"""Task files under ``<work tree>/.lets/sessions/``: where they live, reading them, and
+changing their session line.
 
 A task file is markdown that other tools write too. Its session line is the first line
 that starts with ``session: ``; the first token after that prefix is the boundary sha and
-the second, if any, the id of the session that recorded it.
+the second, if any, the id of the session that recorded it. Beside it this writer keeps
+two lines of its own, each counting only while its sha equals the session line's:
+
+- ``session-recorded: <sha> <UTC time>``: when the boundary was written (the age rung
+  measures from it);
+- ``session-approx: <sha> <reason>``: a rewrite moved the boundary to the best place it
+  could, but no place counts the session's commits exactly (the ladder then never says
+  ``exact``).
+
+Where state lives is decided once per command by ``open_store``: a ``.lets``,
+``.lets/sessions`` or ``.lets/locks`` that is a symbolic link is followed only when git
+does not track it and it leads to the same folder of a work tree of this repository.
 """
 
 from __future__ import annotations
 
-import errno
 import os
+
+from lets_hooks import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
+
+    from lets_hooks.repo import Repo
 
 SESSION_PREFIX = b"session: "
-MAX_SCAN = 1 << 20  # a task file is a small note; never read more than this of one
-HEX = frozenset("0123456789abcdef")
+RECORDED_PREFIX = b"session-recorded: "
+APPROX_PREFIX = b"session-approx: "
+MAX_BYTES = files.MAX_BYTES  # reader, writer and lint share this limit
+SID_MAX = 200
+NAME_MAX_FALLBACK = 255
+HEADER_KEYS_BEFORE_SESSION = (b"task", b"start")  # the lets tool writes these first
+LINKABLE = (".lets", ".lets/sessions", ".lets/locks")
 
 
 def slug(branch: str) -> str:
@@ -24,28 +44,123 @@ def slug(branch: str) -> str:
     return branch.replace("/", "-")
 
 
-def sessions_dir(top: str) -> str:
-    return os.path.join(top, ".lets", "sessions")
+def is_hex(token: str) -> bool:
+    return files.is_hex(token)
 
 
-def task_path(top: str, branch: str) -> str:
-    return os.path.join(sessions_dir(top), ".task-" + slug(branch))
+def sid_problem(sid: str) -> str | None:
+    """The one rule for a session id (writer, ladder and lint): one token of at most
+    ``SID_MAX`` printable characters, none of them blank, control or invisible format
+    characters (U+FEFF, U+200B and their kind are not printable to ``str.isprintable``)."""
+    if not sid:
+        return "it is empty"
+    if len(sid) > SID_MAX:
+        return f"it is longer than {SID_MAX} characters"
+    if " " in sid or not sid.isprintable():
+        return "it must be one token of printable characters (no blanks, control or " \
+               "invisible format characters)"
+    return None
 
 
-def legacy_path(top: str, branch: str) -> str:
-    return os.path.join(sessions_dir(top), ".session-start-ref-" + slug(branch))
+def shown_sid(sid: str) -> str:
+    text = sid if len(sid) <= 40 else sid[:37] + "..."
+    return ascii(text)
 
+
+class StateError(Exception):
+    """A state file could not be written. ``str()`` is one line a person can act on."""
+
+
+# -- where state lives ---------------------------------------------------------------------
+
+class Store:
+    """A work tree's state folders, judged once: ``problem`` says why nothing may be read
+    or written there (a refused link), else None."""
+
+    __slots__ = ("locks", "problem", "repo", "sessions", "top")
+
+    def __init__(self, top: str, problem: str | None = None, repo: Repo | None = None) -> None:
+        self.top = top
+        self.sessions = os.path.join(top, ".lets", "sessions")
+        self.locks = os.path.join(top, ".lets", "locks")
+        self.problem = problem
+        self.repo = repo
+
+    def task_path(self, branch: str) -> str:
+        return os.path.join(self.sessions, ".task-" + slug(branch))
+
+    def legacy_path(self, branch: str) -> str:
+        return os.path.join(self.sessions, ".session-start-ref-" + slug(branch))
+
+    def lock_path(self, branch: str) -> str:
+        return os.path.join(self.locks, "task-" + slug(branch) + ".lock")
+
+
+def open_store(top: str, repo: Repo | None = None) -> Store:
+    """The state of the work tree at ``top``. Three ``lstat`` calls when nothing is a link
+    (the hot path); git is asked only about links (is one tracked? where do the work trees
+    of this repository live?)."""
+    import stat
+
+    links = []
+    for rel in LINKABLE:
+        try:
+            info = os.lstat(os.path.join(top, rel))
+        except OSError:
+            break  # absent (or unreadable): nothing below it to judge
+        if stat.S_ISLNK(info.st_mode):
+            links.append(rel)
+    if not links:
+        return Store(top, None, repo)
+    return Store(top, _link_problem(top, links, repo), repo)
+
+
+def _link_problem(top: str, links: list[str], repo: Repo | None) -> str | None:
+    from lets_hooks.repo import GitError, Repo
+
+    at_top = Repo(top, repo.git if repo is not None else "git")
+    try:
+        tracked = set(at_top.tracked(".lets"))
+    except GitError as exc:
+        return f"{links[0]} is a symbolic link and git cannot say whether it is tracked " \
+               f"({exc}) - not followed"
+    for rel in links:
+        if rel in tracked:
+            return (f"{rel} is a symbolic link that came with the repository (tracked by "
+                    f"git) - not followed, nothing read or written there; remove it with "
+                    f"'git rm --cached {rel}'")
+    try:
+        tops = at_top.worktree_tops()
+    except GitError as exc:
+        return f"{links[0]} is a symbolic link and git cannot list the work trees ({exc}) " \
+               "- not followed"
+    real_top = os.path.realpath(top)
+    allowed = {os.path.realpath(t) for t in tops} - {real_top}
+    for rel in links:
+        target = os.path.realpath(os.path.join(top, rel))
+        if not any(target == os.path.join(t, rel) for t in allowed):
+            return (f"{rel} is a symbolic link to {target}, which is not the {rel} of "
+                    "another work tree of this repository - not followed, nothing read or "
+                    "written there")
+    return None
+
+
+# -- reading -------------------------------------------------------------------------------
 
 class Recorded:
-    """What a state file says: the sha as written, the session id, and where it came from."""
+    """What a state file says: the sha as written, the session id, where it came from,
+    and this writer's own lines when they match the sha."""
 
-    __slots__ = ("notes", "sha", "sid", "source")
+    __slots__ = ("approx", "line", "notes", "recorded_at", "sha", "sid", "source")
 
     def __init__(self) -> None:
         self.sha: str | None = None
         self.sid: str | None = None
         self.source: str | None = None  # "task" or "legacy" once a sha was found
         self.notes: list[str] = []
+        self.line: bytes | None = None  # the session line's value as read, for compare
+        self.recorded_at: str | None = None  # session-recorded time (ISO text), sha matched
+        self.approx: str | None = None  # session-approx reason, sha matched
 
 
 def tokens(line: bytes) -> list[bytes]:
@@ -57,65 +172,30 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def is_hex(token: str) -> bool:
-    return all(c in HEX for c in token)
-
-
 def read_head(path: str) -> tuple[bytes | None, str | None]:
-    """Up to ``MAX_SCAN`` bytes of a regular file, never through a symlink.
-
-    Returns (data, problem): data is None when the file is absent or refused; problem
-    says why it was refused (None when it simply does not exist).
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return None, None
-    except OSError as exc:
-        name = os.path.basename(path)
-        if exc.errno == errno.ELOOP:
-            return None, f"{name} is a symbolic link - refused, not followed"
-        if exc.errno == errno.ENAMETOOLONG:
-            return None, f"{name[:40]}... is too long a file name for this file system"
-        if exc.errno == errno.ENOTDIR:
-            return None, None
-        return None, f"{name} cannot be read ({exc.strerror})"
-    try:
-        import stat
-
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None, f"{os.path.basename(path)} is not a regular file - ignored"
-        chunks = []
-        left = MAX_SCAN
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 16))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks), None
-    except OSError as exc:
-        return None, f"{os.path.basename(path)} cannot be read ({exc.strerror})"
-    finally:
-        os.close(fd)
+    """A state file (at most ``MAX_BYTES``, never through a symlink): (data, problem)."""
+    return files.read_capped(path, MAX_BYTES)
 
 
-def find_session_line(data: bytes) -> bytes | None:
-    """The value after ``session: `` on the first line that starts with it, or None.
+def find_key_line(data: bytes, prefix: bytes) -> bytes | None:
+    """The value after ``prefix`` on the first line that starts with it, or None.
 
     Line ends are LF or CRLF alike: a trailing carriage return is not part of the value.
     """
     start = 0
-    if not data.startswith(SESSION_PREFIX):
-        start = data.find(b"\n" + SESSION_PREFIX)
+    if not data.startswith(prefix):
+        start = data.find(b"\n" + prefix)
         if start < 0:
             return None
         start += 1
-    start += len(SESSION_PREFIX)
+    start += len(prefix)
     end = data.find(b"\n", start)
     line = data[start:] if end < 0 else data[start:end]
     return line[:-1] if line.endswith(b"\r") else line
+
+
+def find_session_line(data: bytes) -> bytes | None:
+    return find_key_line(data, SESSION_PREFIX)
 
 
 def first_line(data: bytes) -> bytes:
@@ -124,29 +204,56 @@ def first_line(data: bytes) -> bytes:
     return line[:-1] if line.endswith(b"\r") else line
 
 
-def read_recorded(top: str, branch: str) -> Recorded:
+def parse(data: bytes, name: str) -> Recorded:
+    """The session line of a task file's content (``name`` for messages)."""
+    found = Recorded()
+    line = find_session_line(data)
+    if line is None:
+        return found
+    found.line = line
+    parts = tokens(line)
+    sha = _text(parts[0]) if parts else ""
+    if not sha or not files.is_hex(sha):
+        shown = sha if len(sha) <= 48 else sha[:45] + "..."
+        found.notes.append(f"the session line in {name} does not hold a lowercase hex sha "
+                           f"({shown!r}) - ignored")
+        return found
+    found.sha = sha
+    found.source = "task"
+    if len(parts) > 1:
+        sid = _text(parts[1])
+        problem = sid_problem(sid)
+        if problem is None:
+            found.sid = sid
+        else:
+            found.notes.append(f"the session id in {name} is not usable ({problem}): the "
+                               "line counts as recorded by no known session")
+    for prefix, slot in ((RECORDED_PREFIX, "recorded_at"), (APPROX_PREFIX, "approx")):
+        value = find_key_line(data, prefix)
+        if value is None:
+            continue
+        head, _, rest = value.strip().partition(b" ")
+        if _text(head) == sha and rest.strip():
+            setattr(found, slot, _text(rest.strip()))
+    return found
+
+
+def read_recorded(where: Store | str, branch: str) -> Recorded:
     """The boundary recorded for ``branch``: the task file's session line, else the legacy
     slugged file. The non-slugged ``.session-start-ref`` is never read."""
-    found = Recorded()
-    task = task_path(top, branch)
+    store = where if isinstance(where, Store) else open_store(where)
+    if store.problem is not None:
+        found = Recorded()
+        found.notes.append(store.problem)
+        return found
+    task = store.task_path(branch)
     data, problem = read_head(task)
+    found = parse(data, os.path.basename(task)) if data is not None else Recorded()
     if problem:
         found.notes.append(problem)
-    line = find_session_line(data) if data is not None else None
-    if line is not None:
-        parts = tokens(line)
-        sha = _text(parts[0]) if parts else ""
-        if not sha or not is_hex(sha):
-            shown = sha if len(sha) <= 48 else sha[:45] + "..."
-            found.notes.append(
-                f"the session line in {os.path.basename(task)} does not hold a lowercase "
-                f"hex sha ({shown!r}) - ignored")
-        else:
-            found.sha = sha
-            found.sid = _text(parts[1]) if len(parts) > 1 else None
-            found.source = "task"
-            return found
-    legacy = legacy_path(top, branch)
+    if found.sha is not None:
+        return found
+    legacy = store.legacy_path(branch)
     data, problem = read_head(legacy)
     if problem:
         found.notes.append(problem)
@@ -156,7 +263,7 @@ def read_recorded(top: str, branch: str) -> Recorded:
     if not parts:
         return found
     sha = _text(parts[0])
-    if not is_hex(sha):
+    if not files.is_hex(sha):
         shown = sha if len(sha) <= 48 else sha[:45] + "..."
         found.notes.append(
             f"{os.path.basename(legacy)} does not hold a lowercase hex sha ({shown!r}) - ignored")
@@ -166,44 +273,77 @@ def read_recorded(top: str, branch: str) -> Recorded:
     return found
 
 
-# -- writing ----------------------------------------------------------------------------
+# -- the time a boundary was recorded --------------------------------------------------------
+
+def utc_stamp(now: float) -> str:
+    """``now`` as ISO 8601 UTC to the second: ``2026-11-30T15:08:08Z``."""
+    import time
+
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(now)))
+
+
+def parse_stamp(text: str) -> int | None:
+    """Seconds since the epoch of ``YYYY-MM-DDTHH:MM:SSZ`` (``+00:00`` also read as UTC;
+    fractions of a second ignored), or None when it is not that shape."""
+    text = text.strip()
+    if text.endswith("Z"):
+        text = text[:-1]
+    elif text.endswith("+00:00"):
+        text = text[:-6]
+    text = text.split(".", 1)[0]
+    if len(text) != 19 or text[4] != "-" or text[7] != "-" or text[10] not in "T " \
+            or text[13] != ":" or text[16] != ":":
+        return None
+    fields = (text[0:4], text[5:7], text[8:10], text[11:13], text[14:16], text[17:19])
+    if not all(f.isdigit() and f.isascii() for f in fields):
+        return None
+    year, month, day, hour, minute, second = (int(f) for f in fields)
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60
+            and second < 61):
+        return None
+    return _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (no datetime import)."""
+    year -= month <= 2
+    era = year // 400
+    yoe = year - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+# -- writing -------------------------------------------------------------------------------
 #
 # The other writer of these files (the ``lets`` tool) serialises on an exclusive flock of
 # ``.lets/locks/task-<slug>.lock`` and renames a 0600 temporary sibling
 # ``.task-<slug>.<digits>.tmp`` over the file. This writer does the same, in the same
 # places, so that neither can lose the other's change or see a torn file.
 
-NAME_MAX_FALLBACK = 255
-MAX_WRITE = 16 << 20  # a task file this big is not a task file; refuse rather than copy it
-LOCK_WAIT = 10.0  # seconds to wait for the other writer before giving up
-SID_MAX = 200
-HEADER_KEYS_BEFORE_SESSION = (b"task", b"start")  # the lets tool writes these first
+class Line:
+    """What a writer wants the session line to say: ``session: <sha> <sid>``, when it was
+    recorded, and why it is only approximate (None: it is exact)."""
 
+    __slots__ = ("approx", "recorded_at", "sha", "sid")
 
-class StateError(Exception):
-    """A state file could not be written. ``str()`` is one line a person can act on."""
-
-
-def lock_path(top: str, branch: str) -> str:
-    return os.path.join(top, ".lets", "locks", "task-" + slug(branch) + ".lock")
-
-
-def slug_collisions(branch: str, branches: Iterable[str]) -> list[str]:
-    """The other branches among ``branches`` whose state files are ``branch``'s too."""
-    mine = slug(branch)
-    return sorted(b for b in branches if b != branch and slug(b) == mine)
+    def __init__(self, sha: str, sid: str | None, recorded_at: str | None,
+                 approx: str | None = None) -> None:
+        self.sha = sha
+        self.sid = sid or None
+        self.recorded_at = recorded_at
+        self.approx = approx
 
 
 def session_value(sha: str, sid: str | None) -> bytes:
     """What follows ``session: `` on the line: the sha, then the session id if known."""
-    if not (7 <= len(sha) <= 64) or not is_hex(sha):
+    if not (7 <= len(sha) <= 64) or not files.is_hex(sha):
         raise StateError(f"refusing to record {sha!r}: not a 7-64 digit lowercase hex sha")
     if sid is None or sid == "":
         return sha.encode()
-    if len(sid) > SID_MAX or any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in sid):
-        shown = sid if len(sid) <= 40 else sid[:37] + "..."
-        raise StateError(f"refusing to record session id {shown!r}: it must be one token "
-                         f"of at most {SID_MAX} printable characters")
+    problem = sid_problem(sid)
+    if problem is not None:
+        raise StateError(f"refusing to record session id {shown_sid(sid)}: {problem}")
     return f"{sha} {sid}".encode("utf-8", "surrogateescape")
 
 
@@ -223,17 +363,10 @@ def replace_session_line(data: bytes, value: bytes) -> bytes:
     An added line takes the file's line-end style (CRLF when its first line ends so), and
     a file that did not end with a line end still does not.
     """
-    start = 0 if data.startswith(SESSION_PREFIX) else data.find(b"\n" + SESSION_PREFIX)
-    if start >= 0:
-        if data[start:start + 1] == b"\n":
-            start += 1
-        begin = start + len(SESSION_PREFIX)
-        end = data.find(b"\n", begin)
-        if end < 0:
-            end = len(data)
-        if end > begin and data[end - 1:end] == b"\r":
-            end -= 1  # keep a CRLF line end (the reader does not count the CR either)
-        return data[:begin] + value + data[end:]
+    span = _line_span(data, SESSION_PREFIX)
+    if span is not None:
+        begin, end = span
+        return data[:begin + len(SESSION_PREFIX)] + value + data[end:]
     first = data.find(b"\n")
     eol = b"\r\n" if first > 0 and data[first - 1:first] == b"\r" else b"\n"
     line = SESSION_PREFIX + value
@@ -245,6 +378,57 @@ def replace_session_line(data: bytes, value: bytes) -> bytes:
     if data.endswith(b"\n"):
         return data + line + eol
     return data + eol + line
+
+
+def _line_span(data: bytes, prefix: bytes) -> tuple[int, int] | None:
+    """(start of the first line starting with ``prefix``, end of its value: before its
+    CR LF or LF, or the end of the data), or None."""
+    start = 0 if data.startswith(prefix) else data.find(b"\n" + prefix)
+    if start < 0:
+        return None
+    if data[start:start + 1] == b"\n":
+        start += 1
+    end = data.find(b"\n", start)
+    if end < 0:
+        end = len(data)
+    if end > start and data[end - 1:end] == b"\r":
+        end -= 1
+    return start, end
+
+
+def set_own_line(data: bytes, prefix: bytes, value: bytes | None) -> bytes:
+    """Set (or with None remove) this writer's ``prefix`` line: replaced where it stands,
+    else added right after the session line, with that line's own line end."""
+    span = _line_span(data, prefix)
+    if span is not None:
+        begin, end = span
+        if value is not None:
+            return data[:begin] + prefix + value + data[end:]
+        stop = data.find(b"\n", end)
+        return data[:begin] + (b"" if stop < 0 else data[stop + 1:])
+    if value is None:
+        return data
+    session = _line_span(data, SESSION_PREFIX)
+    if session is None:
+        return data
+    _, end = session
+    eol = b"\r\n" if data[end:end + 2] == b"\r\n" else b"\n"
+    if end == len(data):
+        return data + eol + prefix + value
+    stop = data.find(b"\n", end)
+    return data[:stop + 1] + prefix + value + eol + data[stop + 1:]
+
+
+def render(data: bytes, line: Line) -> bytes:
+    """``data`` with the session line, ``session-recorded`` and ``session-approx`` set."""
+    out = replace_session_line(data, session_value(line.sha, line.sid))
+    stamp = None if line.recorded_at is None else f"{line.sha} {line.recorded_at}".encode()
+    out = set_own_line(out, RECORDED_PREFIX, stamp)
+    approx = None
+    if line.approx:
+        reason = " ".join(line.approx.split())[:200]
+        approx = f"{line.sha} {reason}".encode("utf-8", "surrogateescape")
+    return set_own_line(out, APPROX_PREFIX, approx)
 
 
 def _header_insert_point(data: bytes) -> int | None:
@@ -272,17 +456,67 @@ def _header_insert_point(data: bytes) -> int | None:
 _KEY_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
-def write_session_line(top: str, branch: str, sha: str, sid: str | None,
-                       branches: Iterable[str] | None = None) -> bool:
-    """Set ``branch``'s session line to ``session: <sha> <sid>``; True if the file changed.
+def slug_collisions(branch: str, branches: Iterable[str]) -> list[str]:
+    """The other branches among ``branches`` whose state files are ``branch``'s too."""
+    mine = slug(branch)
+    return sorted(b for b in branches if b != branch and slug(b) == mine)
 
-    Under the task file's lock, reads the file (never through a symlink), changes the
-    session line only, writes a temporary sibling, syncs it and renames it over the file.
-    ``branches`` (all local branch names), when given, lets a slug shared with another
-    branch be refused instead of overwriting that branch's boundary.
+
+def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | None],
+           branches: Iterable[str] | None = None) -> bool:
+    """Change ``branch``'s session line as ``decide`` says; True if the file changed.
+
+    Under the task file's lock: read the file (never through a symlink, never over the
+    size limit), parse it, ask ``decide`` (None: keep it as it is), write a temporary
+    sibling, sync it and rename it over the file. ``decide`` sees the line as it is under
+    the lock, so a line another writer changed since the caller last looked is judged as
+    it is now. ``branches`` (all local branch names), when given, lets a slug shared with
+    another branch be refused instead of overwriting that branch's boundary.
     Raises ``StateError`` with one line when the write is refused or fails.
     """
-    value = session_value(sha, sid)
+    store = where if isinstance(where, Store) else open_store(where)
+    if store.problem is not None:
+        raise StateError(store.problem)
+    _check_branch(store, branch, branches)
+    fresh = _prepare(store)
+    name = ".task-" + slug(branch)
+    path = os.path.join(store.sessions, name)
+    try:
+        with files.locked(store.lock_path(branch), shown=_shown(store.lock_path(branch))):
+            data, problem = read_head(path)
+            if problem is not None:
+                raise StateError(f"{_shown(path)}: {_after_name(problem, name)} - not changed")
+            current = parse(data or b"", name)
+            wanted = decide(current)
+            if wanted is None:
+                return False
+            new = render(data or b"", wanted)
+            if data is not None and new == data:
+                return False
+            if len(new) > MAX_BYTES:
+                raise StateError(f"{_shown(path)} would grow past the {MAX_BYTES >> 20} MiB "
+                                 "limit for a task file - not changed")
+            files.atomic_write(path, new, shown=_shown(path))
+    except files.Refused as exc:
+        raise StateError(str(exc)) from exc
+    if fresh:
+        _keep_out_of_commits(store)
+    return True
+
+
+def write_session_line(where: Store | str, branch: str, sha: str, sid: str | None,
+                       branches: Iterable[str] | None = None, now: float | None = None,
+                       approx: str | None = None) -> bool:
+    """Set ``branch``'s session line to ``session: <sha> <sid>`` whatever it says now
+    (recorded ``now``); True if the file changed."""
+    import time
+
+    session_value(sha, sid)  # refuse a bad sha or id before touching anything
+    stamp = utc_stamp(time.time() if now is None else now)
+    return update(where, branch, lambda _: Line(sha, sid, stamp, approx), branches)
+
+
+def _check_branch(store: Store, branch: str, branches: Iterable[str] | None) -> None:
     if not branch or branch in (".", ".."):
         raise StateError(f"cannot keep state for a branch named {branch!r}")
     if branches is not None:
@@ -293,24 +527,9 @@ def write_session_line(top: str, branch: str, sha: str, sid: str | None,
                 f"branch {branch!r} and branch {names} share the state file "
                 f".task-{slug(branch)} ('/' and '-' read alike); not recorded - rename one "
                 "of them")
-    folder = sessions_dir(top)
     name = ".task-" + slug(branch)
-    _check_name_length(top, name, branch)
-    try:
-        os.makedirs(folder, exist_ok=True)
-        os.makedirs(os.path.dirname(lock_path(top, branch)), exist_ok=True)
-    except OSError as exc:
-        raise StateError(_why(exc, f"cannot create {_shown(folder)}")) from exc
-    lock_fd = _lock(top, branch)
-    try:
-        return _rewrite(folder, name, value)
-    finally:
-        os.close(lock_fd)  # closing the descriptor releases the flock
-
-
-def _check_name_length(top: str, name: str, branch: str) -> None:
     limit = NAME_MAX_FALLBACK
-    probe = top
+    probe = store.top
     while probe and not os.path.isdir(probe):
         probe = os.path.dirname(probe)
     try:
@@ -325,136 +544,49 @@ def _check_name_length(top: str, name: str, branch: str) -> None:
             f"{limit} with room for a temporary name); not recorded")
 
 
-def _lock(top: str, branch: str) -> int:
-    import fcntl
-
-    path = lock_path(top, branch)
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags, 0o600)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise StateError(f"{_shown(path)} is a symbolic link - refused, not "
-                             "followed") from exc
-        raise StateError(_why(exc, f"cannot open the lock {_shown(path)}")) from exc
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return fd
-    except BlockingIOError:
-        pass
-    except OSError as exc:
-        os.close(fd)
-        raise StateError(_why(exc, f"cannot lock {_shown(path)}")) from exc
-    import time
-
-    deadline = time.monotonic() + LOCK_WAIT
-    while True:
-        time.sleep(0.01)
+def _prepare(store: Store) -> bool:
+    """Create the state folders; True when ``.lets`` itself was new."""
+    fresh = not os.path.lexists(os.path.join(store.top, ".lets"))
+    for folder in (store.sessions, store.locks):
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                os.close(fd)
-                raise StateError(f"{_shown(path)} is held by another writer for over "
-                                 f"{LOCK_WAIT:.0f} s; not recorded") from None
+            os.makedirs(folder, exist_ok=True)
         except OSError as exc:
-            os.close(fd)
-            raise StateError(_why(exc, f"cannot lock {_shown(path)}")) from exc
+            raise StateError(files.why(exc, f"cannot create {_shown(folder)}")) from exc
+    return fresh
 
 
-def _rewrite(folder: str, name: str, value: bytes) -> bool:
-    import stat
+def _keep_out_of_commits(store: Store) -> None:
+    """After ``.lets`` was first made: add ``.lets/`` to the common ``info/exclude`` unless
+    git already ignores it. Best effort: the state was written either way."""
+    from lets_hooks.repo import GitError, Repo
 
-    path = os.path.join(folder, name)
-    old = b""
-    mode = 0o600
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    repo = Repo(store.top, store.repo.git if store.repo is not None else "git")
     try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        fd = -1
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise StateError(f"{_shown(path)} is a symbolic link - refused, not "
-                             "followed") from exc
-        raise StateError(_why(exc, f"cannot read {_shown(path)}")) from exc
-    if fd >= 0:
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise StateError(f"{_shown(path)} is not a regular file - not changed")
-            if info.st_size > MAX_WRITE:
-                raise StateError(f"{_shown(path)} is {info.st_size} bytes, too big for a "
-                                 "task file - not changed")
-            mode = stat.S_IMODE(info.st_mode)
-            chunks = []
-            while True:
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            old = b"".join(chunks)
-        except OSError as exc:
-            raise StateError(_why(exc, f"cannot read {_shown(path)}")) from exc
-        finally:
-            os.close(fd)
-    new = replace_session_line(old, value)
-    if fd >= 0 and new == old:
-        return False
-    tmp, tmp_fd = _temp_sibling(folder, name)
+        if repo.is_ignored(".lets/"):
+            return
+        common = repo.common_dir()
+    except GitError:
+        return
+    info = os.path.join(common, "info")
+    path = os.path.join(info, "exclude")
+    data, problem = files.read_capped(path, MAX_BYTES)
+    if problem is not None:
+        return
+    old = data or b""
+    if any(line.strip() in (b".lets/", b".lets", b"/.lets/", b"/.lets")
+           for line in files.lines(old)):
+        return
+    sep = b"" if not old or old.endswith(b"\n") else b"\n"
+    new = old + sep + b"# lets-hooks: per-work-tree session state\n.lets/\n"
     try:
-        try:
-            view = memoryview(new)
-            while view:
-                written = os.write(tmp_fd, view)
-                view = view[written:]
-            if mode != 0o600:
-                os.fchmod(tmp_fd, mode)
-            os.fsync(tmp_fd)
-        finally:
-            os.close(tmp_fd)
-        os.replace(tmp, path)
-    except OSError as exc:
-        _discard(tmp)
-        raise StateError(_why(exc, f"cannot write {_shown(path)}")) from exc
-    _sync_folder(folder)
-    return True
-
-
-def _temp_sibling(folder: str, name: str) -> tuple[str, int]:
-    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-             | getattr(os, "O_CLOEXEC", 0))
-    base = os.getpid() * 1000
-    for attempt in range(1000):
-        tmp = os.path.join(folder, f"{name}.{base + attempt}.tmp")
-        try:
-            return tmp, os.open(tmp, flags, 0o600)
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            raise StateError(_why(exc, f"cannot write in {_shown(folder)}")) from exc
-    raise StateError(f"cannot find a free temporary name in {_shown(folder)}")
-
-
-def _discard(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
+        os.makedirs(info, exist_ok=True)
+        files.atomic_write(path, new, mode=None, shown="info/exclude")
+    except (OSError, files.Refused):
         return
 
 
-def _sync_folder(folder: str) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+def _after_name(problem: str, name: str) -> str:
+    return problem[len(name) + 1:] if problem.startswith(name + " ") else problem
 
 
 def _shown(path: str) -> str:
@@ -462,17 +594,3 @@ def _shown(path: str) -> str:
     marker = os.sep + ".lets" + os.sep
     at = path.rfind(marker)
     return path[at + 1:] if at >= 0 else path
-
-
-def _why(exc: OSError, what: str) -> str:
-    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
-        return f"{what}: no space left on the device"
-    if exc.errno == errno.EROFS:
-        return f"{what}: the file system is read-only"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return f"{what}: permission denied"
-    if exc.errno == errno.ENAMETOOLONG:
-        return f"{what}: the name is too long for the file system"
-    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
-        return f"{what}: a file stands where a folder should be"
-    return f"{what}: {exc.strerror or exc}"

@@ -4,6 +4,11 @@ and chooses exit codes. One module per command family keeps each command's impor
 - ``boundary``: ``lets-session-boundary`` (the four-line contract)
 - ``hooks``: ``lets-hooks`` (the git hooks, ``record``, ``status``, ``install``, ``lint``)
 - ``summary``: ``lets-session-start`` and ``lets-observability``
+
+Every line goes out through ``out`` (results, stdout) or ``say`` (diagnostics, stderr),
+which keep three promises whatever happened to the streams: a closed or broken stderr
+never costs the result on stdout; a reader that went away (``| head -1``) ends the output
+quietly; text that cannot be encoded (a name that is not valid UTF-8) is printed escaped.
 """
 
 from __future__ import annotations
@@ -11,10 +16,61 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import TextIO
+
+
+def _escaped(stream: TextIO, text: str) -> str:
+    """``text`` as ``stream``'s encoding can carry it: what it cannot is backslash-escaped
+    (an undecodable byte kept by surrogateescape shows as ``\\xff``)."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+        return text
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        return raw.encode(encoding, "backslashreplace").decode(encoding, "replace")
+    except LookupError:
+        return text
+
+
+def _silence_stdout() -> None:
+    """The reader went away: point stdout at /dev/null so nothing (not even the
+    interpreter's flush at exit) complains about the broken pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def out(text: str) -> None:
+    """Write a result on stdout (add the line ends yourself); a closed pipe ends quietly."""
+    stream = sys.stdout
+    if stream is None:
+        return
+    try:
+        stream.write(_escaped(stream, text))
+        stream.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    except (OSError, ValueError):
+        pass
+
 
 def say(message: str) -> None:
-    """A diagnostic line on stderr."""
-    sys.stderr.write(message.rstrip("\n") + "\n")
+    """A diagnostic line on stderr; never raises (a closed stderr costs nothing else)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(_escaped(stream, message.rstrip("\n")) + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def note(message: str) -> None:
@@ -27,4 +83,37 @@ def use_color(stream: object = None) -> bool:
     if "NO_COLOR" in os.environ:
         return False
     isatty = getattr(target, "isatty", None)
-    return bool(isatty and isatty())
+    try:
+        return bool(isatty and isatty())
+    except (OSError, ValueError):
+        return False
+
+
+class _Sink:
+    """Stands in for a stream that was closed before the command started."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+    def isatty(self) -> bool:
+        return False
+
+
+def guarded(main: Callable[[Sequence[str]], int], argv: Sequence[str]) -> int:
+    """Run a command's ``main`` with streams that cannot break it: a stream closed at start
+    (``2>&-``) becomes a sink, and a broken pipe anywhere ends the output quietly with
+    the status the command chose (or 0 when it never got to choose)."""
+    if sys.stderr is None:
+        sys.stderr = _Sink()
+    if sys.stdout is None:
+        sys.stdout = _Sink()
+    try:
+        return main(argv)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0

@@ -44,7 +44,7 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
     import time
 
     from lets_hooks import config, ladder
-    from lets_hooks.repo import GitMissing, NotARepository, Repo
+    from lets_hooks.repo import GitError, NotARepository, Repo, reason
 
     as_json, branch, head = _parse(argv)
     try:
@@ -53,40 +53,45 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
         settings = config.load(where.top, os.environ)
         if branch is not None and head is None:
             head = "refs/heads/" + branch
+        if branch is not None and branch != where.branch and where.top is not None:
+            where = ladder.location_for(where, branch, repo.worktrees())
         result = ladder.resolve(repo, settings, settings.session_id(os.environ),
                                 int(time.time()), branch=branch, head=head, where=where)
         result.notes[:0] = settings.problems
-    except GitMissing:
-        result = ladder.unknown("git is not installed or not on PATH")
     except NotARepository:
-        result = ladder.unknown("not inside a git repository")
+        result = ladder.not_a_repository()
+    except GitError as exc:
+        result = ladder.unknown(reason(exc))
     return result, as_json
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from lets_hooks.cli import note
+    from lets_hooks.cli import guarded
 
-    args = sys.argv[1:] if argv is None else argv
+    return guarded(_main, sys.argv[1:] if argv is None else argv)
+
+
+def _main(args: Sequence[str]) -> int:
+    from lets_hooks.cli import note, out
+
     try:
         result, as_json = compute(args)
     except SystemExit as exc:  # argparse: --help, or a usage error (already on stderr)
         if exc.code not in (0, None):  # fail closed even then: the four lines, status 0
-            for line in _fallback_lines():
-                print(line)
+            out("\n".join(_fallback_lines()) + "\n")
         return 0
     except Exception as exc:  # fail closed, whatever happened
         note(f"internal error ({type(exc).__name__}: {exc}) - reporting no boundary")
-        for line in _fallback_lines():
-            print(line)
+        out("\n".join(_fallback_lines()) + "\n")
         return 0
-    for line in result.notes:
-        note(line)
     if as_json:
         import json
 
-        print(json.dumps(result.as_dict(), sort_keys=True))
+        out(json.dumps(result.as_dict(), sort_keys=True) + "\n")
     else:
-        sys.stdout.write("\n".join(result.lines()) + "\n")
+        out("\n".join(result.lines()) + "\n")
+    for line in result.notes:
+        note(line)
     return 0
 
 

@@ -46,8 +46,10 @@ def _stdin() -> bytes:
 
 
 def _emit(result: Result) -> int:
+    from lets_hooks.cli import say
+
     for line in result.messages:
-        sys.stderr.write(line + "\n")
+        say(line)
     return result.code
 
 
@@ -88,20 +90,20 @@ def _record(args: Sequence[str]) -> int:
                         help="record the boundary without a session id")
     opts = parser.parse_args(list(args))
     from lets_hooks import hooks
+    from lets_hooks.cli import out, say
 
     sid = "" if opts.no_sid else opts.sid
     try:
         result, boundary = hooks.record(None, sid, os.environ, _now())
     except hooks.UsageError as exc:
-        sys.stderr.write(f"{PROG} record: {exc}\n")
+        say(f"{PROG} record: {exc}")
         return 1
     code = _emit(result)
     if boundary is not None:
-        sys.stdout.write(f"recorded {boundary.recorded} for branch {boundary.branch!r}\n")
-        sys.stdout.write("\n".join(boundary.lines()) + "\n")
+        out(f"recorded {boundary.recorded} for branch {boundary.branch!r}\n")
+        out("\n".join(boundary.lines()) + "\n")
         if boundary.reason is not None:
-            sys.stderr.write(f"{PROG} record: the ladder rejects this boundary: "
-                             f"{boundary.reason}\n")
+            say(f"{PROG} record: the ladder rejects this boundary: {boundary.reason}")
     return code
 
 
@@ -136,14 +138,25 @@ HOOKS = ("post-checkout", "post-rewrite", "pre-push")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    from lets_hooks.cli import guarded
+
+    return guarded(_main, sys.argv[1:] if argv is None else argv)
+
+
+def _main(argv: Sequence[str]) -> int:
+    from lets_hooks.cli import out, say
+
+    args = list(argv)
     if not args or args[0] in ("-h", "--help"):
-        stream = sys.stdout if args else sys.stderr
-        stream.write(USAGE + "\n" + (__doc__ or "").split("\n\n")[1] + "\n")
+        text = USAGE + "\n" + (__doc__ or "").split("\n\n")[1] + "\n"
+        if args:
+            out(text)
+        else:
+            say(text)
         return 0 if args else 2
     handler = COMMANDS.get(args[0])
     if handler is None:
-        sys.stderr.write(f"{PROG}: unknown command {args[0]!r}\n{USAGE}\n")
+        say(f"{PROG}: unknown command {args[0]!r}\n{USAGE}")
         return 2
     try:
         return handler(args[1:])
@@ -151,8 +164,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except SystemExit as exc:  # argparse: --help or a usage error
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except BrokenPipeError:
+        raise
     except Exception as exc:  # one line, never a traceback
-        sys.stderr.write(f"{PROG} {args[0]}: internal error ({type(exc).__name__}: {exc})\n")
+        say(f"{PROG} {args[0]}: internal error ({type(exc).__name__}: {exc})")
         return 0 if args[0] in HOOKS else 1
 
 

@@ -40,6 +40,7 @@ def main(argv: Sequence[str]) -> int:
                         help="the lets-hooks the shims call (default: this one, by its "
                              "absolute path; 'lets-hooks' for the one on PATH)")
     opts = parser.parse_args(list(argv))
+    from lets_hooks.cli import out, say
     from lets_hooks.install import InstallError, install
     from lets_hooks.repo import GitError
 
@@ -49,8 +50,8 @@ def main(argv: Sequence[str]) -> int:
             command, python = opts.command, ""
         lines = install(None, command, python)
     except (InstallError, GitError) as exc:
-        sys.stderr.write(f"{PROG}: {exc}\n")
+        say(f"{PROG}: {exc}")
         return 1
     for line in lines:
-        sys.stdout.write(line + "\n")
+        out(line + "\n")
     return 1 if any(": left alone" in line for line in lines) else 0

@@ -12,56 +12,55 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import TextIO
 
 PROG = "lets-hooks lint"
 CLEAN, FOUND, BROKEN = 0, 1, 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from lets_hooks.cli import guarded
+
+    return guarded(_main, sys.argv[1:] if argv is None else argv)
+
+
+def _main(argv: Sequence[str]) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Fail (exit 1, one 'path: problem' line each) when session state under "
-                    ".lets/sessions/ is tracked by git, when the non-slugged "
-                    ".session-start-ref exists, when a task file's session line is "
-                    "malformed, or when a memory file lets-session-start reads does not "
-                    "parse. Silent and exit 0 otherwise.")
+                    ".lets/sessions/ or .lets/locks/ is tracked by git, when a .lets link "
+                    "came with the repository, when the non-slugged .session-start-ref "
+                    "exists, when a task file's session line is malformed, or when a memory "
+                    "file lets-session-start reads does not parse. Silent and exit 0 "
+                    "otherwise.")
     parser.add_argument("--root", metavar="DIR", default=None,
                         help="a folder inside the repository to check (default: here)")
-    args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
-    return run(args.root, sys.stdout, sys.stderr)
+    args = parser.parse_args(list(argv))
+    return run(args.root)
 
 
-def run(root: str | None, out: TextIO, err: TextIO) -> int:
+def run(root: str | None) -> int:
     from lets_hooks import lint
-    from lets_hooks.repo import GitError, Repo
+    from lets_hooks.cli import out, say
+    from lets_hooks.repo import GitError, Repo, reason
 
     try:
         where = Repo(root).locate()
         if where.top is None:
-            _emit(err, f"{PROG}: no work tree here (bare repository, or inside .git) - "
-                       "nothing to check")
+            say(f"{PROG}: no work tree here (bare repository, or inside .git) - nothing to "
+                "check")
             return CLEAN
         findings = lint.lint(Repo(where.top), where.top)
     except GitError as exc:
-        _emit(err, f"{PROG}: {exc} - nothing was checked")
+        say(f"{PROG}: {reason(exc)} - nothing was checked")
         return BROKEN
     except Exception as exc:  # a CI step must fail loudly, but in one line
-        _emit(err, f"{PROG}: internal error ({type(exc).__name__}: {exc}) - nothing was checked")
+        say(f"{PROG}: internal error ({type(exc).__name__}: {exc}) - nothing was checked")
         return BROKEN
     for finding in findings:
-        _emit(out, str(finding))
+        out(str(finding) + "\n")
     return FOUND if findings else CLEAN
-
-
-def _emit(stream: TextIO, line: str) -> None:
-    """One line, whatever the stream's encoding can show (never a UnicodeEncodeError)."""
-    encoding = getattr(stream, "encoding", None) or "utf-8"
-    safe = line.encode(encoding, "backslashreplace").decode(encoding, "replace")
-    stream.write(safe + "\n")
-    stream.flush()
 
 
 if __name__ == "__main__":

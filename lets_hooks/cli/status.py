@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+from lets_hooks.files import shown
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -28,21 +30,20 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON list instead")
     opts = parser.parse_args(list(argv))
     from lets_hooks import status
-    from lets_hooks.repo import GitError
+    from lets_hooks.cli import out, say, use_color
+    from lets_hooks.repo import GitError, reason
 
     try:
         table, _ = status.rows(None, os.environ, int(time.time()))
     except GitError as exc:
-        sys.stderr.write(f"{PROG}: {exc}\n")
+        say(f"{PROG}: {reason(exc)}")
         return 1
     if opts.json:
         import json
 
-        sys.stdout.write(json.dumps([row.as_dict() for row in table], indent=2) + "\n")
+        out(json.dumps([row.as_dict() for row in table], indent=2) + "\n")
     else:
-        from lets_hooks.cli import use_color
-
-        sys.stdout.write(render(table, color=use_color(sys.stdout)))
+        out(render(table, color=use_color(sys.stdout)))
     return 0
 
 
@@ -57,7 +58,7 @@ def render(table: list[Row], color: bool = False) -> str:
     for row in table:
         b = row.boundary
         lines.append((
-            ("* " if row.current else "  ") + row.branch,
+            ("* " if row.current else "  ") + shown(row.branch),
             b.boundary[:12] if b.boundary else "none",
             b.trust,
             "-" if b.commits is None else str(b.commits),

@@ -1,0 +1,342 @@
+"""Files: the one place that decides how the product reads and writes them.
+
+Standard library only, and cheap to import (a hook imports it on every checkout):
+
+- ``read_capped``: a regular file, never through a symbolic link, never blocking (a FIFO
+  or a link to a device is refused), never more than a limit;
+- ``inside`` / ``read_inside`` / ``write_inside``: a path under a root, refused when it
+  leads out of the root (a link) or into a git directory (SPEC section 7);
+- ``locked``: the exclusive ``flock(2)`` other writers of the state files take too;
+- ``atomic_write``: a temporary sibling, synced, renamed over the file, so a crash or a
+  concurrent reader never sees a torn or lost file;
+- the shape checks for object names (``is_hex``, ``is_sha``, ``require_hex``).
+
+Every refusal is a ``Refused`` whose text is one line a person can act on.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+
+TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+MAX_BYTES = 1 << 20  # the one limit for a state file: the reader, the writer and lint
+LOCK_WAIT = 10.0  # seconds to wait for another writer's lock before giving up
+HEX = frozenset("0123456789abcdef")
+SHA_LENGTHS = (40, 64)  # SHA-1 and SHA-256 object names
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+class Refused(Exception):
+    """A file that is not read or written; ``str()`` is one line saying why."""
+
+
+# -- object names ---------------------------------------------------------------------------
+
+def is_hex(text: str) -> bool:
+    """Only lowercase hex digits (the shape guard; an empty string passes: check length)."""
+    return all(c in HEX for c in text)
+
+
+def is_sha(text: str) -> bool:
+    """A full object name: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits."""
+    return len(text) in SHA_LENGTHS and is_hex(text)
+
+
+def require_hex(*names: str) -> None:
+    """Raise ValueError unless every name is a non-empty lowercase hex string: what is
+    passed on to git as an object name can then never act as an option or a range."""
+    for name in names:
+        if not name or not is_hex(name):
+            raise ValueError(f"refusing to pass {name!r} to git: not a hex object name")
+
+
+# -- reading --------------------------------------------------------------------------------
+
+def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
+                name: str | None = None) -> tuple[bytes | None, str | None]:
+    """Up to ``limit`` bytes of a regular file: (data, problem).
+
+    ``data`` is None when the file is absent (problem None) or refused (problem says why,
+    naming it ``name``, by default its base name). A file over ``limit`` is refused, not
+    cut: a reader must never act on part of a file that a writer would refuse to write.
+    The last component is never followed when it is a symbolic link unless ``follow``.
+    """
+    shown = name or os.path.basename(path)
+    flags = os.O_RDONLY | _NONBLOCK | _CLOEXEC | (0 if follow else _NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None, f"{shown} is a symbolic link - refused, not followed"
+        if exc.errno == errno.ENAMETOOLONG:
+            return None, f"{shown[:40]}... is too long a file name for this file system"
+        return None, f"{shown} cannot be read ({exc.strerror or exc})"
+    try:
+        import stat
+
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, f"{shown} is not a regular file - ignored"
+        if info.st_size > limit:
+            return None, f"{shown} is {info.st_size} bytes, over the {_size(limit)} limit - ignored"
+        data = _read_fd(fd, limit + 1)
+        if len(data) > limit:  # it grew while being read
+            return None, f"{shown} is over the {_size(limit)} limit - ignored"
+        return data, None
+    except OSError as exc:
+        return None, f"{shown} cannot be read ({exc.strerror or exc})"
+    finally:
+        os.close(fd)
+
+
+def _read_fd(fd: int, limit: int) -> bytes:
+    chunks = []
+    left = limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 16))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MiB" if limit >= 1 << 20 and limit % (1 << 20) == 0 else (
+        f"{limit} byte")
+
+
+# -- the fence: a path under a root ----------------------------------------------------------
+
+def inside(root: str, relative: str, git_dir: str | None = None) -> str:
+    """The real path of ``root/relative``, or ``Refused`` when it is not inside ``root``.
+
+    Every link on the way is resolved first; the result must lie under the root's real
+    path and must not be in a git directory (no ``.git`` component below the root, and not
+    under ``git_dir`` when given). The path need not exist (a write may create it).
+    """
+    real_root = os.path.realpath(root)
+    target = os.path.realpath(os.path.join(root, relative))
+    if target != real_root and not target.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise Refused(f"{relative} leads out of {_tail(root)} - refused, not followed")
+    below = target[len(real_root):].split(os.sep)
+    if ".git" in below:
+        raise Refused(f"{relative} leads into a git directory - refused")
+    if git_dir is not None:
+        real_git = os.path.realpath(git_dir)
+        if target == real_git or target.startswith(real_git.rstrip(os.sep) + os.sep):
+            raise Refused(f"{relative} leads into the git directory - refused")
+    return target
+
+
+def read_inside(root: str, relative: str, limit: int, git_dir: str | None = None
+                ) -> tuple[bytes | None, str | None]:
+    """``read_capped`` of ``root/relative`` behind the fence of ``inside``."""
+    try:
+        target = inside(root, relative, git_dir)
+    except Refused as exc:
+        return None, str(exc)
+    return read_capped(target, limit, name=relative)
+
+
+def write_inside(root: str, relative: str, data: bytes, git_dir: str | None = None) -> str:
+    """Atomically replace ``root/relative`` (through links that stay inside the root, which
+    are kept as links); returns the real path written. ``Refused`` otherwise."""
+    target = inside(root, relative, git_dir)
+    atomic_write(target, data, shown=relative)
+    return target
+
+
+def _tail(path: str) -> str:
+    return os.path.basename(path.rstrip(os.sep)) or path
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | None = None,
+                 keep_mode: bool = True) -> None:
+    """Replace ``path`` with ``data``: a temporary sibling ``<name>.<digits>.tmp`` (0600,
+    created exclusively, never through a link), written, synced, given ``mode`` (or the
+    old file's mode when ``keep_mode``, else 0600) and renamed over the file; the folder
+    is synced too. ``path`` itself must not be a symbolic link (it would be replaced)."""
+    import stat
+
+    label = shown or os.path.basename(path)
+    folder, name = os.path.split(path)
+    if mode is None:
+        mode = 0o600
+        if keep_mode:
+            try:
+                info = os.lstat(path)
+            except FileNotFoundError:
+                info = None
+            except OSError as exc:
+                raise Refused(why(exc, f"cannot write {label}")) from exc
+            if info is not None:
+                if stat.S_ISLNK(info.st_mode):
+                    raise Refused(f"{label} is a symbolic link - refused, not followed")
+                if not stat.S_ISREG(info.st_mode):
+                    raise Refused(f"{label} is not a regular file - not changed")
+                mode = stat.S_IMODE(info.st_mode)
+    tmp, fd = _temp_sibling(folder or ".", name, label)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if mode != 0o600:
+                os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        discard(tmp)
+        raise Refused(why(exc, f"cannot write {label}")) from exc
+    sync_folder(folder or ".")
+
+
+def _temp_sibling(folder: str, name: str, label: str) -> tuple[str, int]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    base = os.getpid() * 1000
+    for attempt in range(1000):
+        tmp = os.path.join(folder, f"{name}.{base + attempt}.tmp")
+        try:
+            return tmp, os.open(tmp, flags, 0o600)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise Refused(why(exc, f"cannot write beside {label}")) from exc
+    raise Refused(f"cannot find a free temporary name beside {label}")
+
+
+def discard(path: str) -> None:
+    """Remove a file if it is there; never raises."""
+    try:
+        os.unlink(path)
+    except OSError:
+        return
+
+
+def sync_folder(folder: str) -> None:
+    """Make a rename in ``folder`` durable (best effort: some file systems refuse)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# -- the lock -----------------------------------------------------------------------------------
+
+class _Lock:
+    """An exclusive ``flock`` on a lock file, held while the ``with`` block runs."""
+
+    __slots__ = ("fd", "path", "shown", "wait")
+
+    def __init__(self, path: str, wait: float, shown: str) -> None:
+        self.path = path
+        self.wait = wait
+        self.shown = shown
+        self.fd = -1
+
+    def __enter__(self) -> _Lock:
+        self.fd = take_lock(self.path, self.wait, self.shown)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing the descriptor releases the flock
+            self.fd = -1
+
+
+def locked(path: str, wait: float = LOCK_WAIT, shown: str | None = None) -> _Lock:
+    """``with locked(path):`` holds an exclusive flock on ``path`` (created 0600, never
+    through a link), waiting up to ``wait`` seconds for another holder."""
+    return _Lock(path, wait, shown or os.path.basename(path))
+
+
+def take_lock(path: str, wait: float, shown: str) -> int:
+    import fcntl
+
+    flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Refused(f"{shown} is a symbolic link - refused, not followed") from exc
+        raise Refused(why(exc, f"cannot open the lock {shown}")) from exc
+    import time
+
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                raise Refused(f"{shown} is held by another writer for over {wait:.0f} s; "
+                              "nothing written") from None
+            time.sleep(0.01)
+        except OSError as exc:
+            os.close(fd)
+            raise Refused(why(exc, f"cannot lock {shown}")) from exc
+
+
+# -- messages -----------------------------------------------------------------------------------
+
+def why(exc: OSError, what: str) -> str:
+    """``what`` and the reason an OS call failed, in words."""
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return f"{what}: no space left on the device"
+    if exc.errno == errno.EROFS:
+        return f"{what}: the file system is read-only"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"{what}: permission denied"
+    if exc.errno == errno.ENAMETOOLONG:
+        return f"{what}: the name is too long for the file system"
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+        return f"{what}: a file stands where a folder should be"
+    if exc.errno == errno.ELOOP:
+        return f"{what}: a symbolic link stands in the way - refused, not followed"
+    return f"{what}: {exc.strerror or exc}"
+
+
+def shown(text: str) -> str:
+    """``text`` (a path, a branch name) as one printable line: bytes that were not UTF-8
+    (kept by surrogateescape) and control characters are escaped, so no name can forge an
+    extra output line or break a strict UTF-8 stream."""
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
+
+
+def lines(data: bytes) -> Iterator[bytes]:
+    """The lines of ``data`` without their LF or CRLF ends (never split on anything else:
+    ``bytes.splitlines`` also splits on form feeds and other separators)."""
+    start = 0
+    size = len(data)
+    while start < size:
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = size
+        line = data[start:end]
+        yield line[:-1] if line.endswith(b"\r") else line
+        start = end + 1
