@@ -9,8 +9,8 @@ never raise: a hook must not break the git command it rides on.
 
 from __future__ import annotations
 
-from lets_hooks import ladder, state
-from lets_hooks.repo import NULL_SHA, GitError, Location, Repo
+from lets_hooks import files, ladder
+from lets_hooks.repo import NULL_SHA, GitError, Location, Repo, reason
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ class Result:
 
 
 def _open(cwd: str | None, environ: Mapping[str, str],
-          result: Result) -> tuple[Repo, Location, Config] | None:
+          result: Result) -> tuple[Repo, Location, Config]:
     """The repository, where we are, and the settings (problems reported, defaults used)."""
     from lets_hooks import config
 
@@ -50,59 +50,37 @@ def _open(cwd: str | None, environ: Mapping[str, str],
 
 # -- recording ---------------------------------------------------------------------------
 
-def touch(repo: Repo, where: Location, sid: str | None, result: Result,
+def touch(repo: Repo, where: Location, sid: str | None, result: Result, now: float,
           force: bool = False) -> bool:
-    """Record ``session: <HEAD> <sid>`` for the checked-out branch when the rules say so.
+    """``record.touch``, its problem said on ``result``."""
+    from lets_hooks import record
 
-    No session line yet: write it (sid-less when no session is known). A line recorded by
-    another session, or by no known session, while a session is known: this is the new
-    session's first touch of the branch, so replace it. The same session, or no session
-    known: keep the line. ``force`` writes whatever is there (``lets-hooks record``).
-    Returns True when the file changed.
-    """
-    top, branch, head = where.top, where.branch, where.head
-    if top is None or branch is None or head is None:
-        return False
-    recorded = state.read_recorded(top, branch)
-    if not force:
-        if recorded.source == "task":
-            if sid is None or recorded.sid == sid:
-                return False
-        elif recorded.source == "legacy" and sid is None:
-            return False
-    try:
-        names = [name for name, _ in repo.branches()]
-    except GitError:
-        names = None
-    try:
-        return state.write_session_line(top, branch, head, sid, branches=names)
-    except state.StateError as exc:
-        result.say(f"branch {branch!r}: session boundary not recorded: {exc}")
-        return False
+    changed, problem = record.touch(repo, where, sid, now, force)
+    if problem is not None:
+        result.say(f"branch {where.branch!r}: session boundary not recorded: {problem}")
+    return changed
 
 
-def record_session(cwd: str, session_id: str, environ: Mapping[str, str]) -> list[str]:
+def record_session(cwd: str, session_id: str, environ: Mapping[str, str],
+                   now: float | None = None) -> list[str]:
     """Record the session line for the branch checked out at ``cwd`` at the moment a
-    session starts (a Claude Code SessionStart hook), by the same rules as post-checkout,
+    session starts (a Claude Code SessionStart hook), by the same rule as post-checkout,
     with ``session_id`` as the current session (empty: the environment's, if any).
 
     Returns the lines to show on stderr (none when all went well); never raises.
     """
+    import time
+
     result = Result()
     try:
         opened = _open(cwd, environ, result)
-        if opened is None:
-            return result.messages
         repo, where, settings = opened
         if where.top is None or where.branch is None:
             return result.messages
         sid = session_id.strip() or settings.session_id(environ)
-        touch(repo, where, sid, result)
-    except GitError as exc:
-        result.say(f"session boundary not recorded: {exc}")
+        touch(repo, where, sid, result, time.time() if now is None else now)
     except Exception as exc:  # never break the caller
-        result.say(f"session boundary not recorded: internal error ({type(exc).__name__}: "
-                   f"{exc})")
+        result.say(f"session boundary not recorded: {reason(exc)}")
     return result.messages
 
 
@@ -123,7 +101,7 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
     if sid is None:
         sid = settings.session_id(environ)
     before = len(result.messages)
-    touch(repo, where, sid, result, force=True)
+    touch(repo, where, sid, result, now, force=True)
     if len(result.messages) > before:
         result.code = 1
         return result, None
@@ -139,16 +117,10 @@ class UsageError(Exception):
 
 def _require(cwd: str | None, environ: Mapping[str, str],
              result: Result) -> tuple[Repo, Location, Config]:
-    from lets_hooks.repo import GitMissing, NotARepository
-
     try:
-        opened = _open(cwd, environ, result)
-    except GitMissing as exc:
-        raise UsageError("git is not installed or not on PATH") from exc
-    except NotARepository as exc:
-        raise UsageError("not inside a git repository") from exc
-    assert opened is not None
-    return opened
+        return _open(cwd, environ, result)
+    except GitError as exc:
+        raise UsageError(reason(exc)) from exc
 
 
 # -- post-checkout -----------------------------------------------------------------------
@@ -162,18 +134,15 @@ def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
     if flag != "1":
         return result  # a file checkout: nothing to do
     try:
-        opened = _open(cwd, environ, result)
-        if opened is None:
-            return result
-        repo, where, settings = opened
+        repo, where, settings = _open(cwd, environ, result)
         if where.top is None or where.branch is None or where.head is None:
             return result  # detached HEAD (a rebase starting, a tag): nothing to keep
         sid = settings.session_id(environ)
-        touch(repo, where, sid, result)
+        touch(repo, where, sid, result, now)
         boundary = ladder.resolve(repo, settings, sid, now, where=where)
         _warn_rejected(boundary, result, "post-checkout")
     except Exception as exc:  # never break the checkout
-        result.say(f"post-checkout: skipped ({_problem(exc)})")
+        result.say(f"post-checkout: skipped ({reason(exc)})")
     return result
 
 
@@ -191,139 +160,29 @@ def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], 
                  cwd: str | None = None) -> Result:
     """git's ``post-rewrite <amend|rebase>`` with ``old new`` pairs on stdin; under
     pre-commit the command is in ``PRE_COMMIT_REWRITE_COMMAND`` and stdin is empty, so
-    the pairs are recovered from git."""
+    the pairs are recovered from git (``rewrite.follow``)."""
+    from lets_hooks import rewrite
+
     result = Result()
     command = argv[0] if argv else environ.get("PRE_COMMIT_REWRITE_COMMAND", "")
     try:
-        opened = _open(cwd, environ, result)
-        if opened is None:
+        repo, where, settings = _open(cwd, environ, result)
+        if where.top is None or where.head is None:
             return result
-        repo, where, settings = opened
-        top = where.top
-        if top is None or where.head is None:
-            return result
+        for line in rewrite.follow(repo, where, command, stdin, now):
+            result.say(line)
         branch = where.branch
-        if branch is None:
-            # ``rebase --apply`` runs this hook before it moves the branch back onto the
-            # rewritten commits: the branch is the one still at the old tip.
-            branch = _branch_being_rebased(repo, where, command)
+        if branch is None:  # ``rebase --apply`` runs this before it moves the branch
+            branch = rewrite.rebased_branch(repo, where)
             if branch is None:
                 return result
-            where = Location(top, where.git_dir, branch, where.head, where.origin_head)
-        recorded = state.read_recorded(top, branch)
-        if recorded.sha is not None:
-            _follow(repo, where, command, stdin, recorded, result)
         sid = settings.session_id(environ)
         boundary = ladder.resolve(repo, settings, sid, now, branch=branch, head=where.head,
                                   where=where)
         _warn_rejected(boundary, result, "post-rewrite")
     except Exception as exc:  # never break the rewrite
-        result.say(f"post-rewrite: skipped ({_problem(exc)})")
+        result.say(f"post-rewrite: skipped ({reason(exc)})")
     return result
-
-
-def _branch_being_rebased(repo: Repo, where: Location, command: str) -> str | None:
-    if command not in ("rebase", ""):
-        return None
-    _, orig_head, backend = repo.rebase_state(where.git_dir)
-    if backend != "rebase-apply" or orig_head is None:
-        return None
-    at_old_tip = [name for name, sha in repo.branches() if sha == orig_head]
-    return at_old_tip[0] if len(at_old_tip) == 1 else None
-
-
-def recover_pairs(repo: Repo, where: Location, command: str,
-                  stdin: bytes) -> tuple[list[tuple[str, str]], str | None, str]:
-    """The rewrite's old->new pairs, the tip before it, and where they came from.
-
-    In order: git's stdin; a rebase's own list (``rebase-merge/rewritten-list`` or
-    ``rebase-apply/rewritten``, still there while the hook runs); for an amend,
-    ``HEAD@{1}`` -> ``HEAD`` when the reflog says the last move was an amend.
-    """
-    from lets_hooks import rewrite
-
-    pairs = rewrite.parse_pairs(stdin) if stdin else []
-    listing, orig_head, _ = repo.rebase_state(where.git_dir)
-    if pairs:
-        if command == "amend" or listing is None:
-            old_head = pairs[-1][0] if command == "amend" else orig_head
-            return pairs, old_head, "git"
-        return pairs, orig_head, "git"
-    if listing is not None:
-        pairs = rewrite.parse_pairs(listing)
-        if pairs:
-            return pairs, orig_head, "the rebase's rewritten list"
-    if command == "amend" or not command:
-        log = repo.head_reflog(2)
-        if len(log) == 2 and log[0][1].startswith("commit (amend)"):
-            return [(log[1][0], log[0][0])], log[1][0], "HEAD@{1} -> HEAD"
-    return [], orig_head, ""
-
-
-def _follow(repo: Repo, where: Location, command: str, stdin: bytes,
-            recorded: state.Recorded, result: Result) -> None:
-    """Move the branch's recorded boundary through the rewrite, and write it back."""
-    from lets_hooks import rewrite
-
-    assert where.top is not None and where.branch is not None and where.head is not None
-    assert recorded.sha is not None
-    info = repo.objects([recorded.sha + "^{commit}"])[0]
-    boundary = info.sha
-    if boundary is None:
-        return  # not a commit: the ladder will say so
-    pairs, old_head, _ = recover_pairs(repo, where, command, stdin)
-    if old_head is None and pairs:
-        old_head = pairs[-1][0]
-    if not pairs:
-        pairs = _pairs_by_patch_id(repo, boundary, old_head, where.head)
-    if not pairs or old_head is None:
-        if old_head is not None and old_head != where.head and not repo.is_ancestor(
-                boundary, where.head):
-            result.say(f"post-rewrite: branch {where.branch!r}: could not tell how the "
-                       f"rewrite moved the session's commits; the boundary "
-                       f"{_short(boundary)} is left as it was. Fix: {FIX}")
-        return
-    images = rewrite.mapping(pairs)
-    if boundary not in images and boundary != old_head and not repo.is_ancestor(
-            boundary, old_head):
-        return  # it did not bound this history before the rewrite either
-    chain: list[str] = []
-    if boundary not in images and boundary != old_head:
-        walk = repo.session_walk(old_head, boundary)
-        chain = rewrite.first_parent_chain(walk, old_head, boundary)
-    head = where.head
-
-    def parent_of(image: str) -> str | None:
-        parents = repo.parents([image]).get(image) or []
-        return parents[0] if parents else None
-
-    def in_new_history(commit: str) -> bool:
-        return repo.is_ancestor(commit, head)
-
-    moved = rewrite.move(boundary, images, chain, parent_of, in_new_history, head)
-    if moved.boundary is None or moved.boundary == boundary:
-        return
-    sid = recorded.sid if recorded.source == "task" else None
-    try:
-        state.write_session_line(where.top, where.branch, moved.boundary, sid)
-    except state.StateError as exc:
-        result.say(f"post-rewrite: branch {where.branch!r}: the boundary could not follow "
-                   f"the rewrite: {exc}")
-
-
-def _pairs_by_patch_id(repo: Repo, boundary: str, old_head: str | None,
-                       new_head: str) -> list[tuple[str, str]]:
-    """The last resort: match the session's old commits to new ones by patch id."""
-    if old_head is None or old_head == new_head:
-        return []
-    if not repo.is_ancestor(boundary, old_head):
-        return []
-    old = repo.patch_ids(old_head, boundary)
-    if not old:
-        return []
-    base = repo.merge_base(boundary, new_head)
-    new = dict(repo.patch_ids(new_head, base)) if base else {}
-    return [(commit, new[pid]) for pid, commit in old if pid in new]
 
 
 # -- pre-push ----------------------------------------------------------------------------
@@ -338,10 +197,7 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
         pushed = _pushed(argv, stdin, environ)
         if not pushed:
             return result
-        opened = _open(cwd, environ, result)
-        if opened is None:
-            return result
-        repo, where, settings = opened
+        repo, where, settings = _open(cwd, environ, result)
         pushed = _as_branches(repo, where, pushed)
         sid = settings.session_id(environ)
         tops: dict[str, str] | None = None
@@ -350,15 +206,13 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
             if branch != where.branch:
                 if tops is None:
                     tops = repo.worktrees()
-                if branch in tops:
-                    at = Location(tops[branch], where.git_dir, where.branch, where.head,
-                                  where.origin_head)
+                at = ladder.location_for(where, branch, tops)
             boundary = ladder.resolve(repo, settings, sid, now, branch=branch,
                                       head=sha or "refs/heads/" + branch, where=at)
             _warn_push(boundary, branch, branch == where.branch, settings.pre_push_strict,
                        result)
     except Exception as exc:  # never break the push over our own trouble
-        result.say(f"pre-push: skipped ({_problem(exc)})")
+        result.say(f"pre-push: skipped ({reason(exc)})")
         return Result(0, result.messages)
     return result
 
@@ -368,7 +222,7 @@ def _pushed(argv: Sequence[str], stdin: bytes,
     """(branch, pushed sha) for each local branch pushed; deletions and tags skipped."""
     pushed: list[tuple[str, str | None]] = []
     if stdin.strip():
-        for line in stdin.decode("utf-8", "surrogateescape").splitlines():
+        for line in stdin.decode("utf-8", "surrogateescape").split("\n"):
             parts = line.split()
             if len(parts) != 4:
                 continue
@@ -377,13 +231,13 @@ def _pushed(argv: Sequence[str], stdin: bytes,
                 "refs/heads/")
             if local_sha == NULL_SHA or tag_or_other:
                 continue
-            if state.is_hex(local_sha) and len(local_sha) >= 40:
+            if files.is_sha(local_sha):
                 pushed.append((local_ref, local_sha))
         return pushed
     local_ref = environ.get("PRE_COMMIT_LOCAL_BRANCH", "")
     if local_ref and (local_ref.startswith("refs/heads/") or not local_ref.startswith("refs/")):
         sha = environ.get("PRE_COMMIT_TO_REF", "")
-        ok = state.is_hex(sha) and len(sha) >= 40 and sha != NULL_SHA
+        ok = files.is_sha(sha) and sha != NULL_SHA
         pushed.append((local_ref, sha if ok else None))
     return pushed
 
@@ -423,24 +277,20 @@ def _warn_push(boundary: ladder.Boundary, branch: str, current: bool, strict: bo
                    f"is only estimated from the branch point off {boundary.merge_branch} "
                    f"({boundary.commits} commits). Fix: {fix}")
     elif boundary.trust == ladder.NONE:
-        result.say(f"pre-push: branch {branch!r}: no usable session boundary "
-                   f"({_last_note(boundary)}). Fix: {fix}")
+        result.say(f"pre-push: branch {branch!r}: no usable session boundary: "
+                   f"{_why_none(boundary)}. Fix: {fix}")
 
 
-def _last_note(boundary: ladder.Boundary) -> str:
-    return boundary.notes[-1] if boundary.notes else "nothing recorded"
+def _why_none(boundary: ladder.Boundary) -> str:
+    """Why there is no boundary, in the words of the ladder's most specific note."""
+    generic = "no usable session boundary"
+    specific = [n for n in boundary.notes if not n.startswith(generic)]
+    if specific:
+        return specific[-1]
+    if boundary.branch == boundary.merge_branch:
+        return "nothing is recorded, and the merge branch has no branch point to estimate from"
+    return "nothing is recorded"
 
 
 def _short(sha: str | None) -> str:
     return sha[:12] if sha else "none"
-
-
-def _problem(exc: BaseException) -> str:
-    from lets_hooks.repo import GitMissing, NotARepository
-
-    if isinstance(exc, GitMissing):
-        return "git is not installed or not on PATH"
-    if isinstance(exc, NotARepository):
-        return "not inside a git repository"
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

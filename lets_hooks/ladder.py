@@ -1,10 +1,22 @@
 """The validation ladder: the only code that decides how far a session boundary is trusted.
 
-``resolve`` reads the branch's recorded boundary, validates it against the repository
-(a commit, an ancestor of HEAD, not older than the branch point, not too old), falls back
-to the branch point as an estimate, and counts the commits since. Everything else (the
-four-line contract, ``--json``, the hooks' warnings, ``status`` rows, the summary's range
-line) is a rendering of the ``Boundary`` it returns.
+``resolve`` runs the rungs in order:
+
+1. ``lookup``: the branch's recorded boundary (task file, else the legacy file) and the
+   names to ask git about (``names``, which ``status`` uses too);
+2. ``validate``: a commit, an ancestor of HEAD, not older than this branch's fork point off
+   the merge branch, not too old; the count of its commits comes out of the same walk;
+3. ``estimate``: nothing usable recorded, off the merge branch: the merge-base;
+4. ``describe``: the trust level and the one-line description.
+
+Everything else (the four-line contract, ``--json``, the hooks' warnings, ``status`` rows,
+the summary's range line) is a rendering of the ``Boundary`` it returns.
+
+Off the merge branch the floor is the *fork point*: where HEAD's first-parent line first
+meets the merge branch. A merge of the merge branch into the topic does not move it, and
+the commits such a merge brings in are not counted as the session's: ``SESSION_COMMITS`` is
+the commits of ``boundary..HEAD`` on neither ``origin/<merge>`` nor ``<merge>``, and the
+description says how many were left out.
 """
 
 from __future__ import annotations
@@ -17,19 +29,21 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from lets_hooks.config import Config
+    from lets_hooks.repo import ObjectInfo
 
 EXACT = "exact"
 PRIOR = "prior-session"
 ESTIMATE = "estimate"
 NONE = "none"
 SECONDS_PER_DAY = 86400
+FUTURE_SLACK = SECONDS_PER_DAY  # a recorded time this far ahead of the clock is ignored
 
 
 class Boundary:
     """A resolved boundary: computed once, rendered many ways."""
 
-    __slots__ = ("boundary", "branch", "commits", "desc", "head", "merge_branch", "notes",
-                 "reason", "recorded", "trust")
+    __slots__ = ("boundary", "branch", "commits", "desc", "excluded", "head", "merge_branch",
+                 "notes", "reason", "recorded", "trust")
 
     def __init__(self, trust: str, boundary: str | None, commits: int | None, desc: str,
                  notes: list[str], reason: str | None = None) -> None:
@@ -43,6 +57,7 @@ class Boundary:
         self.head: str | None = None
         self.recorded: str | None = None  # the sha the state files held, valid or not
         self.merge_branch: str | None = None
+        self.excluded = 0  # commits of boundary..HEAD already on the merge branch
 
     def lines(self) -> list[str]:
         """The four-line contract, read verbatim by other tools."""
@@ -65,144 +80,360 @@ class Boundary:
             "head": self.head,
             "recorded": self.recorded,
             "merge_branch": self.merge_branch,
+            "excluded": self.excluded,
         }
 
 
-def describe(trust: str, boundary: str | None, commits: int | None, detached: bool = False) -> str:
+def describe(trust: str, boundary: str | None, commits: int | None, detached: bool = False,
+             excluded: int = 0, merge: str | None = None, why: str | None = None) -> str:
+    """The one-line description; its four forms are a public contract."""
+    count = f"{commits} commits"
+    if excluded:
+        count += f", not counting {excluded} already on {merge}"
     if trust == EXACT:
-        return f"session: {boundary}..HEAD ({commits} commits)"
+        return f"session: {boundary}..HEAD ({count})"
     if trust == PRIOR:
-        return (f"approx: {boundary}..HEAD ({commits} commits) - boundary recorded by an "
-                "earlier session")
+        return f"approx: {boundary}..HEAD ({count}) - boundary recorded by an earlier session"
     if trust == ESTIMATE:
-        return (f"approx: {boundary}..HEAD ({commits} commits) - estimated from the branch "
-                "point, no boundary was recorded")
+        return (f"approx: {boundary}..HEAD ({count}) - estimated from the branch point, no "
+                "boundary was recorded")
+    if why is not None:
+        return f"boundary unknown - {why}"
     if detached:
         return "boundary unknown - detached HEAD"
     return "boundary unknown - no valid session boundary for this branch"
 
 
-def unknown(note: str, detached: bool = False) -> Boundary:
+def unknown(note: str, detached: bool = False, why: str | None = None) -> Boundary:
     """The fail-closed answer: no boundary, no count."""
-    return Boundary(NONE, None, None, describe(NONE, None, None, detached), [note])
+    return Boundary(NONE, None, None, describe(NONE, None, None, detached, why=why), [note])
+
+
+def not_a_repository(note: str = "not inside a git repository") -> Boundary:
+    return unknown(note, why="not a git repository")
+
+
+# -- the names asked of git ------------------------------------------------------------------
+
+def merge_candidates(merge: str | None) -> list[str]:
+    """The merge branch's names, or the defaults' when none is configured or known."""
+    return [merge] if merge else ["main", "master"]
+
+
+def names(head: str | None, recorded: str | None, merge: str | None) -> list[str]:
+    """Every name ``resolve`` looks up with one ``cat-file``: the head to measure to (when
+    it is not HEAD), the recorded sha (as a commit, and as written), and the merge branch
+    by full ref names (a tag or branch called "main" elsewhere is not main)."""
+    found = []
+    if head is not None:
+        found.append(head + "^{commit}")
+    if recorded:
+        found += [recorded + "^{commit}", recorded]
+    for name in merge_candidates(merge):
+        found += ["refs/remotes/origin/" + name, "refs/heads/" + name]
+    if merge is None:
+        found += ["refs/heads/main", "refs/remotes/origin/main"]
+    return list(dict.fromkeys(found))
+
+
+# -- the rungs ----------------------------------------------------------------------------------
+
+class _Facts:
+    """What the rungs share: where, which branch and head, the merge branch and its tips."""
+
+    __slots__ = ("branch", "config", "found", "head", "local_tip", "merge", "notes", "now",
+                 "origin_tip", "repo")
+
+    def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
+                 found: dict[str, ObjectInfo], notes: list[str], now: int) -> None:
+        self.repo = repo
+        self.config = config
+        self.branch = branch
+        self.head = head
+        self.merge = merge
+        self.found = found
+        self.notes = notes
+        self.now = now
+        self.origin_tip = found["refs/remotes/origin/" + merge].sha
+        self.local_tip = found["refs/heads/" + merge].sha
+
+    @property
+    def on_merge(self) -> bool:
+        return self.branch == self.merge
+
+    def tips(self) -> list[str]:
+        """The merge branch's tips, origin's first, each once."""
+        return list(dict.fromkeys(t for t in (self.origin_tip, self.local_tip) if t))
+
+
+class _Count:
+    __slots__ = ("excluded", "total")
+
+    def __init__(self, total: int, excluded: int = 0) -> None:
+        self.total = total
+        self.excluded = excluded
 
 
 def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
             branch: str | None = None, head: str | None = None,
-            where: Location | None = None) -> Boundary:
+            where: Location | None = None, store: state.Store | None = None) -> Boundary:
     """Resolve, validate and count the session boundary of ``branch`` at ``head``.
 
     Without ``branch``, the checked-out branch at HEAD. ``head`` may be any revision;
-    ``now`` is the current time in seconds (the age rung's clock).
+    ``now`` is the current time in seconds (the age rung's clock). ``where`` gives the
+    work tree whose state is read (the one ``branch`` is checked out in); ``store``, when
+    given, is that work tree's state already opened.
     """
+    try:
+        return _resolve(repo, config, session_id, now, branch, head, where, store)
+    except GitError as exc:
+        from lets_hooks.repo import reason
+
+        return unknown(reason(exc))
+
+
+def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
+             branch: str | None, head: str | None, where: Location | None,
+             store: state.Store | None) -> Boundary:
     if where is None:
         where = repo.locate()
-    notes: list[str] = []
     if branch is None:
-        branch = where.branch
-        head = where.head
+        branch, head = where.branch, where.head
         if branch is None:
             return unknown("detached HEAD: there is no branch to keep a session boundary for",
                            detached=True)
-    recorded = state.Recorded()
-    if where.top is None:
-        notes.append("no work tree here (bare repository, or inside .git): no session "
-                     "state is read")
-    else:
-        recorded = state.read_recorded(where.top, branch)
-        notes.extend(recorded.notes)
-
+    notes: list[str] = []
+    recorded = lookup(repo, where, branch, notes, store)
     merge = config.merge_branch or where.origin_head
-    names: list[str] = []
-    if head is not None and head != where.head:
-        names.append(head + "^{commit}")
-    if recorded.sha:
-        names += [recorded.sha + "^{commit}", recorded.sha]
-    candidates = [merge] if merge else ["main", "master"]
-    for name in candidates:  # full ref names: a tag or branch called "main" is not main
-        names += ["refs/remotes/origin/" + name, "refs/heads/" + name]
-    if merge is None:
-        names += ["refs/heads/main", "refs/remotes/origin/main"]
+    asked = names(head if head is not None and head != where.head else None, recorded.sha,
+                  merge)
     try:
-        found = {info.name: info for info in repo.objects(names)}
+        found = {info.name: info for info in repo.objects(asked)}
     except GitError as exc:
         return unknown(f"git failed: {exc}")
     if merge is None:
         has_main = found["refs/heads/main"].sha or found["refs/remotes/origin/main"].sha
         merge = "main" if has_main else "master"
-    origin_tip = found["refs/remotes/origin/" + merge].sha
-    local_tip = found["refs/heads/" + merge].sha
-
     if head is not None and head != where.head:
         head = found[head + "^{commit}"].sha
     if head is None:
-        return _finish(Boundary(NONE, None, None, describe(NONE, None, None),
-                                [*notes, "HEAD has no commit yet"]), branch, head, recorded, merge)
+        result = Boundary(NONE, None, None, describe(NONE, None, None),
+                          [*notes, "HEAD has no commit yet"])
+        return _finish(result, branch, head, recorded, merge)
+    facts = _Facts(repo, config, branch, head, merge, found, notes, now)
+    _check_merge_branch(facts, config)
 
-    on_merge = branch == merge
-    cached: list[str | None] = []
-
-    def merge_base() -> str | None:
-        if not cached:
-            base = repo.merge_base(head, origin_tip) if origin_tip else None
-            if base is None and local_tip:
-                base = repo.merge_base(head, local_tip)
-            cached.append(base)
-        return cached[0]
-
-    trust = PRIOR
-    if recorded.sha and recorded.source == "task" and recorded.sid and session_id \
-            and recorded.sid == session_id:
-        trust = EXACT
+    trust = _claimed_trust(recorded, session_id, notes)
     boundary: str | None = None
-    commits: int | None = None
+    counted: _Count | None = None
     reason: str | None = None
     if recorded.sha:
-        commit = found[recorded.sha + "^{commit}"].sha
-        split = repo.ahead_behind(commit, head) if commit else None
-        if commit is None:
-            reason = "not a commit in this repository"
-        elif split is None or split[0] != 0:
-            reason = "not an ancestor of HEAD (rebased, reset, or another line of work)"
-        elif not on_merge and _predates(repo, commit, merge_base()):
-            reason = f"older than this branch's point off {merge}"
-        else:
-            stamp = found[recorded.sha].commit_time
-            if found[recorded.sha].type != "commit" or stamp is None:
-                reason = "its commit time cannot be read (not a plain commit)"
-            else:
-                age = _whole_days(now - stamp)
-                if age > config.max_age_days:
-                    reason = (f"{age} days old, past the {config.max_age_days}-day limit "
-                              "for one session")
-        if reason is None and split is not None:
-            boundary, commits = recorded.sha, split[1]
+        reason, counted = validate(facts, recorded)
+        if reason is None and counted is not None:
+            boundary = recorded.sha
         else:
             notes.append(f"recorded boundary {recorded.sha} rejected: {reason}")
             trust = NONE
-    if boundary is None and not on_merge:
-        base = merge_base()
-        if base is not None:
-            count = repo.count(base, head)
-            if count is not None:
-                boundary, commits, trust = base, count, ESTIMATE
-    if boundary is None:
-        trust = NONE
+    if boundary is None and not facts.on_merge:
+        boundary, counted = estimate(facts)
+        if boundary is not None:
+            trust = ESTIMATE
+    result = _described(facts, trust, boundary, counted, reason)
+    return _finish(result, branch, head, recorded, merge)
+
+
+def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
+           store: state.Store | None = None) -> state.Recorded:
+    """Rung 1: what the state files of ``where``'s work tree record for ``branch``."""
+    if where.top is None:
+        notes.append("no work tree here (bare repository, or inside .git): no session "
+                     "state is read")
+        return state.Recorded()
+    if store is None or store.top != where.top:
+        store = state.open_store(where.top, repo)
+    recorded = state.read_recorded(store, branch)
+    notes.extend(recorded.notes)
+    return recorded
+
+
+def _claimed_trust(recorded: state.Recorded, session_id: str | None, notes: list[str]) -> str:
+    """``exact`` needs a task file's line whose session id equals the current one (both
+    present); anything else recorded is ``prior-session``."""
+    if session_id is not None and state.sid_problem(session_id) is not None:
+        notes.append(f"the current session id {state.shown_sid(session_id)} is not usable "
+                     f"({state.sid_problem(session_id)}): no boundary can be exact")
+        session_id = None
+    if not (recorded.sha and recorded.source == "task" and recorded.sid and session_id
+            and recorded.sid == session_id):
+        return PRIOR
+    if recorded.approx:
+        notes.append(f"the boundary was placed by a history rewrite that could not keep the "
+                     f"session's commits apart ({recorded.approx}): the count is best-effort")
+        return PRIOR
+    return EXACT
+
+
+def validate(facts: _Facts, recorded: state.Recorded) -> tuple[str | None, _Count | None]:
+    """Rung 2: (the reason the recorded sha is rejected, or None; its commit count).
+
+    The first failure wins: not a commit; not an ancestor of HEAD; older than this
+    branch's fork point off the merge branch (off it only); older than the age limit.
+    """
+    sha = recorded.sha
+    assert sha is not None
+    commit = facts.found[sha + "^{commit}"].sha
+    if commit is None:
+        return "not a commit in this repository", None
+    reason, counted = _ancestry(facts, commit)
+    if reason is not None:
+        return reason, None
+    reason = _age(facts, recorded)
+    return reason, counted
+
+
+def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
+    """The ancestor rung and the fork-point floor, with the count, in as few walks as the
+    history allows: on a topic branch whose first-parent line from the boundary up is
+    free of merges, one ``rev-list --first-parent`` answers all three."""
+    repo, head = facts.repo, facts.head
+    tips = facts.tips()
+    if facts.on_merge or not tips:
+        split = repo.ahead_behind(commit, head)
+        if split is None or split[0] != 0:
+            return "not an ancestor of HEAD (rebased, reset, or another line of work)", None
+        return None, _Count(split[1])
+    floor = repo.first_parent_floor(head, [commit, tips[0]])
+    if floor is not None and floor.stop == commit:
+        # On HEAD's first-parent line, at or above the fork point.
+        if floor.linear:
+            return None, _Count(floor.count)
+        return None, _outside(facts, commit)
+    split = repo.ahead_behind(commit, head)
+    if split is None or split[0] != 0:
+        return "not an ancestor of HEAD (rebased, reset, or another line of work)", None
+    # An ancestor, but not on the first-parent line above the fork point: a commit of the
+    # merge branch (older than the fork point, or brought in by a merge of it) predates
+    # the branch; one on a side line merged from elsewhere does not.
+    if any(repo.is_ancestor(commit, tip) for tip in tips):
+        return f"older than this branch's point off {facts.merge}", None
+    return None, _outside(facts, commit, total=split[1])
+
+
+def _outside(facts: _Facts, base: str, total: int | None = None) -> _Count:
+    """The count of ``base..HEAD`` less the commits already on the merge branch."""
+    repo = facts.repo
+    if total is None:
+        total = repo.count(base, facts.head)
+    kept = repo.count_outside(facts.head, base, facts.tips())
+    if total is None or kept is None:
+        raise GitError("git rev-list gave no count")
+    return _Count(kept, max(total - kept, 0))
+
+
+def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
+    """The age rung: whole days since the boundary was recorded (``session-recorded``,
+    when it names this sha), else since the commit's committer time."""
+    sha = recorded.sha
+    assert sha is not None
+    info = facts.found[sha]
+    since: int | None = None
+    if recorded.recorded_at is not None:
+        stamp = state.parse_stamp(recorded.recorded_at)
+        if stamp is None:
+            facts.notes.append(f"session-recorded time {recorded.recorded_at!r} cannot be "
+                               "read; the commit's own time is used")
+        elif stamp - facts.now > FUTURE_SLACK:
+            facts.notes.append(f"session-recorded time {recorded.recorded_at} is ahead of "
+                               "the clock by more than a day; the commit's own time is used")
+        else:
+            since = stamp
+    if since is None:
+        if info.type != "commit" or info.commit_time is None:
+            return "its commit time cannot be read (not a plain commit)"
+        since = info.commit_time
+    age = _whole_days(facts.now - since)
+    if age > facts.config.max_age_days:
+        return f"{age} days old, past the {facts.config.max_age_days}-day limit for one session"
+    return None
+
+
+def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
+    """Rung 3: the merge-base with ``origin/<merge>`` (else ``<merge>``) and its count.
+
+    When HEAD's first-parent line down to the merge branch has no merges, the fork point
+    that one walk finds is that merge-base (nothing else on the line is shared), and the
+    walk's length is the count.
+    """
+    repo, head = facts.repo, facts.head
+    tips = facts.tips()
+    if not tips:
+        return None, None
+    floor = repo.first_parent_floor(head, tips[:1])
+    if floor is not None and floor.stop is not None and floor.linear:
+        return floor.stop, _Count(floor.count)
+    base = repo.merge_base(head, facts.origin_tip) if facts.origin_tip else None
+    if base is None and facts.local_tip:
+        base = repo.merge_base(head, facts.local_tip)
+    if base is None:
+        return None, None
+    return base, _outside(facts, base)
+
+
+def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count | None,
+               reason: str | None) -> Boundary:
+    """Rung 4: the answer, its description and the note that says why it is what it is."""
+    notes = facts.notes
+    if boundary is None or counted is None:
         notes.append("no usable session boundary: the commit count is unknown")
-    elif trust == PRIOR:
+        return Boundary(NONE, None, None, describe(NONE, None, None), notes, reason)
+    if trust == PRIOR:
         notes.append("the boundary was recorded by an earlier session (or by no known "
                      "session): the count is best-effort")
     elif trust == ESTIMATE:
         notes.append(f"nothing usable recorded: range estimated from the branch point off "
-                     f"{merge}")
-    result = Boundary(trust, boundary, commits, describe(trust, boundary, commits), notes,
-                      reason)
-    return _finish(result, branch, head, recorded, merge)
+                     f"{facts.merge}")
+    if counted.excluded:
+        notes.append(f"{counted.excluded} commits of the range came in from {facts.merge} "
+                     "(a merge of it) and are not counted as this session's")
+    desc = describe(trust, boundary, counted.total, excluded=counted.excluded,
+                    merge=facts.merge)
+    result = Boundary(trust, boundary, counted.total, desc, notes, reason)
+    result.excluded = counted.excluded
+    return result
 
 
-def _predates(repo: Repo, commit: str, base: str | None) -> bool:
-    """True when ``commit`` is strictly older than the branch point ``base``."""
-    return base is not None and commit != base and repo.is_ancestor(commit, base)
+def _check_merge_branch(facts: _Facts, config: Config) -> None:
+    """A configured merge branch that does not exist is said, with the nearest name."""
+    if facts.origin_tip or facts.local_tip or config.merge_branch is None:
+        return
+    where = config.sources.get("merge_branch", "configuration")
+    hint = ""
+    try:
+        close = suggest(facts.repo, facts.merge)
+    except GitError:
+        close = None
+    if close:
+        hint = f"; did you mean {close!r}?"
+    facts.notes.append(f"merge branch {facts.merge!r} (from {where}): no such branch, "
+                       f"neither origin/{facts.merge} nor {facts.merge}{hint}")
+
+
+def suggest(repo: Repo, name: str) -> str | None:
+    """The local or origin branch name closest to ``name`` (a likely typo), or None."""
+    import difflib
+
+    known = {branch for branch, _ in repo.branches()}
+    known |= set(repo.remote_branches("origin"))
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def location_for(where: Location, branch: str, tops: Mapping[str, str]) -> Location:
+    """``where`` as seen for ``branch``: the state of the work tree ``branch`` is checked
+    out in (``tops``: branch -> work tree top, from ``Repo.worktrees``), else this one's."""
+    if branch == where.branch or branch not in tops:
+        return where
+    return Location(tops[branch], where.git_dir, where.branch, where.head, where.origin_head)
 
 
 def _whole_days(seconds: int) -> int:
@@ -227,6 +458,8 @@ def resolve_path(path: str, environ: Mapping[str, str], now: float,
     The current session id is ``session_id`` when given, else read from ``environ``
     through the configured ``session_id_env``.
     """
+    from lets_hooks.repo import NotARepository, reason
+
     try:
         from lets_hooks import config as config_module
 
@@ -237,5 +470,7 @@ def resolve_path(path: str, environ: Mapping[str, str], now: float,
         result = resolve(repo, settings, current, int(now), where=where)
         result.notes[:0] = settings.problems
         return result
+    except NotARepository:
+        return not_a_repository()
     except Exception as exc:  # fail closed: a consumer always gets an answer
-        return unknown(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+        return unknown(reason(exc))

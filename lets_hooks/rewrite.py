@@ -1,43 +1,61 @@
-"""Move a session boundary along with rewritten history (``commit --amend``, ``rebase``).
+"""Where a session boundary goes when history is rewritten (``commit --amend``, ``rebase``).
 
-Pure: the facts about the repository come in as arguments (the old-to-new mapping git
-reports, the session's commits before the rewrite, and two small questions answered by
-callables), and a ``Move`` comes out. Recovering the mapping from git is the hook's job,
-through ``repo.py``.
+Pure: the facts come in as arguments (git's old -> new pairs, the rebase's ``onto``, and
+two small walks of history parsed by ``History``), and a ``Move`` comes out. Recovering
+those facts from git is the hook's job, through ``repo.py``.
 
-The rules, in order:
+The one rule. Before the rewrite the session's commits were ``B..O`` (``B`` the boundary,
+``O`` the branch's old tip). Every commit the rewrite produced (``onto..N``, ``N`` the new
+tip) is sorted by where it came from:
 
-1. The boundary commit itself was rewritten: the boundary becomes its new image.
-2. Otherwise walk the session's commits from the oldest (along first parents from the old
-   tip down to the boundary). The first one that was rewritten puts the boundary at the
-   first parent of its image: ``boundary..HEAD`` then again counts exactly the session's
-   commits, whatever new base they were replayed on. The first one that was left as it
-   was (still in the new history) means the rewrite happened above the boundary: the
-   boundary stays. One that was dropped is skipped.
-3. No session commit is left: the boundary stays if it is still in the new history (the
-   session now has no commits), else it becomes the new tip.
+- *session*: a copy of session commits only (picked, reworded, edited, squashed or fixed
+  up together, one half of a split), or a commit the rebase made that has no original (an
+  ``exec`` that commits, a commit made at an ``edit`` stop): the session's work;
+- *earlier*: a copy of commits from before the boundary (the boundary commit included);
+- *mixed*: a squash of an earlier commit with a session commit.
+
+Then:
+
+1. No earlier or mixed commit: the rewrite happened inside the session, or carried the
+   whole session onto a new base. When the rebase's base lies inside the session (or is
+   the boundary) the boundary stays; otherwise it becomes ``onto``. Either way
+   ``boundary..N`` is exactly the session's commits, inserted ones included, whatever
+   the order they were replayed in.
+2. Earlier commits, all of them below every session commit (one earlier commit on top of
+   them all, with nothing of the session under it): the boundary becomes that commit (the
+   boundary's own new copy when it was rewritten last, as it usually is).
+3. Anything else (a session commit moved below an earlier one, a mixed squash): no
+   boundary counts exactly. The boundary goes below the lowest session commit on the
+   first-parent line, and the move is marked *approximate*: the ladder then never says
+   ``exact`` for it.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+
+    from lets_hooks.repo import Location, RebaseState, Repo
+    from lets_hooks.state import Recorded, Store
 
 HEXDIGITS = frozenset("0123456789abcdef")
+SESSION, EARLIER, MIXED = "session", "earlier", "mixed"
 
 
 class Move:
-    """Where the boundary goes: ``boundary`` is None when it stays where it was."""
+    """Where the boundary goes (None: it stays), whether that is only approximate, and
+    why, in words for the hook's message."""
 
-    __slots__ = ("boundary", "why")
+    __slots__ = ("approx", "boundary", "why")
 
-    def __init__(self, boundary: str | None, why: str) -> None:
+    def __init__(self, boundary: str | None, why: str, approx: str | None = None) -> None:
         self.boundary = boundary
         self.why = why
+        self.approx = approx
 
     def __repr__(self) -> str:
-        return f"Move({self.boundary!r}, {self.why!r})"
+        return f"Move({self.boundary!r}, {self.why!r}, approx={self.approx!r})"
 
 
 def parse_pairs(data: bytes) -> list[tuple[str, str]]:
@@ -47,7 +65,7 @@ def parse_pairs(data: bytes) -> list[tuple[str, str]]:
     skipped, so nothing from this input can reach git as anything but a sha.
     """
     pairs = []
-    for line in data.decode("ascii", "replace").splitlines():
+    for line in data.decode("ascii", "replace").split("\n"):
         parts = line.split()
         if len(parts) >= 2 and _is_sha(parts[0]) and _is_sha(parts[1]):
             pairs.append((parts[0], parts[1]))
@@ -71,54 +89,413 @@ def mapping(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
     return images
 
 
-def first_parent_chain(walk: Sequence[tuple[str, Sequence[str]]], old_head: str,
-                       boundary: str) -> list[str]:
-    """The session's commits, oldest first.
+def originals(images: Mapping[str, str]) -> dict[str, list[str]]:
+    """New commit -> the old commits it is a copy of."""
+    found: dict[str, list[str]] = {}
+    for old, new in images.items():
+        found.setdefault(new, []).append(old)
+    return found
 
-    ``walk`` is ``boundary..old_head`` with parents (any order). Along first parents from
-    the old tip down to the boundary when that path exists; otherwise (the boundary sits
-    on a merged side line) every commit of the walk, in its order.
+
+class History:
+    """Part of the commit graph: ``rev-list --parents`` output of a walk that excluded
+    some commits (their parents' names stay known, the commits themselves are not in it).
     """
-    parents = {sha: list(ps) for sha, ps in walk}
-    chain = []
-    current = old_head
-    while current in parents:
-        chain.append(current)
-        ps = parents[current]
-        if not ps:
-            break
-        current = ps[0]
-        if current == boundary:
-            chain.reverse()
-            return chain
-    return [sha for sha, _ in walk]
+
+    __slots__ = ("_reach", "parents")
+
+    def __init__(self, raw: bytes) -> None:
+        self.parents: dict[str, list[str]] = {}
+        for line in raw.decode("ascii", "replace").split("\n"):
+            parts = line.split()
+            if parts:
+                self.parents[parts[0]] = parts[1:]
+        self._reach: dict[str, frozenset[str]] = {}
+
+    def __contains__(self, sha: str) -> bool:
+        return sha in self.parents
+
+    def reach(self, tip: str) -> frozenset[str]:
+        """The commits of this walk reachable from ``tip`` (itself included)."""
+        known = self._reach.get(tip)
+        if known is not None:
+            return known
+        seen: set[str] = set()
+        stack = [tip] if tip in self.parents else []
+        while stack:
+            sha = stack.pop()
+            if sha in seen:
+                continue
+            seen.add(sha)
+            stack.extend(p for p in self.parents[sha] if p in self.parents and p not in seen)
+        found = frozenset(seen)
+        self._reach[tip] = found
+        return found
+
+    def reaches_out_to(self, tip: str, outside: str) -> bool:
+        """Is ``outside`` (a commit the walk excluded) a parent of something reachable
+        from ``tip``, i.e. an ancestor of ``tip`` through this walk?"""
+        return tip == outside or any(outside in self.parents[c] for c in self.reach(tip))
+
+    def first_parents(self, tip: str) -> Iterable[str]:
+        """``tip``'s first-parent line while it stays in this walk."""
+        current: str | None = tip
+        while current is not None and current in self.parents:
+            yield current
+            ps = self.parents[current]
+            current = ps[0] if ps else None
 
 
-def move(boundary: str, images: Mapping[str, str], chain: Sequence[str],
-         parent_of: Callable[[str], str | None], in_new_history: Callable[[str], bool],
-         new_head: str) -> Move:
-    """Apply the rules above. ``boundary`` is a full sha; ``chain`` the session's commits
-    oldest first; ``parent_of(image)`` the first parent of a new commit;
-    ``in_new_history(commit)`` whether an old commit is still an ancestor of the new tip."""
-    image = images.get(boundary)
-    if image is not None:
-        return Move(image, "the boundary commit was rewritten: it moves to its new image")
-    for commit in chain:
-        image = images.get(commit)
-        if image is not None:
-            parent = parent_of(image)
-            if parent is None:
-                return Move(None, "the first session commit's image has no parent: the "
-                                  "boundary is left as it was")
-            if parent == boundary:
-                return Move(None, "the session's first commit was rewritten in place")
-            return Move(parent, "the session's commits were replayed onto a new base: the "
-                                "boundary moves to the parent of the first one")
-        if in_new_history(commit):
-            return Move(None, "the rewrite left the session's first commit as it was")
-    if in_new_history(boundary):
-        return Move(None, "no session commit is left; the boundary is still in the history")
-    return Move(new_head, "no session commit is left: the boundary moves to the new tip")
+def place(boundary: str, old_tip: str, new_tip: str, onto: str, images: Mapping[str, str],
+          old: History, new: History, copies: Mapping[str, list[str]] | None = None,
+          guessed: bool = False) -> Move:
+    """The rule above for one branch. ``old`` is a walk of ``old_tip`` and ``boundary``
+    (and any other branch's) excluding ``onto``; ``new`` a walk of ``new_tip`` excluding
+    ``onto``. ``guessed``: the pairs came from patch ids, so a commit without an original
+    may be an edited copy rather than a new commit (the move is then only approximate).
+    """
+    if copies is None:
+        copies = originals(images)
+    session = _session_test(boundary, old_tip, old)
+    produced = new.reach(new_tip)
+    kinds: dict[str, str] = {}
+    inserted = False
+    for commit in produced:
+        olds = copies.get(commit)
+        if olds is None:
+            if commit in old:
+                olds = [commit]  # kept as it was (a pick git fast-forwarded)
+            else:
+                kinds[commit] = SESSION  # made by the rebase itself
+                inserted = True
+                continue
+        sides = {SESSION if session(o) else EARLIER for o in olds}
+        kinds[commit] = sides.pop() if len(sides) == 1 else MIXED
+    earlier = [c for c, kind in kinds.items() if kind == EARLIER]
+    mixed = any(kind == MIXED for kind in kinds.values())
+    if not mixed and not earlier:
+        if new_tip == onto or not produced:
+            within = boundary not in old and old.reaches_out_to(old_tip, onto)
+            if within:
+                return Move(None, "no commit is left above the rebase's base inside the session")
+            return Move(onto, "every session commit is gone: the boundary moves to the new tip")
+        if boundary not in old and old.reaches_out_to(old_tip, onto):
+            return Move(None, "the rewrite stayed inside the session (its base is at or above "
+                              "the boundary): the boundary stays")
+        move = Move(onto, "the session was replayed onto a new base: the boundary moves to it")
+        return _maybe_guessed(move, guessed and inserted)
+    if not mixed:
+        top = _single_top(earlier, new)
+        if top is not None and new.reach(top) & produced == set(earlier):
+            move = Move(top, "the rebase kept the earlier commits below the session's: the "
+                             "boundary moves to the newest of them")
+            return _maybe_guessed(move, guessed and inserted)
+    return _approximate(new_tip, onto, new, kinds, mixed)
+
+
+def _session_test(boundary: str, old_tip: str, old: History) -> Callable[[str], bool]:
+    """A predicate: was an old commit one of the session's (in ``boundary..old_tip``)?"""
+    mine = old.reach(old_tip)
+    before = old.reach(boundary)
+
+    def session(commit: str) -> bool:
+        return commit in mine and commit not in before
+
+    return session
+
+
+def _single_top(earlier: list[str], new: History) -> str | None:
+    """The one earlier commit every other earlier commit is an ancestor of, if any."""
+    tops = [c for c in earlier if not any(c != o and c in new.reach(o) for o in earlier)]
+    return tops[0] if len(tops) == 1 else None
+
+
+def _approximate(new_tip: str, onto: str, new: History, kinds: Mapping[str, str],
+                 mixed: bool) -> Move:
+    lowest = None
+    for commit in new.first_parents(new_tip):
+        if kinds.get(commit) != EARLIER:
+            lowest = commit
+    place_at = onto
+    if lowest is not None:
+        parents = new.parents.get(lowest) or []
+        place_at = parents[0] if parents else onto
+    what = ("a squash mixed an earlier commit with a session commit" if mixed else
+            "session commits and earlier commits were interleaved")
+    return Move(place_at, f"{what}: no boundary counts exactly; it goes below the lowest "
+                          "session commit and is marked approximate",
+                approx=f"rewrite: {what}")
+
+
+def _maybe_guessed(move: Move, guessed: bool) -> Move:
+    if guessed:
+        move.approx = "rewrite: matched by patch id, a new commit may be an edited copy"
+        move.why += " (matched by patch id only: marked approximate)"
+    return move
+
+
+def derive_onto(new_tip: str, images: Mapping[str, str], fresh: History) -> str | None:
+    """The base a rebase replayed onto, when git did not keep it: the first parent of the
+    lowest copy on the new tip's first-parent line. ``fresh`` is a walk of the new tip
+    excluding the old one (the commits the rewrite made, and any new base's own)."""
+    copies = set(images.values())
+    onto = None
+    for commit in fresh.first_parents(new_tip):
+        if commit in copies:
+            parents = fresh.parents[commit]
+            onto = parents[0] if parents else None
+    return onto
+
+
+# -- the facts, from git ------------------------------------------------------------------------
+
+class Target:
+    """One branch the rewrite moved: its tips before and after, and its recorded line."""
+
+    __slots__ = ("boundary", "branch", "new_tip", "old_tip", "recorded")
+
+    def __init__(self, branch: str, old_tip: str, new_tip: str, recorded: Recorded) -> None:
+        self.branch = branch
+        self.old_tip = old_tip
+        self.new_tip = new_tip
+        self.recorded = recorded
+        self.boundary: str | None = None  # the recorded sha as a full commit name
+
+
+def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) -> list[str]:
+    """Move the boundaries of every branch the rewrite moved (the checked-out one, and
+    those ``--update-refs`` moves), each under its own lock; returns what to tell the
+    user (nothing when all went as expected)."""
+    from lets_hooks import state
+
+    assert where.top is not None and where.head is not None
+    rebase = repo.rebase_state(where.git_dir)
+    if command == "amend" and rebase.backend is not None:
+        return []  # an amend at a rebase stop: the rebase's own list will carry it
+    if where.branch is None and rebase.backend == "rebase-apply" and rebase.head_name is None:
+        _apply_context(repo, rebase)
+    branch = where.branch or _branch_name(rebase.head_name)
+    if branch is None:
+        return []
+    store = state.open_store(where.top, repo)
+    if store.problem is not None:
+        return [f"branch {branch!r}: the boundary was not moved: {store.problem}"]
+    pairs, old_tip, guessed = recover_pairs(repo, command, stdin, rebase)
+    targets = _targets(store, branch, old_tip, where.head, rebase)
+    if not any(t.recorded.sha for t in targets):
+        return []
+    _resolve_boundaries(repo, targets)
+    targets = [t for t in targets if t.boundary is not None]
+    current = targets[0] if targets and targets[0].branch == branch else None
+    if not pairs and current is not None:
+        assert current.boundary is not None
+        pairs = _pairs_by_patch_id(repo, current.boundary, current.old_tip, current.new_tip)
+        guessed = bool(pairs)
+    if not pairs:
+        return _lost(repo, targets)
+    images = mapping(pairs)
+    onto, new = _onto(repo, command, rebase, images, targets)
+    if onto is None:
+        return [f"branch {t.branch!r}: could not tell which base the rewrite replayed onto; "
+                f"the boundary {t.boundary[:12]} is left as it was. Fix: lets-hooks record"
+                for t in targets if t.boundary]
+    old = History(repo.walk([*{t.old_tip for t in targets}, *{t.boundary for t in targets
+                                                               if t.boundary}], [onto]))
+    if new is None:
+        new = History(repo.walk(sorted({t.new_tip for t in targets}), [onto]))
+    copies = originals(images)
+    names = [name for name, _ in repo.branches()]
+    messages: list[str] = []
+    for target in targets:
+        assert target.boundary is not None
+        if not _bounded(repo, target, old, onto):
+            continue  # it did not bound this history before the rewrite either
+        moved = place(target.boundary, target.old_tip, target.new_tip, onto, images, old, new,
+                      copies, guessed)
+        messages += _write(store, target, moved, names, now)
+    return messages
+
+
+def rebased_branch(repo: Repo, where: Location) -> str | None:
+    """The branch a rebase in progress is rewriting, while HEAD is detached (``rebase
+    --apply`` runs post-rewrite before it moves the branch back)."""
+    rebase = repo.rebase_state(where.git_dir)
+    if rebase.backend == "rebase-apply" and rebase.head_name is None:
+        _apply_context(repo, rebase)
+    return _branch_name(rebase.head_name)
+
+
+def _apply_context(repo: Repo, rebase: RebaseState) -> None:
+    """``rebase --apply`` keeps no ``head-name`` or ``onto`` while ``git am`` runs the
+    hook; HEAD's reflog has both: the rebase's start entry is at ``onto``, and the newest
+    entry before it that names a branch (a checkout, a finished rebase) names the one
+    being rebased. It is taken only when that branch was at the old tip (``ORIG_HEAD``);
+    without such an entry, only a branch that is alone at the old tip is taken."""
+    log = repo.head_reflog(100)
+    start = next((i for i, (_, subject) in enumerate(log)
+                  if subject.startswith(("rebase (start)", "rebase: checkout"))), None)
+    if start is None:
+        return
+    rebase.onto = log[start][0]
+    at_old_tip = [name for name, sha in repo.branches() if sha == rebase.orig_head]
+    for _, subject in log[start + 1:]:
+        name = _named_branch(subject)
+        if name is not None:
+            if name in at_old_tip:
+                rebase.head_name = "refs/heads/" + name
+            return
+    if len(at_old_tip) == 1:
+        rebase.head_name = "refs/heads/" + at_old_tip[0]
+
+
+def _named_branch(subject: str) -> str | None:
+    """The branch HEAD was on after a reflog entry, when the entry says it."""
+    if subject.startswith("checkout: moving from ") and " to " in subject:
+        return subject.rpartition(" to ")[2]
+    marker = "returning to refs/heads/"
+    if "(finish)" in subject and marker in subject:
+        return subject.partition(marker)[2]
+    return None
+
+
+def _branch_name(ref: str | None) -> str | None:
+    prefix = "refs/heads/"
+    return ref[len(prefix):] if ref and ref.startswith(prefix) else None
+
+
+def recover_pairs(repo: Repo, command: str, stdin: bytes, rebase: RebaseState
+                  ) -> tuple[list[tuple[str, str]], str | None, bool]:
+    """The rewrite's old -> new pairs and the tip before it.
+
+    In order: git's stdin; a rebase's own list (``rebase-merge/rewritten-list`` or
+    ``rebase-apply/rewritten``, still there while the hook runs; the pre-commit framework
+    does not pass stdin on); for an amend, ``HEAD@{1}`` -> ``HEAD`` when the reflog says
+    the last move was an amend. Patch ids are the caller's last resort.
+    """
+    pairs = parse_pairs(stdin) if stdin else []
+    if not pairs and rebase.rewritten is not None:
+        pairs = parse_pairs(rebase.rewritten)
+    if not pairs and command in ("amend", ""):
+        log = repo.head_reflog(2)
+        if len(log) == 2 and log[0][1].startswith("commit (amend)"):
+            pairs = [(log[1][0], log[0][0])]
+    if command == "amend" and pairs:
+        return pairs, pairs[-1][0], False
+    return pairs, rebase.orig_head, False
+
+
+def _targets(store: Store, branch: str, old_tip: str | None, new_tip: str,
+             rebase: RebaseState) -> list[Target]:
+    from lets_hooks import state
+
+    found = []
+    if old_tip is not None:
+        found.append(Target(branch, old_tip, new_tip, state.read_recorded(store, branch)))
+    for ref, before, after in rebase.update_refs:
+        name = _branch_name(ref)
+        if name is not None and name != branch and before != after:
+            found.append(Target(name, before, after, state.read_recorded(store, name)))
+    return found
+
+
+def _resolve_boundaries(repo: Repo, targets: list[Target]) -> None:
+    asked = [t.recorded.sha + "^{commit}" for t in targets if t.recorded.sha]
+    if not asked:
+        return
+    found = {info.name: info.sha for info in repo.objects(asked)}
+    for target in targets:
+        if target.recorded.sha:
+            target.boundary = found.get(target.recorded.sha + "^{commit}")
+
+
+def _onto(repo: Repo, command: str, rebase: RebaseState, images: Mapping[str, str],
+          targets: list[Target]) -> tuple[str | None, History | None]:
+    """The base the rewritten commits went onto (git's ``onto`` during a rebase, the new
+    tip's parent for an amend, else derived), and the walk of the new tips when finding
+    it already made that walk."""
+    if rebase.onto is not None:
+        return rebase.onto, None
+    current = targets[0]
+    fresh = History(repo.walk([current.new_tip], [current.old_tip]))
+    if command == "amend":
+        parents = fresh.parents.get(current.new_tip) or []
+        return (parents[0] if parents else None), fresh
+    return derive_onto(current.new_tip, images, fresh), None
+
+
+def _bounded(repo: Repo, target: Target, old: History, onto: str) -> bool:
+    """Was the boundary an ancestor of the branch's old tip (did it bound anything)?"""
+    boundary = target.boundary
+    assert boundary is not None
+    if boundary in old:
+        return boundary in old.reach(target.old_tip)
+    if old.reaches_out_to(target.old_tip, onto):
+        return True  # it is in onto's history, and onto was below the old tip
+    return repo.is_ancestor(boundary, target.old_tip)
+
+
+def _write(store: Store, target: Target, moved: Move, names: list[str], now: int) -> list[str]:
+    """Write the moved line under the lock, unless another writer changed it since it was
+    read (then theirs is kept, and said)."""
+    from lets_hooks import state
+
+    seen = target.recorded
+    keep_approx = seen.approx
+    if moved.boundary is None or (moved.boundary == target.boundary and not moved.approx):
+        return []
+    assert seen.sha is not None
+    if seen.source != "task":
+        sid: str | None = None
+    else:
+        sid = seen.sid
+    changed: list[str] = []
+
+    def decide(current: Recorded) -> state.Line | None:
+        if current.line != seen.line:
+            changed.append(current.sha or "nothing")
+            return None
+        approx = moved.approx or keep_approx
+        assert moved.boundary is not None
+        return state.Line(moved.boundary, sid, seen.recorded_at, approx)
+
+    try:
+        state.update(store, target.branch, decide, names)
+    except state.StateError as exc:
+        return [f"post-rewrite: branch {target.branch!r}: the boundary could not follow the "
+                f"rewrite: {exc}"]
+    if changed:
+        return [f"post-rewrite: branch {target.branch!r}: another writer changed the session "
+                f"line while the rewrite was followed (now {changed[0][:12]}); their line is "
+                "kept"]
+    if moved.approx:
+        return [f"post-rewrite: branch {target.branch!r}: {moved.why}"]
+    return []
+
+
+def _lost(repo: Repo, targets: list[Target]) -> list[str]:
+    """No pairs at all: say so when the boundary no longer bounds the new history."""
+    messages = []
+    for target in targets[:1]:
+        assert target.boundary is not None
+        if target.old_tip != target.new_tip and not repo.is_ancestor(target.boundary,
+                                                                      target.new_tip):
+            messages.append(f"post-rewrite: branch {target.branch!r}: could not tell how the "
+                            f"rewrite moved the session's commits; the boundary "
+                            f"{target.boundary[:12]} is left as it was. Fix: lets-hooks record")
+    return messages
+
+
+def _pairs_by_patch_id(repo: Repo, boundary: str, old_tip: str,
+                       new_tip: str) -> list[tuple[str, str]]:
+    """The last resort: match the session's old commits to new ones by patch id."""
+    if old_tip == new_tip or not repo.is_ancestor(boundary, old_tip):
+        return []
+    old = repo.patch_ids(old_tip, [boundary])
+    if not old:
+        return []
+    base = repo.merge_base(boundary, new_tip)
+    new = dict(repo.patch_ids(new_tip, [base] if base else []))
+    return [(commit, new[pid]) for pid, commit in old if pid in new]
 
 
 def _is_sha(text: str) -> bool:

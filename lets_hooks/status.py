@@ -73,12 +73,15 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
     def top_of(branch: str) -> str | None:
         return tops.get(branch, where.top) if where.top is not None else None
 
-    recorded = {}
-    for name, _ in branches:
+    stores = {top: state.open_store(top, repo) for top in {top_of(n) for n, _ in branches}
+              if top is not None}
+    merge = settings.merge_branch or where.origin_head
+    names: list[str] = []
+    for name, sha in branches:
         top = top_of(name)
-        recorded[name] = state.read_recorded(top, name) if top is not None else state.Recorded()
-    names = _names(branches, recorded, settings.merge_branch or where.origin_head)
-    objects = repo.objects(names)
+        found = state.read_recorded(stores[top], name) if top is not None else None
+        names += ladder.names(sha, found.sha if found else None, merge)
+    objects = repo.objects(list(dict.fromkeys(names)))
     tips = {sha for _, sha in branches}
     for info in objects:
         if info.type == "commit" and info.sha:
@@ -92,26 +95,13 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
     for name, sha in branches:
         top = top_of(name)
         at = Location(top, where.git_dir, where.branch, where.head, where.origin_head)
+        store = stores.get(top) if top is not None else None
         if name == where.branch:
-            result = ladder.resolve(batch, settings, sid, now, where=at)
+            result = ladder.resolve(batch, settings, sid, now, where=at, store=store)
         else:
-            result = ladder.resolve(batch, settings, sid, now, branch=name, head=sha, where=at)
+            result = ladder.resolve(batch, settings, sid, now, branch=name, head=sha, where=at,
+                                    store=store)
         others = [o for o in slugs[state.slug(name)] if o != name]
         table.append(Row(name, name == where.branch, result, top, others))
     repo.calls = batch.calls
     return table, repo
-
-
-def _names(branches: list[tuple[str, str]], recorded: dict[str, state.Recorded],
-           merge: str | None) -> list[str]:
-    """Every name the ladder will look up for these branches (a prefetch: a name left out
-    costs one more ``cat-file``, never a wrong answer)."""
-    names = []
-    for _, sha in branches:
-        names.append(sha + "^{commit}")
-    for found in recorded.values():
-        if found.sha:
-            names += [found.sha + "^{commit}", found.sha]
-    for name in [merge] if merge else ["main", "master"]:
-        names += ["refs/remotes/origin/" + name, "refs/heads/" + name, "origin/" + name, name]
-    return list(dict.fromkeys(names))
