@@ -7,7 +7,9 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text()
+README_ONLY = (ROOT / "README.md").read_text()
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+README = "\n".join([README_ONLY, *(p.read_text() for p in DOCS)])
 FORMS = [
     r"session: [0-9a-f]+\.\.HEAD \(\d+ commits\)",
     r"approx: [0-9a-f]+\.\.HEAD \(\d+ commits\) - boundary recorded by an earlier session",
@@ -34,7 +36,7 @@ def test_every_console_script_is_shown_running() -> None:
 
 def test_the_two_commands_exist() -> None:
     for script in ("scripts/run", "scripts/test"):
-        assert f"bash {script}" in README
+        assert f"bash {script}" in README_ONLY
         assert (ROOT / script).exists()
     assert "bash scripts/test" in (ROOT / ".ci" / "run").read_text()
 
@@ -53,3 +55,13 @@ def test_sample_blocks_have_the_four_lines_in_order() -> None:
     assert starts
     for i in starts:
         assert [line.split("=", 1)[0] for line in lines[i:i + 4]] == keys
+
+
+def test_readme_is_a_page_people_read() -> None:
+    assert len(README_ONLY.encode()) <= 20_000
+
+
+def test_every_docs_page_is_linked_from_the_readme() -> None:
+    assert DOCS
+    for page in DOCS:
+        assert f"(docs/{page.name})" in README_ONLY, page.name

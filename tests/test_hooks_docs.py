@@ -16,7 +16,9 @@ def manifest() -> list[dict[str, object]]:
 
 
 def readme() -> str:
-    return (ROOT / "README.md").read_text()
+    """The README and the pages of docs/ it links to."""
+    pages = sorted((ROOT / "docs").glob("*.md"))
+    return "\n".join([(ROOT / "README.md").read_text(), *(p.read_text() for p in pages)])
 
 
 def test_manifest_entries() -> None:
