@@ -21,7 +21,7 @@ description says how many were left out.
 
 from __future__ import annotations
 
-from lets_hooks import state
+from lets_hooks import files, state
 from lets_hooks.repo import GitError, Location, Repo
 
 TYPE_CHECKING = False
@@ -76,7 +76,7 @@ class Boundary:
             "desc": self.desc,
             "notes": list(self.notes),
             "reason": self.reason,
-            "branch": self.branch,
+            "branch": None if self.branch is None else files.shown(self.branch),
             "head": self.head,
             "recorded": self.recorded,
             "merge_branch": self.merge_branch,

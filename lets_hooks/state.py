@@ -531,13 +531,13 @@ def write_session_line(where: Store | str, branch: str, sha: str, sid: str | Non
 
 def _check_branch(store: Store, branch: str, branches: Iterable[str] | None) -> None:
     if not branch or branch in (".", ".."):
-        raise StateError(f"cannot keep state for a branch named {branch!r}")
+        raise StateError(f"cannot keep state for a branch named {files.quoted(branch)}")
     if branches is not None:
         others = slug_collisions(branch, branches)
         if others:
-            names = ", ".join(repr(b) for b in others)
+            names = ", ".join(files.quoted(b) for b in others)
             raise StateError(
-                f"branch {branch!r} and branch {names} share the state file "
+                f"branch {files.quoted(branch)} and branch {names} share the state file "
                 f".task-{slug(branch)} ('/' and '-' read alike); not recorded - rename one "
                 "of them")
     name = ".task-" + slug(branch)
