@@ -7,10 +7,11 @@ what it read before working out the move, and keep a line that changed meanwhile
 so on stderr.
 
 The interleaving is made deterministic with a ``git`` first on the hook's PATH: it runs
-the real git, and on the first call whose arguments, input or output name the recorded
-boundary (the hook can only ask about it after reading the line, and must ask about it
-before it knows where the boundary goes) it plays the other writer once, under the lock,
-before handing git's answer back to the hook.
+the real git, and on the first call whose arguments or input name the recorded boundary
+(the hook can only ask git about it after reading the line, and asks about it while
+working out where the session's commits went) it plays the other writer once, under the
+lock, before handing git's answer back to the hook. Every call is logged beside it, so a
+hook that asks in another order shows which call to pick instead.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ out="$dir/out.$$"
 cat > "$in"
 {git} "$@" < "$in" > "$out"
 status=$?
-if [ ! -e "$dir/fired" ] && {{ printf '%s\\n' "$*" | cat - "$in" "$out" | grep -q {sha}; }}
+if [ ! -e "$dir/fired" ] && {{ printf '%s\\n' "$*" | cat - "$in" | grep -q {sha}; }}
 then
   printf '%s\\n' "$*" > "$dir/fired"
   {python} "$dir/writer.py" {top} {other_sha} {other_sid} "$dir"
@@ -115,7 +116,8 @@ def test_a_line_changed_meanwhile_is_kept(tmp_path: Path) -> None:
     other_writer(box, folder, boundary, root)
     done = box.sh("rebase", "-q", "main", sid=SID)
     log = (folder / "git.log").read_text() if (folder / "git.log").exists() else ""
-    assert (folder / "fired").exists(), ("no git call of the hook named the boundary", log)
+    assert (folder / "fired").exists(), ("no git call of the hook named the boundary", log,
+                                         done.stderr)
     if (folder / "locked").exists():
         # The hook held the lock through its git calls: no other writer could get in
         # between its read and its write, which is the other way to lose nothing.
@@ -124,7 +126,7 @@ def test_a_line_changed_meanwhile_is_kept(tmp_path: Path) -> None:
     assert (folder / "wrote").exists(), log
     written = (folder / "wrote").read_bytes()
     assert box.task("feat").read_bytes() == written, (
-        "the other writer's line was lost", (folder / "fired").read_text(), done.stderr)
+        "the other writer's line was lost", (folder / "fired").read_text(), log, done.stderr)
     assert box.line("feat") == f"{root} {OTHER}"
     assert "lets-hooks: post-rewrite" in done.stderr and "feat" in done.stderr, done.stderr
 
