@@ -529,3 +529,18 @@ def test_a_usage_error_still_prints_four_lines(sandbox: Sandbox) -> None:
     assert done.returncode == 0
     assert done.stdout.splitlines()[1:3] == ["SESSION_TRUST=none", "SESSION_COMMITS=unknown"]
     assert "usage: lets-session-boundary" in done.stderr
+
+
+def test_branch_option_reads_the_work_tree_the_branch_is_checked_out_in(
+        sandbox: Sandbox, tmp_path: Path) -> None:
+    """``--branch X`` for a branch checked out in another work tree reads that work tree's
+    state, as ``status`` and pre-push do (it once read the current one's and disagreed)."""
+    sandbox.commit("tip", age_days=1)
+    linked = tmp_path / "linked"
+    sandbox.git.worktree("add", "-q", "-b", "wt", str(linked))
+    start = sandbox.rev("wt")
+    (linked / ".lets" / "sessions").mkdir(parents=True)
+    (linked / ".lets" / "sessions" / ".task-wt").write_text(f"session: {start} {SID}\n")
+    sandbox.write_task("wt", "session: " + "0" * 40 + f" {SID}\n")  # a stale copy here
+    fields = sandbox.boundary("--branch", "wt", env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "exact", start, 0)
