@@ -1,92 +1,322 @@
 """Time ``lets-session-boundary`` against a shell implementation of the same ladder.
 
     python benchmarks/make_repo.py /tmp/bench-repo
-    python benchmarks/bench_boundary.py /tmp/bench-repo [--runs 31]
+    python benchmarks/make_repo.py /tmp/bench-merges --merge-heavy
+    python benchmarks/bench_boundary.py /tmp/bench-repo /tmp/bench-merges [--runs 31]
+        [--only happy,estimate] [--trace] [--markdown]
 
-Two cases on the 100,000-commit repository: the happy path (branch ``feature``, a
-boundary 50 commits back, recorded by this session) and the deep one (branch ``main``,
-a boundary at the root, 100,000 commits back). For each: median, min and max wall time
-of the installed command as a user runs it, the same for the shell baseline, their ratio,
-and how many git processes each starts (counted by a logging ``git`` on PATH).
+Every path of the ladder, on each repository, without and then with git's commit-graph
+file (``git commit-graph write --reachable``, as ``git gc`` does in most real
+repositories; "without" reads the same repository with ``core.commitGraph=false``):
+
+- happy path: ``feature``, a boundary recorded by this session on a topic with no merges;
+- walk-heavy: ``main``, a boundary at the root, the whole history back;
+- estimate: ``topic/estimate``, nothing recorded, the merge-base off main;
+- merged main: ``topic/merged``, a session that merged main into its topic twice, its
+  boundary at the fork point (the script rejects that one and estimates), and
+  ``topic/merged-late``, the same with the boundary above the fork point (the script
+  keeps it and counts main's merged-in commits as the session's).
+
+For each: median, min and max wall time of the installed command as a user runs it and
+of the shell baseline (``reference_ladder.sh``, the seed's semantics), run in turn so
+that drift on a busy machine hits both alike, with the median CPU time of each (user +
+system, git's included: it hardly moves when other work shares the machine); their
+ratios; and the git processes each starts (counted by a logging ``git`` first on
+PATH), by subcommand. The two must print the same four lines, except on the merged-main
+topics, where the product departs from the script on purpose: there its answer is
+checked against git itself (the commits of ``boundary..HEAD`` on neither ``origin/main``
+nor ``main``).
+
+``--trace`` also breaks each run down by git process (``GIT_TRACE2_EVENT``): how long
+each git call took and how much of the wall time was spent outside git.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from installed import command
 
 HERE = Path(__file__).resolve().parent
 SESSION_ID = "bench-session"
+CASES = (  # key, branch, what
+    ("happy", "feature", "happy path"),
+    ("deep", "main", "walk-heavy (root)"),
+    ("estimate", "topic/estimate", "estimate"),
+    ("merged", "topic/merged", "merged main, boundary at fork point"),
+    ("merged-late", "topic/merged-late", "merged main, boundary above it"),
+)
+DEPARTS = {"merged", "merged-late"}  # the product answers these differently, on purpose
+SLOW = {"deep"}  # a second a run: fewer runs
 
 
-def timed(argv: list[str], cwd: Path, env: dict[str, str], runs: int) -> list[float]:
-    samples = []
-    for _ in range(runs):
-        began = time.perf_counter()
-        subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=True)
-        samples.append(time.perf_counter() - began)
-    return samples
+def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True, env=env).stdout.strip()
 
 
-def git_processes(argv: list[str], cwd: Path, env: dict[str, str]) -> int:
-    real = shutil.which("git")
+def without_graph(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with git told not to read a commit-graph file (as if there were none)."""
+    n = int(env.get("GIT_CONFIG_COUNT", "0") or "0")
+    return dict(env, GIT_CONFIG_COUNT=str(n + 1), **{f"GIT_CONFIG_KEY_{n}": "core.commitGraph",
+                                                     f"GIT_CONFIG_VALUE_{n}": "false"})
+
+
+class Sample:
+    """One run: wall time, and CPU time (user + system) of the command and every process
+    it started: the second hardly moves when other work shares the machine."""
+
+    __slots__ = ("cpu", "wall")
+
+    def __init__(self, wall: float, cpu: float) -> None:
+        self.wall = wall
+        self.cpu = cpu
+
+
+def run(argv: list[str], cwd: Path, env: dict[str, str]) -> Sample:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    began = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Sample(wall, cpu)
+
+
+def timed_pair(ours: list[str], shell: list[str], cwd: Path, env: dict[str, str],
+               runs: int) -> tuple[list[Sample], list[Sample]]:
+    """Both commands ``runs`` times each, in turn (which goes first alternates)."""
+    run(ours, cwd, env)  # warm the file cache for both
+    run(shell, cwd, env)
+    mine: list[Sample] = []
+    base: list[Sample] = []
+    for i in range(runs):
+        if i % 2:
+            base.append(run(shell, cwd, env))
+            mine.append(run(ours, cwd, env))
+        else:
+            mine.append(run(ours, cwd, env))
+            base.append(run(shell, cwd, env))
+    return mine, base
+
+
+def git_calls(argv: list[str], cwd: Path, env: dict[str, str]) -> list[str]:
+    """The git subcommands one run starts, in order (a logging ``git`` first on PATH)."""
+    real = shutil.which("git", path=env.get("PATH"))
     assert real
     with tempfile.TemporaryDirectory() as scratch:
         log = Path(scratch) / "calls"
         shim = Path(scratch) / "git"
-        shim.write_text(f'#!/bin/sh\necho x >> "{log}"\nexec "{real}" "$@"\n')
+        shim.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
         shim.chmod(0o755)
         counted = dict(env, PATH=f"{scratch}{os.pathsep}{env['PATH']}")
         subprocess.run(argv, cwd=cwd, env=counted, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, check=True)
-        return len(log.read_text().splitlines()) if log.exists() else 0
+        lines = log.read_text().splitlines() if log.exists() else []
+    return [_subcommand(line.split()) for line in lines]
 
 
-def summary(name: str, samples: list[float]) -> str:
-    ms = [s * 1000 for s in samples]
-    return (f"{name:<28} median {statistics.median(ms):8.1f} ms   "
-            f"min {min(ms):8.1f}   max {max(ms):8.1f}")
+def _subcommand(words: list[str]) -> str:
+    """``rev-list`` of ``-C path rev-list --count ...``; ``merge-base --is-ancestor`` kept
+    apart from ``merge-base``."""
+    i = 0
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in ("-C", "-c") else 1
+    sub = words[i] if i < len(words) else "?"
+    if sub == "merge-base" and "--is-ancestor" in words:
+        return "merge-base --is-ancestor"
+    return sub
+
+
+def shown_calls(calls: list[str]) -> str:
+    counts = Counter(calls)
+    return ", ".join(f"{name}{'' if n == 1 else f' x{n}'}" for name, n in counts.items())
+
+
+def breakdown(argv: list[str], cwd: Path, env: dict[str, str], runs: int
+              ) -> tuple[list[tuple[str, float]], float]:
+    """Median time of each git process of a run (in order), and the median wall time
+    outside git, from ``GIT_TRACE2_EVENT`` over ``runs`` runs."""
+    per_call: list[list[float]] = []
+    names: list[str] = []
+    outside: list[float] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for k in range(runs):
+            trace = Path(scratch) / f"trace{k}"
+            wall = run(argv, cwd, dict(env, GIT_TRACE2_EVENT=str(trace))).wall
+            starts: dict[str, str] = {}
+            spans: list[tuple[str, float]] = []
+            for line in trace.read_text().splitlines() if trace.exists() else []:
+                event = json.loads(line)
+                sid = event.get("sid", "")
+                if event.get("event") == "start":
+                    starts[sid] = _subcommand(event.get("argv", [])[1:])
+                elif event.get("event") == "atexit" and sid in starts and "/" not in sid:
+                    spans.append((starts[sid], float(event["t_abs"])))
+            if k == 0:
+                names = [name for name, _ in spans]
+                per_call = [[] for _ in spans]
+            if [name for name, _ in spans] == names:
+                for slot, (_, seconds) in zip(per_call, spans):
+                    slot.append(seconds)
+                outside.append(wall - sum(seconds for _, seconds in spans))
+    calls = [(name, statistics.median(s)) for name, s in zip(names, per_call)]
+    return calls, statistics.median(outside) if outside else 0.0
+
+
+def answer(argv: list[str], cwd: Path, env: dict[str, str]) -> str:
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def check_departure(repo: Path, ours: str, script: str) -> str:
+    """On a merged-main topic: ours must keep the recorded boundary, exact, counting the
+    commits of ``boundary..HEAD`` that are on neither ``origin/main`` nor ``main``."""
+    fields = dict(line.split("=", 1) for line in ours.splitlines())
+    branch = git(repo, "branch", "--show-current")
+    task = repo / ".lets" / "sessions" / (".task-" + branch.replace("/", "-"))
+    recorded = next(line.split()[1] for line in task.read_text().splitlines()
+                    if line.startswith("session: "))
+    tips = [ref for ref in ("refs/remotes/origin/main", "refs/heads/main")
+            if subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", ref],
+                              capture_output=True).returncode == 0]
+    kept = int(git(repo, "rev-list", "--count", "HEAD", f"^{recorded}",
+                   *[f"^{t}" for t in tips]))
+    total = int(git(repo, "rev-list", "--count", f"{recorded}..HEAD"))
+    want = (recorded, "exact", str(kept))
+    got = (fields["SESSION_BOUNDARY"], fields["SESSION_TRUST"], fields["SESSION_COMMITS"])
+    if got != want or f"not counting {total - kept} already on main" not in ours:
+        raise SystemExit(f"{branch}: expected {want} (and {total - kept} not counted), "
+                         f"got:\n{ours}")
+    theirs = dict(line.split("=", 1) for line in script.splitlines())
+    return (f"ours: exact, {kept} commits, not counting {total - kept} already on main; "
+            f"script: {theirs['SESSION_TRUST']}, {theirs['SESSION_COMMITS']} commits")
+
+
+def ms(samples: list[Sample]) -> tuple[float, float, float, float]:
+    """Wall time median, min and max, and the median CPU time, in milliseconds."""
+    values = [s.wall * 1000 for s in samples]
+    cpu = statistics.median(s.cpu * 1000 for s in samples)
+    return statistics.median(values), min(values), max(values), cpu
+
+
+def describe_repo(repo: Path) -> str:
+    total = int(git(repo, "rev-list", "--count", "--all"))
+    merges = int(git(repo, "rev-list", "--count", "--merges", "--all"))
+    origin = subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify",
+                             "refs/remotes/origin/main"], capture_output=True).returncode == 0
+    return (f"{repo}: {total:,} commits, {merges:,} merges"
+            f"{', origin/main' if origin else ''}")
+
+
+def graph_files(repo: Path) -> list[Path]:
+    info = Path(git(repo, "rev-parse", "--git-path", "objects/info"))
+    if not info.is_absolute():
+        info = repo / info
+    return [p for p in (info / "commit-graph", info / "commit-graphs") if p.exists()]
+
+
+def bench_repo(repo: Path, env: dict[str, str], runs: int, only: set[str] | None,
+               trace: bool, markdown: bool) -> None:
+    ours = [command("lets-session-boundary")]
+    shell = ["bash", str(HERE / "reference_ladder.sh")]
+    print(describe_repo(repo))
+    had_graph = bool(graph_files(repo))
+    started_on = git(repo, "branch", "--show-current") or git(repo, "rev-parse", "HEAD")
+    branches = set(git(repo, "for-each-ref", "--format=%(refname:short)",
+                       "refs/heads/").splitlines())
+    try:
+        for graph in (False, True):
+            if graph and not had_graph:
+                began = time.perf_counter()
+                git(repo, "commit-graph", "write", "--reachable")
+                print(f"(commit-graph written in {time.perf_counter() - began:.1f} s)")
+            case_env = env if graph else without_graph(env)
+            print(f"== commit-graph: {'yes' if graph else 'no'} ==")
+            if markdown:
+                print("| path | ours: median (min-max) | script: median (min-max) | ratio "
+                      "| git processes (ours / script) |")
+                print("|---|---|---|---|---|")
+            for key, branch, what in CASES:
+                if only is not None and key not in only:
+                    continue
+                if branch not in branches:
+                    print(f"{what}: no branch {branch!r} here (rebuild with make_repo.py)")
+                    continue
+                git(repo, "checkout", "-q", branch)
+                mine_out = answer(ours, repo, case_env)
+                theirs_out = answer(shell, repo, case_env)
+                note = ""
+                if key in DEPARTS:
+                    note = check_departure(repo, mine_out, theirs_out)
+                elif mine_out != theirs_out:
+                    raise SystemExit(f"{what}: the two implementations disagree:\n"
+                                     f"{mine_out}\n{theirs_out}")
+                n = max(5, runs // 4) if key in SLOW else runs
+                mine, base = timed_pair(ours, shell, repo, case_env, n)
+                calls_ours = git_calls(ours, repo, case_env)
+                calls_shell = git_calls(shell, repo, case_env)
+                (m_med, m_min, m_max, m_cpu), (b_med, b_min, b_max, b_cpu) = ms(mine), ms(base)
+                ratio = m_med / b_med
+                if markdown:
+                    print(f"| {what} | {m_med:.1f} ms ({m_min:.1f}-{m_max:.1f}) | "
+                          f"{b_med:.1f} ms ({b_min:.1f}-{b_max:.1f}) | {ratio:.2f} "
+                          f"(CPU {m_cpu / b_cpu:.2f}) | {len(calls_ours)} / {len(calls_shell)} |")
+                    continue
+                print(f"-- {what} ({branch}), {n} runs each")
+                print(f"   lets-session-boundary  median {m_med:8.1f} ms  min {m_min:8.1f}  "
+                      f"max {m_max:8.1f}  CPU {m_cpu:7.1f}   git processes {len(calls_ours)}: "
+                      f"{shown_calls(calls_ours)}")
+                print(f"   shell baseline         median {b_med:8.1f} ms  min {b_min:8.1f}  "
+                      f"max {b_max:8.1f}  CPU {b_cpu:7.1f}   git processes {len(calls_shell)}: "
+                      f"{shown_calls(calls_shell)}")
+                print(f"   ratio (ours / shell, medians): wall {ratio:.2f}, "
+                      f"CPU {m_cpu / b_cpu:.2f}")
+                if note:
+                    print(f"   {note}")
+                if trace:
+                    for name, argv in (("ours", ours), ("shell", shell)):
+                        calls, outside = breakdown(argv, repo, case_env, 5 if key in SLOW
+                                                   else 11)
+                        parts = ", ".join(f"{c} {s * 1000:.1f}" for c, s in calls)
+                        print(f"   {name} by git process (ms): {parts}; outside git "
+                              f"{outside * 1000:.1f}")
+    finally:
+        git(repo, "checkout", "-q", started_on)
+        if not had_graph:
+            for path in graph_files(repo):
+                if path.is_dir():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Time lets-session-boundary.")
-    parser.add_argument("repo", type=Path, help="made by benchmarks/make_repo.py")
+    parser.add_argument("repos", type=Path, nargs="+", help="made by benchmarks/make_repo.py")
     parser.add_argument("--runs", type=int, default=31)
+    parser.add_argument("--only", help="comma-separated: " + ",".join(k for k, _, _ in CASES))
+    parser.add_argument("--trace", action="store_true",
+                        help="also the time of each git process (GIT_TRACE2_EVENT)")
+    parser.add_argument("--markdown", action="store_true", help="print table rows")
     args = parser.parse_args(argv)
+    only = set(args.only.split(",")) if args.only else None
     env = dict(os.environ, LETS_SESSION_ID=SESSION_ID, NO_COLOR="1")
-    env.pop("CLAUDE_CODE_SESSION_ID", None)
-    ours = [command("lets-session-boundary")]
-    shell = ["bash", str(HERE / "reference_ladder.sh")]
-    subprocess.run(["git", "-C", str(args.repo), "checkout", "-q", "feature"], check=True)
-    try:
-        for case, branch in (("happy path (50 back)", "feature"),
-                             ("deep (100,000 back)", "main")):
-            subprocess.run(["git", "-C", str(args.repo), "checkout", "-q", branch], check=True)
-            answers = {subprocess.run(a, cwd=args.repo, env=env, capture_output=True,
-                                      text=True, check=True).stdout for a in (ours, shell)}
-            if len(answers) != 1:
-                raise SystemExit(f"{case}: the two implementations disagree: {answers}")
-            runs = args.runs if branch == "feature" else max(5, args.runs // 4)
-            mine = timed(ours, args.repo, env, runs)
-            base = timed(shell, args.repo, env, runs)
-            print(f"== {case}, {runs} runs ==")
-            print(summary("lets-session-boundary", mine)
-                  + f"   git processes {git_processes(ours, args.repo, env)}")
-            print(summary("shell baseline", base)
-                  + f"   git processes {git_processes(shell, args.repo, env)}")
-            print(f"ratio (ours / shell, medians): "
-                  f"{statistics.median(mine) / statistics.median(base):.2f}")
-    finally:
-        subprocess.run(["git", "-C", str(args.repo), "checkout", "-q", "feature"], check=True)
+    for name in ("CLAUDE_CODE_SESSION_ID", "LETS_MERGE_BRANCH", "GIT_DIR", "GIT_WORK_TREE"):
+        env.pop(name, None)
+    for repo in args.repos:
+        bench_repo(repo.resolve(), env, args.runs, only, args.trace, args.markdown)
     return 0
 
 
