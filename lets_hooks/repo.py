@@ -129,6 +129,30 @@ class ObjectInfo:
         self.commit_time = commit_time
 
 
+class Floor:
+    """Where a commit's first-parent line meets the history of some stops.
+
+    ``stop`` is the first commit of the line (full sha) reachable from a stop, or None
+    when the line ends at a root without meeting one; ``count`` is how many commits of the
+    line come before it; ``linear`` is True when none of those has more than one parent.
+    """
+
+    __slots__ = ("count", "linear", "stop")
+
+    def __init__(self, stop: str | None, count: int, linear: bool) -> None:
+        self.stop = stop
+        self.count = count
+        self.linear = linear
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Floor):
+            return NotImplemented
+        return (self.stop, self.count, self.linear) == (other.stop, other.count, other.linear)
+
+    def __repr__(self) -> str:
+        return f"Floor(stop={self.stop!r}, count={self.count}, linear={self.linear})"
+
+
 class Repo:
     """A repository, reached through git processes. Counts the processes it starts."""
 
@@ -267,6 +291,59 @@ class Repo:
         _require_sha(base, head)
         out = self._out("rev-list", "--count", f"{base}..{head}", "--")
         return int(out) if out is not None and out.strip().isdigit() else None
+
+    def count_outside(self, head: str, base: str, excluded: Sequence[str]) -> int | None:
+        """Commits reachable from ``head`` and from neither ``base`` nor any of
+        ``excluded``: ``git rev-list --count head ^base ^excluded...``, one process.
+
+        The names travel on stdin (``--stdin``), so however many there are none can act as
+        an option. Like every ``rev-list`` with a ``^`` name, git decides "reachable from
+        ``base``" with a commit-date heuristic: a history whose committer dates run
+        backwards for long stretches can make it count commits it should not (the graph
+        in ``lets_hooks.graph`` answers by topology and is exact).
+        """
+        _require_sha(head, base, *excluded)
+        out = self._out("rev-list", "--count", "--stdin", stdin=_revs(head, [base, *excluded]))
+        return int(out) if out is not None and out.strip().isdigit() else None
+
+    def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
+        """Walk ``head``'s first-parent line down to the first commit reachable from any
+        of ``stops`` (a stop reaches itself): see ``Floor``. None when git fails.
+
+        One process: ``git rev-list --first-parent --parents head ^stops...``. A ``^`` name
+        excludes everything reachable from it through every parent (``--first-parent``
+        limits only the walk from ``head``; git 2.39 checked, and only the separate
+        ``--exclude-first-parent-only`` would change that), so git prints exactly the line
+        above the floor, head first, each commit with all its parents. The last line's
+        first parent is the floor. The output can run to 100,000 lines: it is measured,
+        never split. Every line of a one-parent commit is ``2*width+1`` bytes (40-hex or
+        64-hex names), a merge's is longer and only the last line can be a root's, so the
+        line is linear exactly when the last line has at most one parent and the bytes
+        before it number ``(lines-1)*(2*width+2)``. (The date heuristic noted at
+        ``count_outside`` applies here too.)
+        """
+        _require_sha(head, *stops)
+        code, out = self.run("rev-list", "--first-parent", "--parents", "--stdin",
+                             stdin=_revs(head, stops))
+        if code != 0:
+            return None
+        if not out:  # head itself is reachable from a stop
+            if len(head) not in (40, 64):  # abbreviated: the floor is named in full
+                full = self._out("rev-parse", "--verify", "-q", "--end-of-options",
+                                 head + "^{commit}")
+                return Floor(full.strip(), 0, True) if full else None
+            return Floor(head, 0, True)
+        if not out.endswith(b"\n"):
+            out += b"\n"
+        first_end = out.find(b"\n")
+        space = out.find(b" ", 0, first_end)
+        width = space if space >= 0 else first_end
+        lines = out.count(b"\n")
+        start = out.rfind(b"\n", 0, len(out) - 1) + 1  # the last line
+        last = out[start:-1]
+        stop = last[width + 1:2 * width + 1].decode("ascii") if len(last) > width else None
+        linear = len(last) <= 2 * width + 1 and start == (lines - 1) * (2 * width + 2)
+        return Floor(stop, lines, linear)
 
     # -- for the hooks, status and install ----------------------------------------------
     def branches(self) -> list[tuple[str, str]]:
@@ -431,6 +508,11 @@ def _parent_lines(out: str) -> list[tuple[str, list[str]]]:
         if parts:
             found.append((parts[0], parts[1:]))
     return found
+
+
+def _revs(head: str, negated: Sequence[str]) -> bytes:
+    """``head`` and ``^name`` for each of ``negated``, one a line, for ``rev-list --stdin``."""
+    return "".join([head + "\n", *("^" + name + "\n" for name in negated)]).encode()
 
 
 def _require_sha(*names: str) -> None:
