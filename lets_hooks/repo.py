@@ -262,6 +262,8 @@ class Repo:
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
+        if code == 0 and lines and lines[-1] == "--":
+            lines.pop()  # rev-parse echoes the separator once every name resolved
         origin = None
         if code == 0 and len(lines) >= 6 and lines[-1].startswith("refs/remotes/"):
             origin = lines.pop()
@@ -332,6 +334,32 @@ class Repo:
         if code != 0:
             raise failure(("cat-file",), code, self.last_error)
         return [found.get(n, ObjectInfo(n, None, None)) for n in names]
+
+    def identities(self, shas: Sequence[str]) -> dict[str, bytes]:
+        """Each commit's author line (name, mail, date) and message, in one ``cat-file
+        --batch``: what a rebase's pick keeps and a new commit does not."""
+        _require_sha(*shas)
+        if not shas:
+            return {}
+        raw = self._must("cat-file", "--batch", stdin="".join(s + "\n" for s in shas).encode())
+        found: dict[str, bytes] = {}
+        pos = 0
+        for sha in shas:
+            end = raw.find(b"\n", pos)
+            if end < 0:
+                break
+            header = raw[pos:end].split(b" ")
+            pos = end + 1
+            if len(header) != 3 or header[1] != b"commit" or not header[2].isdigit():
+                continue
+            size = int(header[2])
+            body = raw[pos:pos + size]
+            pos += size + 1
+            head, _, message = body.partition(b"\n\n")
+            author = next((line for line in head.split(b"\n") if line.startswith(b"author ")),
+                          b"")
+            found[sha] = author + b"\n\n" + message
+        return found
 
     def symref(self, ref: str) -> str | None:
         """The target of a symbolic ref (e.g. ``refs/remotes/origin/HEAD``), or None."""
@@ -667,11 +695,6 @@ def _read_small(path: str) -> bytes | None:
 def _sha_in(data: bytes | None) -> str | None:
     text = (data or b"").decode("ascii", "replace").strip()
     return text if files.is_sha(text) else None
-
-
-def _revs(head: str, negated: Sequence[str]) -> bytes:
-    """``head`` and ``^name`` for each of ``negated``, one a line, for ``rev-list --stdin``."""
-    return "".join([head + "\n", *("^" + name + "\n" for name in negated)]).encode()
 
 
 def _revs(head: str, negated: Sequence[str]) -> bytes:
