@@ -295,7 +295,7 @@ def test_a_newer_version_upgrades_the_shims_in_place(box: HookBox) -> None:
         (folder / hook).write_text(legacy_shim(hook))
         (folder / hook).chmod(0o755)
     done = box.install()
-    assert f".git/hooks/pre-push: installed (upgraded from 0.1.0)" in done.stdout
+    assert ".git/hooks/pre-push: installed (upgraded from 0.1.0)" in done.stdout
     for hook in HOOKS:
         assert (folder / hook).read_text() == shim(hook, COMMAND, PYTHON)
     assert ours(box) == sorted([*HOOKS, "post-checkout.pre-lets"])  # no backup: not edited
