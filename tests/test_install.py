@@ -13,6 +13,7 @@ from hookbox import SID, HookBox, make
 from managers import bare_remote, old_git, snapshot
 
 from lets_hooks import __version__
+from lets_hooks.cli.install import import_folders
 from lets_hooks.install import HOOKS, read_shim, shim
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,6 +21,7 @@ LEGACY = ROOT / "tests" / "fixtures" / "shims-0.1.0"
 COMMAND = str(BIN / "lets-hooks")
 # the interpreter ``lets-hooks install`` runs under: its shims call it directly
 PYTHON = (BIN / "lets-hooks").read_text().splitlines()[0][2:].strip()
+LIB = import_folders()  # the test runs under that interpreter too
 
 
 @pytest.fixture
@@ -54,7 +56,7 @@ def test_install_writes_three_executable_shims(box: HookBox) -> None:
     done = box.install()
     assert done.stdout.splitlines() == [f".git/hooks/{h}: installed" for h in HOOKS]
     for hook in HOOKS:
-        assert (hooks_dir(box) / hook).read_text() == shim(hook, COMMAND, PYTHON)
+        assert (hooks_dir(box) / hook).read_text() == shim(hook, COMMAND, PYTHON, LIB)
         assert os.access(hooks_dir(box) / hook, os.X_OK)
     box.sh("checkout", "-q", "-b", "feat", sid=SID)
     assert box.line("feat") == f"{box.head()} {SID}"
@@ -140,7 +142,7 @@ def test_a_conflict_is_left_alone(box: HookBox) -> None:
     assert done.returncode == 1
     assert "post-checkout: left alone" in done.stdout
     assert (folder / "post-checkout").read_text() == "#!/bin/sh\nexit 0\n"
-    assert (folder / "pre-push").read_text() == shim("pre-push", COMMAND, PYTHON)
+    assert (folder / "pre-push").read_text() == shim("pre-push", COMMAND, PYTHON, LIB)
 
 
 def test_install_from_a_linked_worktree(box: HookBox, tmp_path: Path) -> None:
@@ -297,7 +299,7 @@ def test_a_newer_version_upgrades_the_shims_in_place(box: HookBox) -> None:
     done = box.install()
     assert ".git/hooks/pre-push: installed (upgraded from 0.1.0)" in done.stdout
     for hook in HOOKS:
-        assert (folder / hook).read_text() == shim(hook, COMMAND, PYTHON)
+        assert (folder / hook).read_text() == shim(hook, COMMAND, PYTHON, LIB)
     assert ours(box) == sorted([*HOOKS, "post-checkout.pre-lets"])  # no backup: not edited
 
 
@@ -313,7 +315,7 @@ def test_an_edited_shim_is_kept_as_a_backup(box: HookBox) -> None:
            "pre-push.lets-backup)" in done.stdout
     assert (folder / "pre-push.lets-backup").read_text() == edited
     assert (folder / "post-rewrite.lets-backup").read_text() == old_edited
-    assert (folder / "pre-push").read_text() == shim("pre-push", COMMAND, PYTHON)
+    assert (folder / "pre-push").read_text() == shim("pre-push", COMMAND, PYTHON, LIB)
     (folder / "pre-push").write_text(edited)  # a second backup never overwrites the first
     box.install()
     assert (folder / "pre-push.lets-backup.1").read_text() == edited
@@ -321,7 +323,7 @@ def test_an_edited_shim_is_kept_as_a_backup(box: HookBox) -> None:
 
 def test_a_shim_from_a_newer_version_is_left_alone(box: HookBox) -> None:
     folder = hooks_dir(box)
-    newer = shim("pre-push", COMMAND, PYTHON).replace(f"shim {__version__} ", "shim 99.0.0 ")
+    newer = shim("pre-push", COMMAND, PYTHON, LIB).replace(f"shim {__version__} ", "shim 99.0.0 ")
     (folder / "pre-push").write_text(newer)
     done = box.run("lets-hooks", "install")
     assert done.returncode == 1
@@ -430,7 +432,7 @@ def test_a_global_hooks_folder_needs_the_opt_in(box: HookBox, tmp_path: Path) ->
     assert not shared.exists()
     done = box.run("lets-hooks", "install", "--hooks-dir-ok")
     assert done.returncode == 0
-    assert (shared / "post-checkout").read_text() == shim("post-checkout", COMMAND, PYTHON)
+    assert (shared / "post-checkout").read_text() == shim("post-checkout", COMMAND, PYTHON, LIB)
 
 
 # -- git before 2.31 ------------------------------------------------------------------------------
@@ -467,3 +469,14 @@ def test_install_with_a_real_old_git(box: HookBox, tmp_path: Path) -> None:
     assert box.line("feat") == f"{box.head()} {SID}"
     doctor = box.run("lets-hooks", "doctor", env={**env, "LETS_SESSION_ID": SID})
     assert version.split()[2] in doctor.stdout
+
+
+def test_a_module_in_the_work_tree_cannot_stand_in_for_one_the_hook_imports(
+        box: HookBox) -> None:
+    """git runs hooks in the work tree's top; `python -c` would put it first on sys.path."""
+    for name in ("select", "lets_hooks", "tempfile"):
+        (box.path / f"{name}.py").write_text("raise SystemExit('imported from the work tree')\n")
+    box.install()
+    done = box.sh("checkout", "-q", "-b", "feat", sid=SID)
+    assert done.stderr == ""
+    assert box.line("feat") == f"{box.head()} {SID}"

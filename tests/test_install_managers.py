@@ -14,6 +14,7 @@ from conftest import BIN
 from hookbox import SID, HookBox, make
 from managers import bare_remote, fake_husky, snapshot, team_hook
 
+from lets_hooks.cli.install import import_folders
 from lets_hooks.install import HOOKS, LINE_MARK, husky_line, lefthook_entries, shim
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -238,7 +239,7 @@ def test_pre_commit_after_lets_hooks_then_uninstall(box: HookBox) -> None:
     folder = box.path / ".git" / "hooks"
     assert (folder / "post-checkout.legacy").read_text() == shim(
         "post-checkout", str(BIN / "lets-hooks"),
-        (BIN / "lets-hooks").read_text().splitlines()[0][2:].strip())
+        (BIN / "lets-hooks").read_text().splitlines()[0][2:].strip(), import_folders())
     theirs = (folder / "post-checkout").read_bytes()
     doctor = box.run("lets-hooks", "doctor")
     assert "runs as post-checkout.legacy under pre-commit" in doctor.stdout

@@ -13,19 +13,33 @@ if TYPE_CHECKING:
     from lets_hooks.install import Report, Setup
 
 
-def _own_command() -> tuple[str, str]:
-    """This ``lets-hooks`` by its absolute path, and the interpreter running it: the shims
-    then work without the virtual environment on PATH, and start faster calling the
-    interpreter directly than through the console script."""
+def _own_command() -> tuple[str, str, list[str]]:
+    """This ``lets-hooks`` by its absolute path, the interpreter running it, and the
+    folders that interpreter imports lets_hooks and its dependencies from: the shims then
+    work without the virtual environment on PATH, and start faster calling the
+    interpreter directly (without ``site``) than through the console script."""
     import shutil
 
     here = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     if os.path.basename(here) != "lets-hooks" or not os.access(here, os.X_OK):
         beside = os.path.join(os.path.dirname(sys.executable), "lets-hooks")
         here = beside if os.access(beside, os.X_OK) else shutil.which("lets-hooks") or ""
-    if not here:
-        return "lets-hooks", ""
-    return here, os.path.abspath(sys.executable) if sys.executable else ""
+    if not here or not sys.executable:
+        return "lets-hooks", "", []
+    return here, os.path.abspath(sys.executable), import_folders()
+
+
+def import_folders() -> list[str]:
+    """Where this interpreter imports lets_hooks and its dependencies from (none when a
+    folder's name holds a ':', which the shim's list cannot carry: it then uses site)."""
+    import sysconfig
+
+    import lets_hooks
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(lets_hooks.__file__)))
+    paths = sysconfig.get_paths()
+    found = list(dict.fromkeys([package, paths["purelib"], paths["platlib"]]))
+    return [] if any(":" in folder for folder in found) else found
 
 
 def install_parser() -> argparse.ArgumentParser:
@@ -71,11 +85,11 @@ def install_main(argv: Sequence[str]) -> int:
     opts = install_parser().parse_args(list(argv))
     from lets_hooks import install
 
-    command, python = _own_command()
+    command, python, lib = _own_command()
     if opts.command is not None:
-        command, python = opts.command, ""
+        command, python, lib = opts.command, "", []
     return _run("install", lambda setup: install.install(setup, command, python,
-                                                         opts.hooks_dir_ok))
+                                                         opts.hooks_dir_ok, lib))
 
 
 def uninstall_main(argv: Sequence[str]) -> int:
