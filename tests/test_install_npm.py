@@ -23,8 +23,11 @@ pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not 
 def npm_tools(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """husky and lefthook, installed from npm into one folder for the whole session."""
     prefix = tmp_path_factory.mktemp("npm-tools")
-    done = subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit",
-                           "--no-fund", "--loglevel=error", "husky@9", "lefthook"],
+    # --ignore-scripts: lefthook's own postinstall would run `lefthook install` in the
+    # folder npm was started from; its binary comes as a package of its own anyway.
+    done = subprocess.run(["npm", "install", "--prefix", str(prefix), "--ignore-scripts",
+                           "--no-audit", "--no-fund", "--loglevel=error", "husky@9",
+                           "lefthook"], cwd=prefix, env={**os.environ, "INIT_CWD": str(prefix)},
                           capture_output=True, text=True, check=False, timeout=600)
     if done.returncode != 0:
         pytest.skip(f"npm install husky lefthook failed: {done.stderr.strip()[-300:]}")
