@@ -466,10 +466,10 @@ class Repo:
                 found.append((name, sha))
         return found
 
-    def remote_branches(self, remote: str) -> list[str]:
-        """The branch names of ``remote`` (``refs/remotes/<remote>/*``, less ``HEAD``)."""
-        prefix = f"refs/remotes/{remote}/"
-        raw = self._must("for-each-ref", "--format=%(refname)%00", prefix)
+    def origin_branches(self) -> list[str]:
+        """The branch names of ``origin`` (``refs/remotes/origin/*``, less ``HEAD``)."""
+        prefix = "refs/remotes/origin/"
+        raw = self._must("for-each-ref", "--format=%(refname)%00", "refs/remotes/origin/")
         names = []
         for record in raw.split(b"\0"):
             ref = record.lstrip(b"\n").decode("utf-8", "surrogateescape")
@@ -591,7 +591,7 @@ class Repo:
         --stable`` fed its output."""
         _require_sha(head, *exclude)
         diff = self._must("log", "--reverse", "--no-merges", "-p", "--no-color",
-                          "--format=commit %H", head, *("^" + e for e in exclude), "--")
+                          "--format=commit %H", "--stdin", "--", stdin=_revs(head, exclude))
         if not diff:
             return []
         out = self._must("patch-id", "--stable", stdin=diff).decode("ascii", "replace")
