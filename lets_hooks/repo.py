@@ -537,7 +537,8 @@ class Repo:
         """
         if not key or key.startswith("-"):
             raise GitError(f"refusing to pass {key!r} to git as a config key")
-        code, out = self.run("config", "--show-origin", "-z", "--get", key)
+        code, out = self.run("config", "--show-origin", "-z", "--get", "--end-of-options",
+                             key)
         if code == 1:
             return None
         if code != 0:
@@ -559,7 +560,7 @@ class Repo:
     def count_head(self, limit: int) -> int | None:
         """HEAD's commits, counted up to ``limit`` (``rev-list --count --max-count``): a
         cheap "more than N?" that never walks a long history to its root."""
-        out = self._out("rev-list", "--count", f"--max-count={int(limit)}", "HEAD", "--")
+        out = self._out("rev-list", "--count", f"--max-count={limit}", "HEAD", "--")
         text = (out or "").strip()
         return int(text) if text.isdigit() else None
 
