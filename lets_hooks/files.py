@@ -345,3 +345,38 @@ def lines(data: bytes) -> Iterator[bytes]:
         line = data[start:end]
         yield line[:-1] if line.endswith(b"\r") else line
         start = end + 1
+
+
+# -- moving a file aside ------------------------------------------------------------------------
+
+def move(source: str, target: str, shown_as: str | None = None) -> None:
+    """Rename ``source`` to ``target`` (a link is moved as a link, the bytes and the mode of
+    a file are kept), refusing to replace anything already at ``target``."""
+    label = shown_as or os.path.basename(source)
+    if os.path.lexists(target):
+        raise Refused(f"cannot move {label} to {os.path.basename(target)}: that name is taken")
+    try:
+        os.rename(source, target)
+    except OSError as exc:
+        raise Refused(why(exc, f"cannot move {label}")) from exc
+    sync_folder(os.path.dirname(target) or ".")
+
+
+def remove(path: str, shown_as: str | None = None) -> None:
+    """Delete ``path`` (a link itself, never what it points to); absent is fine."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise Refused(why(exc, f"cannot remove {shown_as or os.path.basename(path)}")) from exc
+
+
+def free_name(path: str) -> str:
+    """``path``, or ``path.1``, ``path.2``... : the first name nothing stands at."""
+    candidate = path
+    number = 0
+    while os.path.lexists(candidate):
+        number += 1
+        candidate = f"{path}.{number}"
+    return candidate

@@ -556,6 +556,42 @@ class Repo:
             path = os.path.join(self.cwd or os.getcwd(), path)
         return os.path.normpath(path)
 
+    def config_origin(self, key: str) -> tuple[str, str] | None:
+        """(where, value) of the value of ``key`` that git uses, or None when it is unset.
+
+        ``where`` is git's own ``--show-origin`` answer: ``file:<path>`` (relative to the
+        repository for its own config), ``command line:``, ``blob:...``. ``--show-scope``
+        would say it in a word, but git 2.25 does not know it.
+        """
+        if not key or key.startswith("-"):
+            raise GitError(f"refusing to pass {key!r} to git as a config key")
+        code, out = self.run("config", "--show-origin", "-z", "--get", "--end-of-options",
+                             key)
+        if code == 1:
+            return None
+        if code != 0:
+            raise failure(("config",), code, self.last_error)
+        origin, _, value = out.decode("utf-8", "surrogateescape").partition("\0")
+        return origin, value.rstrip("\0")
+
+    def version(self) -> tuple[int, ...]:
+        """git's version as numbers (``git version 2.39.5`` -> (2, 39, 5))."""
+        out = self._must("--version").decode("ascii", "replace").split()
+        text = out[2] if len(out) >= 3 else ""
+        numbers = []
+        for part in text.split("."):
+            if not part.isdigit():
+                break
+            numbers.append(int(part))
+        return tuple(numbers)
+
+    def count_head(self, limit: int) -> int | None:
+        """HEAD's commits, counted up to ``limit`` (``rev-list --count --max-count``): a
+        cheap "more than N?" that never walks a long history to its root."""
+        out = self._out("rev-list", "--count", f"--max-count={limit}", "HEAD", "--")
+        text = (out or "").strip()
+        return int(text) if text.isdigit() else None
+
     def walk(self, tips: Sequence[str], exclude: Sequence[str] = ()) -> bytes:
         """``rev-list --parents --topo-order`` of everything reachable from ``tips`` and not
         from ``exclude``: one process; the names travel on stdin."""

@@ -22,6 +22,12 @@ RECORDING_SOURCES = frozenset({"startup", "clear"})
 HOOK_INPUT_LIMIT = 1024 * 1024
 
 
+def _version() -> str:
+    from lets_hooks import __version__
+
+    return __version__
+
+
 def _date(text: str) -> dt.date:
     from lets_hooks.observability import iso_date
 
@@ -108,6 +114,7 @@ def session_start_main(argv: Sequence[str] | None = None) -> int:
         prog="lets-session-start",
         description="Print the session-start summary (the 'Session Ready' block) from the"
                     " project's handoff and memory files and the user's ~/.claude files.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.add_argument("--root", help="project folder (default: the git top level above"
                                        " the current folder, else the current folder)")
     parser.add_argument("--home", help="the user's home folder (default: ~)")
@@ -159,6 +166,7 @@ def observability_main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="lets-observability",
         description="Deterministic counters over ~/.claude/.harness/interventions/*.jsonl.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.add_argument("--home", help="the user's home folder (default: ~)")
     parser.add_argument("--today", type=_date, metavar="YYYY-MM-DD",
                         help="the date the period ends on (default: today)")
