@@ -1,0 +1,109 @@
+"""The handoff's references, checked against the project: do the paths it names exist,
+and do the function names it mentions still occur in the project's files?
+
+Paths are looked up on disk (``~/`` paths under home, the rest under the root); nothing is
+read. Function names are searched for, as whole words, in the files git lists (tracked,
+and untracked but not ignored: a function the last session wrote in a new file is not
+stale), read through the project's fence. The search is capped so that a large tree
+stays fast: at most ``MAX_SEARCH_FILES`` files and ``MAX_SEARCH_BYTES`` bytes in all,
+files over ``MAX_SEARCH_FILE_BYTES`` and binary files skipped, the summary's own input
+files (``memory/``, ``tasks/lessons.md``) left out since they name the functions too. It
+stops as soon as every name is found. A name not found before a cap is reached is
+*unchecked*, never reported as stale: no false alarms.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from lets_hooks import files
+
+MAX_SEARCH_FILES = 5_000
+MAX_SEARCH_BYTES = 16 * 1024 * 1024
+MAX_SEARCH_FILE_BYTES = 1024 * 1024
+SKIPPED_PREFIXES = ("memory/",)
+SKIPPED_FILES = frozenset({"tasks/lessons.md"})
+CODE_SUFFIXES = frozenset({
+    "py", "pyi", "pyx", "js", "mjs", "cjs", "ts", "tsx", "jsx", "vue", "svelte", "go", "rs",
+    "java", "kt", "kts", "scala", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "m", "mm", "cs",
+    "swift", "rb", "php", "pl", "pm", "lua", "sh", "bash", "zsh", "fish", "ps1", "r", "jl",
+    "ex", "exs", "erl", "clj", "hs", "ml", "dart", "sql", "el", "nim", "zig",
+})
+
+
+def check_paths(root: Path, home: Path, references: Iterable[str]) -> tuple[str, ...]:
+    """The references that do not exist (one that cannot be checked is not listed)."""
+    missing: list[str] = []
+    for reference in references:
+        base, rest = (home, reference[2:]) if reference.startswith("~/") else (root, reference)
+        try:
+            if not os.path.lexists(base / rest):
+                missing.append(reference)
+        except (OSError, ValueError):
+            continue  # cannot tell: do not raise an alarm
+    return tuple(missing)
+
+
+class Search:
+    """The outcome of ``search_names``: which names were not found, which could not be
+    checked (a cap was reached first), and what the search cost."""
+
+    __slots__ = ("files", "missing", "size", "unchecked")
+
+    def __init__(self, missing: tuple[str, ...], unchecked: tuple[str, ...], files: int,
+                 size: int) -> None:
+        self.missing = missing
+        self.unchecked = unchecked
+        self.files = files
+        self.size = size
+
+
+def search_order(listed: Iterable[str]) -> list[str]:
+    """The files worth searching, source code first (where functions are defined)."""
+    kept = [name for name in listed
+            if not name.startswith(SKIPPED_PREFIXES) and name not in SKIPPED_FILES]
+    return sorted(kept, key=lambda name: name.rpartition(".")[2].lower() not in CODE_SUFFIXES)
+
+
+def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
+                 git_dir: str | None = None) -> Search:
+    """Look for each of ``names`` (plain identifiers) as a whole word in ``listed`` files.
+
+    ``listed`` None (no repository, or git failed): every name is unchecked.
+    """
+    if not names:
+        return Search((), (), 0, 0)
+    if listed is None:
+        return Search((), tuple(names), 0, 0)
+    wanted = {name: _word_pattern(name) for name in names}
+    read_files = read_bytes = 0
+    capped = False
+    for relative in search_order(listed):
+        if not wanted:
+            break
+        if read_files >= MAX_SEARCH_FILES or read_bytes >= MAX_SEARCH_BYTES:
+            capped = True
+            break
+        data, _ = files.read_inside(str(root), relative, MAX_SEARCH_FILE_BYTES, git_dir)
+        if not data:
+            continue
+        read_files += 1
+        read_bytes += len(data)
+        if b"\0" in data[:8192]:
+            continue  # binary
+        for name in [n for n, pattern in wanted.items() if pattern.search(data)]:
+            del wanted[name]
+    not_found = tuple(name for name in names if name in wanted)
+    if capped:
+        return Search((), not_found, read_files, read_bytes)
+    return Search(not_found, (), read_files, read_bytes)
+
+
+def _word_pattern(name: str) -> re.Pattern[bytes]:
+    """``name`` as a whole word: no identifier character on either side. A literal between
+    two one-character lookarounds, so a search is linear in the file's length."""
+    return re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode("utf-8"))
+                      + rb"(?![A-Za-z0-9_])")
