@@ -40,7 +40,7 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
         read_settings,
         read_state,
     )
-    from lets_hooks.summary.sources.references import check_paths, search_names
+    from lets_hooks.summary.sources.references import check_functions, check_paths
 
     git_dir = git.git_dir if git is not None else None
     handoff = read_handoff(root, git_dir)
@@ -55,16 +55,14 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
 
     paths = phases.path_references(handoff.value)
     functions = phases.function_references(handoff.value)
-    names = tuple(dict.fromkeys(name for _, name in functions))
-    listed = git.listed_files() if git is not None and names else None
-    search = search_names(root, listed, names, git_dir)
+    listed = git.listed_files() if git is not None and functions else None
+    search = check_functions(root, listed, functions, git_dir)
     references = References(
         paths=paths,
         missing_paths=check_paths(root, home, paths),
         functions=tuple(text for text, _ in functions),
-        missing_functions=tuple(text for text, name in functions if name in search.missing),
-        unchecked_functions=tuple(text for text, name in functions
-                                  if name in search.unchecked),
+        missing_functions=search.missing,
+        unchecked_functions=search.unchecked,
         searched_files=search.files,
         searched_bytes=search.size,
     )

@@ -578,12 +578,10 @@ def _path_candidate(token: str, quoted: bool) -> str | None:
     parts = [part for part in token.split("/") if part not in ("", ".")]
     if not parts or ".." in parts or (parts[0] == "~" and len(parts) == 1):
         return None
-    if any(_is_version(part) for part in parts):
-        return None  # "3.11/3.12", "python/3.12": versions, not folders
     last = token.rstrip("/").rsplit("/", 1)[-1]
     suffix = last.rsplit(".", 1)[1] if "." in last else ""
-    if suffix.isdigit():
-        return None
+    if _is_version(last) or suffix.isdigit():
+        return None  # "3.11/3.12", "python/3.12", "v1.2": versions, not files
     if "/" in token:
         if parts[0] != "~" and _is_host(parts[0]):
             return None  # "github.com/acme/tool.git": an address
@@ -630,7 +628,7 @@ def _builtin_names() -> frozenset[str]:
 
 
 def _function_candidate(text: str, quoted: bool, builtin: frozenset[str]) -> str | None:
-    """The name to look for when ``text`` names a function: ``name()``, ``name(args)``,
+    """The dotted name when ``text`` names a function: ``name()``, ``name(args)``,
     ``module.func`` (quoted only) or ``module.func()``; None for anything else."""
     match = _QUOTED_CALL.fullmatch(text) if quoted else _BARE_CALL.fullmatch(text)
     if match is None:
@@ -646,14 +644,15 @@ def _function_candidate(text: str, quoted: bool, builtin: frozenset[str]) -> str
             return None  # "config.toml", "example.com"
     if last in builtin or len(last) < 3:
         return None
-    return last
+    return dotted
 
 
 def function_references(handoff: Handoff | None) -> tuple[tuple[str, str], ...]:
-    """Function names the handoff mentions, as (what it says, the name to look for):
+    """Function names the handoff mentions, as (what it says, the dotted name):
     ``render_toc()`` or ``module.func`` in backticks, and ``name()`` calls in the text.
     Names of the language's built-ins and very short names are left out; the first
-    ``MAX_FUNCTION_REFERENCES`` count."""
+    ``MAX_FUNCTION_REFERENCES`` count. (``sources.references`` decides which are looked
+    for: a dotted name only when its first part is one of the project's modules.)"""
     if handoff is None or handoff.empty:
         return ()
     builtin = _builtin_names()

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from lets_hooks.summary.records import Section
 
+ROLE_CHARS = 200  # of a heading, read to find its role
 PRIORITIES = "priorities"
 DONE = "done"
 AVOID = "avoid"
@@ -55,8 +56,8 @@ _DONE = _words("done", "completed?", "shipped", "finished", "accomplished", "res
 _DECISIONS = _words(r"decisions?", r"questions?", "to decide", "undecided",
                     "ask the user", "needs? input", "input needed", r"open points?")
 _BLOCKERS = _words(r"blockers?", "blocked", r"issues?", r"problems?", r"bugs?")
-_PRIORITIES = _words(r"priorit(?:y|ies)", r"next steps?", r"to do", "remaining", "pending",
-                     r"action items?", r"follow[- ]ups?", "plan for")
+_PRIORITIES = _words(r"priorit(?:y|ies)", r"next steps?", r"to do", r"tasks?", "remaining",
+                     "pending", r"action items?", r"follow[- ]ups?", "plan for")
 _NUMBERED = re.compile(r"(?:priority|prio|p)[ \t]*(?:#[ \t]*)?([1-9][0-9]?)(?![0-9A-Za-z])",
                        re.IGNORECASE)
 _STEP = re.compile(r"(?:step[ \t]*)?#?[0-9]{1,3}[.):]?(?:[ \t]+|$)", re.IGNORECASE)
@@ -75,7 +76,8 @@ def role_of(heading: str) -> Role | None:
     numbered = numbered_priority(heading)
     if numbered is not None:
         return numbered
-    text = heading.lower().replace("\u2019", "'")
+    # What a heading is about is said in its first words: a long one is judged by those.
+    text = heading[:ROLE_CHARS].lower().replace("\u2019", "'")
     if _STILL_OPEN.search(text):
         return Role(PRIORITIES)
     if _AVOID.search(text):
@@ -309,9 +311,18 @@ def grants(line: str) -> bool:
     return False
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?;])[ \t]+")
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` cut after ``.``, ``!``, ``?`` or ``;`` followed by blanks."""
+    return [sentence for sentence in _SENTENCE_END.split(text) if sentence]
+
+
 def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[str]:
-    """Items and lines of the prose (and ``extra`` texts, the state-snapshot's) that say
-    something was approved, allowed or enabled: each once, as written."""
+    """The sentences of the prose's items and lines (and of ``extra`` texts, the
+    state-snapshot's) that say something was approved, allowed or enabled: each once,
+    as written."""
     found: dict[str, None] = {}
     for section in sections:
         in_fence = False
@@ -324,7 +335,9 @@ def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[st
                 continue
             item = list_item(line)
             text = _checkbox(item[1])[1] if item else stripped
-            found.setdefault(one_line(text))
+            for sentence in _sentences(one_line(text)):
+                if grants(sentence):
+                    found.setdefault(sentence)
     for text in extra:
         if grants(text):
             found.setdefault(one_line(text))

@@ -2,14 +2,18 @@
 and do the function names it mentions still occur in the project's files?
 
 Paths are looked up on disk (``~/`` paths under home, the rest under the root); nothing is
-read. Function names are searched for, as whole words, in the files git lists (tracked,
-and untracked but not ignored: a function the last session wrote in a new file is not
-stale), read through the project's fence. The search is capped so that a large tree
-stays fast: at most ``MAX_SEARCH_FILES`` files and ``MAX_SEARCH_BYTES`` bytes in all,
-files over ``MAX_SEARCH_FILE_BYTES`` and binary files skipped, the summary's own input
-files (``memory/``, ``tasks/lessons.md``) left out since they name the functions too. It
-stops as soon as every name is found. A name not found before a cap is reached is
-*unchecked*, never reported as stale: no false alarms.
+read. A function name is looked for by its last part (``render_toc`` of ``render_toc()``,
+``read_handoff`` of ``sources.read_handoff``), as a whole word, in the files git lists
+(tracked, and untracked but not ignored: a function the last session wrote in a new file
+is not stale), read through the project's fence. A dotted name is looked for only when
+its first part is one of the project's own modules (a file or folder of that name, any
+case): ``os.walk`` or ``self.render`` name code that is not the project's, and are left
+alone. The search is capped so that a large tree stays fast: at most
+``MAX_SEARCH_FILES`` files and ``MAX_SEARCH_BYTES`` bytes in all, files over
+``MAX_SEARCH_FILE_BYTES`` and binary files skipped, the summary's own input files
+(``memory/``, ``tasks/lessons.md``) left out since they name the functions too. It stops
+as soon as every name is found. A name not found before a cap is reached is *unchecked*,
+never reported as stale: no false alarms.
 """
 
 from __future__ import annotations
@@ -66,6 +70,37 @@ def search_order(listed: Iterable[str]) -> list[str]:
     kept = [name for name in listed
             if not name.startswith(SKIPPED_PREFIXES) and name not in SKIPPED_FILES]
     return sorted(kept, key=lambda name: name.rpartition(".")[2].lower() not in CODE_SUFFIXES)
+
+
+def module_names(listed: Iterable[str]) -> frozenset[str]:
+    """The project's module names, lower-cased: every listed file's stem and folder."""
+    found: set[str] = set()
+    for path in listed:
+        *folders, name = path.split("/")
+        found.update(folder.lower() for folder in folders)
+        found.add(name.partition(".")[0].lower())
+    return frozenset(found)
+
+
+def check_functions(root: Path, listed: Sequence[str] | None,
+                    references: Sequence[tuple[str, str]], git_dir: str | None = None
+                    ) -> Search:
+    """``references`` are (what the handoff says, the dotted name); the answer names
+    them by what the handoff says. Dotted names outside the project's modules are not
+    looked for (neither missing nor unchecked)."""
+    if not references:
+        return Search((), (), 0, 0)
+    modules = module_names(listed) if listed is not None else frozenset()
+    wanted: dict[str, list[str]] = {}
+    for text, dotted in references:
+        first, _, _ = dotted.partition(".")
+        if "." in dotted and listed is not None and first.lower() not in modules:
+            continue
+        wanted.setdefault(dotted.rsplit(".", 1)[-1], []).append(text)
+    search = search_names(root, listed, tuple(wanted), git_dir)
+    return Search(tuple(text for name in search.missing for text in wanted[name]),
+                  tuple(text for name in search.unchecked for text in wanted[name]),
+                  search.files, search.size)
 
 
 def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
