@@ -40,24 +40,45 @@ DECISIONS = "decisions"
 BLOCKERS = "blockers"
 
 
-def _words(*phrases: str) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b")
+def _phrases(*words: str) -> tuple[str, ...]:
+    """Whole words or phrases, ready to look for in ``_words_of`` text."""
+    return tuple(f" {word} " for word in words)
 
 
 # In this order: a heading that says both "not done" and "done" is still open, a dead end
 # that was "closed" is still a dead end, and "Decisions made" is done, not a question.
-_STILL_OPEN = _words(r"not (?:yet )?done", "unfinished", "incomplete", "in progress",
-                     "not (?:yet )?started", "open tasks?", r"to-?do", "todo")
-_AVOID = _words(r"context notes?", "failed", "failures?", r"dead[- ]ends?",
-                r"(?:don't|do not|dont|never) (?:retry|repeat|try again)", "didn't work",
-                "did not work", "pitfalls?", "gotchas?", "tried", "avoid", "abandoned")
-_DONE = _words("done", "completed?", "shipped", "finished", "accomplished", "resolved",
-               "fixed", "closed", "made", "merged", "answered", "landed", "released")
-_DECISIONS = _words(r"decisions?", r"questions?", "to decide", "undecided",
-                    "ask the user", "needs? input", "input needed", r"open points?")
-_BLOCKERS = _words(r"blockers?", "blocked", r"issues?", r"problems?", r"bugs?")
-_PRIORITIES = _words(r"priorit(?:y|ies)", r"next steps?", r"to do", r"tasks?", "remaining",
-                     "pending", r"action items?", r"follow[- ]ups?", "plan for")
+_STILL_OPEN = _phrases("not done", "not yet done", "unfinished", "incomplete", "in progress",
+                       "not started", "not yet started", "open task", "open tasks", "todo")
+_AVOID = _phrases("context note", "context notes", "failed", "failure", "failures",
+                  "dead end", "dead ends", "don't retry", "do not retry", "dont retry",
+                  "never retry", "don't repeat", "do not repeat", "dont repeat",
+                  "don't try again", "do not try again", "didn't work", "did not work",
+                  "pitfall", "pitfalls", "gotcha", "gotchas", "tried", "avoid", "abandoned")
+_DONE = _phrases("done", "complete", "completed", "shipped", "finished", "accomplished",
+                 "resolved", "fixed", "closed", "made", "merged", "answered", "landed",
+                 "released")
+_DECISIONS = _phrases("decision", "decisions", "question", "questions", "to decide",
+                      "undecided", "ask the user", "needs input", "need input",
+                      "input needed", "open point", "open points")
+_BLOCKERS = _phrases("blocker", "blockers", "blocked", "issue", "issues", "problem",
+                     "problems", "bug", "bugs")
+_PRIORITIES = _phrases("priority", "priorities", "next step", "next steps", "next up",
+                       "up next", "to do", "task", "tasks", "remaining", "pending",
+                       "action item", "action items", "follow up", "follow ups", "plan for")
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def _words_of(heading: str) -> str:
+    """The heading's first words, lower-cased, one blank between each and at both ends
+    (``Don't-retry list`` → `` don't retry list ``; a curly apostrophe is read as ``'``)."""
+    text = heading[:ROLE_CHARS].lower().replace("\u2019", "'")
+    return " " + " ".join(_WORD.findall(text)) + " "
+
+
+def _says(words: str, phrases: tuple[str, ...]) -> bool:
+    return any(phrase in words for phrase in phrases)
+
+
 _NUMBERED = re.compile(r"(?:priority|prio|p)[ \t]*(?:#[ \t]*)?([1-9][0-9]?)(?![0-9A-Za-z])",
                        re.IGNORECASE)
 _STEP = re.compile(r"(?:step[ \t]*)?#?[0-9]{1,3}[.):]?(?:[ \t]+|$)", re.IGNORECASE)
@@ -72,24 +93,23 @@ class Role:
 
 
 def role_of(heading: str) -> Role | None:
-    """Which part of the readiness block a heading feeds, if any."""
+    """Which part of the readiness block a heading feeds, if any. What a heading is about
+    is said in its first words: a long one is judged by its first ``ROLE_CHARS``."""
     numbered = numbered_priority(heading)
     if numbered is not None:
         return numbered
-    # What a heading is about is said in its first words: a long one is judged by those.
-    text = heading[:ROLE_CHARS].lower().replace("\u2019", "'")
-    if _STILL_OPEN.search(text):
+    words = _words_of(heading)
+    if _says(words, _STILL_OPEN):
         return Role(PRIORITIES)
-    if _AVOID.search(text):
+    if _says(words, _AVOID):
         return Role(AVOID)
-    if _DONE.search(text):
+    if _says(words, _DONE):
         return Role(DONE)
-    if _DECISIONS.search(text):
+    if _says(words, _DECISIONS):
         return Role(DECISIONS)
-    if _BLOCKERS.search(text):
+    if _says(words, _BLOCKERS):
         return Role(BLOCKERS)
-    if (_PRIORITIES.search(text) or text.startswith("next") or text.endswith("next")
-            or "next up" in text or "up next" in text):
+    if _says(words, _PRIORITIES) or words.startswith(" next ") or words.endswith(" next "):
         return Role(PRIORITIES)
     return None
 
