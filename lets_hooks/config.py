@@ -130,7 +130,8 @@ def _read_bytes(path: str, problems: list[str], top: str | None = None) -> bytes
         name = os.path.basename(path)
         if problem.startswith(name + " "):
             problem = problem[len(name) + 1:]
-        problems.append(f"{_shown(path)}: {problem.removesuffix(' - ignored')}; ignored")
+        problem = problem.removesuffix(" - ignored").removeprefix("is ")
+        problems.append(f"{_shown(path)}: {problem}; ignored")
     return data
 
 

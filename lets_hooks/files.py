@@ -367,6 +367,11 @@ def shown(text: str) -> str:
                    for c in text)
 
 
+def quoted(name: str | None) -> str:
+    """A name in a message: ``shown`` between single quotes (``none`` for no name)."""
+    return "none" if name is None else "'" + shown(name) + "'"
+
+
 def lines(data: bytes) -> Iterator[bytes]:
     """The lines of ``data`` without their LF or CRLF ends (never split on anything else:
     ``bytes.splitlines`` also splits on form feeds and other separators)."""

@@ -57,7 +57,7 @@ def touch(repo: Repo, where: Location, sid: str | None, result: Result, now: flo
 
     changed, problem = record.touch(repo, where, sid, now, force)
     if problem is not None:
-        result.say(f"branch {where.branch!r}: session boundary not recorded: {problem}")
+        result.say(f"branch {files.quoted(where.branch)}: session boundary not recorded: {problem}")
     return changed
 
 
@@ -97,7 +97,8 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
         raise UsageError("HEAD is detached: check out a branch to record its session "
                          "boundary")
     if where.head is None:
-        raise UsageError(f"branch {where.branch!r} has no commit yet: nothing to record")
+        raise UsageError(f"branch {files.quoted(where.branch)} has no commit yet: nothing "
+                         "to record")
     if sid is None:
         sid = settings.session_id(environ)
     before = len(result.messages)
@@ -149,7 +150,7 @@ def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
 def _warn_rejected(boundary: ladder.Boundary, result: Result, hook: str) -> None:
     if boundary.reason is None:
         return
-    result.say(f"{hook}: branch {boundary.branch!r}: recorded boundary "
+    result.say(f"{hook}: branch {files.quoted(boundary.branch)}: recorded boundary "
                f"{_short(boundary.recorded)} rejected ({boundary.reason}); "
                f"{boundary.desc}. Fix: {FIX}")
 
@@ -269,15 +270,15 @@ def _warn_push(boundary: ladder.Boundary, branch: str, current: bool, strict: bo
         if strict:
             result.code = 1
         verdict = "push blocked (pre_push.strict)" if strict else "pushed anyway"
-        result.say(f"pre-push: branch {branch!r}: recorded session boundary "
+        result.say(f"pre-push: branch {files.quoted(branch)}: recorded session boundary "
                    f"{_short(boundary.recorded)} rejected: {boundary.reason}; {verdict}. "
                    f"Fix: {fix}")
     elif boundary.trust == ladder.ESTIMATE:
-        result.say(f"pre-push: branch {branch!r}: no session boundary recorded; the range "
-                   f"is only estimated from the branch point off {boundary.merge_branch} "
+        result.say(f"pre-push: branch {files.quoted(branch)}: no session boundary recorded; "
+                   f"the range is only estimated from the branch point off {boundary.merge_branch} "
                    f"({boundary.commits} commits). Fix: {fix}")
     elif boundary.trust == ladder.NONE:
-        result.say(f"pre-push: branch {branch!r}: no usable session boundary: "
+        result.say(f"pre-push: branch {files.quoted(branch)}: no usable session boundary: "
                    f"{_why_none(boundary)}. Fix: {fix}")
 
 

@@ -21,7 +21,7 @@ description says how many were left out.
 
 from __future__ import annotations
 
-from lets_hooks import state
+from lets_hooks import files, state
 from lets_hooks.repo import GitError, Location, Repo
 
 TYPE_CHECKING = False
@@ -76,7 +76,7 @@ class Boundary:
             "desc": self.desc,
             "notes": list(self.notes),
             "reason": self.reason,
-            "branch": self.branch,
+            "branch": None if self.branch is None else files.shown(self.branch),
             "head": self.head,
             "recorded": self.recorded,
             "merge_branch": self.merge_branch,
@@ -260,8 +260,8 @@ def _claimed_trust(recorded: state.Recorded, session_id: str | None, notes: list
     """``exact`` needs a task file's line whose session id equals the current one (both
     present); anything else recorded is ``prior-session``."""
     if session_id is not None and state.sid_problem(session_id) is not None:
-        notes.append(f"the current session id {state.shown_sid(session_id)} is not usable "
-                     f"({state.sid_problem(session_id)}): no boundary can be exact")
+        notes.append(f"the current session id {state.shown_sid(session_id)} is "
+                     f"{state.sid_problem(session_id)}: no boundary can be exact")
         session_id = None
     if not (recorded.sha and recorded.source == "task" and recorded.sid and session_id
             and recorded.sid == session_id):
@@ -423,7 +423,7 @@ def suggest(repo: Repo, name: str) -> str | None:
     import difflib
 
     known = {branch for branch, _ in repo.branches()}
-    known |= set(repo.remote_branches("origin"))
+    known |= set(repo.origin_branches())
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
     return close[0] if close else None
 

@@ -81,8 +81,7 @@ def tracked_state(repo: Repo) -> list[Finding]:
     for path in repo.tracked(LETS):
         if path in (LETS, SESSIONS, LOCKS):
             found.append(Finding(path, "tracked by git: session state must never be "
-                                       "committed, and a link here would be followed by "
-                                       "no one (git rm --cached it)"))
+                                       "committed (git rm --cached it)"))
         elif path.startswith((SESSIONS + "/", LOCKS + "/")):
             found.append(Finding(path, "tracked by git: session state is per work tree "
                                        "and must not be committed (git rm --cached it)"))
@@ -166,9 +165,9 @@ def _line_problem(parts: list[bytes], what: str) -> str | None:
         try:
             problem = state.sid_problem(parts[1].decode("utf-8"))
         except UnicodeDecodeError:
-            problem = "it is not UTF-8 text"
+            problem = "not printable text (not UTF-8)"
         if problem is not None:
-            return f"malformed {what}: the session id {_quote(parts[1])} is not usable ({problem})"
+            return f"malformed {what}: the session id {_quote(parts[1])} is {problem}"
     return None
 
 

@@ -500,10 +500,10 @@ class Repo:
                 found.append((name, sha))
         return found
 
-    def remote_branches(self, remote: str) -> list[str]:
-        """The branch names of ``remote`` (``refs/remotes/<remote>/*``, less ``HEAD``)."""
-        prefix = f"refs/remotes/{remote}/"
-        raw = self._must("for-each-ref", "--format=%(refname)%00", prefix)
+    def origin_branches(self) -> list[str]:
+        """The branch names of ``origin`` (``refs/remotes/origin/*``, less ``HEAD``)."""
+        prefix = "refs/remotes/origin/"
+        raw = self._must("for-each-ref", "--format=%(refname)%00", "refs/remotes/origin/")
         names = []
         for record in raw.split(b"\0"):
             ref = record.lstrip(b"\n").decode("utf-8", "surrogateescape")
@@ -590,7 +590,7 @@ class Repo:
         --stable`` fed its output."""
         _require_sha(head, *exclude)
         diff = self._must("log", "--reverse", "--no-merges", "-p", "--no-color",
-                          "--format=commit %H", head, *("^" + e for e in exclude), "--")
+                          "--format=commit %H", "--stdin", "--", stdin=_revs(head, exclude))
         if not diff:
             return []
         out = self._must("patch-id", "--stable", stdin=diff).decode("ascii", "replace")
@@ -701,6 +701,11 @@ def _read_small(path: str) -> bytes | None:
 def _sha_in(data: bytes | None) -> str | None:
     text = (data or b"").decode("ascii", "replace").strip()
     return text if files.is_sha(text) else None
+
+
+def _revs(head: str, negated: Sequence[str]) -> bytes:
+    """``head`` and ``^name`` for each of ``negated``, one a line, for ``rev-list --stdin``."""
+    return "".join([head + "\n", *("^" + name + "\n" for name in negated)]).encode()
 
 
 def _revs(head: str, negated: Sequence[str]) -> bytes:

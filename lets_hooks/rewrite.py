@@ -32,6 +32,8 @@ Then:
 
 from __future__ import annotations
 
+from lets_hooks import files
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -279,7 +281,7 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
         return []
     store = state.open_store(where.top, repo)
     if store.problem is not None:
-        return [f"branch {branch!r}: the boundary was not moved: {store.problem}"]
+        return [f"branch {files.quoted(branch)}: the boundary was not moved: {store.problem}"]
     pairs, old_tip, guessed = recover_pairs(repo, command, stdin, rebase)
     targets = _targets(store, branch, old_tip, where.head, rebase)
     if not any(t.recorded.sha for t in targets):
@@ -296,8 +298,9 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
     images = mapping(pairs)
     onto, new = _onto(repo, command, rebase, images, targets)
     if onto is None:
-        return [f"branch {t.branch!r}: could not tell which base the rewrite replayed onto; "
-                f"the boundary {t.boundary[:12]} is left as it was. Fix: lets-hooks record"
+        return [f"branch {files.quoted(t.branch)}: could not tell which base the rewrite "
+                f"replayed onto; the boundary {t.boundary[:12]} is left as it was. "
+                "Fix: lets-hooks record"
                 for t in targets if t.boundary]
     old = History(repo.walk([*{t.old_tip for t in targets}, *{t.boundary for t in targets
                                                                if t.boundary}], [onto]))
@@ -461,14 +464,14 @@ def _write(store: Store, target: Target, moved: Move, names: list[str], now: int
     try:
         state.update(store, target.branch, decide, names)
     except state.StateError as exc:
-        return [f"post-rewrite: branch {target.branch!r}: the boundary could not follow the "
-                f"rewrite: {exc}"]
+        return [f"post-rewrite: branch {files.quoted(target.branch)}: the boundary could not "
+                f"follow the rewrite: {exc}"]
     if changed:
-        return [f"post-rewrite: branch {target.branch!r}: another writer changed the session "
-                f"line while the rewrite was followed (now {changed[0][:12]}); their line is "
-                "kept"]
+        return [f"post-rewrite: branch {files.quoted(target.branch)}: another writer changed "
+                f"the session line while the rewrite was followed (now {changed[0][:12]}); "
+                "their line is kept"]
     if moved.approx:
-        return [f"post-rewrite: branch {target.branch!r}: {moved.why}"]
+        return [f"post-rewrite: branch {files.quoted(target.branch)}: {moved.why}"]
     return []
 
 
@@ -479,8 +482,8 @@ def _lost(repo: Repo, targets: list[Target]) -> list[str]:
         assert target.boundary is not None
         if target.old_tip != target.new_tip and not repo.is_ancestor(target.boundary,
                                                                       target.new_tip):
-            messages.append(f"post-rewrite: branch {target.branch!r}: could not tell how the "
-                            f"rewrite moved the session's commits; the boundary "
+            messages.append(f"post-rewrite: branch {files.quoted(target.branch)}: could not "
+                            f"tell how the rewrite moved the session's commits; the boundary "
                             f"{target.boundary[:12]} is left as it was. Fix: lets-hooks record")
     return messages
 

@@ -53,12 +53,12 @@ def sid_problem(sid: str) -> str | None:
     ``SID_MAX`` printable characters, none of them blank, control or invisible format
     characters (U+FEFF, U+200B and their kind are not printable to ``str.isprintable``)."""
     if not sid:
-        return "it is empty"
+        return "empty"
     if len(sid) > SID_MAX:
-        return f"it is longer than {SID_MAX} characters"
+        return f"longer than {SID_MAX} characters"
     if " " in sid or not sid.isprintable():
-        return "it must be one token of printable characters (no blanks, control or " \
-               "invisible format characters)"
+        return "not printable text (blanks, control and invisible format characters are " \
+               "not allowed in it)"
     return None
 
 
@@ -96,6 +96,16 @@ class Store:
         return os.path.join(self.locks, "task-" + slug(branch) + ".lock")
 
 
+def sessions_dir(top: str) -> str:
+    """Where the work tree at ``top`` keeps its task files (links not judged: see
+    ``open_store`` before reading or writing there)."""
+    return Store(top).sessions
+
+
+def task_path(top: str, branch: str) -> str:
+    return Store(top).task_path(branch)
+
+
 def open_store(top: str, repo: Repo | None = None) -> Store:
     """The state of the work tree at ``top``. Three ``lstat`` calls when nothing is a link
     (the hot path); git is asked only about links (is one tracked? where do the work trees
@@ -107,7 +117,9 @@ def open_store(top: str, repo: Repo | None = None) -> Store:
         try:
             info = os.lstat(os.path.join(top, rel))
         except OSError:
-            break  # absent (or unreadable): nothing below it to judge
+            if rel == ".lets":
+                break  # absent (or unreadable): nothing below it to judge
+            continue
         if stat.S_ISLNK(info.st_mode):
             links.append(rel)
     if not links:
@@ -226,8 +238,8 @@ def parse(data: bytes, name: str) -> Recorded:
         if problem is None:
             found.sid = sid
         else:
-            found.notes.append(f"the session id in {name} is not usable ({problem}): the "
-                               "line counts as recorded by no known session")
+            found.notes.append(f"the session id in {name} is {problem}: the line counts as "
+                               "recorded by no known session")
     for prefix, slot in ((RECORDED_PREFIX, "recorded_at"), (APPROX_PREFIX, "approx")):
         value = find_key_line(data, prefix)
         if value is None:
@@ -343,7 +355,7 @@ def session_value(sha: str, sid: str | None) -> bytes:
         return sha.encode()
     problem = sid_problem(sid)
     if problem is not None:
-        raise StateError(f"refusing to record session id {shown_sid(sid)}: {problem}")
+        raise StateError(f"refusing to record session id {shown_sid(sid)}: it is {problem}")
     return f"{sha} {sid}".encode("utf-8", "surrogateescape")
 
 
@@ -485,7 +497,8 @@ def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | 
         with files.locked(store.lock_path(branch), shown=_shown(store.lock_path(branch))):
             data, problem = read_head(path)
             if problem is not None:
-                raise StateError(f"{_shown(path)}: {_after_name(problem, name)} - not changed")
+                why = _after_name(problem, name).removesuffix(" - ignored")
+                raise StateError(f"{_shown(path)} {why} - not changed")
             current = parse(data or b"", name)
             wanted = decide(current)
             if wanted is None:
@@ -518,13 +531,13 @@ def write_session_line(where: Store | str, branch: str, sha: str, sid: str | Non
 
 def _check_branch(store: Store, branch: str, branches: Iterable[str] | None) -> None:
     if not branch or branch in (".", ".."):
-        raise StateError(f"cannot keep state for a branch named {branch!r}")
+        raise StateError(f"cannot keep state for a branch named {files.quoted(branch)}")
     if branches is not None:
         others = slug_collisions(branch, branches)
         if others:
-            names = ", ".join(repr(b) for b in others)
+            names = ", ".join(files.quoted(b) for b in others)
             raise StateError(
-                f"branch {branch!r} and branch {names} share the state file "
+                f"branch {files.quoted(branch)} and branch {names} share the state file "
                 f".task-{slug(branch)} ('/' and '-' read alike); not recorded - rename one "
                 "of them")
     name = ".task-" + slug(branch)

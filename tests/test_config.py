@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 from conftest import Sandbox
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lets_hooks import config
 
@@ -42,10 +44,13 @@ def test_precedence_env_over_own_file_over_pyproject(tmp_path: Path) -> None:
     assert loaded.sources["merge_branch"] == "LETS_MERGE_BRANCH"
 
 
-def test_pyproject_without_our_table_is_not_parsed(tmp_path: Path) -> None:
-    # Invalid TOML that never mentions us: not even parsed, so no complaint.
+def test_pyproject_that_cannot_hold_our_table_is_not_parsed(tmp_path: Path) -> None:
+    # Invalid TOML with no key that could be ours: not parsed, so no complaint.
     write(tmp_path, pyproject="[project\nname = 'x'\n")
     assert config.load(str(tmp_path), {}).problems == []
+    # ... but one that could be is parsed, and its error said.
+    write(tmp_path, pyproject="[project\nname = 'lets-x'\n")
+    assert any("invalid TOML" in p for p in config.load(str(tmp_path), {}).problems)
 
 
 def test_session_id_is_first_non_empty_variable(tmp_path: Path) -> None:
@@ -92,3 +97,63 @@ def test_pyproject_setting_drives_the_command(sandbox: Sandbox) -> None:
     fields = sandbox.boundary()
     assert fields["SESSION_TRUST"] == "estimate"
     assert fields["SESSION_BOUNDARY"] == point
+
+
+# -- the table found by the TOML grammar, however it is spelled ------------------------------
+
+SPELLINGS = [
+    '[tool.lets.pre_push]\nstrict = true\n',
+    '[tool."lets".pre_push]\nstrict = true\n',
+    "[tool . lets]\npre_push = { strict = true }\n",
+    '["tool".lets]\npre_push.strict = true\n',
+    "[tool.'lets'.'pre_push']\nstrict = true\n",
+    '[tool]\nlets = { pre_push = { strict = true } }\n',
+    'tool.lets.pre_push.strict = true\n',
+    '["tool"."\\u006cets".pre_push]\nstrict = true\n',  # an escape: no "lets" bytes at all
+]
+
+
+@pytest.mark.parametrize("text", SPELLINGS)
+def test_every_spelling_of_the_table_is_read(tmp_path: Path, text: str) -> None:
+    write(tmp_path, pyproject="# a project\n" + text + '\n[project]\nname = "x"\n')
+    loaded = config.load(str(tmp_path), {})
+    assert loaded.problems == []
+    assert loaded.pre_push_strict is True
+
+
+@st.composite
+def toml_keys(draw: st.DrawFn) -> str:
+    """A TOML key naming "lets", spelled any way the grammar allows."""
+    style = draw(st.sampled_from(["bare", "literal", "basic", "escaped"]))
+    if style == "bare":
+        return "lets"
+    if style == "literal":
+        return "'lets'"
+    if style == "basic":
+        return '"lets"'
+    escaped = "".join(draw(st.sampled_from([c, f"\\u{ord(c):04x}", f"\\U{ord(c):08x}"]))
+                      for c in "lets")
+    return f'"{escaped}"'
+
+
+@settings(max_examples=200, deadline=None)
+@given(toml_keys(), st.sampled_from(["[tool.{k}]\nx = 1\n", "tool.{k}.x = 1\n",
+                                     "[tool]\n{k} = {{ x = 1 }}\n", "[ tool . {k} ]\nx = 1\n"]))
+def test_a_file_the_parse_is_skipped_for_cannot_hold_the_table(key: str, shape: str) -> None:
+    """The parse is skipped only when no key could be ``lets``: for every spelling the
+    grammar allows, the cheap test says "parse it", and the parser finds the table."""
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    text = shape.format(k=key)
+    assert tomllib.loads(text)["tool"]["lets"] == {"x": 1}
+    assert config.may_hold_lets(text.encode())
+
+
+def test_the_parse_is_skipped_only_without_lets_and_backslashes() -> None:
+    assert not config.may_hold_lets(b'[tool.ruff]\nline-length = 100\n')
+    assert config.may_hold_lets(b'[tool.ruff]\nx = "a\\\\b"\n')
+    assert config.may_hold_lets(b"# lets\n")

@@ -10,13 +10,15 @@ ROOT = Path(__file__).resolve().parent.parent
 README_ONLY = (ROOT / "README.md").read_text()
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 README = "\n".join([README_ONLY, *(p.read_text() for p in DOCS)])
+COUNT = r"\(\d+ commits(?:, not counting \d+ already on [\w./-]+)?\)"
 FORMS = [
-    r"session: [0-9a-f]+\.\.HEAD \(\d+ commits\)",
-    r"approx: [0-9a-f]+\.\.HEAD \(\d+ commits\) - boundary recorded by an earlier session",
-    r"approx: [0-9a-f]+\.\.HEAD \(\d+ commits\) - estimated from the branch point, "
+    r"session: [0-9a-f]+\.\.HEAD " + COUNT,
+    r"approx: [0-9a-f]+\.\.HEAD " + COUNT + " - boundary recorded by an earlier session",
+    r"approx: [0-9a-f]+\.\.HEAD " + COUNT + " - estimated from the branch point, "
     r"no boundary was recorded",
     r"boundary unknown - no valid session boundary for this branch",
     r"boundary unknown - detached HEAD",
+    r"boundary unknown - not a git repository",
 ]
 
 

@@ -80,7 +80,43 @@ def test_other_bytes_of_the_task_file_survive_a_checkout(box: HookBox) -> None:
     body = f"task: ship it\r\nsession: {box.head()} {OTHER}\r\norigin: main\r\n\r\n# notes\r\n"
     box.write_task("feat", body)
     box.sh("checkout", "-q", "feat", sid=SID)
-    assert box.task("feat").read_bytes() == body.replace(OTHER, SID).encode()
+    data = box.task("feat").read_bytes()
+    stamp = data.split(b"\r\n")[2]
+    assert stamp.startswith(f"session-recorded: {box.head()} ".encode())
+    assert data == body.replace(OTHER, SID).replace(
+        "\r\norigin", "\r\n" + stamp.decode() + "\r\norigin").encode()
+
+
+def test_a_quiet_repository_still_gives_exact(tmp_path: Path) -> None:
+    """Every commit is 30 days old: a session that starts today is not rejected as "30
+    days old" (the age counts from when the boundary was recorded), on a topic branch
+    and on the merge branch itself, where the fix the warning suggested used to be
+    rejected again."""
+    quiet = HookBox(tmp_path / "quiet")
+    quiet.commit("root", age_days=31)
+    quiet.commit("last change", age_days=30)
+    quiet.install()
+    head = quiet.head()
+    done = quiet.sh("checkout", "-q", "-b", "feat", sid=SID)
+    assert done.stderr == ""
+    fields = quiet.boundary(env={"LETS_SESSION_ID": SID})
+    assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"], fields["SESSION_COMMITS"]) == (
+        "exact", head, "0")
+    done = quiet.sh("checkout", "-q", "main", sid=SID)
+    assert done.stderr == ""
+    fields = quiet.boundary(env={"LETS_SESSION_ID": SID})
+    assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"]) == ("exact", head)
+    # without the recorded time, the commit's own age decides, as in the script
+    task = quiet.task("main")
+    task.write_text(task.read_text().split("\n")[0] + "\n")
+    fields = quiet.boundary(env={"LETS_SESSION_ID": SID})
+    assert fields["SESSION_TRUST"] == "none"
+    assert "30 days old" in fields["stderr"]
+    # a recorded time more than a day ahead of the clock is not believed
+    task.write_text(task.read_text() + f"session-recorded: {head} 2099-01-01T00:00:00Z\n")
+    fields = quiet.boundary(env={"LETS_SESSION_ID": SID})
+    assert fields["SESSION_TRUST"] == "none"
+    assert "ahead of the clock" in fields["stderr"]
 
 
 def test_worktree_add_b_records_in_the_new_worktrees_own_state(box: HookBox,

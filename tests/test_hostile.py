@@ -88,7 +88,8 @@ def git_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[GitCalls]:
     calls = GitCalls()
     real = repo_module._spawn
 
-    def recording(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, bytes]:
+    def recording(argv: list[str], cwd: str | None,
+                  stdin: bytes | None) -> tuple[int, bytes, bytes]:
         calls.argvs.append(list(argv))
         calls.stdins.append(stdin or b"")
         return real(argv, cwd, stdin)
@@ -414,6 +415,8 @@ def sparse_task(box: Sandbox, head: bytes, size: int = GIB) -> Path:
 
 @needs_proc_io
 def test_one_gigabyte_task_file_is_not_read_whole(sandbox: Sandbox) -> None:
+    """Over the limit the writer refuses, the reader does not act on part of it either:
+    it is ignored with a note, and costs no more than a look at its size."""
     start = sandbox.commit("fresh", age_days=1)
     path = sparse_task(sandbox, f"session: {start} {SID}\n".encode())
     before = _bytes_read()
@@ -421,8 +424,9 @@ def test_one_gigabyte_task_file_is_not_read_whole(sandbox: Sandbox) -> None:
     result = resolve(sandbox, LETS_MERGE_BRANCH="trunk")
     elapsed = time.monotonic() - clock
     read = _bytes_read() - before
-    assert (result.trust, result.boundary) == ("exact", start)
-    assert read < 8 * state.MAX_SCAN, f"read {read} bytes of a 1 GiB file"
+    assert (result.trust, result.boundary) == ("none", None)
+    assert any("over the 1 MiB limit" in n for n in result.notes), result.notes
+    assert read < 8 * state.MAX_BYTES, f"read {read} bytes of a 1 GiB file"
     assert elapsed < 5
     assert path.stat().st_size == GIB
 
@@ -435,8 +439,8 @@ def test_session_line_past_the_first_mebibyte_is_never_reached(sandbox: Sandbox)
         handle.write(f"\nsession: {sandbox.head()} {SID}\n".encode())
     before = _bytes_read()
     result = resolve(sandbox)
-    assert result.trust == "none"  # on main, nothing recorded within reach
-    assert _bytes_read() - before < 8 * state.MAX_SCAN
+    assert result.trust == "none"  # on main, and the file is over the limit: not read
+    assert _bytes_read() - before < 8 * state.MAX_BYTES
 
 
 @needs_proc_io
@@ -445,7 +449,7 @@ def test_lint_on_one_gigabyte_task_file_is_bounded(sandbox: Sandbox) -> None:
     before = _bytes_read()
     found = lint.lint(Repo(str(sandbox.path)), str(sandbox.path))
     assert [f.path for f in found] == [".lets/sessions/.task-main"]
-    assert _bytes_read() - before < 8 * state.MAX_SCAN
+    assert _bytes_read() - before < 8 * state.MAX_BYTES
 
 
 # -- symlinks ------------------------------------------------------------------------------
@@ -481,14 +485,41 @@ def test_task_file_that_is_a_fifo_does_not_hang(sandbox: Sandbox) -> None:
 
 
 def test_symlinked_lets_folder_keeps_working(sandbox: Sandbox, tmp_path: Path) -> None:
-    """Linked worktrees share one .lets by a symlink: that is allowed and read."""
-    shared = tmp_path / "shared-lets"
-    (shared / "sessions").mkdir(parents=True)
+    """Linked worktrees share one .lets by a symlink to the main work tree's: that is
+    allowed and read."""
     start = sandbox.commit("fresh", age_days=1)
-    (shared / "sessions" / ".task-main").write_text(f"session: {start} {SID}\n")
-    os.symlink(shared, sandbox.path / ".lets")
-    result = resolve(sandbox, LETS_MERGE_BRANCH="trunk")
-    assert (result.trust, result.boundary) == ("exact", start)
+    linked = tmp_path / "linked"
+    sandbox.git.worktree("add", "-q", "-b", "feat", str(linked))
+    shared = sandbox.sessions()
+    (shared / ".task-feat").write_text(f"session: {start} {SID}\n")
+    os.symlink(sandbox.path / ".lets", linked / ".lets")
+    result = ladder.resolve_path(
+        str(linked), {"LETS_SESSION_ID": SID, "LETS_MERGE_BRANCH": "trunk"}, time.time())
+    assert (result.trust, result.boundary) == ("exact", start), result.notes
+
+
+def test_lets_link_that_came_with_the_repository_is_never_followed(sandbox: Sandbox,
+                                                                   tmp_path: Path) -> None:
+    """A committed ``.lets -> <another project>/.lets`` is neither read nor written: the
+    hooks of whoever clones it say why and write nothing there, and lint flags it."""
+    victim = tmp_path / "other-project" / ".lets"
+    (victim / "sessions").mkdir(parents=True)
+    theirs = b"session: " + b"a" * 40 + b" theirs\n"
+    (victim / "sessions" / ".task-main").write_bytes(theirs)
+    os.symlink(victim, sandbox.path / ".lets")
+    sandbox.git.add(".lets")
+    sandbox.git.commit("-q", "-m", "a link that came with the repository")
+    hook = lets_hooks(sandbox, "post-checkout", "0" * 40, sandbox.head(), "1",
+                      env={"LETS_SESSION_ID": SID})
+    assert hook.returncode == 0
+    assert b"came with the repository" in hook.stderr
+    assert (victim / "sessions" / ".task-main").read_bytes() == theirs
+    assert not (victim / "locks").exists()
+    result = resolve(sandbox)
+    assert result.recorded is None and any("came with the repository" in n
+                                           for n in result.notes)
+    lint_run = lets_hooks(sandbox, "lint")
+    assert lint_run.returncode == 1 and b".lets: tracked by git" in lint_run.stdout
 
 
 # -- refs someone else named -------------------------------------------------------------
@@ -544,7 +575,9 @@ def test_record_on_an_odd_branch_writes_its_own_file(sandbox: Sandbox, git_calls
     assert result.messages == [] and found is not None
     assert (found.trust, found.boundary) == ("exact", head)
     task = sandbox.sessions() / (".task-" + name.replace("/", "-"))
-    assert task.read_text() == f"session: {head} {SID}\n"
+    first, second = task.read_text().splitlines()
+    assert first == f"session: {head} {SID}"
+    assert second.startswith(f"session-recorded: {head} ")
     assert not (sandbox.path / "PWNED").exists()
 
 
@@ -595,9 +628,9 @@ def test_writer_never_follows_a_planted_temporary_name(sandbox: Sandbox,
 def test_writer_refuses_a_one_gigabyte_task_file_without_reading_it(sandbox: Sandbox) -> None:
     path = sparse_task(sandbox, b"task: huge\nsession: abcdef0 old\n")
     before = _bytes_read()
-    with pytest.raises(state.StateError, match="too big"):
+    with pytest.raises(state.StateError, match="over the 1 MiB limit"):
         state.write_session_line(str(sandbox.path), "main", sandbox.head(), SID)
-    assert _bytes_read() - before < 8 * state.MAX_SCAN
+    assert _bytes_read() - before < 8 * state.MAX_BYTES
     assert path.stat().st_size == GIB
     with open(path, "rb") as handle:
         assert handle.read(64).startswith(b"task: huge\nsession: abcdef0 old\n")
@@ -673,10 +706,13 @@ def test_nul_and_invalid_utf8_in_every_file_read(sandbox: Sandbox, tmp_path: Pat
     task = sandbox.path / ".lets/sessions/.task-main"
     for path, data in before.items():
         after = path.read_bytes()
-        if path == task and after != data:  # post-checkout may record: only its line changes
+        if path == task and after != data:  # post-checkout may record: only its lines change
             value = state.find_session_line(after)
             assert value is not None and value.startswith(sandbox.head().encode())
-            assert after == state.replace_session_line(data, value)
+            stamp = state.find_key_line(after, state.RECORDED_PREFIX)
+            assert stamp is not None and stamp.startswith(sandbox.head().encode())
+            assert after == state.set_own_line(state.replace_session_line(data, value),
+                                               state.RECORDED_PREFIX, stamp)
         else:
             assert after == data, path  # read, never rewritten
 
@@ -759,8 +795,9 @@ def test_hooks_on_odd_branches_never_hand_git_an_option(sandbox: Sandbox, git_ca
 def test_config_file_that_is_a_symlink_to_a_fifo_does_not_hang(sandbox: Sandbox, tmp_path: Path,
                                                               where: str) -> None:
     """A committed ``pyproject.toml -> /dev/tty`` (here: a FIFO nobody writes to) must not
-    hang a hook, and with it the git command it rides on."""
-    fifo = tmp_path / "fifo"
+    hang a hook, and with it the git command it rides on. (A link out of the work tree is
+    refused before it is opened; this FIFO sits inside it.)"""
+    fifo = sandbox.path / "fifo"
     os.mkfifo(fifo)
     link = sandbox.path / where
     link.parent.mkdir(exist_ok=True)

@@ -324,21 +324,72 @@ def test_branch_names_with_slashes(sandbox: Sandbox) -> None:
     expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", start, 3)
 
 
-def test_count_includes_commits_merged_from_the_merge_branch(sandbox: Sandbox) -> None:
-    _, start = feature(sandbox, session=1, before=1)
-    sandbox.git.checkout("-q", "main")
-    sandbox.commit("main moves", age_days=1)
-    sandbox.commit("main moves again", age_days=1)
-    sandbox.git.checkout("-q", "feat")
-    sandbox.git.merge("-q", "--no-edit", "main")
+def merged_main(box: Sandbox) -> tuple[str, str]:
+    """feat: one older commit, a session commit, then main (moved by two) merged in."""
+    point, start = feature(box, session=1, before=1)
+    box.git.checkout("-q", "main")
+    box.commit("main moves", age_days=1)
+    box.commit("main moves again", age_days=1)
+    box.git.checkout("-q", "feat")
+    box.git.merge("-q", "--no-edit", "main")
+    return point, start
+
+
+def git_count(box: Sandbox, *revs: str) -> int:
+    return int(box.git.rev_list("--count", *revs, "--"))
+
+
+def test_commits_merged_in_from_main_are_not_the_sessions(sandbox: Sandbox) -> None:
+    """A departure from the seed's script: it counted main's two commits as the session's
+    (4 commits); the session made one commit and one merge."""
+    _, start = merged_main(sandbox)
     sandbox.write_task("feat", f"session: {start} {SID}\n")
-    # 1 session commit + 2 merged in + the merge commit
-    expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", start, 4)
-    # A boundary at the old branch point now predates the new one (main was merged in).
-    sandbox.write_task("feat", f"session: {sandbox.rev(start + '~1')} {SID}\n")
     fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
-    expect(fields, "estimate", sandbox.rev("main"), 3)
-    assert "older than this branch's point off main" in fields["stderr"]
+    assert git_count(sandbox, "HEAD", "^" + start) == 4
+    assert git_count(sandbox, "HEAD", "^" + start, "^main") == 2
+    assert fields["SESSION_TRUST"] == "exact" and fields["SESSION_COMMITS"] == "2", fields
+    assert fields["SESSION_RANGE_DESC"] == (
+        f"session: {start}..HEAD (2 commits, not counting 2 already on main)")
+    assert "2 commits of the range came in from main" in fields["stderr"]
+
+
+def test_a_boundary_at_the_fork_point_survives_a_merge_of_main(sandbox: Sandbox) -> None:
+    """The script rejected it ("older than this branch's point": the merge-base moved up
+    to main's tip). The fork point is where feat's first-parent line leaves main, which a
+    merge of main does not move."""
+    point, _ = merged_main(sandbox)
+    sandbox.write_task("feat", f"session: {point} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    assert fields["SESSION_TRUST"] == "exact", fields
+    assert fields["SESSION_BOUNDARY"] == point
+    assert fields["SESSION_COMMITS"] == str(git_count(sandbox, "HEAD", "^" + point, "^main"))
+    assert fields["SESSION_COMMITS"] == "3"
+
+
+def test_a_commit_that_came_in_with_main_predates_the_branch(sandbox: Sandbox) -> None:
+    """A boundary on main's history that only reached feat through the merge (and one
+    older than the fork point) is rejected, as the script rejects it."""
+    point, _ = merged_main(sandbox)
+    for sha in (sandbox.rev("main"), sandbox.rev("main~1"), sandbox.rev(point + "~1")):
+        sandbox.write_task("feat", f"session: {sha} {SID}\n")
+        fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+        assert fields["SESSION_TRUST"] == "estimate", fields
+        assert "older than this branch's point off main" in fields["stderr"]
+
+
+def test_a_boundary_on_a_merged_side_branch_is_the_scripts_answer(sandbox: Sandbox) -> None:
+    """A side branch merged into feat (not main): its commits are not main's, the
+    boundary is kept and counted like the script counts it."""
+    feature(sandbox, session=1)
+    sandbox.git.checkout("-q", "-b", "side")
+    side = sandbox.commit("side work", age_days=1)
+    sandbox.commit("more side work", age_days=1)
+    sandbox.git.checkout("-q", "feat")
+    sandbox.commit("feat work", age_days=1)
+    sandbox.git.merge("-q", "--no-edit", "side")
+    sandbox.write_task("feat", f"session: {side} {SID}\n")
+    fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "exact", side, git_count(sandbox, "HEAD", "^" + side))
 
 
 # -- the deliberate departures -----------------------------------------------------------
@@ -478,3 +529,18 @@ def test_a_usage_error_still_prints_four_lines(sandbox: Sandbox) -> None:
     assert done.returncode == 0
     assert done.stdout.splitlines()[1:3] == ["SESSION_TRUST=none", "SESSION_COMMITS=unknown"]
     assert "usage: lets-session-boundary" in done.stderr
+
+
+def test_branch_option_reads_the_work_tree_the_branch_is_checked_out_in(
+        sandbox: Sandbox, tmp_path: Path) -> None:
+    """``--branch X`` for a branch checked out in another work tree reads that work tree's
+    state, as ``status`` and pre-push do (it once read the current one's and disagreed)."""
+    sandbox.commit("tip", age_days=1)
+    linked = tmp_path / "linked"
+    sandbox.git.worktree("add", "-q", "-b", "wt", str(linked))
+    start = sandbox.rev("wt")
+    (linked / ".lets" / "sessions").mkdir(parents=True)
+    (linked / ".lets" / "sessions" / ".task-wt").write_text(f"session: {start} {SID}\n")
+    sandbox.write_task("wt", "session: " + "0" * 40 + f" {SID}\n")  # a stale copy here
+    fields = sandbox.boundary("--branch", "wt", env={"CLAUDE_CODE_SESSION_ID": SID})
+    expect(fields, "exact", start, 0)

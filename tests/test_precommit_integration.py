@@ -1,85 +1,31 @@
-"""The real pre-commit, installing this checkout as a hook repository.
-
-One pre-commit home and one copy of the project for the whole session, so pre-commit
-builds the hook environment once. The copy is a commit of the working tree as it is now
-(tracked and untracked files, ignored ones left out), so what is tested is what is here.
-"""
+"""The real pre-commit, installing this checkout as a hook repository (see
+``precommit_box``)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import precommit_box
 import pytest
-from hookbox import SID, HookBox, make
+from hookbox import SID, HookBox
 from scenarios import CASES
-
-ROOT = Path(__file__).resolve().parent.parent
-HOOK_TYPES = ("post-checkout", "post-rewrite", "pre-push")
-
-
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout
 
 
 @pytest.fixture(scope="session")
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A repository holding the working tree of this checkout, committed."""
-    dest = tmp_path_factory.mktemp("lets-hooks-src")
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-        check=True, capture_output=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        source = ROOT / name
-        if source.is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, dest / name)
-    env = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
-    _git(dest, "init", "-q", "-b", "main")
-    _git(dest, "add", "-A")
-    _git(dest, *env, "commit", "-q", "-m", "the working tree under test")
-    return dest, _git(dest, "rev-parse", "HEAD").strip()
+    return precommit_box.hook_repo(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("pre-commit-home")
-
-
-CONFIG = """repos:
--   repo: {repo}
-    rev: {rev}
-    hooks:
-    -   id: lets-post-checkout
-    -   id: lets-post-rewrite
-    -   id: lets-pre-push
-"""
+    return precommit_box.pre_commit_home(tmp_path_factory)
 
 
 @pytest.fixture
 def box(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
         monkeypatch: pytest.MonkeyPatch) -> Iterator[HookBox]:
-    monkeypatch.setenv("PRE_COMMIT_HOME", str(pre_commit_home))
-    made = make(tmp_path)
-    repo, rev = hook_repo
-    (made.path / ".pre-commit-config.yaml").write_text(CONFIG.format(repo=repo, rev=rev))
-    made.sh("add", ".pre-commit-config.yaml")
-    made.sh("commit", "-q", "-m", "use lets-hooks through pre-commit")
-    args = [sys.executable, "-m", "pre_commit", "install"]
-    for hook_type in HOOK_TYPES:
-        args += ["--hook-type", hook_type]
-    done = subprocess.run(args, cwd=made.path, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    done = subprocess.run([sys.executable, "-m", "pre_commit", "install-hooks"],
-                          cwd=made.path, capture_output=True, text=True, check=False,
-                          timeout=900)
-    assert done.returncode == 0, done.stdout + done.stderr
-    for hook_type in HOOK_TYPES:  # pre-commit's scripts, not our shims
-        assert "pre-commit" in (made.path / ".git" / "hooks" / hook_type).read_text()
+    made = precommit_box.box(tmp_path, hook_repo, pre_commit_home, monkeypatch)
     yield made
     made.repo.close()
 

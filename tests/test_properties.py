@@ -66,6 +66,10 @@ def session_lines(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+NOW = 1_796_040_000
+STAMP = "2026-11-30T12:00:00Z"
+
+
 def value_of(sha: str, sid: str | None) -> bytes:
     return (sha if not sid else f"{sha} {sid}").encode()
 
@@ -99,7 +103,7 @@ def test_reading_a_task_file_of_any_bytes_never_raises(data: bytes) -> None:
         recorded = state.read_recorded(top, "b")
         if recorded.sha is not None:
             assert state.is_hex(recorded.sha)
-        for finding in lint.state_files(top):
+        for finding in lint.state_files(state.open_store(top)):
             assert str(finding).isprintable()
 
 
@@ -169,12 +173,25 @@ def test_written_file_reads_back_and_keeps_the_rest(data: bytes, sha: str, sid: 
         path = state.task_path(top, branch)
         with open(path, "wb") as handle:
             handle.write(data)
-        state.write_session_line(top, branch, sha, sid)
+        state.write_session_line(top, branch, sha, sid, now=NOW)
         with open(path, "rb") as handle:
             written = handle.read()
-        assert written == state.replace_session_line(data, value_of(sha, sid))
+        if state.RECORDED_PREFIX not in data and state.APPROX_PREFIX not in data:
+            # every byte but the session line's value is kept; one line is added beside it
+            stamp = state.RECORDED_PREFIX + f"{sha} {STAMP}".encode()
+            at = written.index(stamp)
+            end = at + len(stamp)
+            eol = b"\r\n" if written[end:end + 2] == b"\r\n" else b"\n"
+            before, after = written[:at], written[end:]
+            if after.startswith(eol):
+                after = after[len(eol):]
+            else:  # the last line: the added line came after a line end of its own
+                assert before.endswith(eol)
+                before = before[:-len(eol)]
+            assert before + after == state.replace_session_line(data, value_of(sha, sid))
         recorded = state.read_recorded(top, branch)
         assert (recorded.sha, recorded.sid, recorded.source) == (sha, sid or None, "task")
+        assert recorded.recorded_at == STAMP
         leftovers = [n for n in os.listdir(state.sessions_dir(top)) if n.endswith(".tmp")]
         assert leftovers == []
 

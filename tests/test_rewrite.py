@@ -1,82 +1,143 @@
-"""The pure core of post-rewrite: pairs in, the boundary's new place out."""
+"""The pure core of post-rewrite: the rule that places a boundary after a rewrite, on
+small hand-made histories (the property tests in test_rebase_properties.py drive it with
+real rebases).
+
+Names: ``P*`` commits from before the session, ``B`` the boundary, ``S*`` the session's
+commits, ``OLD`` the old base the branch forked from, ``M*`` main's new commits; a trailing
+``'`` (written ``x`` here) is a rewritten copy.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from lets_hooks import rewrite
+from lets_hooks.rewrite import History, place
 
 
 def sha(n: int) -> str:
     return f"{n:040x}"
 
 
-B, S1, S2, S3 = sha(1), sha(2), sha(3), sha(4)
-N1, N2, N3, M = sha(12), sha(13), sha(14), sha(20)
-LINEAR = [(S1, [B]), (S2, [S1]), (S3, [S2])]
+OLD, P1, B, S1, S2, S3 = sha(1), sha(2), sha(3), sha(4), sha(5), sha(6)
+M1, M2 = sha(7), sha(8)
+P1x, Bx, S1x, S2x, S3x, X1, X2 = (sha(n) for n in range(20, 27))
+
+
+def walk(*edges: tuple[str, list[str]]) -> bytes:
+    """``rev-list --parents`` output for these commits (their parents as named)."""
+    return "".join(" ".join([c, *ps]) + "\n" for c, ps in edges).encode()
+
+
+def old_history(exclude_below: str = OLD) -> History:
+    """OLD <- P1 <- B <- S1 <- S2 <- S3, walked from S3 and B, excluding ``exclude_below``
+    and its ancestors."""
+    chain = [(P1, [OLD]), (B, [P1]), (S1, [B]), (S2, [S1]), (S3, [S2])]
+    keep = {OLD: 0, P1: 1, B: 2, S1: 3, S2: 4, S3: 5}
+    cut = keep[exclude_below]
+    return History(walk(*[(c, ps) for c, ps in chain if keep[c] > cut]))
 
 
 def test_parse_pairs_keeps_only_two_full_shas() -> None:
-    data = (f"{S1} {N1}\n{S2} {N2} extra\n--exec=x {N3}\nshort {N1}\n\n"
-            f"{'A' * 40} {N1}\n").encode()
-    assert rewrite.parse_pairs(data) == [(S1, N1), (S2, N2)]
+    data = (f"{S1} {S1x}\n{S2} {S2x} extra\n--exec=x {S3x}\nshort {S1x}\n\n"
+            f"{'A' * 40} {S1x}\n").encode()
+    assert rewrite.parse_pairs(data) == [(S1, S1x), (S2, S2x)]
 
 
 def test_mapping_follows_chains_and_squashes() -> None:
-    images = rewrite.mapping([(S1, N1), (S2, N1), (N1, N2), (S3, N3)])
-    assert images == {S1: N2, S2: N2, N1: N2, S3: N3}
+    images = rewrite.mapping([(S1, S1x), (S2, S1x), (S1x, S2x), (S3, S3x)])
+    assert images == {S1: S2x, S2: S2x, S1x: S2x, S3: S3x}
     assert rewrite.mapping([(S1, S2), (S2, S1)])[S1] in (S1, S2)  # a cycle ends
+    assert rewrite.originals({S1: S2x, S2: S2x})[S2x] == [S1, S2]
 
 
-def test_first_parent_chain() -> None:
-    assert rewrite.first_parent_chain(LINEAR, S3, B) == [S1, S2, S3]
-    merge = [(S1, [B]), (N1, [M]), (S2, [S1, N1])]
-    assert rewrite.first_parent_chain(merge, S2, B) == [S1, S2]
-    # the boundary on a merged side line: every commit, in the walk's order
-    side = [(N1, [M]), (S1, [B]), (S2, [N1, S1])]
-    assert rewrite.first_parent_chain(side, S2, B) == [N1, S1, S2]
+def test_history_reach_and_edges_out_of_the_walk() -> None:
+    old = old_history()
+    assert old.reach(S2) == {P1, B, S1, S2}
+    assert old.reaches_out_to(S3, OLD) and not old.reaches_out_to(S3, M1)
+    assert list(old.first_parents(S3)) == [S3, S2, S1, B, P1]
 
 
-def parents(table: dict[str, str]) -> Callable[[str], str | None]:
-    return lambda image: table.get(image)
+def test_whole_session_onto_a_moved_main() -> None:
+    """git rebase main, main moved from B to M2: the boundary becomes onto."""
+    old = old_history(exclude_below=B)
+    new = History(walk((S1x, [M2]), (S2x, [S1x]), (S3x, [S2x])))
+    images = {S1: S1x, S2: S2x, S3: S3x}
+    move = place(B, S3, S3x, M2, images, old, new)
+    assert (move.boundary, move.approx) == (M2, None)
 
 
-def history(*alive: str) -> Callable[[str], bool]:
-    return lambda commit: commit in alive
+def test_reordered_split_and_inserted_commits_count_whole() -> None:
+    """rebase -i main with main unchanged (onto = B): S3 first, S1 split in two (its
+    first half has no original), an exec commit inserted at the very start."""
+    old = old_history(exclude_below=B)
+    new = History(walk((X1, [B]), (S3x, [X1]), (X2, [S3x]), (S1x, [X2]), (S2x, [S1x])))
+    images = {S3: S3x, S1: S1x, S2: S2x}
+    move = place(B, S3, S2x, B, images, old, new)
+    assert move.boundary is None  # it stays, and B..HEAD counts all five
 
 
-def test_boundary_rewritten_moves_to_its_image() -> None:
-    moved = rewrite.move(B, {B: N1}, [], parents({}), history(), N1)
-    assert moved.boundary == N1
+def test_base_inside_the_session_keeps_the_boundary() -> None:
+    """rebase -i HEAD~2: onto = S1, inside the session."""
+    old = old_history(exclude_below=S1)
+    new = History(walk((S3x, [S1]), (S2x, [S3x])))
+    move = place(B, S3, S2x, S1, {S2: S2x, S3: S3x}, old, new)
+    assert move.boundary is None
 
 
-def test_replayed_onto_a_new_base() -> None:
-    images = {S1: N1, S2: N2, S3: N3}
-    moved = rewrite.move(B, images, [S1, S2, S3], parents({N1: M}), history(), N3)
-    assert moved.boundary == M
+def test_boundary_rewritten_with_the_earlier_commits_below_the_session() -> None:
+    """rebase main with commits from before the session on the branch (P1, B) and main
+    moved: P1 and B are replayed first, so B's copy is the new boundary."""
+    old = old_history(exclude_below=OLD)
+    new = History(walk((P1x, [M1]), (Bx, [P1x]), (S1x, [Bx]), (S2x, [S1x]), (S3x, [S2x])))
+    images = {P1: P1x, B: Bx, S1: S1x, S2: S2x, S3: S3x}
+    move = place(B, S3, S3x, M1, images, old, new)
+    assert (move.boundary, move.approx) == (Bx, None)
 
 
-def test_first_commit_rewritten_in_place_keeps_the_boundary() -> None:
-    moved = rewrite.move(B, {S1: N1}, [S1, S2], parents({N1: B}), history(B), N1)
-    assert moved.boundary is None
+def test_amend_of_the_boundary_with_no_session_commits() -> None:
+    old = History(walk((B, [P1])))
+    new = History(walk((Bx, [P1])))
+    move = place(B, B, Bx, P1, {B: Bx}, old, new)
+    assert move.boundary == Bx
 
 
-def test_partial_rewrite_above_the_first_commit_keeps_the_boundary() -> None:
-    moved = rewrite.move(B, {S3: N3}, [S1, S2, S3], parents({N3: S2}), history(B, S1, S2), N3)
-    assert moved.boundary is None
+def test_amend_of_a_session_commit_keeps_the_boundary() -> None:
+    old = History(walk((S3, [S2])))
+    new = History(walk((S3x, [S2])))
+    assert place(B, S3, S3x, S2, {S3: S3x}, old, new).boundary is None
 
 
-def test_dropped_first_commit_is_skipped() -> None:
-    moved = rewrite.move(B, {S2: N2, S3: N3}, [S1, S2, S3], parents({N2: M}), history(), N3)
-    assert moved.boundary == M
-    kept = rewrite.move(B, {S2: N2}, [S1, S2], parents({N2: B}), history(B), N2)
-    assert kept.boundary is None
+def test_session_commit_moved_below_an_earlier_one_is_approximate() -> None:
+    """rebase -i over P1, B and the session, S1 moved first: no boundary counts exactly."""
+    old = old_history(exclude_below=OLD)
+    new = History(walk((S1x, [OLD]), (P1x, [S1x]), (Bx, [P1x]), (S2x, [Bx]), (S3x, [S2x])))
+    images = {P1: P1x, B: Bx, S1: S1x, S2: S2x, S3: S3x}
+    move = place(B, S3, S3x, OLD, images, old, new)
+    assert move.approx is not None
+    assert move.boundary == OLD  # below the lowest session commit: nothing of it is lost
 
 
-def test_every_session_commit_dropped() -> None:
-    assert rewrite.move(B, {}, [S1], parents({}), history(B), B).boundary is None
-    assert rewrite.move(B, {}, [S1], parents({}), history(), M).boundary == M
+def test_squash_of_an_earlier_commit_with_a_session_commit_is_approximate() -> None:
+    old = old_history(exclude_below=OLD)
+    new = History(walk((P1x, [OLD]), (Bx, [P1x]), (S2x, [Bx]), (S3x, [S2x])))
+    images = {P1: P1x, B: Bx, S1: Bx, S2: S2x, S3: S3x}  # S1 fixed up into B
+    move = place(B, S3, S3x, OLD, images, old, new)
+    assert move.approx is not None and "squash" in move.approx
 
 
-def test_image_without_a_parent_leaves_the_boundary() -> None:
-    assert rewrite.move(B, {S1: N1}, [S1], parents({}), history(), N1).boundary is None
+def test_every_session_commit_dropped_onto_a_moved_main() -> None:
+    old = old_history(exclude_below=B)
+    new = History(b"")
+    move = place(B, S3, M2, M2, {}, old, new)
+    assert move.boundary == M2
+
+
+def test_pairs_matched_by_patch_id_with_new_commits_are_approximate() -> None:
+    old = old_history(exclude_below=B)
+    new = History(walk((S1x, [M2]), (X1, [S1x]), (S2x, [X1]), (S3x, [S2x])))
+    move = place(B, S3, S3x, M2, {S1: S1x, S2: S2x, S3: S3x}, old, new, guessed=True)
+    assert move.boundary == M2 and move.approx is not None
+
+
+def test_onto_derived_from_the_lowest_copy() -> None:
+    fresh = History(walk((S2x, [S1x]), (S1x, [M2]), (M2, [M1])))
+    assert rewrite.derive_onto(S2x, {S1: S1x, S2: S2x}, fresh) == M2

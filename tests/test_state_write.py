@@ -21,6 +21,17 @@ SHA = "a" * 40
 SHA2 = "b" * 40
 B2 = SHA2.encode()
 SID = "11111111-2222-3333-4444-555555555555"
+NOW = 1_796_040_000  # 2026-11-30T12:00:00Z
+STAMP = "2026-11-30T12:00:00Z"
+
+
+def recorded(sha: str = SHA) -> bytes:
+    """The line the writer keeps beside the session line: when it was recorded."""
+    return f"session-recorded: {sha} {STAMP}".encode()
+
+
+def write(top: Path, branch: str, sha: str, sid: str | None) -> bool:
+    return write_session_line(str(top), branch, sha, sid, now=NOW)
 
 
 def task(top: Path, branch: str = "feat") -> Path:
@@ -35,35 +46,63 @@ def put(top: Path, body: bytes, branch: str = "feat") -> Path:
 
 
 def test_new_file_is_one_line_0600(tmp_path: Path) -> None:
-    assert write_session_line(str(tmp_path), "feat/x", SHA, SID) is True
+    assert write(tmp_path, "feat/x", SHA, SID) is True
     path = task(tmp_path, "feat/x")
-    assert path.read_bytes() == f"session: {SHA} {SID}\n".encode()
+    assert path.read_bytes() == f"session: {SHA} {SID}\n".encode() + recorded() + b"\n"
     assert path.stat().st_mode & 0o777 == 0o600
     assert (tmp_path / ".lets" / "locks" / "task-feat-x.lock").exists()
     state_read = state.read_recorded(str(tmp_path), "feat/x")
     assert (state_read.sha, state_read.sid, state_read.source) == (SHA, SID, "task")
+    assert state_read.recorded_at == STAMP
 
 
 def test_only_the_session_line_changes(tmp_path: Path) -> None:
     body = (b"task: fix the thing\nstart: 2026-11-01\nsession: " + B2 + b" old-sid\n"
             b"origin: main\norc: 3\n\n# Notes\n\nsession: not this one\n\xff\xfe raw bytes\n")
     path = put(tmp_path, body)
-    assert write_session_line(str(tmp_path), "feat", SHA, SID)
-    expected = body.replace(b"session: " + B2 + b" old-sid", f"session: {SHA} {SID}".encode())
+    assert write(tmp_path, "feat", SHA, SID)
+    expected = body.replace(b"session: " + B2 + b" old-sid\n",
+                            f"session: {SHA} {SID}\n".encode() + recorded() + b"\n")
     assert path.read_bytes() == expected
+
+
+def test_own_lines_are_replaced_where_they_stand(tmp_path: Path) -> None:
+    """A second write moves session-recorded with the line (the old one, for another
+    sha, is replaced in place), and an approximate mark comes and goes with it."""
+    body = (b"task: t\nsession: " + B2 + b" s\norigin: o\nsession-recorded: " + B2
+            + b" 2026-01-01T00:00:00Z\n\nbody\n")
+    path = put(tmp_path, body)
+    assert write_session_line(str(tmp_path), "feat", SHA, SID, now=NOW, approx="a reason")
+    assert path.read_bytes() == (
+        f"task: t\nsession: {SHA} {SID}\nsession-approx: {SHA} a reason\norigin: o\n".encode()
+        + recorded() + b"\n\nbody\n")
+    found = state.read_recorded(str(tmp_path), "feat")
+    assert (found.recorded_at, found.approx) == (STAMP, "a reason")
+    assert write(tmp_path, "feat", SHA, SID)
+    assert b"session-approx" not in path.read_bytes()
+
+
+def test_own_lines_for_another_sha_do_not_count(tmp_path: Path) -> None:
+    """session-recorded and session-approx speak only for the sha they name: a line the
+    lets tool rewrote since (another sha) is read without them."""
+    put(tmp_path, b"session: " + B2 + b" s\nsession-recorded: " + SHA.encode()
+        + b" 2026-11-30T12:00:00Z\nsession-approx: " + SHA.encode() + b" why\n")
+    found = state.read_recorded(str(tmp_path), "feat")
+    assert (found.sha, found.recorded_at, found.approx) == (SHA2, None, None)
 
 
 def test_crlf_file_stays_crlf(tmp_path: Path) -> None:
     body = b"task: x\r\nsession: " + B2 + b"\r\norigin: y\r\n"
     path = put(tmp_path, body)
-    write_session_line(str(tmp_path), "feat", SHA, None)
-    assert path.read_bytes() == b"task: x\r\nsession: " + SHA.encode() + b"\r\norigin: y\r\n"
+    write(tmp_path, "feat", SHA, None)
+    assert path.read_bytes() == (b"task: x\r\nsession: " + SHA.encode() + b"\r\n" + recorded()
+                                 + b"\r\norigin: y\r\n")
 
 
 def test_last_line_without_line_end_stays_so(tmp_path: Path) -> None:
     path = put(tmp_path, b"# note\nsession: " + B2)
-    write_session_line(str(tmp_path), "feat", SHA, SID)
-    assert path.read_bytes() == f"# note\nsession: {SHA} {SID}".encode()
+    write(tmp_path, "feat", SHA, SID)
+    assert path.read_bytes() == f"# note\nsession: {SHA} {SID}\n".encode() + recorded()
 
 
 @pytest.mark.parametrize(("before", "after"), [
@@ -79,17 +118,18 @@ def test_last_line_without_line_end_stays_so(tmp_path: Path) -> None:
 ])
 def test_where_a_missing_line_goes(tmp_path: Path, before: bytes, after: bytes) -> None:
     path = put(tmp_path, before)
-    write_session_line(str(tmp_path), "feat", SHA, SID)
-    line = f"session: {SHA} {SID}".encode()
+    write(tmp_path, "feat", SHA, SID)
+    eol = b"\r\n" if b"\r\n" in before else b"\n"
+    line = f"session: {SHA} {SID}".encode() + eol + recorded()
     want = after.replace(b"LINE_AFTER", b"\n" + line).replace(b"LINE", line)
     assert path.read_bytes() == want
     assert state.read_recorded(str(tmp_path), "feat").sha == SHA
 
 
 def test_unchanged_file_is_not_rewritten(tmp_path: Path) -> None:
-    path = put(tmp_path, f"x\nsession: {SHA} {SID}\n".encode())
+    path = put(tmp_path, f"x\nsession: {SHA} {SID}\n".encode() + recorded() + b"\n")
     inode = path.stat().st_ino
-    assert write_session_line(str(tmp_path), "feat", SHA, SID) is False
+    assert write(tmp_path, "feat", SHA, SID) is False
     assert path.stat().st_ino == inode
 
 
@@ -115,15 +155,60 @@ def test_symlinked_task_file_is_refused_not_followed(tmp_path: Path) -> None:
     assert link.is_symlink()
 
 
-def test_symlinked_lets_folder_is_used(tmp_path: Path) -> None:
-    shared = tmp_path / "main-worktree" / ".lets"
-    shared.mkdir(parents=True)
-    top = tmp_path / "linked"
-    top.mkdir()
-    (top / ".lets").symlink_to(shared)
-    assert write_session_line(str(top), "feat", SHA, SID)
-    assert (shared / "sessions" / ".task-feat").read_bytes() == f"session: {SHA} {SID}\n".encode()
+def _worktrees(tmp_path: Path) -> tuple[Path, Path]:
+    """A repository and a linked work tree of it."""
+    main = tmp_path / "main-worktree"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(main)], check=True)
+    subprocess.run(["git", "-C", str(main), "commit", "-q", "--allow-empty", "-m", "root"],
+                   check=True)
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", "-b", "feat",
+                    str(linked)], check=True)
+    return main, linked
+
+
+def test_lets_linked_to_another_work_tree_is_used(tmp_path: Path) -> None:
+    """Worktree tools share the main work tree's .lets by an (untracked) link: it works."""
+    main, linked = _worktrees(tmp_path)
+    shared = main / ".lets"
+    shared.mkdir()
+    (linked / ".lets").symlink_to(shared)
+    assert write(linked, "feat", SHA, SID)
+    assert (shared / "sessions" / ".task-feat").read_bytes() == (
+        f"session: {SHA} {SID}\n".encode() + recorded() + b"\n")
     assert (shared / "locks" / "task-feat.lock").exists()
+
+
+@pytest.mark.parametrize("link", [".lets", ".lets/sessions", ".lets/locks"])
+def test_lets_linked_anywhere_else_is_not_followed(tmp_path: Path, link: str) -> None:
+    """A link to a folder that is not another work tree's (another project's .lets, say)
+    is refused for writing and for reading, with the reason."""
+    _, linked = _worktrees(tmp_path)
+    victim = tmp_path / "other-project" / ".lets"
+    (victim / "sessions").mkdir(parents=True)
+    (victim / "locks").mkdir()
+    (victim / "sessions" / ".task-feat").write_bytes(b"session: " + B2 + b" theirs\n")
+    target = victim if link == ".lets" else victim / link.split("/")[1]
+    (linked / ".lets").mkdir(exist_ok=True) if link != ".lets" else None
+    (linked / link).symlink_to(target)
+    with pytest.raises(StateError, match="not followed"):
+        write(linked, "feat", SHA, SID)
+    found = state.read_recorded(str(linked), "feat")
+    assert found.sha is None and any("not followed" in n for n in found.notes)
+    assert (victim / "sessions" / ".task-feat").read_bytes() == b"session: " + B2 + b" theirs\n"
+    assert not (victim / "locks" / "task-feat.lock").exists()
+
+
+def test_lets_link_that_came_with_the_repository_is_not_followed(tmp_path: Path) -> None:
+    """Even to another work tree's .lets: a tracked link was chosen by whoever wrote the
+    repository, not by this clone's worktree tool."""
+    main, linked = _worktrees(tmp_path)
+    (main / ".lets").mkdir()
+    (linked / ".lets").symlink_to(main / ".lets")
+    subprocess.run(["git", "-C", str(linked), "add", ".lets"], check=True)
+    with pytest.raises(StateError, match="came with the repository"):
+        write(linked, "feat", SHA, SID)
+    assert not (main / ".lets" / "sessions").exists()
 
 
 def test_slug_too_long_for_a_file_name(tmp_path: Path) -> None:
@@ -175,11 +260,11 @@ def test_waits_for_the_lock_the_other_writer_holds(tmp_path: Path) -> None:
     fcntl.flock(fd, fcntl.LOCK_EX)
     done: list[float] = []
 
-    def write() -> None:
-        write_session_line(str(tmp_path), "feat", SHA, SID)
+    def writer() -> None:
+        write(tmp_path, "feat", SHA, SID)
         done.append(time.monotonic())
 
-    thread = threading.Thread(target=write)
+    thread = threading.Thread(target=writer)
     thread.start()
     time.sleep(0.3)
     assert not done and not task(tmp_path).exists()  # blocked on the lock
@@ -187,7 +272,7 @@ def test_waits_for_the_lock_the_other_writer_holds(tmp_path: Path) -> None:
     os.close(fd)
     thread.join(10)
     assert done and done[0] >= released
-    assert task(tmp_path).read_bytes() == f"session: {SHA} {SID}\n".encode()
+    assert task(tmp_path).read_bytes() == f"session: {SHA} {SID}\n".encode() + recorded() + b"\n"
 
 
 OTHER_WRITER = textwrap.dedent("""

@@ -89,7 +89,7 @@ def _record(args: Sequence[str]) -> int:
     parser.add_argument("--no-sid", action="store_true",
                         help="record the boundary without a session id")
     opts = parser.parse_args(list(args))
-    from lets_hooks import hooks
+    from lets_hooks import files, hooks
     from lets_hooks.cli import out, say
 
     sid = "" if opts.no_sid else opts.sid
@@ -100,7 +100,7 @@ def _record(args: Sequence[str]) -> int:
         return 1
     code = _emit(result)
     if boundary is not None:
-        out(f"recorded {boundary.recorded} for branch {boundary.branch!r}\n")
+        out(f"recorded {boundary.recorded} for branch {files.quoted(boundary.branch)}\n")
         out("\n".join(boundary.lines()) + "\n")
         if boundary.reason is not None:
             say(f"{PROG} record: the ladder rejects this boundary: {boundary.reason}")

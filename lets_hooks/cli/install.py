@@ -42,7 +42,7 @@ def main(argv: Sequence[str]) -> int:
     opts = parser.parse_args(list(argv))
     from lets_hooks.cli import out, say
     from lets_hooks.install import InstallError, install
-    from lets_hooks.repo import GitError
+    from lets_hooks.repo import GitError, reason
 
     try:
         command, python = _own_command()
@@ -50,7 +50,7 @@ def main(argv: Sequence[str]) -> int:
             command, python = opts.command, ""
         lines = install(None, command, python)
     except (InstallError, GitError) as exc:
-        say(f"{PROG}: {exc}")
+        say(f"{PROG}: {reason(exc)}")
         return 1
     for line in lines:
         out(line + "\n")

@@ -1,0 +1,86 @@
+"""The real pre-commit, installing this checkout as a hook repository: shared by the test
+modules that drive hooks through it.
+
+One pre-commit home and one copy of the project per test session (kept at fixed places
+under pytest's base temporary folder, so every module that asks gets the same ones and
+pre-commit builds the hook environment once). The copy is a commit of the working tree
+as it is now (tracked and untracked files, ignored ones left out), so what is tested is
+what is here.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hookbox import HookBox, make
+
+ROOT = Path(__file__).resolve().parent.parent
+HOOK_TYPES = ("post-checkout", "post-rewrite", "pre-push")
+
+CONFIG = """repos:
+-   repo: {repo}
+    rev: {rev}
+    hooks:
+    -   id: lets-post-checkout
+    -   id: lets-post-rewrite
+    -   id: lets-pre-push
+"""
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def hook_repo(factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A repository holding the working tree of this checkout, committed (made once)."""
+    dest = factory.getbasetemp() / "lets-hooks-src"
+    if (dest / ".git").is_dir():
+        return dest, _git(dest, "rev-parse", "HEAD").strip()
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+        check=True, capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    env = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    _git(dest, "init", "-q", "-b", "main")
+    _git(dest, "add", "-A")
+    _git(dest, *env, "commit", "-q", "-m", "the working tree under test")
+    return dest, _git(dest, "rev-parse", "HEAD").strip()
+
+
+def pre_commit_home(factory: pytest.TempPathFactory) -> Path:
+    home = factory.getbasetemp() / "pre-commit-home"
+    home.mkdir(exist_ok=True)
+    return home
+
+
+def box(tmp_path: Path, repo: tuple[Path, str], home: Path,
+        monkeypatch: pytest.MonkeyPatch) -> HookBox:
+    """``make``'s repository with pre-commit's hook scripts installed for the three hook
+    types, using this checkout as the hook repository."""
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(home))
+    made = make(tmp_path)
+    where, rev = repo
+    (made.path / ".pre-commit-config.yaml").write_text(CONFIG.format(repo=where, rev=rev))
+    made.sh("add", ".pre-commit-config.yaml")
+    made.sh("commit", "-q", "-m", "use lets-hooks through pre-commit")
+    args = [sys.executable, "-m", "pre_commit", "install"]
+    for hook_type in HOOK_TYPES:
+        args += ["--hook-type", hook_type]
+    done = subprocess.run(args, cwd=made.path, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run([sys.executable, "-m", "pre_commit", "install-hooks"],
+                          cwd=made.path, capture_output=True, text=True, check=False,
+                          timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for hook_type in HOOK_TYPES:  # pre-commit's scripts, not our shims
+        assert "pre-commit" in (made.path / ".git" / "hooks" / hook_type).read_text()
+    return made

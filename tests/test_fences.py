@@ -1,0 +1,177 @@
+"""The fences, one test per class of defect: one size limit and one session-id rule for
+reader, writer and lint; paths split on NUL only; git's own reason reaching the user; state
+kept out of commits. Each test drives the installed commands on real repositories."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import BIN, Sandbox
+
+from lets_hooks import ladder, state
+from lets_hooks.repo import GitError, Repo
+
+SID = "11111111-2222-3333-4444-555555555555"
+
+
+def lets(box: Sandbox | Path, *args: str, env: dict[str, str] | None = None,
+         ) -> subprocess.CompletedProcess[str]:
+    cwd = box.path if isinstance(box, Sandbox) else box
+    return subprocess.run([str(BIN / "lets-hooks"), *args], cwd=cwd, capture_output=True,
+                          text=True, env=dict(os.environ, **(env or {})), check=False,
+                          timeout=60)
+
+
+# -- one size limit ---------------------------------------------------------------------------
+
+def test_past_the_limit_the_writer_refuses_and_says_so(sandbox: Sandbox) -> None:
+    """The reader scans at most MAX_BYTES; a file past it is not a task file to the
+    reader, the writer or lint, and ``record`` says so and fails (it once printed
+    "recorded None" and exited 0)."""
+    body = b"task: big\n" + b"x" * state.MAX_BYTES + b"\n"
+    path = sandbox.write_task("main", body)
+    done = lets(sandbox, "record", "--sid", SID)
+    assert done.returncode == 1
+    assert "over the 1 MiB limit" in done.stderr and "recorded" not in done.stdout
+    assert path.read_bytes() == body
+    lint = lets(sandbox, "lint")
+    assert lint.returncode == 1 and "over the 1 MiB limit" in lint.stdout
+    fields = sandbox.boundary(env={"LETS_SESSION_ID": SID})
+    assert fields["SESSION_TRUST"] == "none" and "over the 1 MiB limit" in fields["stderr"]
+
+
+def test_the_writer_never_grows_a_file_past_the_limit(sandbox: Sandbox) -> None:
+    body = b"task: t\n" + b"x" * (state.MAX_BYTES - 20) + b"\n"
+    path = sandbox.write_task("main", body)
+    done = lets(sandbox, "record", "--sid", SID)
+    assert done.returncode == 1 and "would grow past the 1 MiB limit" in done.stderr
+    assert path.read_bytes() == body
+
+
+# -- one session-id rule ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("sid", ["abc\ufeffdef", "abc\u200bdef", "a\u2028b", "tab\there"])
+def test_one_rule_for_a_session_id(sandbox: Sandbox, sid: str) -> None:
+    """Invisible format characters, separators and blanks: the writer refuses the id (so
+    lint never fails on the product's own file), the ladder never grants ``exact`` on it,
+    and lint flags a file another writer put it in."""
+    assert state.sid_problem(sid) is not None
+    done = lets(sandbox, "record", "--sid", sid)
+    assert done.returncode == 1 and "refusing to record session id" in done.stderr
+    assert not Path(state.task_path(str(sandbox.path), "main")).exists()
+    sandbox.write_task("main", f"session: {sandbox.head()} {sid}\n")
+    fields = sandbox.boundary(env={"LETS_SESSION_ID": sid})
+    assert fields["SESSION_TRUST"] != "exact"
+    lint = lets(sandbox, "lint")
+    if "\t" not in sid:  # a tab splits the token: the id is "tab", which is fine
+        assert lint.returncode == 1 and "session id" in lint.stdout
+
+
+def test_a_valid_unusual_session_id_round_trips(sandbox: Sandbox) -> None:
+    sid = "sess:2026-11-30/\u00e9t\u00e9#1"
+    done = lets(sandbox, "record", "--sid", sid)
+    assert done.returncode == 0, done.stderr
+    assert lets(sandbox, "lint").returncode == 0
+    fields = sandbox.boundary(env={"LETS_SESSION_ID": sid})
+    assert fields["SESSION_TRUST"] == "exact"
+
+
+# -- paths split on NUL only ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["new\nline", "sep\u2028arator", "tab\tand space"])
+@pytest.mark.parametrize("empty", [False, True])
+def test_a_repository_path_with_unusual_characters(tmp_path: Path, name: str,
+                                                   empty: bool) -> None:
+    top = tmp_path / name
+    top.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=top, check=True)
+    if not empty:
+        subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "root"], cwd=top,
+                       check=True)
+        done = lets(top, "record", "--sid", SID)
+        assert done.returncode == 0, done.stderr
+    where = Repo(str(top)).locate()
+    assert where.top == os.path.realpath(top)
+    assert lets(top, "lint").returncode == 0
+    result = ladder.resolve_path(str(top), {"LETS_SESSION_ID": SID}, 0)
+    assert "not a git repository" not in result.desc
+    if not empty:
+        assert result.trust == "exact", result.notes
+
+
+# -- git's own reason ---------------------------------------------------------------------------
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root to hand the repository to another user")
+def test_a_safe_directory_refusal_is_said_as_such(sandbox: Sandbox) -> None:
+    subprocess.run(["chown", "-R", "nobody", str(sandbox.path)], check=True)
+    try:
+        fields = sandbox.boundary()
+        assert fields["SESSION_RANGE_DESC"] == (
+            "boundary unknown - no valid session boundary for this branch")
+        assert "dubious ownership" in fields["stderr"] and "safe.directory" in fields["stderr"]
+        lint = lets(sandbox, "lint")
+        assert lint.returncode == 2 and "safe.directory" in lint.stderr
+        assert "not inside a git repository" not in lint.stderr
+    finally:
+        subprocess.run(["chown", "-R", "root", str(sandbox.path)], check=True)
+
+
+def test_outside_a_repository_the_description_says_so(tmp_path: Path) -> None:
+    done = subprocess.run([str(BIN / "lets-session-boundary")], cwd=tmp_path,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[-1] == (
+        "SESSION_RANGE_DESC=boundary unknown - not a git repository")
+
+
+def test_git_errors_name_the_subcommand_and_git_s_reason(sandbox: Sandbox) -> None:
+    repo = Repo(str(sandbox.path))
+    missing = "0123456789abcdef0123456789abcdef01234567"
+    with pytest.raises(GitError, match=r"git merge-base failed: .*"):
+        repo.is_ancestor(missing, sandbox.head())  # never read as "no"
+    with pytest.raises(GitError, match=r"git rev-list failed: .*"):
+        repo.ahead_behind(missing, sandbox.head())
+
+
+# -- state kept out of commits ------------------------------------------------------------------
+
+def test_the_first_write_keeps_lets_out_of_commits(sandbox: Sandbox) -> None:
+    assert lets(sandbox, "record", "--sid", SID).returncode == 0
+    exclude = (sandbox.path / ".git" / "info" / "exclude").read_text()
+    assert ".lets/" in exclude.splitlines()
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"],
+                            cwd=sandbox.path, capture_output=True, text=True, check=True)
+    assert ".lets" not in status.stdout  # the lock files included
+    subprocess.run(["git", "add", "-A"], cwd=sandbox.path, check=True)
+    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=sandbox.path,
+                            capture_output=True, text=True, check=True)
+    assert ".lets" not in staged.stdout
+
+
+def test_an_existing_ignore_rule_is_respected(sandbox: Sandbox) -> None:
+    (sandbox.path / ".gitignore").write_text(".lets\n")
+    before = (sandbox.path / ".git" / "info" / "exclude").read_bytes()
+    assert lets(sandbox, "record", "--sid", SID).returncode == 0
+    assert (sandbox.path / ".git" / "info" / "exclude").read_bytes() == before
+
+
+def test_a_linked_work_tree_writes_the_common_exclude(sandbox: Sandbox, tmp_path: Path) -> None:
+    linked = tmp_path / "linked"
+    sandbox.git.worktree("add", "-q", "-b", "wt", str(linked))
+    assert lets(linked, "record", "--sid", SID).returncode == 0
+    assert ".lets/" in (sandbox.path / ".git" / "info" / "exclude").read_text().splitlines()
+
+
+def test_lint_flags_committed_locks(sandbox: Sandbox) -> None:
+    locks = sandbox.path / ".lets" / "locks"
+    locks.mkdir(parents=True)
+    (locks / "task-main.lock").write_bytes(b"")
+    sandbox.git.add("-f", ".lets/locks/task-main.lock")
+    lint = lets(sandbox, "lint")
+    assert lint.returncode == 1
+    assert ".lets/locks/task-main.lock: tracked by git" in lint.stdout

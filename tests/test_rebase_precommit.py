@@ -1,0 +1,41 @@
+"""The written-out sample of generated rebases, through the real pre-commit framework.
+
+pre-commit gives post-rewrite no stdin (git's pairs are not forwarded), runs
+post-checkout at the start of every rebase, and shows a hook's words on stdout; the rule
+and the invariant are those of ``test_rebase_properties``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import precommit_box
+import pytest
+from hookbox import HookBox
+from rebase_todo import SAMPLE, Tools, check
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    return precommit_box.hook_repo(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return precommit_box.pre_commit_home(tmp_path_factory)
+
+
+@pytest.fixture
+def box(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
+        monkeypatch: pytest.MonkeyPatch) -> Iterator[HookBox]:
+    made = precommit_box.box(tmp_path, hook_repo, pre_commit_home, monkeypatch)
+    yield made
+    made.repo.close()
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLE))
+def test_sample_through_pre_commit(name: str, box: HookBox, tmp_path: Path) -> None:
+    tools = Tools.make(tmp_path / "tools")
+    (tmp_path / "plan").mkdir()
+    check(box, SAMPLE[name], tools, tmp_path / "plan")

@@ -1,0 +1,190 @@
+"""post-rewrite and the other branches a rebase moves or shares state with.
+
+- ``git rebase --update-refs`` (or ``rebase.updateRefs``) of a stack ``main <- a <- b <- c``
+  whose branches each have a session line: every branch the rebase moved has its boundary
+  moved by the same rule as the checked-out one (``a`` was transplanted: to the new main;
+  ``b`` and ``c`` began at the tip of the branch below, which was rewritten: to its new
+  copy), each written under its own lock.
+- ``feat/x`` and ``feat-x`` share the state file ``.task-feat-x``: a rewrite of either
+  never writes it, and says why.
+- ``rebase --apply`` while another branch points at the same tip: the rebased branch's
+  boundary still follows.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from hookbox import SID, HookBox, make
+from scenarios import expect, move_main, start
+
+SID_A = "aaaaaaaa-0000-4000-8000-00000000000a"
+SID_B = "bbbbbbbb-0000-4000-8000-00000000000b"
+SID_C = "cccccccc-0000-4000-8000-00000000000c"
+STACK = ("a", "b", "c")
+
+
+def _git_version() -> tuple[int, ...]:
+    import subprocess
+
+    out = subprocess.run(["git", "--version"], capture_output=True, text=True,
+                         check=True).stdout
+    found = re.search(r"(\d+)\.(\d+)", out)
+    assert found
+    return tuple(int(part) for part in found.groups())
+
+
+needs_update_refs = pytest.mark.skipif(_git_version() < (2, 38),
+                                       reason="git rebase --update-refs needs git 2.38")
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> HookBox:
+    made = make(tmp_path)
+    made.install()
+    return made
+
+
+def build_stack(box: HookBox, sids: dict[str, str]) -> dict[str, str]:
+    """``main <- a <- b <- c``, two commits each; each branch's session line recorded by
+    a checkout with its session id set. Returns each branch's boundary."""
+    boundaries = {}
+    for name in STACK:
+        box.sh("checkout", "-q", "-b", name, sid=sids[name])
+        boundaries[name] = box.head()
+        assert box.line(name) == f"{boundaries[name]} {sids[name]}"
+        for i in (1, 2):
+            box.file_commit(f"{name}{i}.txt", f"{name} {i}\n", f"{name}{i}")
+    return boundaries
+
+
+def answer(box: HookBox, branch: str, sid: str) -> dict[str, str]:
+    return box.boundary("--branch", branch, env={"LETS_SESSION_ID": sid})
+
+
+REBASES = {
+    "--update-refs": ("rebase", "-q", "--update-refs", "main"),
+    "rebase.updateRefs": ("-c", "rebase.updateRefs=true", "rebase", "-q", "main"),
+}
+
+
+@needs_update_refs
+@pytest.mark.parametrize("how", sorted(REBASES))
+def test_every_branch_of_the_stack_follows(box: HookBox, how: str) -> None:
+    sids = dict.fromkeys(STACK, SID)
+    old = build_stack(box, sids)
+    box.sh("checkout", "-q", "main", sid=SID)
+    box.file_commit("upstream.txt", "upstream\n", "main moved")
+    box.sh("checkout", "-q", "c", sid=SID)
+    shutil.rmtree(box.path / ".lets" / "locks")
+    done = box.sh(*REBASES[how], sid=SID)
+    tips = {name: box.rev(name) for name in ("main", *STACK)}
+    assert tips["a"] != old["b"] and tips["b"] != old["c"]  # the stack was rewritten
+    below = {"a": "main", "b": "a", "c": "b"}
+    for name in STACK:
+        fields = answer(box, name, SID)
+        assert fields["SESSION_TRUST"] == "exact", (name, fields, done.stderr)
+        assert fields["SESSION_BOUNDARY"] == tips[below[name]], (name, fields)
+        assert fields["SESSION_COMMITS"] == "2", (name, fields)
+        assert box.line(name) == f"{tips[below[name]]} {SID}"
+        assert (box.path / ".lets" / "locks" / f"task-{name}.lock").exists(), name
+    assert "lets-hooks: " not in done.stderr
+
+
+@needs_update_refs
+def test_each_branch_keeps_its_own_session(box: HookBox) -> None:
+    """The stack's lower branches belong to other sessions: moving their boundaries does
+    not make them this session's (their ids stay, so each session still reads exact)."""
+    sids = {"a": SID_A, "b": SID_B, "c": SID_C}
+    build_stack(box, sids)
+    box.sh("checkout", "-q", "main", sid=SID_C)
+    box.file_commit("upstream.txt", "upstream\n", "main moved")
+    box.sh("checkout", "-q", "c", sid=SID_C)
+    box.sh("rebase", "-q", "--update-refs", "main", sid=SID_C)
+    below = {"a": "main", "b": "a", "c": "b"}
+    for name in STACK:
+        fields = answer(box, name, sids[name])
+        assert fields["SESSION_TRUST"] == "exact", (name, fields)
+        assert fields["SESSION_BOUNDARY"] == box.rev(below[name]), (name, fields)
+        assert fields["SESSION_COMMITS"] == "2", (name, fields)
+        assert box.line(name) == f"{box.rev(below[name])} {sids[name]}"
+
+
+@needs_update_refs
+def test_a_stack_rebased_from_its_middle(box: HookBox) -> None:
+    """Checked out on ``b``: ``a`` (below it) is rewritten by ``--update-refs``; ``c``
+    (above it) is not touched and keeps its line byte for byte."""
+    sids = dict.fromkeys(STACK, SID)
+    build_stack(box, sids)
+    box.sh("checkout", "-q", "main", sid=SID)
+    box.file_commit("upstream.txt", "upstream\n", "main moved")
+    box.sh("checkout", "-q", "b", sid=SID)
+    c_before = box.task("c").read_bytes()
+    box.sh("rebase", "-q", "--update-refs", "main", sid=SID)
+    assert box.task("c").read_bytes() == c_before
+    for name, below in (("a", "main"), ("b", "a")):
+        fields = answer(box, name, SID)
+        assert fields["SESSION_TRUST"] == "exact", (name, fields)
+        assert fields["SESSION_BOUNDARY"] == box.rev(below), (name, fields)
+        assert fields["SESSION_COMMITS"] == "2", (name, fields)
+
+
+# -- branches sharing a state file ------------------------------------------------------
+
+SHARED_TEXT = "task: shared\n\nNotes another tool keeps here.\n"
+
+
+def _shared_slug(box: HookBox) -> bytes:
+    """``feat/x`` with a session of two commits, and ``feat-x`` beside it; the shared
+    file carries other text too. Returns its bytes."""
+    box.sh("checkout", "-q", "-b", "feat/x", sid=SID)
+    for i in (1, 2):
+        box.file_commit(f"x{i}.txt", f"x {i}\n", f"x{i}")
+    box.sh("branch", "feat-x", "main")
+    task = box.task("feat/x")
+    task.write_bytes(task.read_bytes() + SHARED_TEXT.encode())
+    return task.read_bytes()
+
+
+def test_rebase_never_writes_a_shared_state_file(box: HookBox) -> None:
+    before = _shared_slug(box)
+    box.sh("checkout", "-q", "main", sid=SID)
+    box.file_commit("upstream.txt", "upstream\n", "main moved")
+    box.sh("checkout", "-q", "feat/x", sid=SID)
+    assert box.task("feat/x").read_bytes() == before
+    done = box.sh("rebase", "-q", "main", sid=SID)
+    assert box.task("feat/x").read_bytes() == before
+    assert "lets-hooks: " in done.stderr and "feat-x" in done.stderr, done.stderr
+
+
+def test_amend_on_the_other_branch_never_writes_it(box: HookBox) -> None:
+    """On ``feat-x``, amend the commit the shared line names: the rule would move that
+    boundary to the amended copy; the file is ``feat/x``'s too, so it is left alone."""
+    before = _shared_slug(box)
+    box.sh("checkout", "-q", "feat-x", sid=SID)
+    assert box.task("feat-x").read_bytes() == before
+    done = box.sh("commit", "-q", "--amend", "-m", "main tip, amended on feat-x", sid=SID)
+    assert box.task("feat-x").read_bytes() == before
+    assert "lets-hooks: " in done.stderr and "feat/x" in done.stderr, done.stderr
+
+
+# -- rebase --apply with a twin branch --------------------------------------------------
+
+def test_apply_backend_with_another_branch_at_the_same_tip(box: HookBox) -> None:
+    start(box)
+    box.sh("branch", "twin", "feat")
+    tip = move_main(box)
+    box.sh("rebase", "-q", "--apply", "main", sid=SID)
+    expect(box, 3, tip)
+    assert not box.task("twin").exists()
+
+
+def test_apply_backend_with_older_commits_and_a_twin(box: HookBox) -> None:
+    start(box, older=1)
+    box.sh("branch", "twin", "feat")
+    move_main(box)
+    box.sh("rebase", "-q", "--apply", "main", sid=SID)
+    expect(box, 3, box.rev("HEAD~3"))
