@@ -708,11 +708,6 @@ def _revs(head: str, negated: Sequence[str]) -> bytes:
     return "".join([head + "\n", *("^" + name + "\n" for name in negated)]).encode()
 
 
-def _revs(head: str, negated: Sequence[str]) -> bytes:
-    """``head`` and ``^name`` for each of ``negated``, one a line, for ``rev-list --stdin``."""
-    return "".join([head + "\n", *("^" + name + "\n" for name in negated)]).encode()
-
-
 def _require_sha(*names: str) -> None:
     try:
         files.require_hex(*names)
