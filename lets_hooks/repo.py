@@ -379,6 +379,40 @@ class Repo:
         raw = self._must("ls-files", "-z", "--full-name", "--", prefix)
         return [p.decode("utf-8", "surrogateescape") for p in raw.split(b"\0") if p]
 
+    def listed_files(self) -> list[str]:
+        """The files git knows of under the folder the repository was opened at: tracked
+        ones and untracked ones it does not ignore, relative to that folder, each once.
+
+        One ``ls-files -z --cached --others --exclude-standard``: NUL-separated, so any
+        byte in a name survives, and no argument comes from outside.
+        """
+        raw = self._must("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        names = (p.decode("utf-8", "surrogateescape") for p in raw.split(b"\0") if p)
+        return list(dict.fromkeys(names))  # an unmerged path is listed once per stage
+
+    def status_entries(self) -> list[tuple[str, str]]:
+        """The working tree's changes as ``(XY, path)`` pairs, ``XY`` being the two status
+        letters of ``git status --porcelain`` (index, then work tree; ``??`` untracked).
+
+        One ``status --porcelain -z``, read-only (``--no-optional-locks``: it neither takes
+        nor refreshes the index lock, so it never gets in the way of another git command).
+        A rename's or copy's second field, the path it came from, is skipped.
+        """
+        raw = self._must("--no-optional-locks", "status", "--porcelain", "-z")
+        fields = raw.split(b"\0")
+        entries: list[tuple[str, str]] = []
+        index = 0
+        while index < len(fields):
+            field = fields[index]
+            index += 1
+            if len(field) < 4 or field[2:3] != b" ":
+                continue
+            code = field[:2].decode("ascii", "replace")
+            entries.append((code, field[3:].decode("utf-8", "surrogateescape")))
+            if "R" in code or "C" in code:
+                index += 1  # the original path of a rename or copy
+        return entries
+
     def is_ignored(self, path: str) -> bool:
         """Does git ignore ``path`` (relative to the top; it need not exist)?"""
         if not path or path.startswith(("-", ":")):

@@ -59,7 +59,7 @@ def run(root: str | None) -> int:
             say(f"{PROG}: no work tree here (bare repository, or inside .git) - nothing to "
                 "check")
             return CLEAN
-        findings = lint.lint(Repo(where.top), where.top)
+        findings = lint.lint(Repo(where.top), where.top, where.git_dir)
     except GitError as exc:
         say(f"{PROG}: {reason(exc)} - nothing was checked")
         return BROKEN
