@@ -6,6 +6,7 @@ Standard library only, and cheap to import (a hook imports it on every checkout)
   or a link to a device is refused), never more than a limit;
 - ``inside`` / ``read_inside`` / ``write_inside``: a path under a root, refused when it
   leads out of the root (a link) or into a git directory (SPEC section 7);
+- ``read_outside_git``: a user's file through its links, refused inside a git directory;
 - ``locked``: the exclusive ``flock(2)`` other writers of the state files take too;
 - ``atomic_write``: a temporary sibling, synced, renamed over the file, so a crash or a
   concurrent reader never sees a torn or lost file;
@@ -154,6 +155,44 @@ def write_inside(root: str, relative: str, data: bytes, git_dir: str | None = No
     target = inside(root, relative, git_dir)
     atomic_write(target, data, shown=relative)
     return target
+
+
+def read_outside_git(path: str, limit: int, name: str | None = None
+                     ) -> tuple[bytes | None, str | None]:
+    """``read_capped`` of ``path`` through its links, refused when it leads into a git
+    directory (a ``.git`` component, or a folder holding ``HEAD``, ``objects`` and
+    ``refs``, as a bare repository does).
+
+    For the user's own files (``~/.claude/...``), which a dotfiles setup often links to
+    another folder or disk: following the link is allowed, reading a git directory's
+    files (a config with credentials in it) as if they were the user's notes is not.
+    """
+    shown = name or os.path.basename(path)
+    try:
+        target = os.path.realpath(path)
+        if not os.path.lexists(target):
+            return None, None
+    except (OSError, ValueError) as exc:
+        return None, f"{shown} cannot be read ({exc})"
+    if in_git_dir(target):
+        return None, f"{shown} leads into a git directory - refused"
+    return read_capped(target, limit, name=shown)
+
+
+def in_git_dir(real: str) -> bool:
+    """Is the real path ``real`` inside a git directory (see ``read_outside_git``)?"""
+    if ".git" in real.split(os.sep):
+        return True
+    folder = os.path.dirname(real)
+    while True:
+        if (os.path.isfile(os.path.join(folder, "HEAD"))
+                and os.path.isdir(os.path.join(folder, "objects"))
+                and os.path.isdir(os.path.join(folder, "refs"))):
+            return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
 
 
 def _tail(path: str) -> str:
@@ -345,3 +384,38 @@ def lines(data: bytes) -> Iterator[bytes]:
         line = data[start:end]
         yield line[:-1] if line.endswith(b"\r") else line
         start = end + 1
+
+
+# -- moving a file aside ------------------------------------------------------------------------
+
+def move(source: str, target: str, shown_as: str | None = None) -> None:
+    """Rename ``source`` to ``target`` (a link is moved as a link, the bytes and the mode of
+    a file are kept), refusing to replace anything already at ``target``."""
+    label = shown_as or os.path.basename(source)
+    if os.path.lexists(target):
+        raise Refused(f"cannot move {label} to {os.path.basename(target)}: that name is taken")
+    try:
+        os.rename(source, target)
+    except OSError as exc:
+        raise Refused(why(exc, f"cannot move {label}")) from exc
+    sync_folder(os.path.dirname(target) or ".")
+
+
+def remove(path: str, shown_as: str | None = None) -> None:
+    """Delete ``path`` (a link itself, never what it points to); absent is fine."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise Refused(why(exc, f"cannot remove {shown_as or os.path.basename(path)}")) from exc
+
+
+def free_name(path: str) -> str:
+    """``path``, or ``path.1``, ``path.2``... : the first name nothing stands at."""
+    candidate = path
+    number = 0
+    while os.path.lexists(candidate):
+        number += 1
+        candidate = f"{path}.{number}"
+    return candidate

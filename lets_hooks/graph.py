@@ -11,6 +11,15 @@ meaning git gives it:
 - ``is_ancestor(a, b)``: ``git merge-base --is-ancestor a b``
 - ``ahead_behind(a, b)``: ``git rev-list --left-right --count a...b``
 - ``merge_bases(a, b)``: ``git merge-base --all a b`` (as a set)
+- ``count_outside(head, base, excluded)``: ``git rev-list --count head ^base ^excluded...``
+- ``first_parent_floor(head, stops)``: ``Repo.first_parent_floor``
+
+(Exact, where git's own walks with a ``^`` name go by commit dates and can be misled by
+dates that run backwards: the graph goes by the order alone.)
+
+A tip every branch is asked about (the merge branch's) has its whole history marked once
+(``reach``); any other name a question excludes is walked lazily (``_Reached``), in
+topological order and only as far down as the question needs.
 
 ``BatchRepo`` is a ``Repo`` whose history questions are answered from a ``Graph`` and
 whose object lookups come from one prefetched ``cat-file``; anything it cannot answer
@@ -23,7 +32,7 @@ from __future__ import annotations
 
 import heapq
 
-from lets_hooks.repo import Location, ObjectInfo, Repo
+from lets_hooks.repo import Floor, Location, ObjectInfo, Repo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -179,6 +188,58 @@ class Graph:
             self._reach[tip] = marks
         return marks
 
+    def count_outside(self, head: int, base: int, excluded: Sequence[int]) -> int:
+        """Commits reachable from ``head`` and from neither ``base`` nor any of
+        ``excluded``.
+
+        A walk down from ``head`` that stops at every commit reachable from the others
+        (the answer is decided per commit by ``_Reached``): the cost is the commits
+        counted, their frontier, and the others' own commits above that frontier.
+        """
+        below = _Reached(self, [base, *excluded])
+        if below.reaches(head):
+            return 0
+        parents = self.parents
+        seen = {head}
+        stack = [head]
+        count = 0
+        while stack:
+            count += 1
+            for p in parents[stack.pop()]:
+                if p not in seen:
+                    seen.add(p)
+                    if not below.reaches(p):
+                        stack.append(p)
+        return count
+
+    def first_parent_floor(self, head: int, stops: Sequence[int]) -> tuple[int | None, int,
+                                                                            bool]:
+        """(the first commit of ``head``'s first-parent line reachable from any of
+        ``stops``, or None at a root; how many line commits come before it; whether none
+        of those has several parents).
+
+        Linear in what it walks: the line down to the floor, plus, for a stop whose reach
+        is not marked already (a branch's own boundary), the commits reachable from it
+        that no marked stop reaches, and only those above the floor: ``_Reached`` pops
+        commits in index order and stops at the line commit it is asked about, so each
+        commit is taken once and nothing below the floor is ever touched. A stop on the
+        line costs nothing at all (nothing above it is reachable from it).
+        """
+        below = _Reached(self, stops)
+        parents = self.parents
+        count = 0
+        linear = True
+        commit = head
+        while not below.reaches(commit):
+            ps = parents[commit]
+            count += 1
+            if len(ps) > 1:
+                linear = False
+            elif not ps:
+                return None, count, linear
+            commit = ps[0]
+        return commit, count, linear
+
     def _bases_by_reach(self, a: int, reach: bytearray) -> list[int]:
         """Merge bases of a and a tip whose reach is known: the first commits reachable
         from that tip on every path down from a, less those below another of them."""
@@ -204,6 +265,51 @@ class Graph:
                 if not any(o < c and self.is_ancestor(c, o) for o in frontier)]
 
 
+class _Reached:
+    """Which commits are reachable from some sources, found lazily.
+
+    A source whose reach the graph has marked (``Graph.reach``) answers by its mark. The
+    others are walked down together in topological order (smallest index first), pruned
+    at marked commits: a commit reachable from a marked one is marked itself, so no path
+    through it can decide anything. Asked about commit ``i``, the walk first takes every
+    queued commit with a smaller index; every path from a source to ``i`` runs through
+    smaller indexes only, so ``i`` is then found exactly when it is reachable. The walk
+    only moves forward: questions in any order cost, together, the commits reachable from
+    the unmarked sources above the largest index asked about, each taken once.
+    """
+
+    __slots__ = ("heap", "marks", "parents", "seen")
+
+    def __init__(self, graph: Graph, sources: Iterable[int]) -> None:
+        self.parents = graph.parents
+        self.marks: list[bytearray] = []
+        self.seen: set[int] = set()
+        for i in sources:
+            marks = graph._reach.get(i)
+            if marks is not None:
+                if not any(m is marks for m in self.marks):
+                    self.marks.append(marks)
+            else:
+                self.seen.add(i)
+        self.seen = {i for i in self.seen if not self._marked(i)}
+        self.heap = sorted(self.seen)
+
+    def _marked(self, i: int) -> bool:
+        return any(m[i] for m in self.marks)
+
+    def reaches(self, i: int) -> bool:
+        """Is ``i`` reachable from a source (or a source itself)?"""
+        if self._marked(i):
+            return True
+        heap, seen, parents = self.heap, self.seen, self.parents
+        while heap and heap[0] < i:
+            for p in parents[heapq.heappop(heap)]:
+                if p not in seen and not self._marked(p):
+                    seen.add(p)
+                    heapq.heappush(heap, p)
+        return i in seen
+
+
 class BatchRepo(Repo):
     """A ``Repo`` answering from a prefetched graph and object table, git otherwise."""
 
@@ -215,6 +321,7 @@ class BatchRepo(Repo):
         self.graph = graph
         self.known = {info.name: info for info in objects}
         self.fallbacks = 0  # questions the graph could not answer alone
+        self._asked: dict[int, int] = {}  # a stop or exclusion -> a head it was asked for
 
     def locate(self) -> Location:
         return self.where
@@ -262,3 +369,37 @@ class BatchRepo(Repo):
         if pair is None:
             return super().count(base, head)
         return self.graph.ahead_behind(*pair)[1]
+
+    def _indexes(self, shas: Sequence[str]) -> list[int] | None:
+        found = []
+        for sha in shas:
+            i = self.graph.find(sha)
+            if i is None:
+                self.fallbacks += 1
+                return None
+            found.append(i)
+        return found
+
+    def _mark_shared(self, head: int, others: list[int]) -> None:
+        """Mark the reach of every name asked about for a second, different head: that is
+        a tip every branch asks about (the merge branch's), marked once for all of them,
+        while a branch's own boundary stays a lazy walk as deep as its answer needs."""
+        for i in others:
+            first = self._asked.setdefault(i, head)
+            if first != head:
+                self.graph.reach(i)
+
+    def count_outside(self, head: str, base: str, excluded: Sequence[str]) -> int | None:
+        found = self._indexes([head, base, *excluded])
+        if found is None:
+            return super().count_outside(head, base, excluded)
+        self._mark_shared(found[0], found[2:])
+        return self.graph.count_outside(found[0], found[1], found[2:])
+
+    def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
+        found = self._indexes([head, *stops])
+        if found is None:
+            return super().first_parent_floor(head, stops)
+        self._mark_shared(found[0], found[1:])
+        stop, count, linear = self.graph.first_parent_floor(found[0], found[1:])
+        return Floor(None if stop is None else self.graph.sha(stop), count, linear)

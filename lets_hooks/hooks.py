@@ -170,6 +170,8 @@ def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], 
         repo, where, settings = _open(cwd, environ, result)
         if where.top is None or where.head is None:
             return result
+        if where.branch is None and command == "amend":
+            return result  # an amend on a detached HEAD (a fixup or an edit stop of a rebase)
         for line in rewrite.follow(repo, where, command, stdin, now):
             result.say(line)
         branch = where.branch

@@ -62,14 +62,15 @@ class Finding:
         return hash((self.path, self.problem))
 
 
-def lint(repo: Repo, top: str) -> list[Finding]:
-    """Every finding for the work tree at ``top``; ``repo`` must be opened at ``top``."""
+def lint(repo: Repo, top: str, git_dir: str | None = None) -> list[Finding]:
+    """Every finding for the work tree at ``top``; ``repo`` must be opened at ``top``.
+    ``git_dir``, when known, is fenced off from the memory files' readers like ``.git``."""
     findings = tracked_state(repo)
     if not any(f.path in state.LINKABLE for f in findings):  # said once, not twice
         findings += state_files(state.open_store(top, repo))
     else:
         findings += state_files(state.Store(top))
-    findings += memory_files(top)
+    findings += memory_files(top, git_dir)
     return findings
 
 
@@ -177,23 +178,24 @@ def _quote(raw: bytes, limit: int = 48) -> str:
 
 # -- 4. memory files -----------------------------------------------------------------------
 
-def memory_files(top: str) -> list[Finding]:
+def memory_files(top: str, git_dir: str | None = None) -> list[Finding]:
     """What ``lets-session-start`` would warn about in the project's memory files.
 
     The summary's own readers do the parsing (one parser, one answer): a state-snapshot
     block that is not YAML or has no ``next``, a context-log header without its date and
-    ``[ref:N]``, a lessons metadata line that cannot be read, and any file that cannot be
-    read as UTF-8 text. Their warnings read ``<path>: <problem>``.
+    ``[ref:N]``, a lessons metadata line that cannot be read or is out of place, an
+    undated lesson, any file that cannot be read as UTF-8 text, and a memory file that
+    links out of the project or into the git directory (never read). Their warnings read
+    ``<path>: <problem>``.
     """
     from pathlib import Path
 
-    from lets_hooks.summary import sources
+    from lets_hooks.summary.sources import PROJECT_READERS
 
     root = Path(top)
     warnings: list[str] = []
-    for reader in (sources.read_handoff, sources.read_context_log, sources.read_lessons,
-                   sources.read_memory_index):
-        warnings.extend(reader(root).warnings)
+    for reader in PROJECT_READERS:
+        warnings.extend(reader(root, git_dir).warnings)
     found = []
     for warning in warnings:
         path, sep, problem = warning.partition(": ")

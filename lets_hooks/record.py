@@ -44,6 +44,8 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
                 return None
         return state.Line(head, sid, stamp)
 
+    if not force and decide(state.read_recorded(store, branch)) is None:
+        return False, None  # the steady state of every checkout: no lock, no more git
     try:
         names: list[str] | None = [name for name, _ in repo.branches()]
     except GitError:

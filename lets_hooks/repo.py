@@ -262,6 +262,8 @@ class Repo:
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
+        if code == 0 and lines and lines[-1] == "--":
+            lines.pop()  # rev-parse echoes the separator once every name resolved
         origin = None
         if code == 0 and len(lines) >= 6 and lines[-1].startswith("refs/remotes/"):
             origin = lines.pop()
@@ -333,6 +335,32 @@ class Repo:
             raise failure(("cat-file",), code, self.last_error)
         return [found.get(n, ObjectInfo(n, None, None)) for n in names]
 
+    def identities(self, shas: Sequence[str]) -> dict[str, bytes]:
+        """Each commit's author line (name, mail, date) and message, in one ``cat-file
+        --batch``: what a rebase's pick keeps and a new commit does not."""
+        _require_sha(*shas)
+        if not shas:
+            return {}
+        raw = self._must("cat-file", "--batch", stdin="".join(s + "\n" for s in shas).encode())
+        found: dict[str, bytes] = {}
+        pos = 0
+        for sha in shas:
+            end = raw.find(b"\n", pos)
+            if end < 0:
+                break
+            header = raw[pos:end].split(b" ")
+            pos = end + 1
+            if len(header) != 3 or header[1] != b"commit" or not header[2].isdigit():
+                continue
+            size = int(header[2])
+            body = raw[pos:pos + size]
+            pos += size + 1
+            head, _, message = body.partition(b"\n\n")
+            author = next((line for line in head.split(b"\n") if line.startswith(b"author ")),
+                          b"")
+            found[sha] = author + b"\n\n" + message
+        return found
+
     def symref(self, ref: str) -> str | None:
         """The target of a symbolic ref (e.g. ``refs/remotes/origin/HEAD``), or None."""
         out = self._out("symbolic-ref", "-q", "--end-of-options", ref)
@@ -350,6 +378,40 @@ class Repo:
             raise GitError(f"refusing to pass {prefix!r} to git as a path")
         raw = self._must("ls-files", "-z", "--full-name", "--", prefix)
         return [p.decode("utf-8", "surrogateescape") for p in raw.split(b"\0") if p]
+
+    def listed_files(self) -> list[str]:
+        """The files git knows of under the folder the repository was opened at: tracked
+        ones and untracked ones it does not ignore, relative to that folder, each once.
+
+        One ``ls-files -z --cached --others --exclude-standard``: NUL-separated, so any
+        byte in a name survives, and no argument comes from outside.
+        """
+        raw = self._must("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        names = (p.decode("utf-8", "surrogateescape") for p in raw.split(b"\0") if p)
+        return list(dict.fromkeys(names))  # an unmerged path is listed once per stage
+
+    def status_entries(self) -> list[tuple[str, str]]:
+        """The working tree's changes as ``(XY, path)`` pairs, ``XY`` being the two status
+        letters of ``git status --porcelain`` (index, then work tree; ``??`` untracked).
+
+        One ``status --porcelain -z``, read-only (``--no-optional-locks``: it neither takes
+        nor refreshes the index lock, so it never gets in the way of another git command).
+        A rename's or copy's second field, the path it came from, is skipped.
+        """
+        raw = self._must("--no-optional-locks", "status", "--porcelain", "-z")
+        fields = raw.split(b"\0")
+        entries: list[tuple[str, str]] = []
+        index = 0
+        while index < len(fields):
+            field = fields[index]
+            index += 1
+            if len(field) < 4 or field[2:3] != b" ":
+                continue
+            code = field[:2].decode("ascii", "replace")
+            entries.append((code, field[3:].decode("utf-8", "surrogateescape")))
+            if "R" in code or "C" in code:
+                index += 1  # the original path of a rename or copy
+        return entries
 
     def is_ignored(self, path: str) -> bool:
         """Does git ignore ``path`` (relative to the top; it need not exist)?"""
@@ -527,6 +589,42 @@ class Repo:
         if not os.path.isabs(path):
             path = os.path.join(self.cwd or os.getcwd(), path)
         return os.path.normpath(path)
+
+    def config_origin(self, key: str) -> tuple[str, str] | None:
+        """(where, value) of the value of ``key`` that git uses, or None when it is unset.
+
+        ``where`` is git's own ``--show-origin`` answer: ``file:<path>`` (relative to the
+        repository for its own config), ``command line:``, ``blob:...``. ``--show-scope``
+        would say it in a word, but git 2.25 does not know it.
+        """
+        if not key or key.startswith("-"):
+            raise GitError(f"refusing to pass {key!r} to git as a config key")
+        code, out = self.run("config", "--show-origin", "-z", "--get", "--end-of-options",
+                             key)
+        if code == 1:
+            return None
+        if code != 0:
+            raise failure(("config",), code, self.last_error)
+        origin, _, value = out.decode("utf-8", "surrogateescape").partition("\0")
+        return origin, value.rstrip("\0")
+
+    def version(self) -> tuple[int, ...]:
+        """git's version as numbers (``git version 2.39.5`` -> (2, 39, 5))."""
+        out = self._must("--version").decode("ascii", "replace").split()
+        text = out[2] if len(out) >= 3 else ""
+        numbers = []
+        for part in text.split("."):
+            if not part.isdigit():
+                break
+            numbers.append(int(part))
+        return tuple(numbers)
+
+    def count_head(self, limit: int) -> int | None:
+        """HEAD's commits, counted up to ``limit`` (``rev-list --count --max-count``): a
+        cheap "more than N?" that never walks a long history to its root."""
+        out = self._out("rev-list", "--count", f"--max-count={limit}", "HEAD", "--")
+        text = (out or "").strip()
+        return int(text) if text.isdigit() else None
 
     def walk(self, tips: Sequence[str], exclude: Sequence[str] = ()) -> bytes:
         """``rev-list --parents --topo-order`` of everything reachable from ``tips`` and not

@@ -160,12 +160,16 @@ def place(boundary: str, old_tip: str, new_tip: str, onto: str, images: Mapping[
         copies = originals(images)
     session = _session_test(boundary, old_tip, old)
     produced = new.reach(new_tip)
+    kept = {c for c in produced if c in old}  # old commits left as they were
     kinds: dict[str, str] = {}
     inserted = False
     for commit in produced:
-        olds = copies.get(commit)
-        if olds is None:
-            if commit in old:
+        # git lists a commit stopped at by ``edit`` as rewritten into whatever HEAD is
+        # when the rebase goes on: when that commit is still here as it was, the commits
+        # made at the stop are new, not copies of it.
+        olds = [o for o in copies.get(commit, ()) if o not in kept]
+        if not olds:
+            if commit in kept:
                 olds = [commit]  # kept as it was (a pick git fast-forwarded)
             else:
                 kinds[commit] = SESSION  # made by the rebase itself
@@ -234,6 +238,39 @@ def _maybe_guessed(move: Move, guessed: bool) -> Move:
         move.approx = "rewrite: matched by patch id, a new commit may be an edited copy"
         move.why += " (matched by patch id only: marked approximate)"
     return move
+
+
+def recognize(copies: Mapping[str, list[str]], images: Mapping[str, str],
+              unpaired: Sequence[str], identity: Mapping[str, bytes]) -> dict[str, list[str]]:
+    """``copies`` corrected for ``edit`` stops at which new commits were made.
+
+    git lists a commit stopped at as rewritten into whatever HEAD is when the rebase goes
+    on. When commits were added at the stop, that is the last of them, and the stopped
+    commit's own copy (picked before the stop) has no entry. A pick keeps the author,
+    the author date and the message; a commit made at the stop has its own. So an
+    unlisted new commit that carries an old commit's identity is that commit's copy, and
+    the commit git listed for it is new work.
+    """
+    fixed = {new: list(olds) for new, olds in copies.items()}
+    by_identity: dict[bytes, list[str]] = {}
+    for old in images:
+        if old in identity:
+            by_identity.setdefault(identity[old], []).append(old)
+    for commit in unpaired:
+        matches = by_identity.get(identity.get(commit, b""), [])
+        if len(matches) != 1:
+            continue  # no old commit, or several alike: not a copy that can be named
+        old = matches[0]
+        listed = images[old]
+        if listed == commit:
+            continue
+        fixed[commit] = [old]
+        rest = [o for o in fixed.get(listed, []) if o != old]
+        if rest:
+            fixed[listed] = rest
+        else:
+            fixed.pop(listed, None)
+    return fixed
 
 
 def derive_onto(new_tip: str, images: Mapping[str, str], fresh: History) -> str | None:
@@ -307,6 +344,9 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
     if new is None:
         new = History(repo.walk(sorted({t.new_tip for t in targets}), [onto]))
     copies = originals(images)
+    unpaired = [c for c in new.parents if c not in copies and c not in old]
+    if unpaired:
+        copies = recognize(copies, images, unpaired, repo.identities([*unpaired, *images]))
     names = [name for name, _ in repo.branches()]
     messages: list[str] = []
     for target in targets:

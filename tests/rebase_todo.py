@@ -309,6 +309,9 @@ def make_template(folder: Path) -> Path:
     stream.commit("refs/heads/main", "main", ":1", files=["main"])
     _git(folder, "fast-import", "--quiet", stdin=stream.text())
     _git(folder, "reset", "-q", "--hard", "main")
+    marker = folder / ".git" / "hooks" / "post-rewrite"
+    marker.write_text(MARKER_HOOK)  # install keeps it, as post-rewrite.pre-lets, first
+    marker.chmod(0o755)
     done = subprocess.run([str(BIN / "lets-hooks"), "install"], cwd=folder,
                           capture_output=True, text=True, check=False, env=_quiet_env())
     assert done.returncode == 0, done.stderr
@@ -585,6 +588,13 @@ def check(box: HookBox, case: Case, tools: Tools, work: Path) -> Truth:
     fields = box.boundary(env={"LETS_SESSION_ID": SID})
     context = (case, truth, "git's todo:", _lines(played.original), "ran:", played.final,
                fields, played.said)
+    if truth.boundary is not None and not rewrote_anything(box):
+        # Every commit dropped: git rewrote nothing, so it runs no post-rewrite hook at
+        # all. No hook can move the boundary then; the answer may degrade (the boundary
+        # is judged as it stands), but never be ``exact`` with a wrong count.
+        if fields["SESSION_TRUST"] == "exact":
+            assert fields["SESSION_COMMITS"] == str(truth.commits), context
+        return truth
     if truth.boundary is not None:
         assert fields["SESSION_TRUST"] == "exact", context
         assert fields["SESSION_COMMITS"] == str(truth.commits), context
@@ -599,6 +609,17 @@ def check(box: HookBox, case: Case, tools: Tools, work: Path) -> Truth:
         assert "lets-hooks: post-rewrite" in played.said, (
             "the boundary was degraded without a word from post-rewrite", context)
     return truth
+
+
+MARKER_HOOK = "#!/bin/sh\n: > .git/post-rewrite-ran\n"
+
+
+def rewrote_anything(box: HookBox) -> bool:
+    """Did git run post-rewrite for the last rebase? The template chains a hook before
+    lets-hooks' own that leaves a mark; without that hook (another set-up), assume so."""
+    if not (box.path / ".git" / "hooks" / "post-rewrite.pre-lets").exists():
+        return True
+    return (box.path / ".git" / "post-rewrite-ran").exists()
 
 
 def _lines(todo: str) -> str:

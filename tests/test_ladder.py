@@ -494,17 +494,51 @@ def test_broken_config_is_one_line_and_defaults_apply(sandbox: Sandbox) -> None:
     assert "Traceback" not in fields["stderr"]
 
 
-def test_uses_few_git_processes(sandbox: Sandbox) -> None:
+def processes(box: Sandbox, sid: str = SID) -> tuple[dict[str, str], int]:
+    """The contract command's answer, and how many git processes it started."""
     from lets_hooks import config, ladder
     from lets_hooks.repo import Repo
 
-    _, start = feature(sandbox)
-    sandbox.write_task("feat", f"session: {start} {SID}\n")
-    repo = Repo(str(sandbox.path))
-    result = ladder.resolve(repo, config.load(str(sandbox.path), {}), SID,
+    repo = Repo(str(box.path))
+    result = ladder.resolve(repo, config.load(str(box.path), {}), sid,
                             int(__import__("time").time()))
-    assert result.trust == "exact" and result.commits == 3
-    assert repo.calls <= 5
+    fields = dict(zip(("SESSION_BOUNDARY", "SESSION_TRUST", "SESSION_COMMITS",
+                       "SESSION_RANGE_DESC"), (line.split("=", 1)[1] for line in result.lines())))
+    return fields, repo.calls
+
+
+@pytest.mark.parametrize("with_origin", [False, True])
+def test_few_git_processes_on_every_path(sandbox: Sandbox, tmp_path: Path,
+                                         with_origin: bool) -> None:
+    """Where are we (1), every name at once (1), then: one first-parent walk on a topic
+    whose line is free of merges (the ancestor check, the floor and the count together),
+    two counts more when main was merged in, one walk on the merge branch. A clone with
+    ``origin/HEAD`` takes the same one-process "where are we" (it once fell to five)."""
+    point, start = feature(sandbox)
+    if with_origin:
+        remote = tmp_path / "remote.git"
+        sandbox.git.init("-q", "--bare", str(remote))
+        sandbox.git.remote("add", "origin", str(remote))
+        sandbox.git.push("-q", "origin", "main")
+        sandbox.git.remote("set-head", "origin", "main")
+    sandbox.write_task("feat", f"session: {start} {SID}\n")
+    fields, calls = processes(sandbox)
+    assert (fields["SESSION_TRUST"], fields["SESSION_COMMITS"], calls) == ("exact", "3", 3)
+    sandbox.write_task("feat", "task: nothing recorded\n")
+    fields, calls = processes(sandbox)
+    assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"], calls) == ("estimate", point, 3)
+    sandbox.git.checkout("-q", "main")
+    sandbox.write_task("main", f"session: {point} {SID}\n")
+    fields, calls = processes(sandbox)
+    assert (fields["SESSION_TRUST"], calls) == ("exact", 3)
+    sandbox.commit("main moves", age_days=1)
+    if with_origin:
+        sandbox.git.push("-q", "origin", "main")
+    sandbox.git.checkout("-q", "feat")
+    sandbox.git.merge("-q", "--no-edit", "main")
+    sandbox.write_task("feat", f"session: {start} {SID}\n")
+    fields, calls = processes(sandbox)
+    assert (fields["SESSION_TRUST"], fields["SESSION_COMMITS"], calls) == ("exact", "4", 5)
 
 
 def test_git_is_never_handed_an_option(sandbox: Sandbox, tmp_path: Path) -> None:

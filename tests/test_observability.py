@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import BIN
 
-from lets_hooks import observability as obs
 from lets_hooks.cli.summary import observability_main
+from lets_hooks.summary import interventions as obs
 
 TODAY = dt.date(2026, 11, 29)
 
@@ -47,10 +47,13 @@ def test_percent_has_one_decimal_with_halves_rounded_up(part: int, whole: int,
     assert obs.percent(part, whole) == text
 
 
-def test_rate_thresholds_are_exact_not_rounded() -> None:
+def test_rate_thresholds_compare_the_printed_figure() -> None:
     assert not obs.Rate(1, 20).above(5)  # exactly 5%
-    assert obs.Rate(10001, 200000).above(5)  # 5.0005%, shown as 5.0%
+    assert not obs.Rate(10001, 200000).above(5)  # 5.0005%, printed as 5.0%: not above
     assert obs.Rate(10001, 200000).text == "5.0%"
+    assert obs.Rate(10101, 200000).above(5)  # 5.05%, printed as 5.1%
+    assert obs.Rate(10101, 200000).text == "5.1%"
+    assert not obs.Rate(3001, 20000).above(15)  # 15.005%, printed as 15.0%
 
 
 @pytest.mark.parametrize(("text", "days"), [
@@ -128,8 +131,8 @@ def test_a_file_over_the_limit_is_skipped_with_a_warning(tmp_path: Path) -> None
         handle.write(b"\n")
     read = obs.read_interventions(home)
     assert read.log is not None and obs.model_tag_count(read.log) == 1
-    assert read.warnings == ("~/.claude/.harness/interventions/big.jsonl: larger than the"
-                             " 32 MiB limit; not read",)
+    assert read.warnings == ("~/.claude/.harness/interventions/big.jsonl: is 52428801 bytes,"
+                             " over the 32 MiB limit - ignored",)
 
 
 def test_counters_over_a_period() -> None:

@@ -141,3 +141,26 @@ def test_pairs_matched_by_patch_id_with_new_commits_are_approximate() -> None:
 def test_onto_derived_from_the_lowest_copy() -> None:
     fresh = History(walk((S2x, [S1x]), (S1x, [M2]), (M2, [M1])))
     assert rewrite.derive_onto(S2x, {S1: S1x, S2: S2x}, fresh) == M2
+
+
+def test_commits_made_at_an_edit_stop_are_new_work() -> None:
+    """``edit P1``, then a commit at the stop: git lists P1 -> X1 (HEAD when the rebase
+    went on), and P1's own copy has no entry. The copy is known by what a pick keeps
+    (author, author date, message); X1 is new, so the session's."""
+    old = History(walk((P1, [OLD]), (B, [P1]), (S1, [B])))
+    new = History(walk((P1x, [M1]), (X1, [P1x]), (Bx, [X1]), (S1x, [Bx])))
+    images = {P1: X1, B: Bx, S1: S1x}
+    identity = {P1: b"p1 author", P1x: b"p1 author", X1: b"new", B: b"b", Bx: b"b",
+                S1: b"s1", S1x: b"s1"}
+    copies = rewrite.recognize(rewrite.originals(images), images, [P1x], identity)
+    assert copies[P1x] == [P1] and X1 not in copies
+    move = place(B, S1, S1x, M1, images, old, new, copies)
+    assert move.approx is not None  # X1 (new work) sits below B's copy: no exact place
+    # the same stop on the boundary itself: its copy is the boundary, X1 the session's
+    images = {B: X1, S1: S1x}
+    new = History(walk((Bx, [M1]), (X1, [Bx]), (S1x, [X1])))
+    identity = {B: b"b", Bx: b"b", X1: b"x", S1: b"s1", S1x: b"s1"}
+    copies = rewrite.recognize(rewrite.originals(images), images, [Bx], identity)
+    old = History(walk((B, [OLD]), (S1, [B])))
+    move = place(B, S1, S1x, M1, images, old, new, copies)
+    assert (move.boundary, move.approx) == (Bx, None)

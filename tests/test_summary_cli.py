@@ -244,3 +244,23 @@ def test_a_reader_that_stops_early_is_not_an_error(tmp_path: Path) -> None:
     reader.stdout.close()
     assert (reader.wait(timeout=60), reader.stderr.read()) == (0, b"")
     reader.stderr.close()
+
+
+def test_a_closed_stderr_never_costs_the_summary(tmp_path: Path) -> None:
+    """``2>&-``: the promotion's report and the warnings have nowhere to go; the summary
+    (and the counters) still reach stdout, with the status the command chose."""
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "MEMORY.md").write_text("# M\n")
+    (tmp_path / "memory" / "context-log.md").write_text("## [2026-11-01][N][ttl:1d][ref:3] x\n")
+    home = tmp_path / "home"
+    (home / ".claude" / ".harness" / "interventions").mkdir(parents=True)
+    (home / ".claude" / ".harness" / "interventions" / "a.jsonl").write_text("not json\n")
+    for argv, first in (
+            (["lets-session-start", "--root", str(tmp_path), "--home", str(home), "--today",
+              "2026-11-29", "--promote"], "## Session Ready"),
+            (["lets-observability", "--home", str(home), "model-tag-count"], "count=0")):
+        done = subprocess.run([str(BIN / argv[0]), *argv[1:]], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, check=False, timeout=60,
+                              pass_fds=(), preexec_fn=lambda: os.close(2))
+        assert (done.returncode, done.stdout.decode().splitlines()[0]) == (0, first)
+    assert "x (ref:3)" in (tmp_path / "memory" / "MEMORY.md").read_text()

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
+import git
 import pytest
 
 from lets_hooks.cli.summary import session_start_main
+from lets_hooks.summary import collect
+from lets_hooks.summary.sources.worktree import look
 
 FIXTURES = Path(__file__).parent / "fixtures" / "summary"
-CASES = ["full", "prose", "fresh", "malformed"]
+CASES = ["full", "prose", "fresh", "malformed", "written", "done"]
 TODAY = "2026-11-29"
 
 
@@ -114,3 +118,79 @@ def test_same_day_gives_the_same_bytes_twice(tmp_path: Path,
     assert run(capsys, *argv) == run(capsys, *argv)
     later = run(capsys, "--root", str(project), "--home", str(home), "--today", "2027-03-01")
     assert later[1] != run(capsys, *argv)[1]  # the date really is an input
+
+
+# --------------------------------------------------------------------------- in a repository
+
+DEMO_SESSION = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+
+
+def build_demo(tmp_path: Path) -> tuple[Path, Path]:
+    """The ``demo`` case as a git repository, the same bytes on every run: commits with
+    fixed dates and identity, a session boundary at the first, two commits of work, then
+    one staged, one modified and one untracked file."""
+    project, home = copy_case("demo", tmp_path)
+    repo = git.Repo.init(project, initial_branch="main")
+    try:
+        def commit(message: str, when: str) -> str:
+            stamp = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+            repo.git.commit("-q", "-m", message, env=stamp)
+            return str(repo.git.rev_parse("HEAD"))
+
+        repo.git.add("-A")
+        start = commit("the project as the last session left it", "2026-11-25T09:00:00+00:00")
+        (project / "src" / "app" / "reader.py").write_text(
+            (project / "src" / "app" / "reader.py").read_text() + "\n\ndef count(text: str)"
+            " -> int:\n    return len(read_lines(text))\n")
+        repo.git.add("-A")
+        commit("count lines", "2026-11-27T10:00:00+00:00")
+        (project / "src" / "app" / "main.py").write_text("print('count')\n")
+        repo.git.add("-A")
+        commit("main prints the count", "2026-11-27T11:30:00+00:00")
+        sessions = project / ".lets" / "sessions"
+        sessions.mkdir(parents=True)
+        (sessions / ".task-main").write_text(f"task: summary\nsession: {start} {DEMO_SESSION}\n")
+        # A boundary this old would be past the age limit by the time the test runs later.
+        (project / ".lets" / "config.toml").write_text("max_age_days = 100000\n")
+        (project / ".git" / "info" / "exclude").write_text(".lets/\n")
+        (project / "src" / "app" / "writer.py").write_text("def write() -> None: ...\n")
+        repo.git.add("src/app/writer.py")
+        (project / "src" / "app" / "main.py").write_text("print('count, again')\n")
+        (project / "notes.txt").write_text("scratch\n")
+    finally:
+        repo.close()
+    return project, home
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    monkeypatch.setenv("LETS_SESSION_ID", DEMO_SESSION)
+    return build_demo(tmp_path)
+
+
+@pytest.mark.parametrize("form", ["md", "json"])
+def test_demo_repository_output_matches_expected_file(
+        demo: tuple[Path, Path], capsys: pytest.CaptureFixture[str], form: str) -> None:
+    project, home = demo
+    extra = ["--json"] if form == "json" else []
+    code, out, err = run(capsys, "--root", str(project), "--home", str(home), "--today", TODAY,
+                         *extra)
+    assert (code, err) == (0, "")
+    check_expected(f"demo.expected.{form}", out)
+
+
+def test_readme_sample_is_the_demo_output() -> None:
+    """The README shows the demo's real output, byte for byte."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    match = re.search(r"\$ lets-session-start --today 2026-11-29\n(.*?)\n```", readme, re.S)
+    assert match is not None
+    assert match.group(1) + "\n" == (FIXTURES / "demo.expected.md").read_text()
+
+
+def test_demo_git_processes_are_few(demo: tuple[Path, Path]) -> None:
+    """Every git process goes through one counted door: the ladder's, one status, one
+    cat-file for the boundary's time, one ls-files for the function names."""
+    project, home = demo
+    inputs = collect(project, home, look(project, os.environ, 1.8e9))
+    assert inputs.where is not None
+    assert inputs.where.git_calls <= 7, inputs.where.git_calls

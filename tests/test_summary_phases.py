@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from lets_hooks.summary import build_summary
-from lets_hooks.summary.phases import Summary
+from lets_hooks.summary.records import Listing, Summary
 from lets_hooks.summary.render import render_json, render_markdown
 
 TODAY = dt.date(2026, 11, 29)
@@ -71,7 +71,7 @@ def labelled(lines: list[str], label: str) -> list[str]:
 
 def test_nothing_at_all_prints_the_fresh_block(tmp_path: Path) -> None:
     assert block(tmp_path) == [
-        "## Session Ready", "", "[No handoff — starting fresh]", "",
+        "## Session Ready", "", "[No handoff — starting fresh]", "", "**Global:** none", "",
         "Next: Ready. What should we start with?",
     ]
 
@@ -85,7 +85,8 @@ def test_empty_handoff_is_no_handoff(tmp_path: Path) -> None:
 def test_missing_files_skip_their_phase_silently(tmp_path: Path) -> None:
     result = summary(tmp_path, {HANDOFF: "## Next\n- one\n"})
     assert result.warnings == ()
-    assert (result.lesson_flags, result.memory_alerts, result.global_items) == (None,) * 3
+    assert (result.lesson_flags, result.memory_alerts) == (None,) * 2
+    assert result.global_items == Listing(())  # shown as "**Global:** none"
     assert (result.model_tags, result.context_rot, result.autoimmunity) == (None,) * 3
     assert result.environment_alerts == () and result.gates == ()
 
@@ -228,8 +229,8 @@ Ship the summary command.
 
 def test_handoff_with_nothing_actionable_says_so(tmp_path: Path) -> None:
     lines = block(tmp_path, {HANDOFF: "# Handoff\n\n## Completed\n- everything\n"})
-    assert lines[2] == ("**Priority 1:** none found in the handoff; ask the user what to"
-                        " work on first")
+    assert lines[2] == ("**Priority 1:** no next step found in the handoff; ask the user what"
+                        " to work on first")
     assert "**Outstanding decisions:** none" in lines and "**Active blockers:** none" in lines
 
 
@@ -286,9 +287,14 @@ def test_stale_path_references_are_checked_against_the_tree(tmp_path: Path) -> N
     ]
 
 
-def test_stale_references_are_part_of_the_memory_phase(tmp_path: Path) -> None:
-    """No MEMORY.md: the memory phase (and its alerts line) is skipped."""
+def test_stale_references_are_checked_without_memory_md(tmp_path: Path) -> None:
+    """No MEMORY.md: the stale reference is still said; nothing stale, no alerts line."""
     lines = block(tmp_path, {HANDOFF: "## Next\n- fix `src/gone.py`\n"})
+    assert labelled(lines, "Memory alerts") == [
+        "**Memory alerts:**",
+        "  - stale reference: `src/gone.py` is named in the handoff but does not exist"]
+    lines = block(tmp_path / "kept", {HANDOFF: "## Next\n- fix `src/kept.py`\n",
+                                      "src/kept.py": ""})
     assert labelled(lines, "Memory alerts") == []
 
 
@@ -352,6 +358,7 @@ def test_lessons_filtered_by_conf_seen_and_obs(tmp_path: Path) -> None:
         "**Lesson flags:**",
         "  - [active] active verified — The body line. (conf 0.9, obs 5, seen 2026-11-28)",
         "  - [active] low but active (conf 0.2, obs 3, seen 2026-11-01)",
+        "  - [active] seen 30 days ago (conf 0.3, obs 7, seen 2026-10-30)",  # day 30 counts
         "  - verified — Why: x. (conf 0.7)",
         "  - normal (conf 0.5)",  # seen 2026-05-01: newer than the legacy lesson's date
         "  - legacy",
@@ -613,10 +620,11 @@ def test_a_50_mb_file_is_one_warning_and_the_rest_prints(tmp_path: Path) -> None
         handle.seek(50 * 1024 * 1024)
         handle.write(b"\n")
     result = build_summary(root, tmp_path / "home", TODAY)
-    assert result.warnings == (f"{LOG}: larger than the 32 MiB limit; not read",)
+    too_big = f"{LOG}: is 52428801 bytes, over the 32 MiB limit - ignored"
+    assert result.warnings == (too_big,)
     lines = render_markdown(result).splitlines()
     assert "**Priority 1:** still here" in lines
-    assert "  - memory/context-log.md: larger than the 32 MiB limit; not read" in lines
+    assert f"  - {too_big}" in lines
     assert not any(line.startswith("context_rot") for line in lines)
 
 
@@ -624,7 +632,7 @@ def test_a_folder_where_a_file_should_be_is_a_warning(tmp_path: Path) -> None:
     (tmp_path / "project" / HANDOFF).mkdir(parents=True)
     result = build_summary(tmp_path / "project", tmp_path / "home", TODAY)
     assert result.handoff is None
-    assert result.warnings == (f"{HANDOFF}: is a folder, not a file; not read",)
+    assert result.warnings == (f"{HANDOFF}: is not a regular file - ignored",)
 
 
 def test_a_named_pipe_is_a_warning_not_a_hang(tmp_path: Path) -> None:
@@ -632,7 +640,7 @@ def test_a_named_pipe_is_a_warning_not_a_hang(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "project" / MEMORY)
     result = build_summary(tmp_path / "project", tmp_path / "home", TODAY)
     assert result.memory is None
-    assert result.warnings == (f"{MEMORY}: not a regular file; not read",)
+    assert result.warnings == (f"{MEMORY}: is not a regular file - ignored",)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
@@ -640,7 +648,7 @@ def test_an_unreadable_file_is_a_warning(tmp_path: Path) -> None:
     write(tmp_path / "project", {LESSONS: "# Lessons\n"})
     (tmp_path / "project" / LESSONS).chmod(0)
     result = build_summary(tmp_path / "project", tmp_path / "home", TODAY)
-    assert result.warnings == (f"{LESSONS}: cannot read (Permission denied)",)
+    assert result.warnings == (f"{LESSONS}: cannot be read (Permission denied)",)
 
 
 def test_placeholders_and_settled_sections_are_not_items(tmp_path: Path) -> None:

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from lets_hooks.cli.summary import session_start_main
-from lets_hooks.observability import read_capped
 from lets_hooks.summary import promote as promote_module
 from lets_hooks.summary.promote import promote
 
@@ -170,9 +169,10 @@ def test_file_without_final_newline(tmp_path: Path) -> None:
     assert memory_of(root).startswith("# Memory\n- one\n\n## Promoted from the context log\n")
 
 
-def test_mode_is_kept_and_a_symlink_writes_through_to_its_file(tmp_path: Path) -> None:
+def test_mode_is_kept_and_a_symlink_inside_writes_through_to_its_file(tmp_path: Path) -> None:
     root = project(tmp_path)
-    real = tmp_path / "shared-MEMORY.md"
+    real = root / "shared" / "MEMORY.md"
+    real.parent.mkdir()
     link = root / "memory" / "MEMORY.md"
     real.write_text(MEMORY)
     real.chmod(0o640)
@@ -181,7 +181,28 @@ def test_mode_is_kept_and_a_symlink_writes_through_to_its_file(tmp_path: Path) -
     promote(root)
     assert link.is_symlink() and real.read_text() == MEMORY + "\n" + ADDED
     assert stat.S_IMODE(real.stat().st_mode) == 0o640
-    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+    assert [p.name for p in real.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.parametrize("where", ["outside", "git"])
+def test_a_memory_file_linking_out_or_into_git_is_never_written(tmp_path: Path,
+                                                                 where: str) -> None:
+    """The write honours the readers' fence: the attacker's log title never lands in
+    ``~/.bashrc`` or in ``.git/config`` through a committed link."""
+    root = project(tmp_path)
+    victim = tmp_path / "home" / ".bashrc" if where == "outside" else root / ".git" / "config"
+    victim.parent.mkdir(parents=True)
+    victim.write_text(MEMORY)  # a file the promotion would happily append to
+    link = root / "memory" / "MEMORY.md"
+    link.unlink()
+    link.symlink_to(victim)
+    result = promote(root)
+    assert (result.ok, result.written) == (False, False)
+    assert victim.read_text() == MEMORY
+    assert link.is_symlink()
+    what = "leads out of project - refused, not followed" if where == "outside" else (
+        "leads into a git directory - refused")
+    assert result.lines == (f"memory/MEMORY.md: {what}; nothing written",)
 
 
 def test_non_utf8_memory_is_refused(tmp_path: Path) -> None:
@@ -246,15 +267,18 @@ def test_command_race_keeps_the_other_writers_change(
     root = project(tmp_path)
     target = root / "memory" / "MEMORY.md"
     reads: list[Path] = []
+    read_bytes = promote_module._read_bytes
 
-    def read_then_someone_writes(path: Path, label: str) -> tuple[bytes | None, str | None]:
-        reads.append(path)
+    def read_then_someone_writes(where: Path, git_dir: str | None
+                                 ) -> tuple[bytes | None, str | None]:
+        reads.append(where)
         if len(reads) == 2:
             target.write_text(MEMORY.replace("- old things\n", "- old things\n- newer\n"))
-        return read_capped(path, label)
+        return read_bytes(where, git_dir)
 
-    reader: Callable[[Path, str], tuple[bytes | None, str | None]] = read_then_someone_writes
-    monkeypatch.setattr(promote_module, "read_capped", reader)
+    reader: Callable[[Path, str | None], tuple[bytes | None, str | None]] = (
+        read_then_someone_writes)
+    monkeypatch.setattr(promote_module, "_read_bytes", reader)
     code, _, err = run(capsys, root, "--promote")
     assert code == 0
     assert "- old things\n- newer\n" in target.read_text()
@@ -282,7 +306,7 @@ def test_read_only_folder_is_a_message_not_a_traceback(tmp_path: Path) -> None:
     finally:
         (root / "memory").chmod(0o755)
     assert (result.ok, result.written) == (False, False)
-    assert result.lines[0].startswith("memory/MEMORY.md: cannot write (Permission denied)")
+    assert result.lines[0].startswith("memory/MEMORY.md: cannot write")
 
 
 def test_failed_rename_leaves_the_file_and_no_temp_file(
@@ -296,7 +320,7 @@ def test_failed_rename_leaves_the_file_and_no_temp_file(
     result = promote(root)
     monkeypatch.undo()
     assert (result.ok, result.written) == (False, False)
-    assert result.lines == ("memory/MEMORY.md: cannot write (Permission denied);"
+    assert result.lines == ("memory/MEMORY.md: cannot write: permission denied;"
                             " nothing written",)
     assert memory_of(root) == MEMORY
     assert sorted(p.name for p in (root / "memory").iterdir()) == ["MEMORY.md",

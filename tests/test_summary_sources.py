@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lets_hooks.summary import sources
-from lets_hooks.summary.sources import Gate, LogEntry, Read, Section
+from lets_hooks.summary import records, sources
+from lets_hooks.summary.records import Gate, LogEntry, Read, Section
+from lets_hooks.summary.sources import context_log
 
 
 def put(root: Path, name: str, body: str | bytes) -> Path:
@@ -93,6 +94,8 @@ def test_lessons_metadata_shapes(tmp_path: Path) -> None:
     assert read.warnings == (
         f"{sources.LESSONS}: Graduated Gates table: line 5 has too few cells; skipped",
         f"{sources.LESSONS}: line 18 has a lesson header with an impossible date; skipped",
+        f"{sources.LESSONS}: line 20 has a ### lesson header without a [YYYY-MM-DD] date;"
+        " not read as a lesson",
     )
     lessons = read.value
     assert lessons is not None and lessons.gates == (Gate("G1", "t", "c"),)
@@ -154,10 +157,10 @@ def test_memory_sections(tmp_path: Path) -> None:
 def test_ledger_date(tmp_path: Path) -> None:
     ledger = ".claude/memory/model-diff-ledger.md"
     home = put(tmp_path, ledger, "# L\nlast-analysis: '2026-10-01'\n")
-    assert sources.read_model_ledger(home).value == sources.ModelLedger(dt.date(2026, 10, 1))
+    assert sources.read_model_ledger(home).value == records.ModelLedger(dt.date(2026, 10, 1))
     put(tmp_path, ledger, "last-analysis: soon\n")
     read = sources.read_model_ledger(home)
-    assert read.value == sources.ModelLedger(None)
+    assert read.value == records.ModelLedger(None)
     assert read.warnings == ("~/.claude/memory/model-diff-ledger.md: line 1: last-analysis is"
                              " not a YYYY-MM-DD date; ignored",)
 
@@ -214,7 +217,7 @@ def test_the_two_context_log_readers_agree(lines: list[str], crlf: bool, final: 
     reader give the same entries, summaries, line numbers and problems."""
     newline = "\r\n" if crlf else "\n"
     text = newline.join(lines) + (newline if final else "")
-    assert sources._log_by_headers(text, 3) == sources._log_by_lines(text, 3)
+    assert context_log._log_by_headers(text, 3) == context_log._log_by_lines(text, 3)
 
 
 @pytest.mark.parametrize(("line", "heading"), [
@@ -245,7 +248,7 @@ def test_project_file_linking_out_of_the_project_is_refused(
     (root / name).symlink_to(secret)
     read = reader(root)
     assert read.value is None
-    assert read.warnings == (f"{name}: a symbolic link to a file outside the project; not read",)
+    assert read.warnings == (f"{name}: leads out of project - refused, not followed",)
     # a link that stays inside the project is still followed
     put(root, "notes/real.md", "## Next\n- inside\n")
     (root / name).unlink()

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from lets_hooks.ladder import Boundary
 
-USAGE = "usage: lets-session-boundary [--json] [--branch NAME [--head REV]]"
+USAGE = "usage: lets-session-boundary [--version] [--json] [--branch NAME [--head REV]]"
 
 
 def _parse(argv: Sequence[str]) -> tuple[bool, str | None, str | None]:
@@ -29,6 +29,10 @@ def _parse(argv: Sequence[str]) -> tuple[bool, str | None, str | None]:
         description="Resolve and validate this branch's session boundary and print the "
                     "four-line contract (SESSION_BOUNDARY, SESSION_TRUST, SESSION_COMMITS, "
                     "SESSION_RANGE_DESC). Diagnostics go to stderr; the exit status is 0.")
+    from lets_hooks import __version__
+
+    parser.add_argument("--version", action="version",
+                        version=f"lets-session-boundary {__version__}")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.add_argument("--branch", metavar="NAME",
                         help="resolve for this local branch instead of the checked-out one")

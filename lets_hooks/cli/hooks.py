@@ -1,16 +1,17 @@
-"""``lets-hooks``: the git hooks, and ``record``, ``status``, ``install``, ``lint``.
+"""``lets-hooks``: the git hooks, and the commands people type.
 
     lets-hooks post-checkout PREV NEW FLAG    (git's post-checkout, or pre-commit's)
     lets-hooks post-rewrite amend|rebase      (old new pairs on stdin)
     lets-hooks pre-push REMOTE URL            (pushed refs on stdin)
-    lets-hooks record [--sid SID]             record this branch's boundary at HEAD
-    lets-hooks status [--json]                one row per local branch
-    lets-hooks install [--force]              write the plain shims into the hooks folder
-    lets-hooks lint [--root DIR]              the CI lint step
+    lets-hooks record | status | install | uninstall | doctor | lint
+
+``lets-hooks --help`` lists every command with its usage, taken from the command's own
+parser, so the list cannot promise an option that does not exist.
 
 The three hooks are the hot path: they run on every checkout, so this module imports
-only what the chosen command needs, and argparse only for the commands people type.
-Hooks exit 0 whatever happens (their trouble goes to stderr), except a strict pre-push.
+only what the chosen command needs, and argparse only for the commands people type (and
+for a hook's ``--help``). Hooks exit 0 whatever happens (their trouble goes to stderr),
+except a strict pre-push.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Callable, Sequence
 
     from lets_hooks.hooks import Result
 
 PROG = "lets-hooks"
-USAGE = (f"usage: {PROG} {{post-checkout,post-rewrite,pre-push,record,status,install,lint}} "
-         "[args]")
+USAGE = f"usage: {PROG} [--help] [--version] COMMAND [ARGS]"
 
 
 def _now() -> int:
@@ -53,7 +54,12 @@ def _emit(result: Result) -> int:
     return result.code
 
 
+_ASKED = ("-h", "--help", "--version")
+
+
 def _post_checkout(args: Sequence[str]) -> int:
+    if args and args[0] in _ASKED:
+        return _hook_help("post-checkout", args)
     if len(args) >= 3 and args[2] != "1":
         return 0  # a file checkout: the cheapest possible no-op
     if not args and os.environ.get("PRE_COMMIT_CHECKOUT_TYPE", "1") != "1":
@@ -64,31 +70,88 @@ def _post_checkout(args: Sequence[str]) -> int:
 
 
 def _post_rewrite(args: Sequence[str]) -> int:
+    if args and args[0] in _ASKED:
+        return _hook_help("post-rewrite", args)
     from lets_hooks import hooks
 
     return _emit(hooks.post_rewrite(args, _stdin(), os.environ, _now()))
 
 
 def _pre_push(args: Sequence[str]) -> int:
+    if args and args[0] in _ASKED:
+        return _hook_help("pre-push", args)
     from lets_hooks import hooks
 
     return _emit(hooks.pre_push(args, _stdin(), os.environ, _now()))
 
 
-def _record(args: Sequence[str]) -> int:
+def _hook_help(name: str, args: Sequence[str]) -> int:
+    """``--help`` or ``--version`` of a hook (git itself never passes either)."""
+    parser_of(name).parse_args(list(args))
+    return 0
+
+
+def _parser(name: str, description: str) -> argparse.ArgumentParser:
     import argparse
 
-    parser = argparse.ArgumentParser(
-        prog=f"{PROG} record",
-        description="Record the checked-out branch's session boundary at HEAD (the "
-                    "'session:' line of .lets/sessions/.task-<branch>), then show how the "
-                    "ladder reads it.")
+    from lets_hooks import __version__
+
+    parser = argparse.ArgumentParser(prog=f"{PROG} {name}", description=description)
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    return parser
+
+
+def _post_checkout_parser() -> argparse.ArgumentParser:
+    parser = _parser("post-checkout",
+                     "git's post-checkout hook: on a branch checkout, record the branch's "
+                     "session boundary the first time a session touches it, then warn if "
+                     "the recorded boundary is rejected. Under pre-commit the three values "
+                     "come from PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF and "
+                     "PRE_COMMIT_CHECKOUT_TYPE. Always exits 0.")
+    parser.add_argument("prev", nargs="?", metavar="PREV", help="the previous HEAD")
+    parser.add_argument("new", nargs="?", metavar="NEW", help="the new HEAD")
+    parser.add_argument("flag", nargs="?", metavar="FLAG",
+                        help="1 for a branch checkout, 0 for a file checkout")
+    return parser
+
+
+def _post_rewrite_parser() -> argparse.ArgumentParser:
+    parser = _parser("post-rewrite",
+                     "git's post-rewrite hook: after commit --amend or rebase (old new "
+                     "pairs on stdin), move the session boundary with the rewritten "
+                     "history, then warn if it is rejected. Under pre-commit the pairs are "
+                     "recovered from git. Always exits 0.")
+    parser.add_argument("command", nargs="?", metavar="amend|rebase",
+                        help="what rewrote the commits")
+    return parser
+
+
+def _pre_push_parser() -> argparse.ArgumentParser:
+    parser = _parser("pre-push",
+                     "git's pre-push hook: for every pushed branch (git's ref lines on "
+                     "stdin), warn when its session boundary is rejected or only "
+                     "estimated. Exits 1 only in strict mode (pre_push.strict) on a "
+                     "rejected boundary.")
+    parser.add_argument("remote", nargs="?", metavar="REMOTE", help="the remote's name")
+    parser.add_argument("url", nargs="?", metavar="URL", help="the remote's address")
+    return parser
+
+
+def _record_parser() -> argparse.ArgumentParser:
+    parser = _parser("record",
+                     "Record the checked-out branch's session boundary at HEAD (the "
+                     "'session:' line of .lets/sessions/.task-<branch>), then show how the "
+                     "ladder reads it.")
     parser.add_argument("--sid", metavar="ID", default=None,
                         help="the session id to record (default: the current session, "
                              "from LETS_SESSION_ID or CLAUDE_CODE_SESSION_ID)")
     parser.add_argument("--no-sid", action="store_true",
                         help="record the boundary without a session id")
-    opts = parser.parse_args(list(args))
+    return parser
+
+
+def _record(args: Sequence[str]) -> int:
+    opts = _record_parser().parse_args(list(args))
     from lets_hooks import files, hooks
     from lets_hooks.cli import out, say
 
@@ -116,7 +179,19 @@ def _status(args: Sequence[str]) -> int:
 def _install(args: Sequence[str]) -> int:
     from lets_hooks.cli import install
 
-    return install.main(args)
+    return install.install_main(args)
+
+
+def _uninstall(args: Sequence[str]) -> int:
+    from lets_hooks.cli import install
+
+    return install.uninstall_main(args)
+
+
+def _doctor(args: Sequence[str]) -> int:
+    from lets_hooks.cli import doctor
+
+    return doctor.main(args)
 
 
 def _lint(args: Sequence[str]) -> int:
@@ -132,9 +207,57 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "record": _record,
     "status": _status,
     "install": _install,
+    "uninstall": _uninstall,
+    "doctor": _doctor,
     "lint": _lint,
 }
 HOOKS = ("post-checkout", "post-rewrite", "pre-push")
+
+
+def parser_of(name: str) -> argparse.ArgumentParser:
+    """The parser of command ``name``: what its ``--help`` prints and what it accepts."""
+    if name == "post-checkout":
+        return _post_checkout_parser()
+    if name == "post-rewrite":
+        return _post_rewrite_parser()
+    if name == "pre-push":
+        return _pre_push_parser()
+    if name == "record":
+        return _record_parser()
+    if name == "status":
+        from lets_hooks.cli import status
+
+        return status.parser()
+    if name in ("install", "uninstall"):
+        from lets_hooks.cli import install
+
+        return install.install_parser() if name == "install" else install.uninstall_parser()
+    if name == "doctor":
+        from lets_hooks.cli import doctor
+
+        return doctor.parser()
+    if name == "lint":
+        from lets_hooks.cli import lint
+
+        return lint.parser()
+    raise KeyError(name)
+
+
+def help_text() -> str:
+    """``lets-hooks --help``: each command's usage line from its own parser, and the
+    first sentence of its description."""
+    import textwrap
+
+    lines = [USAGE, "", "Commands:"]
+    for name in COMMANDS:
+        parser = parser_of(name)
+        usage = " ".join(parser.format_usage().split())
+        lines.append("  " + usage[len("usage: "):])
+        first = (parser.description or "").split(". ")[0].rstrip(".") + "."
+        lines.extend(textwrap.wrap(first, 88, initial_indent="      ",
+                                   subsequent_indent="      "))
+    lines += ["", f"{PROG} COMMAND --help says more about each."]
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -147,16 +270,21 @@ def _main(argv: Sequence[str]) -> int:
     from lets_hooks.cli import out, say
 
     args = list(argv)
-    if not args or args[0] in ("-h", "--help"):
-        text = USAGE + "\n" + (__doc__ or "").split("\n\n")[1] + "\n"
-        if args:
-            out(text)
-        else:
-            say(text)
-        return 0 if args else 2
+    if not args:
+        say(help_text())
+        return 2
+    if args[0] in ("-h", "--help"):
+        out(help_text())
+        return 0
+    if args[0] == "--version":
+        from lets_hooks import __version__
+
+        out(f"{PROG} {__version__}\n")
+        return 0
     handler = COMMANDS.get(args[0])
     if handler is None:
-        say(f"{PROG}: unknown command {args[0]!r}\n{USAGE}")
+        say(f"{PROG}: unknown command {args[0]!r}\n{USAGE}\n"
+            f"(commands: {', '.join(COMMANDS)}; {PROG} --help lists them)")
         return 2
     try:
         return handler(args[1:])

@@ -1,4 +1,4 @@
-"""``lets-hooks install``: write the plain shims into this repository's hooks folder."""
+"""``lets-hooks install`` and ``lets-hooks uninstall``."""
 
 from __future__ import annotations
 
@@ -7,51 +7,113 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    import argparse
+    from collections.abc import Callable, Sequence
 
-PROG = "lets-hooks install"
+    from lets_hooks.install import Report, Setup
 
 
-def _own_command() -> tuple[str, str]:
-    """This ``lets-hooks`` by its absolute path, and the interpreter running it: the shims
-    then work without the virtual environment on PATH, and start faster calling the
-    interpreter directly than through the console script."""
+def _own_command() -> tuple[str, str, list[str]]:
+    """This ``lets-hooks`` by its absolute path, the interpreter running it, and the
+    folders that interpreter imports lets_hooks and its dependencies from: the shims then
+    work without the virtual environment on PATH, and start faster calling the
+    interpreter directly (without ``site``) than through the console script."""
     import shutil
 
     here = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     if os.path.basename(here) != "lets-hooks" or not os.access(here, os.X_OK):
         beside = os.path.join(os.path.dirname(sys.executable), "lets-hooks")
         here = beside if os.access(beside, os.X_OK) else shutil.which("lets-hooks") or ""
-    if not here:
-        return "lets-hooks", ""
-    return here, os.path.abspath(sys.executable) if sys.executable else ""
+    if not here or not sys.executable:
+        return "lets-hooks", "", []
+    return here, os.path.abspath(sys.executable), import_folders()
 
 
-def main(argv: Sequence[str]) -> int:
+def import_folders() -> list[str]:
+    """Where this interpreter imports lets_hooks and its dependencies from (none when a
+    folder's name holds a ':', which the shim's list cannot carry: it then uses site)."""
+    import sysconfig
+
+    import lets_hooks
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(lets_hooks.__file__)))
+    paths = sysconfig.get_paths()
+    found = list(dict.fromkeys([package, paths["purelib"], paths["platlib"]]))
+    return [] if any(":" in folder for folder in found) else found
+
+
+def install_parser() -> argparse.ArgumentParser:
     import argparse
 
+    from lets_hooks import __version__
+
     parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Write the post-checkout, post-rewrite and pre-push shims into the "
-                    "folder git runs hooks from (core.hooksPath honoured). A hook already "
-                    "there is kept as <hook>.pre-lets and still runs first. Safe to run "
-                    "again.")
+        prog="lets-hooks install",
+        description="Make git run the post-checkout, post-rewrite and pre-push hooks. "
+                    "Without a hook manager, shims go into the folder git runs hooks from "
+                    "(core.hooksPath honoured; a hook already there is kept as "
+                    "<hook>.pre-lets and runs first). With husky, one marked line goes "
+                    "into .husky/<hook>. With lefthook or pre-commit nothing is written: "
+                    "it says what to add to their configuration and exits 1. Safe to run "
+                    "again; a newer version upgrades the shims in place.")
+    parser.add_argument("--version", action="version", version=f"lets-hooks {__version__}")
     parser.add_argument("--command", metavar="PATH", default=None,
                         help="the lets-hooks the shims call (default: this one, by its "
                              "absolute path; 'lets-hooks' for the one on PATH)")
-    opts = parser.parse_args(list(argv))
+    parser.add_argument("--hooks-dir-ok", action="store_true",
+                        help="write into a hooks folder that is tracked by git or set in "
+                             "a global git config (refused without it)")
+    return parser
+
+
+def uninstall_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from lets_hooks import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="lets-hooks uninstall",
+        description="Remove what lets-hooks install added (the shims, or the husky lines) "
+                    "and put every hook it had kept as <hook>.pre-lets back, byte for "
+                    "byte. A shim edited since is kept as <hook>.lets-backup. Leaves "
+                    "husky, lefthook and pre-commit as they were. Safe to run again.")
+    parser.add_argument("--version", action="version", version=f"lets-hooks {__version__}")
+    return parser
+
+
+def install_main(argv: Sequence[str]) -> int:
+    opts = install_parser().parse_args(list(argv))
+    from lets_hooks import install
+
+    command, python, lib = _own_command()
+    if opts.command is not None:
+        command, python, lib = opts.command, "", []
+    return _run("install", lambda setup: install.install(setup, command, python,
+                                                         opts.hooks_dir_ok, lib))
+
+
+def uninstall_main(argv: Sequence[str]) -> int:
+    uninstall_parser().parse_args(list(argv))
+    from lets_hooks import install
+
+    return _run("uninstall", install.uninstall)
+
+
+def _run(name: str, act: Callable[[Setup], Report]) -> int:
+    from lets_hooks import install
     from lets_hooks.cli import out, say
-    from lets_hooks.install import InstallError, install
+    from lets_hooks.files import Refused
     from lets_hooks.repo import GitError, reason
 
+    prog = f"lets-hooks {name}"
     try:
-        command, python = _own_command()
-        if opts.command is not None:
-            command, python = opts.command, ""
-        lines = install(None, command, python)
-    except (InstallError, GitError) as exc:
-        say(f"{PROG}: {reason(exc)}")
+        report = act(install.survey(None))
+    except (install.InstallError, Refused) as exc:
+        say(f"{prog}: {exc}")
         return 1
-    for line in lines:
+    except GitError as exc:
+        say(f"{prog}: {reason(exc)}")
+        return 1
+    for line in report.lines:
         out(line + "\n")
-    return 1 if any(": left alone" in line for line in lines) else 0
+    return report.code

@@ -11,6 +11,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Sequence
 
 PROG = "lets-hooks lint"
@@ -23,10 +24,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return guarded(_main, sys.argv[1:] if argv is None else argv)
 
 
-def _main(argv: Sequence[str]) -> int:
+def parser() -> argparse.ArgumentParser:
     import argparse
 
-    parser = argparse.ArgumentParser(
+    from lets_hooks import __version__
+
+    made = argparse.ArgumentParser(
         prog=PROG,
         description="Fail (exit 1, one 'path: problem' line each) when session state under "
                     ".lets/sessions/ or .lets/locks/ is tracked by git, when a .lets link "
@@ -34,9 +37,14 @@ def _main(argv: Sequence[str]) -> int:
                     "exists, when a task file's session line is malformed, or when a memory "
                     "file lets-session-start reads does not parse. Silent and exit 0 "
                     "otherwise.")
-    parser.add_argument("--root", metavar="DIR", default=None,
-                        help="a folder inside the repository to check (default: here)")
-    args = parser.parse_args(list(argv))
+    made.add_argument("--version", action="version", version=f"lets-hooks {__version__}")
+    made.add_argument("--root", metavar="DIR", default=None,
+                      help="a folder inside the repository to check (default: here)")
+    return made
+
+
+def _main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(list(argv))
     return run(args.root)
 
 
@@ -51,7 +59,7 @@ def run(root: str | None) -> int:
             say(f"{PROG}: no work tree here (bare repository, or inside .git) - nothing to "
                 "check")
             return CLEAN
-        findings = lint.lint(Repo(where.top), where.top)
+        findings = lint.lint(Repo(where.top), where.top, where.git_dir)
     except GitError as exc:
         say(f"{PROG}: {reason(exc)} - nothing was checked")
         return BROKEN

@@ -9,6 +9,7 @@ from lets_hooks.files import shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Sequence
 
     from lets_hooks.status import Row
@@ -17,18 +18,26 @@ PROG = "lets-hooks status"
 HEADER = ("BRANCH", "BOUNDARY", "TRUST", "COMMITS", "WHY")
 
 
-def main(argv: Sequence[str]) -> int:
+def parser() -> argparse.ArgumentParser:
     import argparse
-    import time
 
-    parser = argparse.ArgumentParser(
+    from lets_hooks import __version__
+
+    made = argparse.ArgumentParser(
         prog=PROG,
         description="List every local branch with its session boundary, trust level, "
                     "commit count and, when it is not exact, why. The current branch is "
                     "marked '*'. Trust is judged for the current session (LETS_SESSION_ID "
                     "or CLAUDE_CODE_SESSION_ID).")
-    parser.add_argument("--json", action="store_true", help="print one JSON list instead")
-    opts = parser.parse_args(list(argv))
+    made.add_argument("--version", action="version", version=f"lets-hooks {__version__}")
+    made.add_argument("--json", action="store_true", help="print one JSON list instead")
+    return made
+
+
+def main(argv: Sequence[str]) -> int:
+    import time
+
+    opts = parser().parse_args(list(argv))
     from lets_hooks import status
     from lets_hooks.cli import out, say, use_color
     from lets_hooks.repo import GitError, reason

@@ -1,8 +1,10 @@
 """``lets-session-start`` (the session-start summary) and ``lets-observability``.
 
 The only code of the summary that reads argv, the environment and stdin, prints, and
-chooses exit codes. Everything it prints on stdout is the result; diagnostics (what
-``--promote`` did, what ``--claude-hook`` recorded) go to stderr. No colour is used.
+chooses exit codes. Everything it prints on stdout is the result (through ``out``);
+diagnostics (what ``--promote`` did, what ``--claude-hook`` recorded) go to stderr
+(through ``say``). Both commands run under ``guarded``: a closed stderr never costs the
+result, and a reader that goes away ends the output quietly. No colour is used.
 """
 
 from __future__ import annotations
@@ -16,14 +18,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lets_hooks.cli import say
+from lets_hooks.cli import out, say
 
 RECORDING_SOURCES = frozenset({"startup", "clear"})
 HOOK_INPUT_LIMIT = 1024 * 1024
 
 
+def _version() -> str:
+    from lets_hooks import __version__
+
+    return __version__
+
+
 def _date(text: str) -> dt.date:
-    from lets_hooks.observability import iso_date
+    from lets_hooks.summary.interventions import iso_date
 
     day = iso_date(text)
     if day is None:
@@ -84,30 +92,18 @@ def _record(root: Path, hook: HookInput, environ: Mapping[str, str]) -> None:
         say(message)
 
 
-def _emit(text: str) -> None:
-    """Write the result; a reader that went away (``| head``) is not an error."""
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # so the flush at exit does not fail again
-        os.close(devnull)
-
-
-def _session_range(root: Path, environ: Mapping[str, str], session_id: str | None) -> str:
-    """The ladder's range description. A hook's session id is the current session's id
-    (Claude Code does not put it in a hook's environment)."""
-    from lets_hooks.ladder import resolve_path
-
-    return resolve_path(str(root), environ, time.time(), session_id=session_id).desc
-
-
 def session_start_main(argv: Sequence[str] | None = None) -> int:
+    from lets_hooks.cli import guarded
+
+    return guarded(_session_start, sys.argv[1:] if argv is None else argv)
+
+
+def _session_start(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="lets-session-start",
         description="Print the session-start summary (the 'Session Ready' block) from the"
                     " project's handoff and memory files and the user's ~/.claude files.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.add_argument("--root", help="project folder (default: the git top level above"
                                        " the current folder, else the current folder)")
     parser.add_argument("--home", help="the user's home folder (default: ~)")
@@ -120,7 +116,7 @@ def session_start_main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--claude-hook", action="store_true",
                         help="run as a Claude Code SessionStart hook: read its JSON from"
                              " stdin, record the session boundary on startup and clear")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(list(argv))
 
     environ: Mapping[str, str] = os.environ
     hook: HookInput | None = None
@@ -137,28 +133,39 @@ def session_start_main(argv: Sequence[str] | None = None) -> int:
     today: dt.date = args.today or dt.date.today()
 
     from lets_hooks.summary import build_summary, render
+    from lets_hooks.summary.sources.worktree import open_repository
 
     status = 0
     if hook is not None:
         _record(root, hook, environ)
-    if args.promote:
+    git = open_repository(root)
+    if args.promote:  # before git is asked about the working tree, which it changes
         from lets_hooks.summary.promote import promote
 
-        result = promote(root)
+        result = promote(root, git.git_dir)
         for line in result.lines:
             say(f"lets-session-start: {line}" if not line.startswith(" ") else line)
         status = 0 if result.ok else 1
+    # A hook's session id is the current session's (Claude Code does not put it in a
+    # hook's environment), whatever session_id_env says.
+    git.settle(environ, time.time(), hook.session_id if hook is not None else None)
 
-    session_id = hook.session_id if hook is not None else None
-    summary = build_summary(root, home, today, _session_range(root, environ, session_id))
-    _emit(render.render_json(summary) if args.json else render.render_markdown(summary))
+    summary = build_summary(root, home, today, git)
+    out(render.render_json(summary) if args.json else render.render_markdown(summary))
     return 0 if hook is not None else status  # a hook never stops a session from starting
 
 
 def observability_main(argv: Sequence[str] | None = None) -> int:
+    from lets_hooks.cli import guarded
+
+    return guarded(_observability, sys.argv[1:] if argv is None else argv)
+
+
+def _observability(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="lets-observability",
         description="Deterministic counters over ~/.claude/.harness/interventions/*.jsonl.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.add_argument("--home", help="the user's home folder (default: ~)")
     parser.add_argument("--today", type=_date, metavar="YYYY-MM-DD",
                         help="the date the period ends on (default: today)")
@@ -171,9 +178,9 @@ def observability_main(argv: Sequence[str] | None = None) -> int:
     for sub in (count, rate):  # accepted after the command too
         sub.add_argument("--home", dest="sub_home", help=argparse.SUPPRESS)
         sub.add_argument("--today", dest="sub_today", type=_date, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(list(argv))
 
-    from lets_hooks import observability
+    from lets_hooks.summary import interventions as observability
 
     period: int | None = None
     if args.command == "rejection-rate":
@@ -193,7 +200,7 @@ def observability_main(argv: Sequence[str] | None = None) -> int:
     else:
         line = observability.format_rejection_rate(
             observability.rejection_rate(log, today, period))
-    _emit(line + "\n")
+    out(line + "\n")
     return 0
 
 

@@ -1,24 +1,32 @@
 """The session-start phases as pure functions of the readers' records and today's date.
 
 Nothing here touches the file system, the clock or the environment: ``summarize`` takes
-everything the readers returned (an ``Inputs``), the date and the session-range text, and
-returns a ``Summary`` record that ``render`` turns into markdown or JSON.
+everything the readers returned (an ``Inputs``) and the date, and returns a ``Summary``
+record that ``render`` turns into markdown or JSON.
 
 The rules, phase by phase (the numbers are the constants below):
 
+- Where the work stands: the ladder's range line; the branch, the working tree's
+  staged / modified / untracked counts, the handoff's own date, and a warning when the
+  handoff is older than the session boundary's commit.
 - Environment: the ``model`` of ``~/.claude/settings.json`` (a ``[1m]``-style suffix
   dropped) must be one of ``KNOWN_MODELS``; ``permissions.allow`` of
   ``settings.local.json`` may hold at most ``ALLOW_LIMIT`` entries.
 - Handoff: the state-snapshot block first (``next`` → Priority 1 and 2, ``blocked`` →
-  active blockers, ``diff`` → recent changes), the prose sections for whatever it lacks;
-  an empty handoff counts as none.
+  active blockers, ``diff`` → recent changes), the prose sections (``prose``) for
+  whatever it lacks: numbered priorities, next steps, questions → outstanding
+  decisions, failed approaches → do not repeat, approvals that do not carry over, and a
+  warning when it records only finished work. An empty handoff counts as none.
 - Graduated gates: every row of the table, ``id trigger → check``.
 - Lesson flags: conf ≥ 0.7 → title and a one-line summary; 0.5 ≤ conf < 0.7 and legacy
-  lessons (no metadata) → title; conf < 0.5 → not shown. Seen within ``ACTIVE_DAYS`` with
-  obs ≥ ``ACTIVE_OBS`` is an active pattern: always shown, first.
-- model_tags / context_rot / autoimmunity: the fixed lines, with their omission rules.
-- Memory: ``#always`` sections loaded, ``#on-demand`` headers listed; stale paths in the
-  handoff and context-log entries with ref ≥ ``PROMOTE_REF`` are memory alerts.
+  lessons (no metadata) → title; conf < 0.5 → not shown. Seen within ``ACTIVE_DAYS``
+  (day ``ACTIVE_DAYS`` included) with obs ≥ ``ACTIVE_OBS`` is an active pattern: always
+  shown, first.
+- model_tags / context_rot / autoimmunity: the fixed lines, with their omission rules;
+  records labelled ``false_positive`` replace the rejection proxy.
+- Memory: ``#always`` sections loaded, ``#on-demand`` headers listed; stale paths and
+  function names in the handoff and context-log entries with ref ≥ ``PROMOTE_REF`` are
+  memory alerts.
 """
 
 from __future__ import annotations
@@ -26,31 +34,44 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 
-from lets_hooks.observability import (
+from lets_hooks.summary import prose
+from lets_hooks.summary.interventions import (
     InterventionLog,
     Rate,
     earliest_tagged,
+    false_positive_rate,
+    iso_date,
     model_tag_count,
     rejection_rate,
     tagged_after,
 )
-from lets_hooks.summary.sources import (
+from lets_hooks.summary.prose import one_line, real_items
+from lets_hooks.summary.records import (
     AllowList,
+    Autoimmunity,
+    BranchView,
     ContextLog,
-    Gate,
+    ContextRot,
     Handoff,
+    HandoffDate,
+    HandoffView,
+    Inputs,
     Lesson,
     LessonsFile,
+    Listing,
     LogEntry,
     MemoryIndex,
+    MemoryView,
     ModelLedger,
     ModelSetting,
-    Section,
+    ModelTags,
+    PromotionPlan,
     StateFile,
-    parse_memory_index,
+    Summary,
+    Where,
 )
+from lets_hooks.summary.sources.memory_index import parse_memory_index
 
 KNOWN_MODELS = frozenset({
     "opus", "sonnet", "haiku", "fable",
@@ -71,153 +92,38 @@ IMMUNE_ALARM_PERCENT = 15
 PROMOTE_REF = 3
 MAX_LISTED = 10  # items on one list line before "and N more"
 MAX_PATH_REFERENCES = 20
+MAX_FUNCTION_REFERENCES = 10
 SUMMARY_CHARS = 160
 
 NO_HANDOFF = "[No handoff — starting fresh]"
-NOTHING_ACTIONABLE = "none found in the handoff; ask the user what to work on first"
+NOTHING_ACTIONABLE = "no next step found in the handoff; ask the user what to work on first"
+DONE_ONLY = ("⚠️ the handoff records what was done, not what to do next: ask the user what"
+             " comes next before starting")
 PROMOTED_HEADING = "Promoted from the context log"
-
-
-# --------------------------------------------------------------------------- records
-
-
-@dataclass(frozen=True)
-class Listing:
-    """A list line: the items shown and how many more were left off."""
-
-    items: tuple[str, ...]
-    more: int = 0
 
 
 def listing(items: Sequence[str], limit: int = MAX_LISTED) -> Listing:
     return Listing(tuple(items[:limit]), max(0, len(items) - limit))
 
 
-@dataclass(frozen=True)
-class HandoffView:
-    source: str  # "state-snapshot" or "prose"
-    priority_1: str
-    priority_2: str | None
-    recent_changes: str | None  # None: no state-snapshot block, the line is omitted
-    outstanding_decisions: Listing
-    active_blockers: Listing
-    frontmatter: Mapping[str, object] | None
-    snapshot: Mapping[str, object] | None
-
-
-@dataclass(frozen=True)
-class ModelTags:
-    lessons_tagged: int
-    records_tagged: int
-    new: int
-    baseline: dt.date | None
-    baseline_source: str  # "ledger", "earliest tag" or "none"
-    days_elapsed: int | None
-
-    @property
-    def total(self) -> int:
-        return self.lessons_tagged + self.records_tagged
-
-    @property
-    def line(self) -> str:
-        days = "N/A" if self.days_elapsed is None else str(self.days_elapsed)
-        return f"model_tags: total={self.total} new={self.new} days_elapsed={days}"
-
-    @property
-    def remind(self) -> bool:
-        return (self.days_elapsed is not None and self.days_elapsed >= MODEL_REMIND_DAYS
-                and self.new >= MODEL_REMIND_NEW)
-
-
-@dataclass(frozen=True)
-class ContextRot:
-    total: int
-    skipped: int
-
-    @property
-    def rate(self) -> Rate:
-        return Rate(self.skipped, self.total)
-
-    @property
-    def line(self) -> str:
-        return f"context_rot: total={self.total} skipped={self.skipped} rate={self.rate.text}"
-
-
-@dataclass(frozen=True)
-class Autoimmunity:
-    rejections: int
-    total: int
-    period_days: int
-
-    @property
-    def rate(self) -> Rate:
-        return Rate(self.rejections, self.total)
-
-    @property
-    def line(self) -> str:
-        return (f"autoimmunity: rejection={self.rejections} total={self.total}"
-                f" rate={self.rate.text} (proxy)")
-
-
-@dataclass(frozen=True)
-class MemoryView:
-    always: tuple[str, ...]  # section texts to load (the whole file when it has no tags)
-    on_demand: tuple[str, ...]  # headers only
-    tagged: bool
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """What the readers returned, plus which handoff paths exist."""
-
-    handoff: Handoff | None = None
-    lessons: LessonsFile | None = None
-    context_log: ContextLog | None = None
-    memory: MemoryIndex | None = None
-    state: StateFile | None = None
-    settings: ModelSetting | None = None
-    allow: AllowList | None = None
-    interventions: InterventionLog | None = None
-    ledger: ModelLedger | None = None
-    paths_exist: Mapping[str, bool] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Summary:
-    today: dt.date
-    session_range: str | None
-    handoff: HandoffView | None  # None: no handoff (starting fresh)
-    gates: tuple[Gate, ...]
-    lesson_flags: Listing | None  # None: no lessons file
-    memory_alerts: Listing | None  # None: no MEMORY.md
-    model_analysis: str | None
-    immune_rate: str | None
-    global_items: Listing | None  # None: no STATE.md
-    environment_alerts: tuple[str, ...]
-    model_tags: ModelTags | None
-    context_rot: ContextRot | None
-    autoimmunity: Autoimmunity | None
-    memory: MemoryView | None
-    promotion_candidates: tuple[LogEntry, ...]
-    stale_references: tuple[str, ...]
-    warnings: tuple[str, ...]
-
-
-def summarize(inputs: Inputs, today: dt.date, session_range: str | None) -> Summary:
+def summarize(inputs: Inputs, today: dt.date) -> Summary:
     """Every phase, in the order of the readiness block."""
     handoff = handoff_view(inputs.handoff)
-    stale = stale_references(path_references(inputs.handoff), inputs.paths_exist)
+    references = inputs.references
+    stale = (*references.missing_paths, *references.missing_functions)
     candidates = promotion_candidates(inputs.context_log, inputs.memory)
     tags = model_tags(inputs.lessons, inputs.interventions, inputs.ledger, today)
     immune = autoimmunity(inputs.interventions, today)
+    where = inputs.where
     return Summary(
         today=today,
-        session_range=session_range,
+        session_range=where.range_desc if where is not None else None,
+        branch=branch_view(where, handoff.date if handoff else None, inputs.handoff),
         handoff=handoff,
         gates=(inputs.lessons.gates or ()) if inputs.lessons else (),
         lesson_flags=lesson_flags(inputs.lessons, today),
-        memory_alerts=memory_alerts(inputs.memory, stale, candidates),
+        memory_alerts=memory_alerts(inputs.memory, references.missing_paths,
+                                    references.missing_functions, candidates),
         model_analysis=model_analysis(tags),
         immune_rate=immune_rate(immune),
         global_items=global_items(inputs.state),
@@ -228,15 +134,12 @@ def summarize(inputs: Inputs, today: dt.date, session_range: str | None) -> Summ
         memory=memory_view(inputs.memory),
         promotion_candidates=candidates,
         stale_references=stale,
+        unchecked_references=references.unchecked_functions,
         warnings=inputs.warnings,
     )
 
 
 # --------------------------------------------------------------------------- text helpers
-
-
-def one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _clip(text: str, limit: int = SUMMARY_CHARS) -> str:
@@ -303,109 +206,124 @@ def blocked_item_text(item: object) -> str:
 
 # --------------------------------------------------------------------------- Phase 1: handoff
 
-_LIST_ITEM = re.compile(r"( {0,1})(?:[-*+]|\d+[.)])[ \t]+(.*)$")
-_CHECKBOX = re.compile(r"\[( |x|X)\][ \t]*(.*)$")
-
-
-_SETTLED = re.compile(r"\b(?:resolved|completed|done|fixed|closed|made)\b")
-
-
-def section_role(heading: str) -> str | None:
-    """Which part of the readiness block a prose heading feeds, if any. A heading about
-    what is settled ("Resolved issues", "Decisions made") feeds none."""
-    text = heading.lower()
-    if _SETTLED.search(text):
-        return None
-    if "decision" in text:
-        return "decisions"
-    if "blocker" in text or "blocked" in text or "issue" in text:
-        return "blockers"
-    if ("priorit" in text or text.startswith("next") or "next step" in text
-            or "todo" in text or "to do" in text):
-        return "priorities"
-    return None
-
-
-def section_items(section: Section) -> list[str]:
-    """Open top-level list items (done checkboxes left out); with no list, the first
-    paragraph as one item."""
-    items: list[str] = []
-    paragraph: list[str] = []
-    listed = False
-    for line in section.lines:
-        match = _LIST_ITEM.match(line)
-        if match:
-            listed = True
-            text = match.group(2).strip()
-            box = _CHECKBOX.match(text)
-            if box:
-                if box.group(1) in "xX":
-                    continue
-                text = box.group(2).strip()
-            if text:
-                items.append(one_line(text))
-        elif not listed and not items:
-            if line.strip():
-                paragraph.append(line.strip())
-            elif paragraph:
-                listed = True  # the first paragraph has ended
-    if items:
-        return items
-    return [one_line(" ".join(paragraph))] if paragraph else []
-
-
-_NOTHING = re.compile(r"[-—*]?\s*(?:none|nothing|n/?a)(?:\s+(?:yet|so far|for now))?\s*[.!]?",
-                      re.IGNORECASE)
-
-
-def real_items(items: Iterable[str]) -> list[str]:
-    """Items without the empty ones and the placeholders that say there are none
-    ("None.", "none yet", "N/A"); "none of the tests pass" is an item."""
-    return [item for item in items if item and not _NOTHING.fullmatch(item)]
-
-
-def _prose_items(sections: Iterable[Section], role: str) -> list[str]:
-    found: list[str] = []
-    for section in sections:
-        if section.heading and section_role(section.heading) == role:
-            found.extend(section_items(section))
-    return real_items(found)
-
 
 def handoff_view(handoff: Handoff | None) -> HandoffView | None:
     """None when there is no handoff, or it is empty: the block says to start fresh."""
     if handoff is None or handoff.empty:
         return None
     snapshot = handoff.snapshot
-    priorities: list[str] = []
+    parts = prose.parts(handoff.sections)
+    next_items: list[str] = []
+    changes: list[str] = []
+    blocked: list[str] = []
     source = "prose"
     if snapshot is not None:
-        priorities = real_items(next_item_text(item) for item in _as_items(snapshot.get("next")))
-        if priorities:
-            source = "state-snapshot"
-    if not priorities:
-        priorities = _prose_items(handoff.sections, "priorities")
+        next_items = real_items(next_item_text(item) for item in _as_items(snapshot.get("next")))
+        changes = real_items(diff_item_text(item) for item in _as_items(snapshot.get("diff")))
+        blocked = real_items(blocked_item_text(item)
+                             for item in _as_items(snapshot.get("blocked")))
+    priorities = next_items
+    if priorities:
+        source = "state-snapshot"
+    else:
+        priorities = prose.priorities(parts)
 
     if snapshot is not None and "blocked" in snapshot:
-        blockers = real_items(blocked_item_text(item)
-                              for item in _as_items(snapshot.get("blocked")))
+        blockers = blocked
     else:
-        blockers = _prose_items(handoff.sections, "blockers")
+        blockers = prose.items_of(parts, prose.BLOCKERS)
 
-    recent: str | None = None
-    if snapshot is not None:
-        changes = real_items(diff_item_text(item) for item in _as_items(snapshot.get("diff")))
-        recent = "; ".join(changes) or "none"
+    done_only = None
+    if not priorities and (changes or prose.done_work(parts)):
+        done_only = DONE_ONLY
 
     return HandoffView(
         source=source,
         priority_1=priorities[0] if priorities else NOTHING_ACTIONABLE,
         priority_2=priorities[1] if len(priorities) > 1 else None,
-        recent_changes=recent,
-        outstanding_decisions=listing(_prose_items(handoff.sections, "decisions")),
+        recent_changes=("; ".join(changes) or "none") if snapshot is not None else None,
+        outstanding_decisions=listing(prose.items_of(parts, prose.DECISIONS)),
         active_blockers=listing(blockers),
         frontmatter=handoff.frontmatter,
         snapshot=snapshot,
+        do_not_repeat=listing(prose.items_of(parts, prose.AVOID)),
+        approvals=listing([_clip(item) for item in prose.approvals(
+            handoff.sections, (*next_items, *changes, *blocked))]),
+        done_only=done_only,
+        date=handoff_date(handoff),
+    )
+
+
+DATE_KEYS = ("ts", "timestamp", "date", "updated", "last_updated", "last-updated",
+             "written", "created")
+
+
+def handoff_date(handoff: Handoff) -> HandoffDate | None:
+    """The newest date the handoff gives for itself: its frontmatter's ``ts``, ``date``,
+    ``updated`` (and the like) or its state-snapshot's ``ts``; a value with a time of day
+    beats one with only the same day."""
+    found: list[HandoffDate] = []
+    for where, mapping in (("frontmatter", handoff.frontmatter),
+                           ("state-snapshot", handoff.snapshot)):
+        for key in DATE_KEYS:
+            if mapping is not None and key in mapping:
+                parsed = _parse_when(mapping[key], f"{where} {key}")
+                if parsed is not None:
+                    found.append(parsed)
+    if not found:
+        return None
+    return max(found, key=lambda d: (d.day, d.instant is not None, d.instant or 0.0))
+
+
+def _parse_when(value: object, source: str) -> HandoffDate | None:
+    if isinstance(value, dt.datetime):
+        return _instant(value, source)
+    if isinstance(value, dt.date):
+        return HandoffDate(value, None, value.isoformat(), source)
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    day = iso_date(text[:10])
+    if day is None:
+        return None
+    rest = text[10:].strip()
+    if rest and text[10:11] in ("T", "t", " "):
+        stamp = text[:10] + "T" + text[11:].strip()
+        if stamp.endswith(("Z", "z")):
+            stamp = stamp[:-1] + "+00:00"
+        try:
+            return _instant(dt.datetime.fromisoformat(stamp), source)
+        except ValueError:
+            pass
+    return HandoffDate(day, None, day.isoformat(), source)
+
+
+def _instant(value: dt.datetime, source: str) -> HandoffDate:
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=dt.timezone.utc)
+    utc = aware.astimezone(dt.timezone.utc)
+    return HandoffDate(utc.date(), utc.timestamp(), utc.strftime("%Y-%m-%d %H:%M UTC"), source)
+
+
+def branch_view(where: Where | None, date: HandoffDate | None, handoff: Handoff | None
+                ) -> BranchView | None:
+    """None when git was not asked. The handoff is stale when it was written before the
+    session boundary's commit: by the instant when it gives a time, else by the day
+    (both in UTC), so a handoff written the same day is never called stale."""
+    if where is None:
+        return None
+    stale = None
+    if date is not None and where.boundary_time is not None:
+        commit = dt.datetime.fromtimestamp(where.boundary_time, dt.timezone.utc)
+        older = (date.instant < where.boundary_time if date.instant is not None
+                 else date.day < commit.date())
+        if older:
+            stale = (f"⚠️ the handoff ({date.text}) is older than the session boundary's"
+                     f" commit ({commit.strftime('%Y-%m-%d %H:%M UTC')}): it was written"
+                     " before the work since; check the commits before trusting it")
+    return BranchView(
+        repository=where.repository, branch=where.branch, head=where.head, tree=where.tree,
+        handoff_date=date if handoff is not None and not handoff.empty else None,
+        stale_handoff=stale,
     )
 
 
@@ -415,7 +333,11 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
 def model_id_ok(value: object) -> bool:
     if not isinstance(value, str):
         return False
-    bare = re.sub(r"\[[^\]]*\]$", "", value.strip())
+    bare = value.strip()
+    if bare.endswith("]"):  # a context suffix such as "[1m]"
+        opening = bare.rfind("[", 0, len(bare) - 1)
+        if opening >= 0 and "]" not in bare[opening:-1]:
+            bare = bare[:opening]
     return bare in KNOWN_MODELS
 
 
@@ -441,11 +363,11 @@ def _age(today: dt.date, day: dt.date) -> int:
 
 
 def is_active(lesson: Lesson, today: dt.date) -> bool:
-    """Seen within ``ACTIVE_DAYS`` (its ``seen`` date, else its header date) and observed
-    at least ``ACTIVE_OBS`` times."""
+    """Seen within ``ACTIVE_DAYS`` days (its ``seen`` date, else its header date; day
+    ``ACTIVE_DAYS`` itself included) and observed at least ``ACTIVE_OBS`` times."""
     seen = lesson.seen or lesson.date
     return (lesson.obs is not None and lesson.obs >= ACTIVE_OBS
-            and 0 <= _age(today, seen) < ACTIVE_DAYS)
+            and 0 <= _age(today, seen) <= ACTIVE_DAYS)
 
 
 def lesson_tier(lesson: Lesson) -> int:
@@ -492,7 +414,8 @@ def lesson_flags(lessons: LessonsFile | None, today: dt.date) -> Listing | None:
 
 def model_tags(lessons: LessonsFile | None, log: InterventionLog | None,
                ledger: ModelLedger | None, today: dt.date) -> ModelTags | None:
-    """None when neither the lessons file nor the interventions folder exists."""
+    """None when neither the lessons file nor the interventions folder exists. A lesson
+    counts once however many ``model:`` lines it has."""
     if lessons is None and log is None:
         return None
     tagged = [lesson for lesson in (lessons.lessons if lessons else ()) if lesson.model]
@@ -512,13 +435,15 @@ def model_tags(lessons: LessonsFile | None, log: InterventionLog | None,
     if baseline is not None:
         new = sum(1 for lesson in tagged if (lesson.seen or lesson.date) > baseline)
         new += tagged_after(log, baseline) if log else 0
+    days = None if baseline is None else _age(today, baseline)
     return ModelTags(
         lessons_tagged=len(tagged),
         records_tagged=records_tagged,
         new=new,
         baseline=baseline,
         baseline_source=source,
-        days_elapsed=None if baseline is None else _age(today, baseline),
+        days_elapsed=days,
+        remind=days is not None and days >= MODEL_REMIND_DAYS and new >= MODEL_REMIND_NEW,
     )
 
 
@@ -546,19 +471,33 @@ def context_rot(log: ContextLog | None, today: dt.date) -> ContextRot | None:
 
 
 def autoimmunity(log: InterventionLog | None, today: dt.date) -> Autoimmunity | None:
-    """None when the interventions folder is missing or holds nothing in the period."""
+    """None when the interventions folder is missing or holds nothing in the period.
+    When some record of the period carries ``false_positive``, only the records labelled
+    ``false_positive: true`` count, and the figure is no longer a proxy."""
     if log is None:
         return None
-    rate = rejection_rate(log, today, REJECTION_PERIOD_DAYS)
+    labelled = false_positive_rate(log, today, REJECTION_PERIOD_DAYS)
+    rate = labelled or rejection_rate(log, today, REJECTION_PERIOD_DAYS)
     if rate.whole == 0:
         return None
-    return Autoimmunity(rate.part, rate.whole, REJECTION_PERIOD_DAYS)
+    return Autoimmunity(rate.part, rate.whole, REJECTION_PERIOD_DAYS, labelled is not None)
 
 
 def immune_rate(result: Autoimmunity | None) -> str | None:
+    """The Immune rate line: above 5% a warning, above 15% an alarm, both judged on the
+    rounded figure that is printed."""
     if result is None:
         return None
-    rate = result.rate
+    rate = Rate(result.rejections, result.total)
+    if result.labelled:
+        if rate.above(IMMUNE_ALARM_PERCENT):
+            return (f"🚨 gate false-positive rate {rate.text}: consider cutting or"
+                    " redesigning gates")
+        if rate.above(IMMUNE_WARN_PERCENT):
+            return (f"⚠️ gate false-positive rate {rate.text} ({result.rejections} of"
+                    f" {result.total} records labelled false positives): check whether the"
+                    " gates over-intervene")
+        return None
     if rate.above(IMMUNE_ALARM_PERCENT):
         return f"🚨 gate rejection rate {rate.text} (proxy): consider cutting or redesigning gates"
     if rate.above(IMMUNE_WARN_PERCENT):
@@ -571,16 +510,17 @@ def immune_rate(result: Autoimmunity | None) -> str | None:
 # --------------------------------------------------------------------------- Phase 3
 
 
-def global_items(state: StateFile | None) -> Listing | None:
+def global_items(state: StateFile | None) -> Listing:
+    """Open decisions and blockers of STATE.md; an empty listing ("none") when it is
+    missing or holds nothing open."""
     if state is None:
-        return None
+        return listing([])
     items: list[str] = []
-    for section in state.sections:
-        role = section_role(section.heading) if section.heading else None
-        if role == "decisions":
-            items.extend(f"decision: {item}" for item in real_items(section_items(section)))
-        elif role == "blockers":
-            items.extend(f"blocker: {item}" for item in real_items(section_items(section)))
+    for part in prose.parts(state.sections):
+        if part.role.kind == prose.DECISIONS:
+            items.extend(f"decision: {item}" for item in part.open_items)
+        elif part.role.kind == prose.BLOCKERS:
+            items.extend(f"blocker: {item}" for item in part.open_items)
     return listing(items)
 
 
@@ -601,12 +541,33 @@ def memory_view(memory: MemoryIndex | None) -> MemoryView | None:
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _BARE_PATH = re.compile(
     r"(?<![\w./~@:$-])((?:~/|\./)?(?:[\w.-]+/)+[\w.-]*\.[A-Za-z0-9]{1,10})(?![\w/])")
-_FILE_NAME = re.compile(r"[\w-][\w.-]*\.(?:" + "|".join((
+FILE_SUFFIXES = frozenset((
     "md", "txt", "rst", "py", "pyi", "json", "jsonl", "yaml", "yml", "toml", "cfg", "ini",
     "sh", "bash", "js", "mjs", "ts", "tsx", "jsx", "rs", "go", "java", "kt", "c", "h", "cpp",
     "hpp", "rb", "php", "html", "css", "sql", "csv", "xml", "lock", "log", "env",
-)) + r")")
+))
+_FILE_NAME = re.compile(r"[\w-][\w.-]*\.(?:" + "|".join(sorted(FILE_SUFFIXES)) + r")")
 _LINE_SUFFIX = re.compile(r"(?::\d+(?::\d+)?|#L\d+(?:-L?\d+)?)$")
+# The last label of a host name: "github.com/acme/tool.git" is an address, not a path.
+HOST_SUFFIXES = frozenset((
+    "com", "org", "net", "io", "dev", "app", "ai", "co", "gov", "edu", "info", "me", "us",
+    "uk", "de", "fr", "jp", "cn", "ru", "eu", "ca", "au", "nl", "ch", "se", "es", "it", "pl",
+    "br", "in", "xyz", "cloud", "site", "tech", "page", "so", "ly", "gg", "tv", "fm", "rs",
+    "sh", "to", "cc", "biz", "online", "pub", "services",
+))
+
+
+def _is_version(part: str) -> bool:
+    """``3.11``, ``v1.2.0``: digits and dots (an optional leading ``v``), with a dot."""
+    body = part[1:] if part[:1] in ("v", "V") else part
+    return "." in body and bool(body) and all(c in "0123456789." for c in body)
+
+
+def _is_host(part: str) -> bool:
+    """``github.com``, ``www.example.org``: a dotted name ending in a host suffix."""
+    if "." not in part:
+        return False
+    return part.startswith("www.") or part.rsplit(".", 1)[1].lower() in HOST_SUFFIXES
 
 
 def _path_candidate(token: str, quoted: bool) -> str | None:
@@ -618,8 +579,13 @@ def _path_candidate(token: str, quoted: bool) -> str | None:
     if not parts or ".." in parts or (parts[0] == "~" and len(parts) == 1):
         return None
     last = token.rstrip("/").rsplit("/", 1)[-1]
+    suffix = last.rsplit(".", 1)[1] if "." in last else ""
+    if _is_version(last) or suffix.isdigit():
+        return None  # "3.11/3.12", "python/3.12", "v1.2": versions, not files
     if "/" in token:
-        looks_like_file = re.search(r"\.[A-Za-z0-9]{1,10}$", last) is not None
+        if parts[0] != "~" and _is_host(parts[0]):
+            return None  # "github.com/acme/tool.git": an address
+        looks_like_file = 1 <= len(suffix) <= 10 and suffix.isalnum() and suffix.isascii()
         if not (looks_like_file or (quoted and token.endswith("/"))):
             return None
     elif not (quoted and _FILE_NAME.fullmatch(token)):
@@ -629,8 +595,9 @@ def _path_candidate(token: str, quoted: bool) -> str | None:
 
 def path_references(handoff: Handoff | None) -> tuple[str, ...]:
     """File paths the handoff names: in backticks (with a ``/`` or a known file
-    extension), or bare with a ``/`` and an extension. Absolute paths, URLs and paths
-    that climb out with ``..`` are left out; the first ``MAX_PATH_REFERENCES`` count."""
+    extension), or bare with a ``/`` and an extension. Absolute paths, URLs, host names,
+    versions and paths that climb out with ``..`` are left out; the first
+    ``MAX_PATH_REFERENCES`` count."""
     if handoff is None or handoff.empty:
         return ()
     found: dict[str, None] = {}
@@ -648,10 +615,63 @@ def path_references(handoff: Handoff | None) -> tuple[str, ...]:
     return tuple(found)[:MAX_PATH_REFERENCES]
 
 
-def stale_references(references: Sequence[str], exists: Mapping[str, bool]
-                     ) -> tuple[str, ...]:
-    """References known not to exist (an unchecked one is not flagged)."""
-    return tuple(ref for ref in references if exists.get(ref, True) is False)
+_DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+_QUOTED_CALL = re.compile(r"(" + _DOTTED + r")(\([^()]*\))?")
+_BARE_CALL = re.compile(r"(?<![\w.])(" + _DOTTED + r")\(\)")
+
+
+def _builtin_names() -> frozenset[str]:
+    import builtins
+    import keyword
+
+    return frozenset((*dir(builtins), *keyword.kwlist, "self", "cls", "this"))
+
+
+def _function_candidate(text: str, quoted: bool, builtin: frozenset[str]) -> str | None:
+    """The dotted name when ``text`` names a function: ``name()``, ``name(args)``,
+    ``module.func`` (quoted only) or ``module.func()``; None for anything else."""
+    match = _QUOTED_CALL.fullmatch(text) if quoted else _BARE_CALL.fullmatch(text)
+    if match is None:
+        return None
+    dotted = match.group(1)
+    called = (match.group(2) is not None) if quoted else True
+    segments = dotted.split(".")
+    last = segments[-1]
+    if not called:
+        if len(segments) < 2:
+            return None  # a bare word in backticks: a variable, a command, a value
+        if last.lower() in FILE_SUFFIXES or last.lower() in HOST_SUFFIXES:
+            return None  # "config.toml", "example.com"
+    if last in builtin or len(last) < 3:
+        return None
+    return dotted
+
+
+def function_references(handoff: Handoff | None) -> tuple[tuple[str, str], ...]:
+    """Function names the handoff mentions, as (what it says, the dotted name):
+    ``render_toc()`` or ``module.func`` in backticks, and ``name()`` calls in the text.
+    Names of the language's built-ins and very short names are left out; the first
+    ``MAX_FUNCTION_REFERENCES`` count. (``sources.references`` decides which are looked
+    for: a dotted name only when its first part is one of the project's modules.)"""
+    if handoff is None or handoff.empty:
+        return ()
+    builtin = _builtin_names()
+    found: dict[str, str] = {}
+    for line in handoff.text.split("\n"):
+        for span in _CODE_SPAN.findall(line):
+            text = span.strip()
+            if _path_candidate(text, quoted=True) is not None:
+                continue
+            name = _function_candidate(text, True, builtin)
+            if name:
+                found.setdefault(text, name)
+        for match in _BARE_CALL.finditer(_CODE_SPAN.sub(" ", line)):
+            name = _function_candidate(match.group(0), False, builtin)
+            if name:
+                found.setdefault(match.group(0), name)
+        if len(found) >= MAX_FUNCTION_REFERENCES:
+            break
+    return tuple(found.items())[:MAX_FUNCTION_REFERENCES]
 
 
 def promotion_key(entry: LogEntry) -> tuple[str, str]:
@@ -698,24 +718,21 @@ def candidate_text(entry: LogEntry) -> str:
     return f"[{entry.date.isoformat()}]{kind} {entry.title} (ref:{entry.ref})"
 
 
-def memory_alerts(memory: MemoryIndex | None, stale: Sequence[str],
-                  candidates: Sequence[LogEntry]) -> Listing | None:
-    """None when there is no MEMORY.md (the memory phase is skipped)."""
-    if memory is None:
+def memory_alerts(memory: MemoryIndex | None, missing_paths: Sequence[str],
+                  missing_functions: Sequence[str], candidates: Sequence[LogEntry]
+                  ) -> Listing | None:
+    """None when there is no MEMORY.md and nothing named in the handoff is stale."""
+    if memory is None and not missing_paths and not missing_functions:
         return None
     items = [f"stale reference: `{ref}` is named in the handoff but does not exist"
-             for ref in stale]
+             for ref in missing_paths]
+    items.extend(f"stale reference: `{ref}` is named in the handoff but found in none of"
+                 " the project's files" for ref in missing_functions)
     items.extend(f"promotion candidate: {candidate_text(entry)}" for entry in candidates)
     return listing(items)
 
 
 # --------------------------------------------------------------------------- the one write
-
-
-@dataclass(frozen=True)
-class PromotionPlan:
-    text: str  # MEMORY.md with the new lines in place (the input text when none)
-    added: tuple[LogEntry, ...]
 
 
 def promotion_line(entry: LogEntry) -> str:

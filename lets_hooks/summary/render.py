@@ -14,11 +14,13 @@ import datetime as dt
 import math
 from collections.abc import Mapping
 
-from lets_hooks.summary.phases import NO_HANDOFF, Listing, Summary, candidate_text
+from lets_hooks.summary.phases import NO_HANDOFF, candidate_text
+from lets_hooks.summary.records import BranchView, Listing, Summary, TreeCounts
 
 GATES_LABEL = "**Graduated gates (check before acting · never run automatically):**"
 GATES_FOOTER = "  (when a trigger fires: pause, check, and ask the user if unsure)"
 CLOSING = "Next: Ready. What should we start with?"
+APPROVALS_LABEL = "Approved earlier, confirm again this session (approvals do not carry over)"
 ALWAYS_LABEL = "**MEMORY.md (always loaded):**"
 ON_DEMAND_LABEL = "**MEMORY.md (on demand, search it when a topic comes up):**"
 
@@ -33,10 +35,39 @@ def _list_lines(label: str, items: Listing) -> list[str]:
     return lines
 
 
+def tree_text(tree: TreeCounts | None) -> str:
+    if tree is None:
+        return "working tree: unknown"
+    if tree.clean:
+        return "working tree: clean"
+    counts = f"{tree.staged} staged, {tree.modified} modified, {tree.untracked} untracked"
+    if tree.conflicted:
+        counts += f", {tree.conflicted} conflicted"
+    return f"working tree: {counts}"
+
+
+def branch_text(view: BranchView) -> str:
+    if not view.repository:
+        parts = ["none (no git work tree)"]
+    else:
+        name = view.branch or (f"detached HEAD at {view.head[:7]}" if view.head
+                               else "detached HEAD")
+        parts = [name, tree_text(view.tree)]
+    if view.handoff_date is not None:
+        parts.append(f"handoff of {view.handoff_date.text}")
+    return " · ".join(parts)
+
+
 def render_markdown(summary: Summary) -> str:
     groups: list[list[str]] = [["## Session Ready"]]
+    where: list[str] = []
     if summary.session_range is not None:
-        groups.append([f"**Session range:** {summary.session_range}"])
+        where.append(f"**Session range:** {summary.session_range}")
+    if summary.branch is not None:
+        where.append(f"**Branch:** {branch_text(summary.branch)}")
+        if summary.branch.stale_handoff is not None:
+            where.append(f"  - {summary.branch.stale_handoff}")
+    groups.append(where)
 
     handoff = summary.handoff
     if handoff is None:
@@ -45,11 +76,18 @@ def render_markdown(summary: Summary) -> str:
         priorities = [f"**Priority 1:** {handoff.priority_1}"]
         if handoff.priority_2 is not None:
             priorities.append(f"**Priority 2:** {handoff.priority_2}")
+        if handoff.done_only is not None:
+            priorities.append(f"**Handoff:** {handoff.done_only}")
         groups.append(priorities)
         if handoff.recent_changes is not None:
             groups.append([f"**Recent changes:** {handoff.recent_changes}"])
-        groups.append(_list_lines("Outstanding decisions", handoff.outstanding_decisions)
-                      + _list_lines("Active blockers", handoff.active_blockers))
+        notes = (_list_lines("Outstanding decisions", handoff.outstanding_decisions)
+                 + _list_lines("Active blockers", handoff.active_blockers))
+        if handoff.do_not_repeat.items:
+            notes += _list_lines("Do not repeat", handoff.do_not_repeat)
+        if handoff.approvals.items:
+            notes += _list_lines(APPROVALS_LABEL, handoff.approvals)
+        groups.append(notes)
 
     if summary.gates:
         gate_lines = [GATES_LABEL]
@@ -70,9 +108,7 @@ def render_markdown(summary: Summary) -> str:
         alerts.append(f"**Immune rate:** {summary.immune_rate}")
     groups.append(alerts)
 
-    context: list[str] = []
-    if summary.global_items is not None:
-        context += _list_lines("Global", summary.global_items)
+    context = _list_lines("Global", summary.global_items)
     if summary.environment_alerts:
         context += _list_lines("Environment alerts", Listing(summary.environment_alerts))
     groups.append(context)
@@ -139,6 +175,12 @@ def summary_dict(summary: Summary) -> dict[str, object]:
             "recent_changes": handoff.recent_changes,
             "outstanding_decisions": _listing(handoff.outstanding_decisions),
             "active_blockers": _listing(handoff.active_blockers),
+            "do_not_repeat": _listing(handoff.do_not_repeat),
+            "approvals_to_confirm": _listing(handoff.approvals),
+            "done_only_warning": handoff.done_only,
+            "date": None if handoff.date is None else {
+                "text": handoff.date.text, "day": handoff.date.day.isoformat(),
+                "source": handoff.date.source},
             "frontmatter": jsonable(handoff.frontmatter),
             "state_snapshot": jsonable(handoff.snapshot),
         }
@@ -146,9 +188,20 @@ def summary_dict(summary: Summary) -> dict[str, object]:
     rot = summary.context_rot
     immune = summary.autoimmunity
     memory = summary.memory
+    branch = summary.branch
     return {
         "today": summary.today.isoformat(),
         "session_range": summary.session_range,
+        "branch": None if branch is None else {
+            "repository": branch.repository, "name": branch.branch, "head": branch.head,
+            "working_tree": None if branch.tree is None else {
+                "staged": branch.tree.staged, "modified": branch.tree.modified,
+                "untracked": branch.tree.untracked, "conflicted": branch.tree.conflicted,
+                "clean": branch.tree.clean},
+            "handoff_date": None if branch.handoff_date is None else branch.handoff_date.text,
+            "stale_handoff": branch.stale_handoff,
+            "line": branch_text(branch),
+        },
         "starting_fresh": handoff is None,
         "handoff": handoff_data,
         "graduated_gates": [{"id": gate.id, "trigger": gate.trigger, "check": gate.check}
@@ -156,6 +209,7 @@ def summary_dict(summary: Summary) -> dict[str, object]:
         "lesson_flags": _listing(summary.lesson_flags),
         "memory_alerts": _listing(summary.memory_alerts),
         "stale_references": list(summary.stale_references),
+        "unchecked_references": list(summary.unchecked_references),
         "promotion_candidates": [
             {"date": entry.date.isoformat(), "type": entry.type, "title": entry.title,
              "ref": entry.ref, "summary": entry.summary, "text": candidate_text(entry)}
@@ -172,12 +226,13 @@ def summary_dict(summary: Summary) -> dict[str, object]:
             "baseline_source": tags.baseline_source, "line": tags.line,
         },
         "context_rot": None if rot is None else {
-            "total": rot.total, "skipped": rot.skipped, "rate": rot.rate.text,
+            "total": rot.total, "skipped": rot.skipped, "rate": rot.rate_text,
             "line": rot.line,
         },
         "autoimmunity": None if immune is None else {
-            "rejection": immune.rejections, "total": immune.total, "rate": immune.rate.text,
-            "period_days": immune.period_days, "proxy": True, "line": immune.line,
+            "rejection": immune.rejections, "total": immune.total, "rate": immune.rate_text,
+            "period_days": immune.period_days, "proxy": not immune.labelled,
+            "line": immune.line,
         },
         "memory": None if memory is None else {
             "always": list(memory.always), "on_demand": list(memory.on_demand),

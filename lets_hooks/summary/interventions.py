@@ -1,27 +1,34 @@
-"""The two deterministic counters over the harness interventions log.
+"""The interventions log and its two deterministic counters (``lets-observability``).
 
 The log is ``~/.claude/.harness/interventions/*.jsonl``: one JSON object a line with a
-``ts`` (or ``date``), a ``type`` and an optional ``model``. The reader folds the records
-into per-day counts as it parses, so a log of a hundred thousand lines costs one pass and
-a few hundred small records; the counters are pure functions of those day counts.
+``ts`` (or ``date``), a ``type``, an optional ``model`` and an optional ``false_positive``.
+The reader folds the records into per-day counts as it parses, so a log of a hundred
+thousand lines costs one pass and a few hundred small records; the counters are pure
+functions of those day counts.
 
 - ``model_tag_count``: records that carry a non-empty ``model`` field.
 - ``rejection_rate``: ``type == "rejection"`` records among all records dated inside the
   period that ends on ``today`` (a record dated ``today`` is 0 days old; a 30-day period
   holds ages 0 to 29). Records with no readable date are not counted in any period.
+- ``false_positive_rate``: the same, counting records labelled ``false_positive: true``;
+  None when no record of the period carries the label (the summary then keeps the proxy).
+
+Standard library only, and no import of the rest of the summary: the command stays small.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
-import stat
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Callable
 
-#: No single input file is read past this size; a larger one is reported and skipped.
+from lets_hooks import files
+
+#: No single input file of the summary is read past this size; a larger one is reported
+#: and skipped (project files and the user's files alike).
 MAX_FILE_BYTES = 32 * 1024 * 1024
 
 INTERVENTIONS_DIR = (".claude", ".harness", "interventions")
@@ -36,6 +43,8 @@ class DayCount:
     total: int
     rejections: int
     tagged: int
+    labelled: int = 0  # records that carry a ``false_positive`` field at all
+    false_positives: int = 0  # records with ``false_positive: true``
 
 
 @dataclass(frozen=True)
@@ -59,16 +68,23 @@ class Rate:
         return percent(self.part, self.whole)
 
     def above(self, threshold_percent: int) -> bool:
-        """Strictly above ``threshold_percent`` (exact integer comparison, no rounding)."""
-        return self.whole > 0 and self.part * 100 > threshold_percent * self.whole
+        """Strictly above ``threshold_percent``, judged on the figure that is printed (one
+        decimal, halves up): 5.04% prints as 5.0% and is not above 5."""
+        value = rounded_percent(self.part, self.whole)
+        return value is not None and value > threshold_percent
+
+
+def rounded_percent(part: int, whole: int) -> Decimal | None:
+    """``part / whole`` as a percentage with one decimal, halves rounded up; None on zero."""
+    if whole <= 0:
+        return None
+    return (Decimal(part) * 100 / Decimal(whole)).quantize(Decimal("0.1"), ROUND_HALF_UP)
 
 
 def percent(part: int, whole: int) -> str:
-    """``part / whole`` as a percentage with one decimal, halves rounded up; N/A on zero."""
-    if whole <= 0:
-        return "N/A"
-    value = (Decimal(part) * 100 / Decimal(whole)).quantize(Decimal("0.1"), ROUND_HALF_UP)
-    return f"{value}%"
+    """``rounded_percent`` as text (``12.5%``), or N/A on a zero ``whole``."""
+    value = rounded_percent(part, whole)
+    return "N/A" if value is None else f"{value}%"
 
 
 # --------------------------------------------------------------------------- pure counters
@@ -78,16 +94,24 @@ def model_tag_count(log: InterventionLog) -> int:
     return sum(day.tagged for day in log.days)
 
 
+def _in_period(log: InterventionLog, today: dt.date, period_days: int) -> list[DayCount]:
+    return [day for day in log.days
+            if day.day is not None and 0 <= (today - day.day).days < period_days]
+
+
 def rejection_rate(log: InterventionLog, today: dt.date, period_days: int) -> Rate:
-    rejections = total = 0
-    for day in log.days:
-        if day.day is None:
-            continue
-        age = (today - day.day).days
-        if 0 <= age < period_days:
-            total += day.total
-            rejections += day.rejections
-    return Rate(rejections, total)
+    days = _in_period(log, today, period_days)
+    return Rate(sum(day.rejections for day in days), sum(day.total for day in days))
+
+
+def false_positive_rate(log: InterventionLog, today: dt.date, period_days: int
+                        ) -> Rate | None:
+    """Records labelled ``false_positive: true`` among the period's records; None when no
+    record of the period carries the label (then only the rejection proxy is known)."""
+    days = _in_period(log, today, period_days)
+    if not any(day.labelled for day in days):
+        return None
+    return Rate(sum(day.false_positives for day in days), sum(day.total for day in days))
 
 
 def tagged_after(log: InterventionLog, after: dt.date) -> int:
@@ -208,7 +232,7 @@ def read_interventions(home: Path) -> LogRead:
         if not name.endswith(".jsonl"):
             continue
         label = f"{INTERVENTIONS_LABEL}/{name}"
-        text, problem = _read_capped(folder / name, label)
+        text, problem = read_user_text(folder / name, label)
         if problem:
             warnings.append(problem)
         if text is None:
@@ -220,12 +244,11 @@ def read_interventions(home: Path) -> LogRead:
             warnings.append(_bad_lines_warning(label, bad_lines))
 
     counts: dict[dt.date | None, list[int]] = {}
-    for key, (total, rejections, tagged) in by_key.items():
+    for key, bucket in by_key.items():
         day = key if key is None or isinstance(key, dt.date) else _date_prefix(str(key))
-        merged = counts.setdefault(day, [0, 0, 0])
-        merged[0] += total
-        merged[1] += rejections
-        merged[2] += tagged
+        merged = counts.setdefault(day, [0] * len(bucket))
+        for index, value in enumerate(bucket):
+            merged[index] += value
     days = tuple(
         DayCount(day, *counts[day])
         for day in sorted(counts, key=lambda d: (d is not None, d or dt.date.min))
@@ -234,7 +257,8 @@ def read_interventions(home: Path) -> LogRead:
 
 
 def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
-    """Count one file's records into ``by_key``: [total, rejections, tagged] per day key
+    """Count one file's records into ``by_key``: [total, rejections, tagged, labelled,
+    false positives] per day key
     (the first ten characters of a string ``ts``; else the record's date, or None).
     Returns how many records there were and the numbers of the lines that are not
     exactly one JSON object.
@@ -288,13 +312,17 @@ def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
                        else record_date(value))
         bucket = by_key.get(key)
         if bucket is None:
-            bucket = by_key[key] = [0, 0, 0]
+            bucket = by_key[key] = [0, 0, 0, 0, 0]
         bucket[0] += 1
         if value.get("type") == "rejection":
             bucket[1] += 1
         model = value.get("model")
         if model is not None and model != "":
             bucket[2] += 1
+        if "false_positive" in value:
+            bucket[3] += 1
+            if value["false_positive"] is True:
+                bucket[4] += 1
     return records, bad
 
 
@@ -305,57 +333,46 @@ def _bad_lines_warning(label: str, numbers: list[int]) -> str:
     return f"{label}: {noun} {shown}{more} not a JSON object; skipped"
 
 
-def read_capped(path: Path, label: str) -> tuple[bytes | None, str | None]:
-    """A file's bytes, at most ``MAX_FILE_BYTES`` of them, and at most one warning.
+def read_user_bytes(path: Path, label: str) -> tuple[bytes | None, str | None]:
+    """A user file's bytes (at most ``MAX_FILE_BYTES``) and at most one warning.
 
-    Missing → (None, None). A folder, a named pipe or a device (which could block or
+    Missing → (None, None). Through its links, but never into a git directory
+    (``files.read_outside_git``); a folder, a named pipe or a device (which could block or
     never end), a larger file, or one that cannot be read → (None, warning).
     """
-    try:
-        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-                         | getattr(os, "O_NOCTTY", 0))
-    except (FileNotFoundError, NotADirectoryError):
-        return None, None
-    except IsADirectoryError:
-        return None, f"{label}: is a folder, not a file; not read"
-    except OSError as exc:
-        return None, f"{label}: cannot read ({_reason(exc)})"
-    try:
-        info = os.fstat(handle)
-        if stat.S_ISDIR(info.st_mode):
-            return None, f"{label}: is a folder, not a file; not read"
-        if not stat.S_ISREG(info.st_mode):
-            return None, f"{label}: not a regular file; not read"
-        if info.st_size > MAX_FILE_BYTES:
-            return None, f"{label}: larger than the {MAX_FILE_BYTES // 2**20} MiB limit; not read"
-        chunks: list[bytes] = []
-        size = 0
-        while size <= MAX_FILE_BYTES:  # the file may grow while it is read
-            chunk = os.read(handle, min(1 << 20, MAX_FILE_BYTES + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as exc:
-        return None, f"{label}: cannot read ({_reason(exc)})"
-    finally:
-        os.close(handle)
-    if size > MAX_FILE_BYTES:
-        return None, f"{label}: larger than the {MAX_FILE_BYTES // 2**20} MiB limit; not read"
-    return b"".join(chunks), None
+    data, problem = files.read_outside_git(str(path), MAX_FILE_BYTES, name=label)
+    return data, problem_line(label, problem)
 
 
-def _read_capped(path: Path, label: str) -> tuple[str | None, str | None]:
-    """A file's text (None when it cannot be used) and at most one warning."""
-    data, problem = read_capped(path, label)
+def problem_line(label: str, problem: str | None) -> str | None:
+    """A refusal from ``files`` (``<label> is ...``) as a summary warning (``<label>: ...``)."""
+    if problem is None:
+        return None
+    if problem.startswith(label + " "):
+        return f"{label}: {problem[len(label) + 1:]}"
+    return f"{label}: {problem.replace(' ' + label, '')}"
+
+
+def decode(data: bytes, label: str) -> tuple[str, str | None]:
+    """Bytes as text, bad UTF-8 replaced (U+FFFD) with one warning; a leading BOM dropped."""
+    problem: str | None = None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", "replace")
+        problem = (f"{label}: not valid UTF-8 (first bad byte at offset {exc.start});"
+                   " bad bytes replaced")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, problem
+
+
+def read_user_text(path: Path, label: str) -> tuple[str | None, str | None]:
+    """A user file's text (None when it cannot be used) and at most one warning."""
+    data, problem = read_user_bytes(path, label)
     if data is None:
         return None, problem
-    try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError as exc:
-        return data.decode("utf-8", "replace"), (
-            f"{label}: not valid UTF-8 (first bad byte at offset {exc.start});"
-            " bad bytes replaced")
+    return decode(data, label)
 
 
 def _reason(exc: OSError) -> str:

@@ -1,0 +1,66 @@
+"""``lets-hooks doctor``: one screen saying what is installed and what would help."""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+    from lets_hooks.doctor import Diagnosis
+
+PROG = "lets-hooks doctor"
+MARKS = {"ok": "ok  ", "warn": "WARN", "info": "--  "}
+
+
+def parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from lets_hooks import __version__
+
+    made = argparse.ArgumentParser(
+        prog=PROG,
+        description="Say which hooks run lets-hooks and through what (plain shims, husky, "
+                    "lefthook, pre-commit), whether git will run them, the git version, "
+                    "the merge branch, whether a session id is set, whether .lets/ is "
+                    "ignored, and whether a long history lacks a commit-graph. Exits 0 "
+                    "when all is well, 1 otherwise. Changes nothing.")
+    made.add_argument("--version", action="version", version=f"lets-hooks {__version__}")
+    made.add_argument("--json", action="store_true", help="print one JSON object instead")
+    return made
+
+
+def main(argv: Sequence[str]) -> int:
+    opts = parser().parse_args(list(argv))
+    from lets_hooks import doctor
+    from lets_hooks.cli import out
+
+    found = doctor.diagnose(None, os.environ)
+    if opts.json:
+        import json
+
+        from lets_hooks import __version__
+
+        out(json.dumps({"version": __version__, "ok": found.healthy,
+                        "checks": [c.as_dict() for c in found.checks]}, indent=2) + "\n")
+    else:
+        out(render(found))
+    return 0 if found.healthy else 1
+
+
+def render(found: Diagnosis) -> str:
+    from lets_hooks.files import shown
+
+    width = max((len(c.name) for c in found.checks), default=0)
+    lines = []
+    for check in found.checks:
+        lines.append(f"{MARKS.get(check.status, check.status)}  {check.name.ljust(width)}  "
+                     f"{shown(check.text)}")
+        if check.fix and check.status != "ok":
+            lines.append(f"      {' ' * width}  fix: {shown(check.fix)}")
+    warnings = sum(1 for c in found.checks if c.status == "warn")
+    lines.append("all is well" if not warnings else
+                 f"{warnings} thing{'s' if warnings != 1 else ''} to look at")
+    return "\n".join(lines) + "\n"

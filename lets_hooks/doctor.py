@@ -1,0 +1,356 @@
+"""``lets-hooks doctor``: what is installed, whether git will run it, what would help.
+
+One look, no writes: which of the three hooks run lets-hooks and through what (the plain
+shims, husky, lefthook, pre-commit), whether git will run them (the folder it runs hooks
+from, executable bits, the interpreter a shim names), git's version, the merge branch
+(with a "did you mean" for a mistyped one), whether a session id is set, whether ``.lets/``
+is kept out of commits, and whether a long history lacks a commit-graph. A dozen git
+processes at most, none of which walks more than 10,001 commits.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lets_hooks import files, install
+from lets_hooks.install import HOOKS, Setup
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from lets_hooks.config import Config
+    from lets_hooks.repo import Location, Repo
+
+OK, WARN, INFO = "ok", "warn", "info"
+MIN_GIT = (2, 25)
+BIG_HISTORY = 10_000
+
+
+class Check:
+    """One line of the report: a status, what was found, and what to do about it."""
+
+    __slots__ = ("fix", "name", "status", "text")
+
+    def __init__(self, name: str, status: str, text: str, fix: str = "") -> None:
+        self.name = name
+        self.status = status
+        self.text = text
+        self.fix = fix
+
+    def as_dict(self) -> dict[str, str]:
+        return {"name": self.name, "status": self.status, "text": self.text, "fix": self.fix}
+
+
+class Diagnosis:
+    __slots__ = ("checks",)
+
+    def __init__(self) -> None:
+        self.checks: list[Check] = []
+
+    def add(self, name: str, status: str, text: str, fix: str = "") -> None:
+        self.checks.append(Check(name, status, text, fix))
+
+    @property
+    def healthy(self) -> bool:
+        return all(check.status != WARN for check in self.checks)
+
+
+def diagnose(cwd: str | None, environ: Mapping[str, str]) -> Diagnosis:
+    """Every check; a repository problem is a finding, never an exception."""
+    from lets_hooks import config
+    from lets_hooks.repo import GitError, Repo, reason
+
+    found = Diagnosis()
+    repo = Repo(cwd)
+    try:
+        _git_version(repo, found)
+        where = repo.locate()
+        setup = install.survey(where.top or cwd)
+    except (GitError, install.InstallError) as exc:
+        found.add("repository", WARN, reason(exc))
+        return found
+    settings = config.load(where.top, environ)
+    for problem in settings.problems:
+        found.add("config", WARN, problem)
+    _hooks_folder(setup, found)
+    for hook in HOOKS:
+        _hook(setup, hook, found)
+    _stale(setup, found)
+    top_repo = setup.repo
+    try:
+        _merge_branch(top_repo, where, settings, found)
+        _session_id(settings, environ, found)
+        _ignored(top_repo, setup.top, found)
+        _history(top_repo, setup.common_dir, found)
+    except GitError as exc:
+        found.add("repository", WARN, reason(exc))
+    return found
+
+
+# -- git and the hooks folder ------------------------------------------------------------------
+
+def _git_version(repo: Repo, found: Diagnosis) -> None:
+    version = repo.version()
+    shown = ".".join(str(n) for n in version) or "unknown"
+    if version[:2] < MIN_GIT:
+        found.add("git", WARN, f"git {shown}: lets-hooks needs git 2.25 or newer",
+                  "upgrade git")
+    else:
+        found.add("git", OK, f"git {shown}")
+
+
+def _hooks_folder(setup: Setup, found: Diagnosis) -> None:
+    folder = setup.shown(setup.hooks_dir)
+    text = f"git runs hooks from {folder}"
+    if setup.hooks_path is not None:
+        text += f" (core.hooksPath = {setup.hooks_path}"
+        text += f", set in {setup.origin})" if setup.origin else ")"
+    manager = _manager(setup)
+    if manager:
+        text += f"; managed by {manager}"
+    found.add("hooks folder", OK, text)
+    if setup.husky is not None and not setup.husky.active:
+        found.add("husky", WARN, f"{setup.shown(setup.husky.user_dir)} is here but husky is "
+                  "not set up in this clone (core.hooksPath does not point at it), so git "
+                  "runs none of its hooks", "npm install (or npx husky)")
+
+
+def _manager(setup: Setup) -> str:
+    if setup.pre_commit:
+        return "pre-commit"
+    if setup.husky is not None:
+        return f"husky {setup.husky.version}"
+    if setup.lefthook is not None:
+        return f"lefthook ({setup.lefthook})"
+    return ""
+
+
+# -- each hook --------------------------------------------------------------------------------
+
+def _hook(setup: Setup, hook: str, found: Diagnosis) -> None:
+    if setup.pre_commit:
+        _by_pre_commit(setup, hook, found)
+    elif setup.husky is not None:
+        _by_husky(setup, hook, found)
+    elif setup.lefthook is not None:
+        _by_lefthook(setup, hook, found)
+    else:
+        _by_shim(setup, hook, found)
+
+
+def _by_shim(setup: Setup, hook: str, found: Diagnosis) -> None:
+    path = os.path.join(setup.hooks_dir, hook)
+    shown = setup.shown(path)
+    text = install.read_text(path) if os.path.isfile(path) else None
+    shim = install.read_shim(text) if text is not None else None
+    if shim is None:
+        what = "another hook is there" if os.path.lexists(path) else "nothing is there"
+        found.add(hook, WARN, f"lets-hooks is not installed for it ({what})",
+                  "lets-hooks install")
+        return
+    chained = os.path.lexists(path + install.CHAINED)
+    text = f"lets-hooks shim {shim.version} in {shown}"
+    if chained:
+        text += f" (runs {hook}{install.CHAINED} first)"
+    problems = []
+    if not os.access(path, os.X_OK):
+        problems.append("it is not executable, so git skips it")
+    if not shim.pristine:
+        problems.append("it was edited since install")
+    runner = _runner(shim)
+    if runner is None:
+        problems.append(f"the Python it runs ({shim.python}) is gone and no working "
+                        "lets-hooks is on PATH")
+    else:
+        text += f", runs {runner}"
+    if problems:
+        found.add(hook, WARN, f"{text}; " + "; ".join(problems), "lets-hooks install")
+    elif shim.version != install.VERSION:
+        found.add(hook, WARN, f"{text}; written by another version ({shim.version})",
+                  "lets-hooks install")
+    else:
+        found.add(hook, OK, text)
+
+
+def _runner(shim: install.Shim) -> str | None:
+    """What the shim will run: its own Python, else a working lets-hooks from PATH."""
+    if shim.python and os.access(shim.python, os.X_OK):
+        return shim.python
+    import shutil
+
+    on_path = shutil.which("lets-hooks")
+    if on_path and _interpreter_present(on_path):
+        return on_path
+    return None
+
+
+def _interpreter_present(script: str) -> bool:
+    """Is the interpreter on the ``#!`` line of ``script`` there (as the shim checks)?"""
+    data, _ = files.read_capped(script, 1 << 16, follow=True)
+    first = (data or b"").split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
+    if not first.startswith("#!"):
+        return True
+    words = first[2:].split()
+    return bool(words) and os.access(words[0], os.X_OK)
+
+
+def _by_husky(setup: Setup, hook: str, found: Diagnosis) -> None:
+    husky = setup.husky
+    assert husky is not None
+    path = os.path.join(husky.user_dir, hook)
+    shown = setup.shown(path)
+    text = install.read_text(path) if os.path.isfile(path) else None
+    if text is None or install.LINE_MARK not in text:
+        found.add(hook, WARN, f"husky {husky.version}: {shown} has no lets-hooks line",
+                  "lets-hooks install")
+        return
+    problems = []
+    if install.husky_line(hook) not in text.split("\n"):
+        problems.append("its lets-hooks line is from another version or was edited")
+    if husky.version >= 9:
+        stub = os.path.join(husky.stubs, hook)
+        if not os.access(stub, os.X_OK):
+            problems.append(f"husky's {setup.shown(stub)} is missing, so git runs nothing "
+                            "(npm install sets it up)")
+    elif not os.access(path, os.X_OK):
+        problems.append("it is not executable, so git skips it")
+    import shutil
+
+    on_path = shutil.which("lets-hooks")
+    if on_path is None:
+        problems.append("the line calls lets-hooks from PATH and none is on PATH")
+    elif not _interpreter_present(on_path):
+        problems.append(f"{on_path} cannot run: its Python is gone")
+    base = f"husky {husky.version}: lets-hooks line in {shown}"
+    if problems:
+        found.add(hook, WARN, f"{base}; " + "; ".join(problems), "lets-hooks install")
+    else:
+        found.add(hook, OK, base)
+
+
+def _by_pre_commit(setup: Setup, hook: str, found: Diagnosis) -> None:
+    hook_id = {"post-checkout": "lets-post-checkout", "post-rewrite": "lets-post-rewrite",
+               "pre-push": "lets-pre-push"}[hook]
+    listed = install.mentions(setup, (install.PRE_COMMIT_CONFIG,),
+                               f"id: {hook_id}".encode())
+    path = os.path.join(setup.hooks_dir, hook)
+    theirs = install.holds(path, install.PRE_COMMIT_SIGNS)
+    legacy = install.read_text(path + ".legacy") or ""
+    if install.read_shim(legacy) is not None:
+        found.add(hook, WARN, f"a lets-hooks shim runs as {hook}.legacy under pre-commit "
+                  "(its migration mode)" + (f", and {hook_id} runs too" if listed else ""),
+                  "pick one: lets-hooks uninstall (then use the pre-commit hooks), or "
+                  f"pre-commit uninstall --hook-type {hook}")
+        return
+    if not listed:
+        found.add(hook, WARN, f"pre-commit runs the hooks here and "
+                  f"{install.PRE_COMMIT_CONFIG} does not list {hook_id}",
+                  f"add {hook_id} to {install.PRE_COMMIT_CONFIG}")
+    elif not theirs:
+        found.add(hook, WARN, f"{hook_id} is in {install.PRE_COMMIT_CONFIG}, but pre-commit's "
+                  f"{hook} script is not installed, so it never runs",
+                  f"pre-commit install --hook-type {hook}")
+    else:
+        found.add(hook, OK, f"pre-commit runs {hook_id}")
+
+
+def _by_lefthook(setup: Setup, hook: str, found: Diagnosis) -> None:
+    config = setup.lefthook or ""
+    listed = install.mentions(setup, install.LEFTHOOK_CONFIGS,
+                               f"lets-hooks {hook}".encode())
+    path = os.path.join(setup.hooks_dir, hook)
+    theirs = install.holds(path, (install.LEFTHOOK_SIGN,))
+    moved = install.read_text(path + ".old") or ""
+    if install.read_shim(moved) is not None:
+        found.add(hook, WARN, f"lefthook moved a lets-hooks shim aside as {hook}.old, where "
+                  "git never runs it", "lets-hooks uninstall removes it")
+        return
+    if not listed:
+        found.add(hook, WARN, f"lefthook runs the hooks here and {config} has no "
+                  f"lets-hooks {hook} entry", "lets-hooks install prints the entries")
+    elif not theirs:
+        found.add(hook, WARN, f"{config} runs lets-hooks {hook}, but lefthook's {hook} "
+                  "hook is not installed", "lefthook install")
+    else:
+        found.add(hook, OK, f"lefthook runs lets-hooks {hook} ({config})")
+
+
+def _stale(setup: Setup, found: Diagnosis) -> None:
+    """Shims of ours in a folder git no longer runs (core.hooksPath was set after)."""
+    if os.path.realpath(setup.default_dir) == os.path.realpath(setup.hooks_dir):
+        return
+    left = [hook for hook in HOOKS
+            if install.read_shim(install.read_text(os.path.join(setup.default_dir, hook)) or "")]
+    if left:
+        found.add("stale shims", WARN, f"lets-hooks shims in {setup.shown(setup.default_dir)} "
+                  f"({', '.join(left)}) are not run: git runs hooks from "
+                  f"{setup.shown(setup.hooks_dir)}", "lets-hooks uninstall, then install")
+
+
+# -- the repository -------------------------------------------------------------------------------
+
+def _merge_branch(repo: Repo, where: Location, settings: Config, found: Diagnosis) -> None:
+    from lets_hooks import ladder
+
+    merge = settings.merge_branch or where.origin_head
+    source = settings.sources.get("merge_branch") or ("origin/HEAD" if merge else "default")
+    names = ladder.names(None, None, merge)
+    tips = {info.name: info.sha for info in repo.objects(names)}
+    if merge is None:
+        has_main = tips.get("refs/heads/main") or tips.get("refs/remotes/origin/main")
+        merge = "main" if has_main else "master"
+    origin, local = tips.get(f"refs/remotes/origin/{merge}"), tips.get(f"refs/heads/{merge}")
+    if origin or local:
+        which = f"origin/{merge}" if origin else merge
+        found.add("merge branch", OK, f"{merge} (from {source}; measured against {which})")
+        return
+    hint = ""
+    close = ladder.suggest(repo, merge)
+    if close:
+        hint = f"; did you mean {close!r}?"
+    where_set = source if source != "default" else ".lets/config.toml"
+    fix = (f'merge_branch = "{close}" in {where_set}' if close
+           else "set merge_branch in .lets/config.toml (or LETS_MERGE_BRANCH)")
+    found.add("merge branch", WARN, f"{merge!r} (from {source}): no such branch, neither "
+              f"origin/{merge} nor {merge}{hint}", fix)
+
+
+def _session_id(settings: Config, environ: Mapping[str, str], found: Diagnosis) -> None:
+    names = settings.session_id_env
+    for name in names:
+        if environ.get(name, "").strip():
+            found.add("session id", OK, f"{name} is set")
+            return
+    found.add("session id", WARN, f"none of {', '.join(names)} is set, so no boundary is "
+              "ever exact (only prior-session or estimate)",
+              f"export {names[0]}=<an id for this session> in the session's environment")
+
+
+def _ignored(repo: Repo, top: str, found: Diagnosis) -> None:
+    if repo.is_ignored(".lets/"):
+        found.add(".lets/", OK, "ignored by git")
+    elif os.path.lexists(os.path.join(top, ".lets")):
+        found.add(".lets/", WARN, "not ignored: git add -A would commit the session state",
+                  "add .lets/ to .gitignore or .git/info/exclude")
+    else:
+        found.add(".lets/", INFO, "not there yet; the first write adds .lets/ to "
+                  ".git/info/exclude")
+
+
+def _history(repo: Repo, common_dir: str, found: Diagnosis) -> None:
+    counted = repo.count_head(BIG_HISTORY + 1)
+    if counted is None:
+        found.add("history", INFO, "no commits yet")
+        return
+    info = os.path.join(common_dir, "objects", "info")
+    graph = (os.path.isfile(os.path.join(info, "commit-graph"))
+             or os.path.isdir(os.path.join(info, "commit-graphs")))
+    if counted <= BIG_HISTORY:
+        found.add("history", OK, f"{counted} commits")
+    elif graph:
+        found.add("history", OK, f"over {BIG_HISTORY:,} commits, with a commit-graph")
+    else:
+        found.add("history", WARN, f"over {BIG_HISTORY:,} commits and no commit-graph: "
+                  "every ladder answer walks the history from the packs",
+                  "git commit-graph write --reachable")

@@ -1,0 +1,364 @@
+"""Reading a prose handoff as people write it (pure: records in, records out).
+
+A heading gives its section a *role* by what it says:
+
+- ``Priority 1``, ``P2``, ``Priority #1: Fix the reader``: a numbered priority; the
+  text after the number, when there is one, is the task itself;
+- ``Next steps``, ``TODO``, ``Priorities``, ``Remaining work``, ``Not done yet``: priorities;
+- ``Done``, ``Completed``, ``Shipped``, ``Resolved issues``, ``Decisions made``: done work
+  (feeds no line; a handoff with only these gets the done-work warning);
+- ``Context notes``, ``Failed approaches``, ``Dead ends``, ``Don't retry``, ``Tried``: what
+  not to repeat;
+- ``Open questions``, ``Questions for the user``, ``Decisions needed``: outstanding
+  decisions;
+- ``Blockers``, ``Known issues``, ``Remaining issues``, ``Bugs``: active blockers.
+
+A heading without a role of its own (any level) belongs to the nearest heading above it
+of a lower level that has one: ``### 1. Fix the reader`` under ``## Next steps`` is a
+next step. Its items are its open list items (ordered or not, at the list's own
+indentation; nested items are details, continuation lines are joined, ticked ``[x]``
+items are done), else the first paragraph; a numbered sub-heading, or one with no list
+under it, is an item itself.
+
+Every pattern here is linear in its input: plain string operations, or regular
+expressions without nested or overlapping repeats.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from lets_hooks.summary.records import Section
+
+ROLE_CHARS = 200  # of a heading, read to find its role
+PRIORITIES = "priorities"
+DONE = "done"
+AVOID = "avoid"
+DECISIONS = "decisions"
+BLOCKERS = "blockers"
+
+
+def _phrases(*words: str) -> tuple[str, ...]:
+    """Whole words or phrases, ready to look for in ``_words_of`` text."""
+    return tuple(f" {word} " for word in words)
+
+
+# In this order: a heading that says both "not done" and "done" is still open, a dead end
+# that was "closed" is still a dead end, and "Decisions made" is done, not a question.
+_STILL_OPEN = _phrases("not done", "not yet done", "unfinished", "incomplete", "in progress",
+                       "not started", "not yet started", "open task", "open tasks", "todo")
+_AVOID = _phrases("context note", "context notes", "failed", "failure", "failures",
+                  "dead end", "dead ends", "don't retry", "do not retry", "dont retry",
+                  "never retry", "don't repeat", "do not repeat", "dont repeat",
+                  "don't try again", "do not try again", "didn't work", "did not work",
+                  "pitfall", "pitfalls", "gotcha", "gotchas", "tried", "avoid", "abandoned")
+_DONE = _phrases("done", "complete", "completed", "shipped", "finished", "accomplished",
+                 "resolved", "fixed", "closed", "made", "merged", "answered", "landed",
+                 "released")
+_DECISIONS = _phrases("decision", "decisions", "question", "questions", "to decide",
+                      "undecided", "ask the user", "needs input", "need input",
+                      "input needed", "open point", "open points")
+_BLOCKERS = _phrases("blocker", "blockers", "blocked", "issue", "issues", "problem",
+                     "problems", "bug", "bugs")
+_PRIORITIES = _phrases("priority", "priorities", "next step", "next steps", "next up",
+                       "up next", "to do", "task", "tasks", "remaining", "pending",
+                       "action item", "action items", "follow up", "follow ups", "plan for")
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def _words_of(heading: str) -> str:
+    """The heading's first words, lower-cased, one blank between each and at both ends
+    (``Don't-retry list`` → `` don't retry list ``; a curly apostrophe is read as ``'``)."""
+    text = heading[:ROLE_CHARS].lower().replace("\u2019", "'")
+    return " " + " ".join(_WORD.findall(text)) + " "
+
+
+def _says(words: str, phrases: tuple[str, ...]) -> bool:
+    return any(phrase in words for phrase in phrases)
+
+
+_NUMBERED = re.compile(r"(?:priority|prio|p)[ \t]*(?:#[ \t]*)?([1-9][0-9]?)(?![0-9A-Za-z])",
+                       re.IGNORECASE)
+_STEP = re.compile(r"(?:step[ \t]*)?#?[0-9]{1,3}[.):]?(?:[ \t]+|$)", re.IGNORECASE)
+_SEPARATORS = ":.)\u2014\u2013-"  # between a numbered priority and its task (em and en dash too)
+
+
+@dataclass(frozen=True)
+class Role:
+    kind: str
+    number: int | None = None  # a numbered priority's number
+    task: str | None = None  # the task a numbered priority heading carries
+
+
+def role_of(heading: str) -> Role | None:
+    """Which part of the readiness block a heading feeds, if any. What a heading is about
+    is said in its first words: a long one is judged by its first ``ROLE_CHARS``."""
+    numbered = numbered_priority(heading)
+    if numbered is not None:
+        return numbered
+    words = _words_of(heading)
+    if _says(words, _STILL_OPEN):
+        return Role(PRIORITIES)
+    if _says(words, _AVOID):
+        return Role(AVOID)
+    if _says(words, _DONE):
+        return Role(DONE)
+    if _says(words, _DECISIONS):
+        return Role(DECISIONS)
+    if _says(words, _BLOCKERS):
+        return Role(BLOCKERS)
+    if _says(words, _PRIORITIES) or words.startswith(" next ") or words.endswith(" next "):
+        return Role(PRIORITIES)
+    return None
+
+
+def numbered_priority(heading: str) -> Role | None:
+    """``Priority 1``, ``P2``, ``Priority #1: task``, ``Priority 2 — task``: the number and
+    the task the heading carries (None when only a parenthesis or nothing follows)."""
+    text = heading.strip()
+    match = _NUMBERED.match(text)
+    if match is None:
+        return None
+    tail = text[match.end():].strip()
+    while tail[:1] and tail[0] in _SEPARATORS:
+        tail = tail[1:]
+    tail = tail.strip()
+    if tail.startswith("(") and tail.endswith(")"):
+        tail = ""  # "Priority 1 (urgent)": a note about the priority, not its task
+    return Role(PRIORITIES, int(match.group(1)), tail or None)
+
+
+# --------------------------------------------------------------------------- items
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass
+class Items:
+    open: list[str] = field(default_factory=list)
+    ticked: int = 0  # done checkboxes
+    listed: bool = False  # the section holds a list
+
+
+def list_item(line: str) -> tuple[int, str] | None:
+    """(indentation, text) of a list item line (``-``, ``*``, ``+``, ``1.`` or ``1)``)."""
+    body = line.lstrip(" \t")
+    indent = len(line) - len(body)
+    if body[:1] in ("-", "*", "+"):
+        rest = body[1:]
+    else:
+        digits = 0
+        while digits < 9 and digits < len(body) and body[digits] in "0123456789":
+            digits += 1
+        if not digits or body[digits:digits + 1] not in (".", ")"):
+            return None
+        rest = body[digits + 1:]
+    if not rest or rest[0] not in " \t":
+        return None
+    return indent, rest.strip()
+
+
+def _checkbox(text: str) -> tuple[bool | None, str]:
+    """(ticked?, the text after the box); None when there is no box."""
+    if len(text) >= 3 and text[0] == "[" and text[2] == "]" and text[1] in " xX":
+        return text[1] in "xX", text[3:].strip()
+    return None, text
+
+
+def section_items(lines: Sequence[str]) -> Items:
+    """Open top-level list items of a section's lines; with no list, its first paragraph
+    as one item. Fenced code is skipped."""
+    found = Items()
+    base: int | None = None
+    current: list[str] | None = None  # the item whose continuation lines may follow
+    paragraph: list[str] = []
+    paragraph_done = False
+    in_fence = False
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            current = None
+            continue
+        if in_fence:
+            continue
+        item = list_item(line)
+        if item is not None:
+            indent, text = item
+            if base is None:
+                base = indent
+            if indent >= base + 2:
+                current = None
+                continue  # a nested item: a detail of the one above
+            found.listed = True
+            ticked, text = _checkbox(text)
+            if ticked:
+                found.ticked += 1
+                current = None
+                continue
+            current = [text]
+            found.open.append("")  # filled in below, when the item is complete
+            _set_last(found, current)
+            continue
+        if not stripped:
+            current = None
+            if paragraph:
+                paragraph_done = True
+            continue
+        if current is not None:
+            current.append(stripped)
+            _set_last(found, current)
+        elif not found.listed and not paragraph_done:
+            paragraph.append(stripped)
+    if not found.listed and paragraph:
+        found.open.append(one_line(" ".join(paragraph)))
+    found.open = [item for item in found.open if item]
+    return found
+
+
+def _set_last(found: Items, parts: list[str]) -> None:
+    found.open[-1] = one_line(" ".join(parts))
+
+
+_NOTHING = re.compile(
+    r"[-—*]?\s*(?:none|nothing|n/?a)(?:\s+(?:yet|so far|for now))?\s*[.!]?", re.IGNORECASE)
+
+
+def real_items(items: Iterable[str]) -> list[str]:
+    """Items without the empty ones and the placeholders that say there are none
+    ("None.", "none yet", "N/A"); "none of the tests pass" is an item."""
+    return [item for item in items if item and not _NOTHING.fullmatch(item)]
+
+
+def step_text(heading: str) -> tuple[bool, str]:
+    """(numbered?, the heading without a leading ``1.``, ``Step 2:`` or ``#3``)."""
+    match = _STEP.match(heading)
+    if match is None:
+        return False, heading
+    return True, heading[match.end():].strip()
+
+
+# --------------------------------------------------------------------------- parts
+
+
+@dataclass
+class Part:
+    """The sections one role-giving heading owns: its own and those nested under it."""
+
+    role: Role
+    heading: str
+    items: list[str] = field(default_factory=list)
+    ticked: int = 0
+
+    @property
+    def open_items(self) -> list[str]:
+        return real_items(self.items)
+
+
+def parts(sections: Iterable[Section]) -> list[Part]:
+    found: list[Part] = []
+    stack: list[tuple[int, Part | None]] = []
+    for section in sections:
+        if not section.heading:
+            continue  # text before the first heading
+        while stack and stack[-1][0] >= section.level:
+            stack.pop()
+        owner = stack[-1][1] if stack else None
+        role = role_of(section.heading)
+        items = section_items(section.lines)
+        if role is not None:
+            part = Part(role, section.heading, list(items.open), items.ticked)
+            found.append(part)
+            stack.append((section.level, part))
+        elif owner is not None:
+            numbered, text = step_text(section.heading)
+            if numbered or not items.listed:
+                owner.items.append(one_line(text))
+            else:
+                owner.items.extend(items.open)
+            owner.ticked += items.ticked
+            stack.append((section.level, owner))
+        else:
+            stack.append((section.level, None))
+    return found
+
+
+def items_of(found: Iterable[Part], kind: str) -> list[str]:
+    return [item for part in found if part.role.kind == kind for item in part.open_items]
+
+
+def priorities(found: Sequence[Part]) -> list[str]:
+    """Numbered priorities first, in their numbers' order (each gives the task its heading
+    carries, else its first open item), then the items of the other priority sections."""
+    numbered = sorted((part for part in found if part.role.number is not None),
+                      key=lambda part: part.role.number or 0)
+    ordered: list[str] = []
+    for part in numbered:
+        task = real_items([part.role.task or ""])
+        first = task or part.open_items[:1]
+        ordered.extend(first)
+    ordered.extend(item for part in found
+                   if part.role.kind == PRIORITIES and part.role.number is None
+                   for item in part.open_items)
+    return ordered
+
+
+def done_work(found: Sequence[Part]) -> int:
+    """How many finished items the sections record (done sections' items, ticked boxes)."""
+    return sum(len(part.open_items) + part.ticked if part.role.kind == DONE else part.ticked
+               for part in found)
+
+
+# --------------------------------------------------------------------------- approvals
+
+_GRANTED = re.compile(r"\b(?:approved|allowed|enabled|authori[sz]ed|granted|permitted|"
+                      r"okayed|whitelisted|allowlisted)\b", re.IGNORECASE)
+_NEGATIONS = frozenset({"not", "never", "no", "longer", "nor", "neither"})
+
+
+def grants(line: str) -> bool:
+    """Does the line say that something was approved, allowed or enabled (and not that it
+    was not)?"""
+    for match in _GRANTED.finditer(line):
+        before = line[max(0, match.start() - 24):match.start()].lower().replace("\u2019", "'")
+        words = before.split()[-2:]
+        if not any(word in _NEGATIONS or word.endswith("n't") for word in words):
+            return True
+    return False
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])[ \t]+")
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` cut after ``.``, ``!``, ``?`` or ``;`` followed by blanks."""
+    return [sentence for sentence in _SENTENCE_END.split(text) if sentence]
+
+
+def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[str]:
+    """The sentences of the prose's items and lines (and of ``extra`` texts, the
+    state-snapshot's) that say something was approved, allowed or enabled: each once,
+    as written."""
+    found: dict[str, None] = {}
+    for section in sections:
+        in_fence = False
+        for line in section.lines:
+            stripped = line.strip()
+            if stripped.startswith(("```", "~~~")):
+                in_fence = not in_fence
+                continue
+            if in_fence or not stripped or not grants(stripped):
+                continue
+            item = list_item(line)
+            text = _checkbox(item[1])[1] if item else stripped
+            for sentence in _sentences(one_line(text)):
+                if grants(sentence):
+                    found.setdefault(sentence)
+    for text in extra:
+        if grants(text):
+            found.setdefault(one_line(text))
+    return [item for item in found if item]

@@ -1,0 +1,49 @@
+"""The summary's readers, one module per input:
+
+- ``handoff``: ``memory/session-handoff-LATEST.md``
+- ``lessons``: ``tasks/lessons.md``
+- ``context_log``: ``memory/context-log.md``
+- ``memory_index``: ``memory/MEMORY.md``
+- ``state``, ``settings``, ``ledger``: ``~/.claude/STATE.md``, ``settings.json`` and
+  ``settings.local.json``, ``memory/model-diff-ledger.md`` (the interventions log is read
+  by ``lets_hooks.summary.interventions``, which ``lets-observability`` shares)
+- ``worktree``: git's answers (the ladder, the branch, the working tree)
+- ``references``: the paths and function names the handoff mentions, checked
+
+``text`` holds what they share: reading through the fences, lines, headings, YAML.
+
+Each reader returns a ``Read``: the file's content as plain records (``None`` when the
+file does not exist, so its phase is skipped) and a tuple of one-line warnings. Readers
+never raise on bad input: an unreadable, oversized, non-UTF-8 or malformed file becomes a
+warning, and whatever could be read is still returned. Readers parse; they do not decide
+anything (that is ``phases``). Files are named in warnings the way the user knows them
+(``memory/MEMORY.md``, ``~/.claude/settings.json``), never by absolute path.
+"""
+
+from __future__ import annotations
+
+from lets_hooks.summary.sources.context_log import CONTEXT_LOG, read_context_log
+from lets_hooks.summary.sources.handoff import HANDOFF, read_handoff
+from lets_hooks.summary.sources.ledger import MODEL_LEDGER, read_model_ledger
+from lets_hooks.summary.sources.lessons import LESSONS, read_lessons
+from lets_hooks.summary.sources.memory_index import (
+    MEMORY_INDEX,
+    parse_memory_index,
+    read_memory_index,
+)
+from lets_hooks.summary.sources.settings import (
+    LOCAL_SETTINGS,
+    SETTINGS,
+    read_local_settings,
+    read_settings,
+)
+from lets_hooks.summary.sources.state import STATE, read_state
+
+PROJECT_READERS = (read_handoff, read_context_log, read_lessons, read_memory_index)
+
+__all__ = [
+    "CONTEXT_LOG", "HANDOFF", "LESSONS", "LOCAL_SETTINGS", "MEMORY_INDEX", "MODEL_LEDGER",
+    "PROJECT_READERS", "SETTINGS", "STATE", "parse_memory_index", "read_context_log",
+    "read_handoff", "read_lessons", "read_local_settings", "read_memory_index",
+    "read_model_ledger", "read_settings", "read_state",
+]

@@ -1,0 +1,188 @@
+"""What every reader shares: reading a file as text behind the fences, lines, markdown
+headings and sections, and YAML.
+
+Project files (under the root) are read through ``files.read_inside``: a link that leads
+out of the project, or into the git directory, is refused, so a cloned repository cannot
+make the summary print a private file or the repository's own config. The user's files
+(under home) are read through ``files.read_outside_git``: their links are followed (a
+dotfiles folder), but never into a git directory. Both stop at ``MAX_FILE_BYTES``.
+
+Every pattern here runs in time linear in its input (no nested or overlapping repeats);
+a heading line of a megabyte is as cheap as any other line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from lets_hooks import files
+from lets_hooks.summary.interventions import MAX_FILE_BYTES, decode, problem_line, read_user_bytes
+from lets_hooks.summary.records import Read, Section
+
+
+def home_label(relative: str) -> str:
+    return "~/" + relative
+
+
+# --------------------------------------------------------------------------- raw text
+
+
+def read_project_text(root: Path, relative: str, git_dir: str | None = None) -> Read[str]:
+    """A project file's text, bounded and fenced (see the module's docstring).
+
+    Missing → ``Read(None)`` silently. Refused (a link out, into the git directory, a
+    folder, a named pipe), larger than the limit, or unreadable → ``Read(None, (warning,))``.
+    Not valid UTF-8 → the text with the bad bytes replaced (U+FFFD) and a warning. A
+    leading byte-order mark is dropped.
+    """
+    data, problem = files.read_inside(str(root), relative, MAX_FILE_BYTES, git_dir)
+    return _text(data, problem_line(relative, problem), relative)
+
+
+def read_home_text(home: Path, relative: str) -> Read[str]:
+    """A user file's text under ``home``, named ``~/<relative>`` in warnings."""
+    label = home_label(relative)
+    data, problem = read_user_bytes(home / relative, label)
+    return _text(data, problem, label)
+
+
+def _text(data: bytes | None, problem: str | None, label: str) -> Read[str]:
+    if data is None:
+        return Read(None, (problem,) if problem else ())
+    text, bad = decode(data, label)
+    return Read(text, (bad,) if bad else ())
+
+
+def lines_of(text: str) -> list[str]:
+    """Split on newlines only (``str.splitlines`` also splits on form feeds and U+2028);
+    a CR before the newline is dropped."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def is_fence(line: str) -> bool:
+    stripped = line.lstrip()
+    return stripped.startswith("```") or stripped.startswith("~~~")
+
+
+def lines_phrase(numbers: Sequence[int]) -> str:
+    """``line 4 has`` / ``lines 4, 9 and 2 more have``."""
+    shown = ", ".join(str(n) for n in numbers[:3])
+    more = f" and {len(numbers) - 3} more" if len(numbers) > 3 else ""
+    if len(numbers) == 1:
+        return f"line {shown} has"
+    return f"lines {shown}{more} have"
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+def heading(line: str) -> tuple[int, str] | None:
+    """An ATX heading: (level, text), or None.
+
+    One to six ``#``, then a blank or tab (or nothing more), then the text without its
+    surrounding blanks; a closing run of ``#`` is dropped only after a blank, so
+    ``## C#`` keeps its ``#``. Plain string operations: linear in the line's length.
+    """
+    level = 0
+    while level < 7 and level < len(line) and line[level] == "#":
+        level += 1
+    if not 1 <= level <= 6:
+        return None
+    rest = line[level:]
+    if not rest or rest[0] not in " \t":
+        return None
+    text = rest.strip(" \t")
+    bare = text.rstrip("#")
+    if bare != text and bare and bare[-1] in " \t":
+        text = bare.rstrip(" \t")
+    return level, text
+
+
+def sections(lines: Sequence[str]) -> tuple[Section, ...]:
+    """Split at every heading outside fenced code; text before the first heading is a
+    level-0 section with an empty heading."""
+    found: list[Section] = []
+    title, level = "", 0
+    body: list[str] = []
+    in_fence = False
+    for line in lines:
+        if is_fence(line):
+            in_fence = not in_fence
+        elif not in_fence and line.startswith("#"):
+            parsed = heading(line)
+            if parsed is not None:
+                if title or any(part.strip() for part in body):
+                    found.append(Section(title, level, tuple(body)))
+                level, title = parsed
+                body = []
+                continue
+        body.append(line)
+    if title or any(part.strip() for part in body):
+        found.append(Section(title, level, tuple(body)))
+    return tuple(found)
+
+
+def strip_frontmatter(lines: list[str]) -> list[str]:
+    """The lines after a leading ``---`` ... ``---`` block (all of them when there is none)."""
+    if lines and lines[0].strip() == "---":
+        for index in range(1, len(lines)):
+            if lines[index].strip() in ("---", "..."):
+                return lines[index + 1:]
+    return lines
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+def _load_yaml(text: str) -> object:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(text, Loader=loader)  # a safe loader, chosen above
+
+
+def _yaml_problem(exc: Exception, first_line: int) -> str:
+    """One line about a YAML failure, with the file's line number when known."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    if not isinstance(problem, str) or not problem:
+        message = str(exc).strip()
+        problem = message.splitlines()[0] if message else type(exc).__name__
+    where = ""
+    if mark is not None and isinstance(getattr(mark, "line", None), int):
+        where = f" at line {first_line + mark.line}"
+    detail = f": {problem}" if problem else ""
+    return f"not valid YAML{where}{detail}"
+
+
+def _too_big(value: object, budget: int = 20_000) -> bool:
+    """True when walking ``value`` visits more than ``budget`` nodes (YAML aliases can
+    make a small document expand without end when converted)."""
+    stack = [value]
+    seen = 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > budget:
+            return True
+        if isinstance(item, Mapping):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
+    return False
+
+
+def parse_yaml(text: str, label: str, what: str, first_line: int
+               ) -> tuple[object, str | None]:
+    try:
+        value = _load_yaml(text)
+    except Exception as exc:  # yaml.YAMLError, and ValueError for impossible dates
+        return None, f"{label}: {what} {_yaml_problem(exc, first_line)}; ignored"
+    if _too_big(value):
+        return None, f"{label}: {what} is too large once its aliases are expanded; ignored"
+    return value, None

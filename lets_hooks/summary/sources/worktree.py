@@ -1,0 +1,136 @@
+"""Where the work stands, from git: the ladder's answer, the branch, the working tree.
+
+Every git process goes through one ``Repo`` (``lets_hooks/repo.py``, the one door to
+git), which counts them. ``open_repository`` starts one ``rev-parse``; ``Git.settle`` the
+ladder's few (``cat-file``, ``rev-list``) and one ``status``; ``Git.commit_time`` one
+``cat-file`` when the handoff has a date to compare with the boundary, and
+``Git.listed_files`` one ``ls-files`` when the handoff names functions to look for.
+
+Never raises: outside a repository, or when git fails, the answer says so (the range line
+is then the ladder's ``none`` description) and the summary goes on without git.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from lets_hooks.repo import Location, Repo
+from lets_hooks.summary.records import TreeCounts, Where
+
+
+class Git:
+    """The summary's handle on git: the repository, where it is, and what it says."""
+
+    def __init__(self, repo: Repo, location: Location | None, where: Where) -> None:
+        self.repo = repo
+        self.location = location  # None outside a repository (or when git failed)
+        self.where = where
+        # for the fences: nothing in the git directory is read as a project file
+        self.git_dir = location.git_dir if location is not None else None
+
+    def settle(self, environ: Mapping[str, str], now: float,
+               session_id: str | None = None) -> Where:
+        """Ask the ladder and ``git status``; the answer is also kept as ``where``."""
+        from lets_hooks import config, ladder
+        from lets_hooks.repo import reason
+
+        location = self.location
+        if location is None:
+            return self.where
+        try:
+            settings = config.load(location.top, environ)
+            current = session_id or settings.session_id(environ)
+            boundary = ladder.resolve(self.repo, settings, current, int(now), where=location)
+        except Exception as exc:  # fail closed, as the contract command does
+            boundary = ladder.unknown(reason(exc))
+        tree = status_counts(self.repo) if location.top is not None else None
+        self.where = Where(repository=location.top is not None, range_desc=boundary.desc,
+                           branch=location.branch, head=location.head,
+                           boundary=boundary.boundary, tree=tree)
+        return self.where
+
+    def commit_time(self, name: str) -> int | None:
+        """The committer time of commit ``name`` (one ``cat-file --batch``), else None."""
+        from lets_hooks.repo import GitError
+
+        try:
+            [info] = self.repo.objects([name])
+        except GitError:
+            return None
+        return info.commit_time if info.type == "commit" else None
+
+    def listed_files(self) -> list[str] | None:
+        """Tracked and untracked-but-not-ignored files (one ``ls-files``), else None."""
+        from lets_hooks.repo import GitError
+
+        if not self.where.repository:
+            return None
+        try:
+            return self.repo.listed_files()
+        except GitError:
+            return None
+
+
+def open_repository(root: Path) -> Git:
+    """The repository at ``root``: one ``rev-parse``. Never raises."""
+    from lets_hooks import ladder
+    from lets_hooks.repo import NotARepository, reason
+
+    repo = Repo(str(root))
+    try:
+        location = repo.locate()
+    except NotARepository:
+        return Git(repo, None, _nowhere(ladder.not_a_repository().desc))
+    except Exception as exc:  # git missing, git refusing: say so, go on without git
+        return Git(repo, None, _nowhere(ladder.unknown(reason(exc)).desc))
+    pending = _nowhere(ladder.unknown("not asked yet").desc)
+    return Git(repo, location, pending)
+
+
+def look(root: Path, environ: Mapping[str, str], now: float,
+         session_id: str | None = None) -> Git:
+    """The ladder's answer for the repository at ``root`` and the state of its working
+    tree. ``session_id``, when given, is the current session's id (a hook's own id);
+    otherwise it comes from ``environ`` through the configured ``session_id_env``."""
+    git = open_repository(root)
+    git.settle(environ, now, session_id)
+    return git
+
+
+def _nowhere(desc: str) -> Where:
+    return Where(repository=False, range_desc=desc, branch=None, head=None, boundary=None,
+                 tree=None)
+
+
+def status_counts(repo: Repo) -> TreeCounts | None:
+    """Staged, modified, untracked and conflicted paths, from one ``status --porcelain``.
+
+    A path both staged and modified again since counts in both; an unmerged path
+    (``UU``, ``AA``, ``DD``, or a ``U`` on either side) only as conflicted.
+    """
+    from lets_hooks.repo import GitError
+
+    try:
+        entries = repo.status_entries()
+    except GitError:
+        return None
+    return count_entries(code for code, _ in entries)
+
+
+UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
+
+
+def count_entries(codes: Iterable[str]) -> TreeCounts:
+    staged = modified = untracked = conflicted = 0
+    for code in codes:
+        if code == "??":
+            untracked += 1
+        elif code in UNMERGED:
+            conflicted += 1
+        else:
+            if code[0] not in " ?!":
+                staged += 1
+            if code[1] not in " ?!":
+                modified += 1
+    return TreeCounts(staged, modified, untracked, conflicted)

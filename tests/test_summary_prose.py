@@ -1,0 +1,280 @@
+"""Prose handoffs read as people write them: one test (or a few) per rule.
+
+Each builds a small project in ``tmp_path`` and checks the exact lines of the block
+(through ``build_summary`` and ``render_markdown`` with a fixed date).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+from test_summary_phases import HANDOFF, INTERVENTIONS, LESSONS, TODAY, block, labelled, summary
+
+from lets_hooks.summary import prose
+from lets_hooks.summary.phases import DONE_ONLY, NOTHING_ACTIONABLE
+from lets_hooks.summary.render import render_json
+
+
+def priorities(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith(("**Priority", "**Handoff:**"))]
+
+
+# --------------------------------------------------------------------------- priorities
+
+
+def test_numbered_sections_give_priority_1_and_2(tmp_path: Path) -> None:
+    """Two bullets under ## Priority 1 do not push the real ## Priority 2 out."""
+    body = ("## Priority 1\n- first part of the task\n- second part of the task\n\n"
+            "## Priority 2\n- the real second priority\n")
+    assert priorities(block(tmp_path, {HANDOFF: body})) == [
+        "**Priority 1:** first part of the task",
+        "**Priority 2:** the real second priority",
+    ]
+
+
+@pytest.mark.parametrize("heading", [
+    "## Priority 1: Fix the CRLF reader", "## P1 — Fix the CRLF reader",
+    "### Priority #1 - Fix the CRLF reader", "#### p1. Fix the CRLF reader",
+    "## Priority 1 (urgent)\nFix the CRLF reader",
+])
+def test_a_heading_that_carries_the_task_gives_it(tmp_path: Path, heading: str) -> None:
+    body = f"{heading}\nThe body says more than the task.\n- a detail\n\n## P2\nWrite docs.\n"
+    if "(urgent)" in heading:
+        body = f"{heading}\n\n## P2\nWrite docs.\n"
+    assert priorities(block(tmp_path, {HANDOFF: body})) == [
+        "**Priority 1:** Fix the CRLF reader", "**Priority 2:** Write docs."]
+
+
+def test_numbered_sections_in_their_numbers_order_before_other_next_steps(
+        tmp_path: Path) -> None:
+    body = ("## Next steps\n- a plain next step\n\n### Priority 2: second\n\n"
+            "#### Priority 1: first\n")
+    assert priorities(block(tmp_path, {HANDOFF: body})) == [
+        "**Priority 1:** first", "**Priority 2:** second"]
+
+
+def test_only_priority_1_numbered_then_the_next_steps(tmp_path: Path) -> None:
+    body = "## Priority 1\n- the one\n- its detail\n\n## Next steps\n- afterwards\n"
+    assert priorities(block(tmp_path, {HANDOFF: body})) == [
+        "**Priority 1:** the one", "**Priority 2:** afterwards"]
+
+
+@pytest.mark.parametrize("heading", ["## Next steps", "### Next steps", "#### TODO",
+                                     "## Remaining work", "## Not done yet"])
+def test_next_step_sections_at_levels_2_to_4(tmp_path: Path, heading: str) -> None:
+    body = f"# Handoff\n{heading}\n1. ordered one\n2) ordered two\n"
+    assert priorities(block(tmp_path, {HANDOFF: body})) == [
+        "**Priority 1:** ordered one", "**Priority 2:** ordered two"]
+
+
+def test_list_items_at_their_own_indentation(tmp_path: Path) -> None:
+    """Nested items are details; indented continuation lines join their item."""
+    body = ("## Next steps\n  * the first step, which is long\n    and goes on here\n"
+            "      - a nested detail\n  * the second step\n")
+    assert priorities(block(tmp_path, {HANDOFF: body})) == [
+        "**Priority 1:** the first step, which is long and goes on here",
+        "**Priority 2:** the second step"]
+
+
+def test_sub_headings_under_next_steps_are_the_steps(tmp_path: Path) -> None:
+    body = ("## Next steps\n### 1. Wire the hook\n- details\n- more details\n"
+            "### Step 2: Time it\n\n### Docs\n- write the README section\n")
+    assert priorities(block(tmp_path, {HANDOFF: body})) == [
+        "**Priority 1:** Wire the hook", "**Priority 2:** Time it"]
+
+
+def test_prose_parts_directly() -> None:
+    found = prose.parts(())
+    assert found == []
+    assert prose.numbered_priority("Priority 12: far away") == prose.Role(
+        prose.PRIORITIES, 12, "far away")
+    assert prose.numbered_priority("Phase 1") is None
+    assert prose.numbered_priority("Priorities") is None
+    assert prose.role_of("Priorities") == prose.Role(prose.PRIORITIES)
+
+
+# --------------------------------------------------------------------------- decisions
+
+
+@pytest.mark.parametrize("heading", ["Open questions", "Questions for the user",
+                                     "Decisions needed", "To decide"])
+def test_question_sections_are_outstanding_decisions(tmp_path: Path, heading: str) -> None:
+    body = f"## Next\n- x\n\n## {heading}\n- Keep the limit?\n"
+    assert labelled(block(tmp_path, {HANDOFF: body}), "Outstanding decisions") == [
+        "**Outstanding decisions:**", "  - Keep the limit?"]
+
+
+@pytest.mark.parametrize("heading", ["Answered questions", "Decisions made"])
+def test_settled_questions_are_not_outstanding(tmp_path: Path, heading: str) -> None:
+    body = f"## Next\n- x\n\n## {heading}\n- Keep the limit? Yes.\n"
+    assert "**Outstanding decisions:** none" in block(tmp_path, {HANDOFF: body})
+
+
+# --------------------------------------------------------------------------- do not repeat
+
+
+@pytest.mark.parametrize("heading", ["Context notes", "Failed approaches", "Dead ends",
+                                     "Don't retry", "Don\u2019t retry", "What didn't work"])
+def test_what_not_to_repeat(tmp_path: Path, heading: str) -> None:
+    body = f"## Next\n- x\n\n## {heading}\n- Parsing YAML by hand\n"
+    assert labelled(block(tmp_path, {HANDOFF: body}), "Do not repeat") == [
+        "**Do not repeat:**", "  - Parsing YAML by hand"]
+
+
+def test_no_do_not_repeat_line_when_there_is_nothing(tmp_path: Path) -> None:
+    lines = block(tmp_path, {HANDOFF: "## Next\n- x\n\n## Dead ends\nNone.\n"})
+    assert not any(line.startswith("**Do not repeat") for line in lines)
+
+
+# --------------------------------------------------------------------------- done work only
+
+
+@pytest.mark.parametrize("body", [
+    "## Done\n- split the readers\n",
+    "## Completed\n- a\n\n## Shipped\n- b\n",
+    "## Tasks\n- [x] a\n- [x] b\n",
+    "<!-- state-snapshot v1 -->\n```yaml\nnext: []\ndiff: [{op: added, item: x}]\n```\n",
+])
+def test_a_handoff_of_done_work_only_is_warned_about(tmp_path: Path, body: str) -> None:
+    assert priorities(block(tmp_path, {HANDOFF: body})) == [
+        f"**Priority 1:** {NOTHING_ACTIONABLE}", f"**Handoff:** {DONE_ONLY}"]
+
+
+def test_done_work_beside_next_steps_is_no_warning(tmp_path: Path) -> None:
+    body = "## Done\n- split the readers\n\n## Next\n- time it\n"
+    assert priorities(block(tmp_path, {HANDOFF: body})) == ["**Priority 1:** time it"]
+
+
+def test_nothing_at_all_is_no_done_warning(tmp_path: Path) -> None:
+    assert priorities(block(tmp_path, {HANDOFF: "## Notes\nNothing much.\n"})) == [
+        f"**Priority 1:** {NOTHING_ACTIONABLE}"]
+
+
+# --------------------------------------------------------------------------- approvals
+
+APPROVALS = "Approved earlier, confirm again this session (approvals do not carry over)"
+
+
+def test_approvals_are_named_to_be_confirmed_again(tmp_path: Path) -> None:
+    body = ("## Next\n- x\n\n## Notes\n- The user approved force-pushing to `feat/x`.\n"
+            "Pushing to main is not allowed. The cache flag was enabled for CI only.\n"
+            "Deploys were never authorized. Retries are allowed again.\n"
+            "```\nallowed = true\n```\n")
+    assert labelled(block(tmp_path, {HANDOFF: body}), APPROVALS) == [
+        f"**{APPROVALS}:**",
+        "  - The user approved force-pushing to `feat/x`.",
+        "  - The cache flag was enabled for CI only.",
+        "  - Retries are allowed again.",
+    ]
+
+
+def test_approvals_in_the_state_snapshot(tmp_path: Path) -> None:
+    body = ("<!-- state-snapshot v1 -->\n```yaml\nnext: [ship it]\n"
+            "diff: [{op: enabled, item: the release workflow}]\n```\n")
+    assert labelled(block(tmp_path, {HANDOFF: body}), APPROVALS)[1:] == [
+        "  - enabled the release workflow"]
+
+
+def test_no_approvals_no_line(tmp_path: Path) -> None:
+    lines = block(tmp_path, {HANDOFF: "## Next\n- x\n"})
+    assert not any(line.startswith("**Approved") for line in lines)
+
+
+# --------------------------------------------------------------------------- stale paths
+
+
+def test_versions_and_hosts_are_not_paths(tmp_path: Path) -> None:
+    body = ("## Next\n- x\n\n## Notes\nTest on 3.11/3.12 and `3.9/3.10`; clone"
+            " github.com/acme/tool.git or `gitlab.example.org/acme/tool.md`; see"
+            " python/3.12 and `v1.2/v1.3`. But `docs/gone.md` and src/gone.py are real.\n")
+    data = json.loads(render_json(summary(tmp_path, {HANDOFF: body})))
+    assert data["stale_references"] == ["docs/gone.md", "src/gone.py"]
+
+
+# --------------------------------------------------------------------------- false positives
+
+
+def records(*items: Mapping[str, object]) -> str:
+    return "".join(json.dumps(item) + "\n" for item in items)
+
+
+def test_false_positive_label_replaces_the_proxy(tmp_path: Path) -> None:
+    log = records(*({"ts": "2026-11-20", "type": "rejection", "false_positive": n == 0}
+                    for n in range(4)), *({"ts": "2026-11-21", "type": "nudge"}
+                                          for _ in range(6)))
+    lines = block(tmp_path, home={f"{INTERVENTIONS}/a.jsonl": log})
+    assert "autoimmunity: rejection=1 total=10 rate=10.0%" in lines
+    assert ("**Immune rate:** ⚠️ gate false-positive rate 10.0% (1 of 10 records labelled"
+            " false positives): check whether the gates over-intervene") in lines
+
+
+def test_without_a_label_the_proxy_stays(tmp_path: Path) -> None:
+    log = records(*({"ts": "2026-11-20", "type": "rejection"} for _ in range(4)),
+                  *({"ts": "2026-11-21", "type": "nudge"} for _ in range(6)))
+    lines = block(tmp_path, home={f"{INTERVENTIONS}/a.jsonl": log})
+    assert "autoimmunity: rejection=4 total=10 rate=40.0% (proxy)" in lines
+
+
+def test_a_label_outside_the_period_does_not_count(tmp_path: Path) -> None:
+    log = records({"ts": "2026-09-01", "type": "rejection", "false_positive": True},
+                  *({"ts": "2026-11-20", "type": "rejection"} for _ in range(2)),
+                  *({"ts": "2026-11-21", "type": "nudge"} for _ in range(8)))
+    lines = block(tmp_path, home={f"{INTERVENTIONS}/a.jsonl": log})
+    assert "autoimmunity: rejection=2 total=10 rate=20.0% (proxy)" in lines
+
+
+def test_thresholds_compare_the_printed_figure(tmp_path: Path) -> None:
+    """1 in 20 is 5.0%: printed as 5.0%, so no warning; 10,001 in 200,000 also prints
+    5.0% and also gets none."""
+    log = records({"ts": "2026-11-20", "type": "rejection"},
+                  *({"ts": "2026-11-21", "type": "nudge"} for _ in range(19)))
+    lines = block(tmp_path, home={f"{INTERVENTIONS}/a.jsonl": log})
+    assert "autoimmunity: rejection=1 total=20 rate=5.0% (proxy)" in lines
+    assert not any(line.startswith("**Immune rate") for line in lines)
+
+
+# --------------------------------------------------------------------------- Global
+
+
+@pytest.mark.parametrize("state", [None, "# State\n\n## Outstanding decisions\nNone.\n\n"
+                                         "## Active blockers\n- [x] done\n"])
+def test_global_says_none(tmp_path: Path, state: str | None) -> None:
+    home = {".claude/STATE.md": state} if state is not None else {}
+    assert "**Global:** none" in block(tmp_path, home=home)
+
+
+# --------------------------------------------------------------------------- lessons
+
+
+def test_misplaced_metadata_and_undated_lessons_are_warnings(tmp_path: Path) -> None:
+    body = ("### [2026-11-20] late metadata\nfirst line\n> conf: 0.9 · seen: 2026-11-20 · obs: 5\n"
+            "\n### no date here\n> conf: 0.9\n\n### [2026-11-21] fine\n> conf: 0.9\nok\n")
+    result = summary(tmp_path, {LESSONS: body})
+    assert result.warnings == (
+        f"{LESSONS}: line 3 has a metadata line that is not the first line of its lesson;"
+        " ignored (move it up)",
+        f"{LESSONS}: line 5 has a ### lesson header without a [YYYY-MM-DD] date; not read"
+        " as a lesson",
+    )
+    assert result.lesson_flags is not None  # the late line is neither metadata nor summary
+    assert result.lesson_flags.items == ("fine — ok (conf 0.9)", "late metadata")
+
+
+@pytest.mark.parametrize(("seen", "active"), [("2026-10-30", True), ("2026-10-29", False)])
+def test_seen_within_30_days_includes_day_30(tmp_path: Path, seen: str, active: bool) -> None:
+    body = f"### [2026-01-01] t\n> conf: 0.9 · seen: {seen} · obs: 3\nbody\n"
+    result = summary(tmp_path, {LESSONS: body})
+    assert (TODAY - dt.date.fromisoformat(seen)).days in (30, 31)
+    assert result.lesson_flags is not None
+    assert result.lesson_flags.items[0].startswith("[active]") is active
+
+
+def test_a_lesson_with_two_model_lines_is_one_tagged_lesson(tmp_path: Path) -> None:
+    body = ("### [2026-11-01] t\n> conf: 0.9 · seen: 2026-11-01 · obs: 1 · model: opus\n"
+            "model: sonnet\n- model: haiku\nbody\n")
+    result = summary(tmp_path, {LESSONS: body})
+    assert result.model_tags is not None and result.model_tags.lessons_tagged == 1
