@@ -10,7 +10,8 @@ file (``git commit-graph write --reachable``, as ``git gc`` does in most real
 repositories; "without" reads the same repository with ``core.commitGraph=false``):
 
 - happy path: ``feature``, a boundary recorded by this session on a topic with no merges;
-- walk-heavy: ``main``, a boundary at the root, the whole history back;
+- walk-heavy: ``main`` (the merge branch), a boundary at the root, the whole history
+  back;
 - estimate: ``topic/estimate``, nothing recorded, the merge-base off main;
 - merged main: ``topic/merged``, a session that merged main into its topic twice, its
   boundary at the fork point (the script rejects that one and estimates), and
@@ -27,8 +28,10 @@ topics, where the product departs from the script on purpose: there its answer i
 checked against git itself (the commits of ``boundary..HEAD`` on neither ``origin/main``
 nor ``main``).
 
-``--trace`` also breaks each run down by git process (``GIT_TRACE2_EVENT``): how long
-each git call took and how much of the wall time was spent outside git.
+``--merge-branch NAME`` times a repository whose merge branch is not ``main`` (both
+are told through ``LETS_MERGE_BRANCH``). ``--trace`` also breaks each run down by git
+process (``GIT_TRACE2_EVENT``): how long each git call took and how much of the wall
+time was spent outside git.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ HERE = Path(__file__).resolve().parent
 SESSION_ID = "bench-session"
 CASES = (  # key, branch, what
     ("happy", "feature", "happy path"),
-    ("deep", "main", "walk-heavy (root)"),
+    ("deep", "", "walk-heavy (root)"),  # on the merge branch itself
     ("estimate", "topic/estimate", "estimate"),
     ("merged", "topic/merged", "merged main, boundary at fork point"),
     ("merged-late", "topic/merged-late", "merged main, boundary above it"),
@@ -180,15 +183,15 @@ def answer(argv: list[str], cwd: Path, env: dict[str, str]) -> str:
                           check=True).stdout
 
 
-def check_departure(repo: Path, ours: str, script: str) -> str:
+def check_departure(repo: Path, ours: str, script: str, merge: str) -> str:
     """On a merged-main topic: ours must keep the recorded boundary, exact, counting the
-    commits of ``boundary..HEAD`` that are on neither ``origin/main`` nor ``main``."""
+    commits of ``boundary..HEAD`` that are on neither ``origin/<merge>`` nor ``<merge>``."""
     fields = dict(line.split("=", 1) for line in ours.splitlines())
     branch = git(repo, "branch", "--show-current")
     task = repo / ".lets" / "sessions" / (".task-" + branch.replace("/", "-"))
     recorded = next(line.split()[1] for line in task.read_text().splitlines()
                     if line.startswith("session: "))
-    tips = [ref for ref in ("refs/remotes/origin/main", "refs/heads/main")
+    tips = [ref for ref in (f"refs/remotes/origin/{merge}", f"refs/heads/{merge}")
             if subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", ref],
                               capture_output=True).returncode == 0]
     kept = int(git(repo, "rev-list", "--count", "HEAD", f"^{recorded}",
@@ -196,11 +199,11 @@ def check_departure(repo: Path, ours: str, script: str) -> str:
     total = int(git(repo, "rev-list", "--count", f"{recorded}..HEAD"))
     want = (recorded, "exact", str(kept))
     got = (fields["SESSION_BOUNDARY"], fields["SESSION_TRUST"], fields["SESSION_COMMITS"])
-    if got != want or f"not counting {total - kept} already on main" not in ours:
+    if got != want or f"not counting {total - kept} already on {merge}" not in ours:
         raise SystemExit(f"{branch}: expected {want} (and {total - kept} not counted), "
                          f"got:\n{ours}")
     theirs = dict(line.split("=", 1) for line in script.splitlines())
-    return (f"ours: exact, {kept} commits, not counting {total - kept} already on main; "
+    return (f"ours: exact, {kept} commits, not counting {total - kept} already on {merge}; "
             f"script: {theirs['SESSION_TRUST']}, {theirs['SESSION_COMMITS']} commits")
 
 
@@ -211,13 +214,13 @@ def ms(samples: list[Sample]) -> tuple[float, float, float, float]:
     return statistics.median(values), min(values), max(values), cpu
 
 
-def describe_repo(repo: Path) -> str:
+def describe_repo(repo: Path, merge: str) -> str:
     total = int(git(repo, "rev-list", "--count", "--all"))
     merges = int(git(repo, "rev-list", "--count", "--merges", "--all"))
     origin = subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify",
-                             "refs/remotes/origin/main"], capture_output=True).returncode == 0
+                             f"refs/remotes/origin/{merge}"], capture_output=True).returncode == 0
     return (f"{repo}: {total:,} commits, {merges:,} merges"
-            f"{', origin/main' if origin else ''}")
+            f"{f', origin/{merge}' if origin else ''}")
 
 
 def graph_files(repo: Path) -> list[Path]:
@@ -228,10 +231,10 @@ def graph_files(repo: Path) -> list[Path]:
 
 
 def bench_repo(repo: Path, env: dict[str, str], runs: int, only: set[str] | None,
-               trace: bool, markdown: bool) -> None:
+               trace: bool, markdown: bool, merge: str) -> None:
     ours = [command("lets-session-boundary")]
     shell = ["bash", str(HERE / "reference_ladder.sh")]
-    print(describe_repo(repo))
+    print(describe_repo(repo, merge))
     had_graph = bool(graph_files(repo))
     started_on = git(repo, "branch", "--show-current") or git(repo, "rev-parse", "HEAD")
     branches = set(git(repo, "for-each-ref", "--format=%(refname:short)",
@@ -249,17 +252,22 @@ def bench_repo(repo: Path, env: dict[str, str], runs: int, only: set[str] | None
                       "| git processes (ours / script) |")
                 print("|---|---|---|---|---|")
             for key, branch, what in CASES:
+                branch = branch or merge
                 if only is not None and key not in only:
                     continue
                 if branch not in branches:
                     print(f"{what}: no branch {branch!r} here (rebuild with make_repo.py)")
+                    continue
+                task = repo / ".lets" / "sessions" / (".task-" + branch.replace("/", "-"))
+                if key != "estimate" and not task.exists():
+                    print(f"{what}: nothing recorded for {branch!r}; skipped")
                     continue
                 git(repo, "checkout", "-q", branch)
                 mine_out = answer(ours, repo, case_env)
                 theirs_out = answer(shell, repo, case_env)
                 note = ""
                 if key in DEPARTS:
-                    note = check_departure(repo, mine_out, theirs_out)
+                    note = check_departure(repo, mine_out, theirs_out, merge)
                 elif mine_out != theirs_out:
                     raise SystemExit(f"{what}: the two implementations disagree:\n"
                                      f"{mine_out}\n{theirs_out}")
@@ -310,13 +318,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trace", action="store_true",
                         help="also the time of each git process (GIT_TRACE2_EVENT)")
     parser.add_argument("--markdown", action="store_true", help="print table rows")
+    parser.add_argument("--merge-branch", default="main",
+                        help="the merge branch (LETS_MERGE_BRANCH for both; default main)")
     args = parser.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
     env = dict(os.environ, LETS_SESSION_ID=SESSION_ID, NO_COLOR="1")
     for name in ("CLAUDE_CODE_SESSION_ID", "LETS_MERGE_BRANCH", "GIT_DIR", "GIT_WORK_TREE"):
         env.pop(name, None)
+    if args.merge_branch != "main":
+        env["LETS_MERGE_BRANCH"] = args.merge_branch
     for repo in args.repos:
-        bench_repo(repo.resolve(), env, args.runs, only, args.trace, args.markdown)
+        bench_repo(repo.resolve(), env, args.runs, only, args.trace, args.markdown,
+                   args.merge_branch)
     return 0
 
 
