@@ -169,11 +169,13 @@ class TimedHook:
     path first for hooks, so the wrapper has to)."""
 
     def __init__(self, scratch: Path, hook: str, lets: str, log_dir: Path) -> None:
+        from lets_hooks.cli.install import import_folders
         from lets_hooks.install import shim
 
         real = scratch / "real-hooks" / hook
         real.parent.mkdir(exist_ok=True)
-        real.write_text(shim(hook, lets, sys.executable))
+        # what `lets-hooks install` writes when run by this interpreter
+        real.write_text(shim(hook, lets, sys.executable, import_folders()))
         real.chmod(0o755)
         self.hooks = scratch / "timed-hooks"
         self.hooks.mkdir(exist_ok=True)
