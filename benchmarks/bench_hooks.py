@@ -55,6 +55,11 @@ def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
+def spread(samples: list[float]) -> str:
+    """``  (min X, max Y)`` in milliseconds."""
+    return f"  (min {min(samples) * 1000:.1f}, max {max(samples) * 1000:.1f})"
+
+
 def logging_path(scratch: Path, env: dict[str, str]) -> tuple[dict[str, str], Path]:
     real = shutil.which("git")
     assert real
@@ -123,11 +128,11 @@ def bench_checkout(repo: Path, lets: str, env: dict[str, str], runs: int,
     base = median_ms(plain)
     print("== post-checkout (plain shim), "
           f"{len(plain)} checkouts each ==")
-    print(f"git checkout without hooks        median {base:7.1f} ms")
+    print(f"git checkout without hooks        median {base:7.1f} ms{spread(plain)}")
     print(f"with the shim, steady state       median {median_ms(hooked):7.1f} ms   "
-          f"adds {median_ms(hooked) - base:5.1f} ms (goal < 25)")
+          f"adds {median_ms(hooked) - base:5.1f} ms (goal < 25){spread(hooked)}")
     print(f"with the shim, first touch        median {median_ms(first_touch):7.1f} ms   "
-          f"adds {median_ms(first_touch) - base:5.1f} ms")
+          f"adds {median_ms(first_touch) - base:5.1f} ms{spread(first_touch)}")
     print(f"CPU time (git and the hook): without {median_ms(cpu['plain']):5.1f} ms, "
           f"steady {median_ms(cpu['hooked']):5.1f} ms (adds "
           f"{median_ms(cpu['hooked']) - median_ms(cpu['plain']):5.1f}), first touch "
@@ -366,7 +371,8 @@ def bench_status(repo: Path, lets: str, env: dict[str, str], runs: int,
     subprocess.run(argv, cwd=repo, env=counted, check=True, stdout=subprocess.DEVNULL)
     calls = count_calls(log)
     print(f"== lets-hooks status, {branches} branches, {len(samples)} runs ==")
-    print(f"median {median_ms(samples):7.1f} ms (goal < 1000)   git processes {calls}")
+    print(f"median {median_ms(samples):7.1f} ms{spread(samples)} (goal < 1000)   "
+          f"git processes {calls}")
 
 
 def main(argv: list[str] | None = None) -> int:
