@@ -347,7 +347,7 @@ def _history(repo: Repo, common_dir: str, found: Diagnosis) -> None:
     graph = (os.path.isfile(os.path.join(info, "commit-graph"))
              or os.path.isdir(os.path.join(info, "commit-graphs")))
     if counted <= BIG_HISTORY:
-        found.add("history", OK, f"{counted} commits")
+        found.add("history", OK, f"{counted} commit" + ("" if counted == 1 else "s"))
     elif graph:
         found.add("history", OK, f"over {BIG_HISTORY:,} commits, with a commit-graph")
     else:

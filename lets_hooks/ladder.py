@@ -42,8 +42,8 @@ FUTURE_SLACK = SECONDS_PER_DAY  # a recorded time this far ahead of the clock is
 class Boundary:
     """A resolved boundary: computed once, rendered many ways."""
 
-    __slots__ = ("boundary", "branch", "commits", "desc", "excluded", "head", "merge_branch",
-                 "notes", "reason", "recorded", "trust")
+    __slots__ = ("boundary", "boundary_time", "branch", "commits", "desc", "excluded", "head",
+                 "merge_branch", "notes", "reason", "recorded", "trust")
 
     def __init__(self, trust: str, boundary: str | None, commits: int | None, desc: str,
                  notes: list[str], reason: str | None = None) -> None:
@@ -58,6 +58,7 @@ class Boundary:
         self.recorded: str | None = None  # the sha the state files held, valid or not
         self.merge_branch: str | None = None
         self.excluded = 0  # commits of boundary..HEAD already on the merge branch
+        self.boundary_time: int | None = None  # its committer time, when already known
 
     def lines(self) -> list[str]:
         """The four-line contract, read verbatim by other tools."""
@@ -239,6 +240,8 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         if boundary is not None:
             trust = ESTIMATE
     result = _described(facts, trust, boundary, counted, reason)
+    if boundary is not None and boundary == recorded.sha:
+        result.boundary_time = found[recorded.sha].commit_time
     return _finish(result, branch, head, recorded, merge)
 
 

@@ -45,7 +45,7 @@ def test_the_two_commands_exist() -> None:
 
 def test_every_sample_description_is_one_of_the_contract_forms() -> None:
     samples = re.findall(r"^SESSION_RANGE_DESC=(.*)$", README, flags=re.M)
-    assert len(samples) >= 4
+    assert len(samples) >= 3
     for sample in samples:
         assert any(re.fullmatch(form, sample) for form in FORMS), sample
 
@@ -60,7 +60,7 @@ def test_sample_blocks_have_the_four_lines_in_order() -> None:
 
 
 def test_readme_is_a_page_people_read() -> None:
-    assert len(README_ONLY.encode()) <= 20_000
+    assert len(README_ONLY.encode()) <= 18_000  # about 15 KB: depth goes to docs/
 
 
 def test_every_docs_page_is_linked_from_the_readme() -> None:

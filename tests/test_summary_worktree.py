@@ -223,8 +223,9 @@ def count(box: Sandbox, home: Path) -> int:
 
 def test_git_processes_the_summary_adds(sandbox: Sandbox, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The ladder's processes, one status; one cat-file for the boundary's time only when
-    the handoff is dated, one ls-files only when it names functions."""
+    """The ladder's processes, one status; the boundary's time comes with the ladder's
+    answer (a recorded boundary: no process more for a dated handoff); one ls-files only
+    when the handoff names functions."""
     project_with_code(sandbox)
     recorded_session(sandbox, "2026-11-25T10:00:00")
     spawned: list[list[str]] = []
@@ -240,11 +241,11 @@ def test_git_processes_the_summary_adds(sandbox: Sandbox, tmp_path: Path,
     handoff(sandbox, "## Next\n- x\n")
     assert count(sandbox, tmp_path) == bare
     handoff(sandbox, "---\ndate: 2026-11-20\n---\n## Next\n- x\n")
-    assert count(sandbox, tmp_path) == bare + 1
+    assert count(sandbox, tmp_path) == bare
     handoff(sandbox, "---\ndate: 2026-11-20\n---\n## Next\n- `render_toc()`\n")
-    assert count(sandbox, tmp_path) == bare + 2
+    assert count(sandbox, tmp_path) == bare + 1
     assert bare <= 5
-    assert len(spawned) == 4 * bare + 3  # every process went through the counted door
+    assert len(spawned) == 4 * bare + 1  # every process went through the counted door
 
 
 # --------------------------------------------------------------------------- fences

@@ -47,7 +47,8 @@ class Git:
         tree = status_counts(self.repo) if location.top is not None else None
         self.where = Where(repository=location.top is not None, range_desc=boundary.desc,
                            branch=location.branch, head=location.head,
-                           boundary=boundary.boundary, tree=tree)
+                           boundary=boundary.boundary, tree=tree,
+                           boundary_time=boundary.boundary_time)
         return self.where
 
     def commit_time(self, name: str) -> int | None:
