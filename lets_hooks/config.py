@@ -16,7 +16,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 DEFAULT_MAX_AGE_DAYS = 14
@@ -47,13 +47,20 @@ class Config:
         return None
 
 
-def load(top: str | None, environ: Mapping[str, str]) -> Config:
-    """Read the settings for the work tree at ``top`` (None: no work tree, no files)."""
+def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None) -> Config:
+    """Read the settings for the work tree at ``top`` (None: no work tree, no files).
+
+    With ``git_dir``, what the TOML parser made of a file is kept in a small cache there
+    (``lets-config.cache``), keyed on the file's identity, size, times and a checksum of
+    its bytes: the parser (a few milliseconds to import, on every hook) then runs once per
+    change of the file, and still decides what the file says.
+    """
     config = Config()
+    cache = _Cache(git_dir) if git_dir is not None else None
     layers: list[tuple[str, dict[str, Any]]] = []
     if top is not None:
         pyproject = os.path.join(top, "pyproject.toml")
-        table = _read_pyproject(pyproject, config.problems)
+        table = _read_pyproject(pyproject, config.problems, cache)
         if table is not None:
             layers.append(("pyproject.toml [tool.lets]", table))
         from lets_hooks import state
@@ -64,9 +71,11 @@ def load(top: str | None, environ: Mapping[str, str]) -> Config:
             if os.path.lexists(own):
                 config.problems.append(f".lets/config.toml: not read: {store.problem}")
         else:
-            table = _read_toml(own, config.problems)
+            table = _read_toml(own, config.problems, cache)
             if table is not None:
                 layers.append((".lets/config.toml", table))
+    if cache is not None:
+        cache.save()
     for where, table in layers:  # lowest first: later layers win
         _apply(config, table, where)
     merge = environ.get("LETS_MERGE_BRANCH", "").strip()
@@ -86,21 +95,26 @@ def may_hold_lets(data: bytes) -> bool:
     return b"lets" in data or b"\\" in data
 
 
-def _read_pyproject(path: str, problems: list[str]) -> dict[str, Any] | None:
+def _read_pyproject(path: str, problems: list[str],
+                    cache: _Cache | None = None) -> dict[str, Any] | None:
     data = _read_bytes(path, problems, os.path.dirname(path))
     if data is None or not may_hold_lets(data):
         return None
-    doc = _parse(path, data, problems)
-    if doc is None:
-        return None
-    tool = doc.get("tool")
-    lets = tool.get("lets") if isinstance(tool, dict) else None
-    if lets is None:
-        return None
-    if not isinstance(lets, dict):
-        problems.append(f"{_shown(path)}: [tool.lets] must be a table; ignored")
-        return None
-    return lets
+
+    def table() -> dict[str, Any] | None:
+        doc = _parse(path, data, problems)
+        if doc is None:
+            return None
+        tool = doc.get("tool")
+        lets = tool.get("lets") if isinstance(tool, dict) else None
+        if lets is None:
+            return None
+        if not isinstance(lets, dict):
+            problems.append(f"{_shown(path)}: [tool.lets] must be a table; ignored")
+            return None
+        return lets
+
+    return _cached(cache, path, data, problems, table)
 
 
 def _shown(path: str) -> str:
@@ -109,11 +123,101 @@ def _shown(path: str) -> str:
     return own if path.endswith(os.sep + own) else os.path.basename(path)
 
 
-def _read_toml(path: str, problems: list[str]) -> dict[str, Any] | None:
+def _read_toml(path: str, problems: list[str],
+               cache: _Cache | None = None) -> dict[str, Any] | None:
     data = _read_bytes(path, problems)
     if data is None:
         return None
-    return _parse(path, data, problems)
+    return _cached(cache, path, data, problems, lambda: _parse(path, data, problems))
+
+
+def _cached(cache: _Cache | None, path: str, data: bytes, problems: list[str],
+            parse: Callable[[], dict[str, Any] | None]) -> dict[str, Any] | None:
+    """``parse()``, or what it gave for these very bytes of this very file before."""
+    if cache is None:
+        return parse()
+    key = _identity(path, data)
+    if key is not None:
+        hit = cache.get(path, key)
+        if hit is not None:
+            table, said = hit
+            problems.extend(said)
+            return table
+    before = len(problems)
+    table = parse()
+    if key is not None:
+        cache.put(path, key, table, problems[before:])
+    return table
+
+
+def _identity(path: str, data: bytes) -> tuple[int, ...] | None:
+    """What must not change for a cached answer to stand: the file's device, inode,
+    size, modification and change times (to the nanosecond), and a checksum of the
+    bytes just read (so a change between the stat and the read is caught too)."""
+    import zlib
+
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns,
+            len(data), zlib.crc32(data))
+
+
+class _Cache:
+    """``lets-config.cache`` in the git directory: path -> (identity, table, problems),
+    written with ``marshal`` (built in: nothing to import) and renamed into place."""
+
+    NAME = "lets-config.cache"
+
+    def __init__(self, git_dir: str) -> None:
+        self.path = os.path.join(git_dir, self.NAME)
+        self.entries: dict[str, Any] = {}
+        self.dirty = False
+        from lets_hooks import files
+
+        data, _ = files.read_capped(self.path, files.MAX_BYTES)
+        if data:
+            import marshal
+
+            try:
+                loaded = marshal.loads(data)
+            except (EOFError, ValueError, TypeError):
+                loaded = None
+            if isinstance(loaded, dict):
+                self.entries = loaded
+
+    def get(self, path: str, key: tuple[int, ...]
+            ) -> tuple[dict[str, Any] | None, list[str]] | None:
+        entry = self.entries.get(path)
+        if (isinstance(entry, tuple) and len(entry) == 3 and entry[0] == key
+                and (entry[1] is None or isinstance(entry[1], dict))
+                and isinstance(entry[2], list)):
+            return entry[1], list(entry[2])
+        return None
+
+    def put(self, path: str, key: tuple[int, ...], table: dict[str, Any] | None,
+            said: list[str]) -> None:
+        import marshal
+
+        try:
+            marshal.dumps(table)  # a TOML date or time cannot be kept: parse it each time
+        except ValueError:
+            return
+        self.entries[path] = (key, table, list(said))
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        import marshal
+
+        from lets_hooks import files
+
+        try:
+            files.atomic_write(self.path, marshal.dumps(self.entries))
+        except (files.Refused, OSError, ValueError):
+            return  # a cache that cannot be written costs a parse next time, nothing more
 
 
 def _read_bytes(path: str, problems: list[str], top: str | None = None) -> bytes | None:

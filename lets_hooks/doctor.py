@@ -343,9 +343,9 @@ def _history(repo: Repo, common_dir: str, found: Diagnosis) -> None:
     if counted is None:
         found.add("history", INFO, "no commits yet")
         return
-    info = os.path.join(common_dir, "objects", "info")
-    graph = (os.path.isfile(os.path.join(info, "commit-graph"))
-             or os.path.isdir(os.path.join(info, "commit-graphs")))
+    from lets_hooks.repo import has_commit_graph
+
+    graph = has_commit_graph(common_dir)
     if counted <= BIG_HISTORY:
         found.add("history", OK, f"{counted} commit" + ("" if counted == 1 else "s"))
     elif graph:

@@ -212,6 +212,13 @@ class Graph:
                         stack.append(p)
         return count
 
+    def count_outside_all(self, head: int, stops: Sequence[int]) -> int:
+        """Commits reachable from ``head`` and from none of ``stops`` (maybe none)."""
+        if stops:
+            return self.count_outside(head, stops[0], stops[1:])
+        marks = self.reach(head)
+        return sum(marks)
+
     def first_parent_floor(self, head: int, stops: Sequence[int]) -> tuple[int | None, int,
                                                                             bool]:
         """(the first commit of ``head``'s first-parent line reachable from any of
@@ -402,4 +409,5 @@ class BatchRepo(Repo):
             return super().first_parent_floor(head, stops)
         self._mark_shared(found[0], found[1:])
         stop, count, linear = self.graph.first_parent_floor(found[0], found[1:])
-        return Floor(None if stop is None else self.graph.sha(stop), count, linear)
+        outside = count if linear else self.graph.count_outside_all(found[0], found[1:])
+        return Floor(None if stop is None else self.graph.sha(stop), count, linear, outside)

@@ -42,7 +42,7 @@ def _open(cwd: str | None, environ: Mapping[str, str],
 
     repo = Repo(cwd)
     where = repo.locate()
-    settings = config.load(where.top, environ)
+    settings = config.load(where.top, environ, where.git_dir)
     for problem in settings.problems:
         result.say(f"config: {problem} (defaults used)")
     return repo, where, settings

@@ -197,23 +197,29 @@ class Floor:
 
     ``stop`` is the first commit of the line (full sha) reachable from a stop, or None
     when the line ends at a root without meeting one; ``count`` is how many commits of the
-    line come before it; ``linear`` is True when none of those has more than one parent.
+    line come before it; ``linear`` is True when none of those has more than one parent;
+    ``outside`` is how many commits in all are reachable from the head and from no stop
+    (the line's commits, and when it is not linear, what its merges brought in).
     """
 
-    __slots__ = ("count", "linear", "stop")
+    __slots__ = ("count", "linear", "outside", "stop")
 
-    def __init__(self, stop: str | None, count: int, linear: bool) -> None:
+    def __init__(self, stop: str | None, count: int, linear: bool,
+                 outside: int | None = None) -> None:
         self.stop = stop
         self.count = count
         self.linear = linear
+        self.outside = count if outside is None else outside
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Floor):
             return NotImplemented
-        return (self.stop, self.count, self.linear) == (other.stop, other.count, other.linear)
+        return ((self.stop, self.count, self.linear, self.outside)
+                == (other.stop, other.count, other.linear, other.outside))
 
     def __repr__(self) -> str:
-        return f"Floor(stop={self.stop!r}, count={self.count}, linear={self.linear})"
+        return (f"Floor(stop={self.stop!r}, count={self.count}, linear={self.linear}, "
+                f"outside={self.outside})")
 
 
 class Repo:
@@ -477,22 +483,22 @@ class Repo:
 
     def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
         """Walk ``head``'s first-parent line down to the first commit reachable from any
-        of ``stops`` (a stop reaches itself): see ``Floor``. None when git fails.
+        of ``stops`` (a stop reaches itself), and count what is reachable from ``head``
+        and from no stop: see ``Floor``. None when git fails.
 
-        One process: ``git rev-list --first-parent --parents head ^stops...``. A ``^`` name
-        excludes everything reachable from it through every parent (``--first-parent``
-        limits only the walk from ``head``; git 2.39 checked, and only the separate
-        ``--exclude-first-parent-only`` would change that), so git prints exactly the line
-        above the floor, head first, each commit with all its parents. The last line's
-        first parent is the floor. The output can run to 100,000 lines: it is measured,
-        never split. Every line of a one-parent commit is ``2*width+1`` bytes (40-hex or
-        64-hex names), a merge's is longer and only the last line can be a root's, so the
-        line is linear exactly when the last line has at most one parent and the bytes
-        before it number ``(lines-1)*(2*width+2)``. (The date heuristic noted at
-        ``count_outside`` applies here too.)
+        One process: ``git rev-list --parents --topo-order head ^stops...`` prints every
+        commit reachable from ``head`` and from no stop, children before parents, each
+        with all its parents. When none of them is a merge they are the first-parent line
+        itself, head first, and the last line's parent is the floor: the output (up to
+        100,000 lines) is then measured, never split: every line of a one-parent commit
+        is ``2*width+1`` bytes (40- or 64-hex names), so the listing is one such line
+        after another exactly when a line end stands every ``2*width+2`` bytes (a merge's
+        line is longer, a root's shorter, and only the last may be a root).
+        Otherwise the first parents are followed from ``head`` through what was printed.
+        (The date heuristic noted at ``count_outside`` applies here too.)
         """
         _require_sha(head, *stops)
-        code, out = self.run("rev-list", "--first-parent", "--parents", "--stdin",
+        code, out = self.run("rev-list", "--parents", "--topo-order", "--stdin",
                              stdin=_revs(head, stops))
         if code != 0:
             return None
@@ -500,8 +506,8 @@ class Repo:
             if len(head) not in (40, 64):  # abbreviated: the floor is named in full
                 full = self._out("rev-parse", "--verify", "-q", "--end-of-options",
                                  head + "^{commit}")
-                return Floor(full.strip(), 0, True) if full else None
-            return Floor(head, 0, True)
+                return Floor(full.strip(), 0, True, 0) if full else None
+            return Floor(head, 0, True, 0)
         if not out.endswith(b"\n"):
             out += b"\n"
         first_end = out.find(b"\n")
@@ -510,9 +516,12 @@ class Repo:
         lines = out.count(b"\n")
         start = out.rfind(b"\n", 0, len(out) - 1) + 1  # the last line
         last = out[start:-1]
-        stop = last[width + 1:2 * width + 1].decode("ascii") if len(last) > width else None
-        linear = len(last) <= 2 * width + 1 and start == (lines - 1) * (2 * width + 2)
-        return Floor(stop, lines, linear)
+        step = 2 * width + 2
+        if (len(last) in (width, 2 * width + 1) and start == (lines - 1) * step
+                and out[step - 1:start:step] == b"\n" * (lines - 1)):
+            stop = last[width + 1:2 * width + 1].decode("ascii") if len(last) > width else None
+            return Floor(stop, lines, True, lines)
+        return _follow_first_parents(out, out[:width].decode("ascii"), lines)
 
     # -- for the hooks, status and install ----------------------------------------------
     def branches(self) -> list[tuple[str, str]]:
@@ -671,6 +680,19 @@ class Repo:
         return read_rebase_state(git_dir)
 
 
+def has_commit_graph(git_dir: str) -> bool:
+    """Does this repository have a commit-graph file (written by ``git commit-graph
+    write`` or ``git gc``)? Read from files in the common git directory, no process."""
+    common = git_dir
+    pointer = _read_small(os.path.join(git_dir, "commondir"))
+    if pointer:
+        common = os.path.normpath(os.path.join(git_dir, pointer.decode(
+            "utf-8", "surrogateescape").strip()))
+    info = os.path.join(common, "objects", "info")
+    return (os.path.isfile(os.path.join(info, "commit-graph"))
+            or os.path.isdir(os.path.join(info, "commit-graphs")))
+
+
 class RebaseState:
     """What git keeps in ``rebase-merge/`` or ``rebase-apply/`` during a rebase."""
 
@@ -765,6 +787,26 @@ def _read_small(path: str) -> bytes | None:
 def _sha_in(data: bytes | None) -> str | None:
     text = (data or b"").decode("ascii", "replace").strip()
     return text if files.is_sha(text) else None
+
+
+def _follow_first_parents(out: bytes, head: str, lines: int) -> Floor:
+    """The floor from a ``rev-list --parents`` listing that holds merges."""
+    first: dict[str, str | None] = {}
+    merges: set[str] = set()
+    for line in out.decode("ascii").split("\n"):
+        parts = line.split()
+        if parts:
+            first[parts[0]] = parts[1] if len(parts) > 1 else None
+            if len(parts) > 2:
+                merges.add(parts[0])
+    count = 0
+    linear = True
+    commit: str | None = head
+    while commit is not None and commit in first:
+        count += 1
+        linear = linear and commit not in merges
+        commit = first[commit]
+    return Floor(commit, count, linear, lines)
 
 
 def _revs(head: str, negated: Sequence[str]) -> bytes:

@@ -63,7 +63,7 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
     """Every local branch's row, sorted by name; also the repo (its ``calls`` count)."""
     repo = Repo(cwd)
     where = repo.locate()
-    settings = config.load(where.top, environ)
+    settings = config.load(where.top, environ, where.git_dir)
     sid = settings.session_id(environ)
     branches = sorted(repo.branches())
     if not branches:

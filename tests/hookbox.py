@@ -104,3 +104,14 @@ def logging_git(folder: Path) -> tuple[dict[str, str], Path]:
 
 def calls(log: Path) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
+
+
+def git_version() -> tuple[int, ...]:
+    """The (major, minor) of the git on PATH."""
+    import re
+
+    out = subprocess.run(["git", "--version"], capture_output=True, text=True,
+                         check=True).stdout
+    found = re.search(r"(\d+)\.(\d+)", out)
+    assert found
+    return tuple(int(part) for part in found.groups())

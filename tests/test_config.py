@@ -157,3 +157,41 @@ def test_the_parse_is_skipped_only_without_lets_and_backslashes() -> None:
     assert not config.may_hold_lets(b'[tool.ruff]\nline-length = 100\n')
     assert config.may_hold_lets(b'[tool.ruff]\nx = "a\\\\b"\n')
     assert config.may_hold_lets(b"# lets\n")
+
+
+# -- the parse cache -----------------------------------------------------------------------------
+
+def test_the_parse_is_cached_until_the_file_changes(sandbox: Sandbox) -> None:
+    """With the git directory given, what the parser made of a file is kept beside it and
+    used while the file is the same; any change of the file is parsed again."""
+    top, git_dir = str(sandbox.path), str(sandbox.path / ".git")
+    write(sandbox.path, pyproject='[tool."lets"]\nmax_age_days = 5\n',
+          own="merge_branch = [1\n")
+    first = config.load(top, {}, git_dir)
+    assert first.max_age_days == 5
+    assert len(first.problems) == 1 and "invalid TOML" in first.problems[0]
+    cache = sandbox.path / ".git" / "lets-config.cache"
+    assert cache.exists()
+    again = config.load(top, {}, git_dir)
+    assert (again.max_age_days, again.problems) == (5, first.problems)
+    stamp = cache.stat().st_mtime_ns
+    config.load(top, {}, git_dir)
+    assert cache.stat().st_mtime_ns == stamp  # nothing new to keep: not rewritten
+    write(sandbox.path, pyproject='[tool."lets"]\nmax_age_days = 6\n', own='merge_branch = "x"\n')
+    changed = config.load(top, {}, git_dir)
+    assert (changed.max_age_days, changed.merge_branch, changed.problems) == (6, "x", [])
+
+
+def test_a_broken_cache_is_only_a_parse_more(sandbox: Sandbox) -> None:
+    top, git_dir = str(sandbox.path), str(sandbox.path / ".git")
+    write(sandbox.path, pyproject='[tool.lets]\nmax_age_days = 3\n')
+    (sandbox.path / ".git" / "lets-config.cache").write_bytes(b"\x00garbage\xff")
+    assert config.load(top, {}, git_dir).max_age_days == 3
+
+
+def test_a_table_holding_a_date_is_parsed_each_time(sandbox: Sandbox) -> None:
+    top, git_dir = str(sandbox.path), str(sandbox.path / ".git")
+    write(sandbox.path, own="max_age_days = 4\nwhen = 2026-11-30\n")
+    loaded = config.load(top, {}, git_dir)
+    assert loaded.max_age_days == 4 and any("unknown key 'when'" in p for p in loaded.problems)
+    assert config.load(top, {}, git_dir).max_age_days == 4

@@ -145,15 +145,18 @@ class Oracle:
         return len(outside)
 
     def floor(self, head: str, stops: list[str]) -> Floor:
+        outside = set(self.reach(head))
+        for sha in stops:
+            outside -= self.reach(sha)
         linear = True
         walked = lines(self.path, "rev-list", "--first-parent", "--parents", head)
         for count, line in enumerate(walked):
             commit, *ps = line.split()
             if any(git(self.path, "merge-base", "--is-ancestor", commit, s).returncode == 0
                    for s in stops):
-                return Floor(commit, count, linear)
+                return Floor(commit, count, linear, len(outside))
             linear = linear and len(ps) <= 1
-        return Floor(None, len(walked), linear)
+        return Floor(None, len(walked), linear, len(outside))
 
 
 def ancestors(parents: list[list[int]], commit: int) -> set[int]:
@@ -228,8 +231,8 @@ def test_graph_counts_outside_and_finds_the_floor_exactly(
         graph._reach.clear()
         for got_count, (stop, count, linear) in (lazy, marked):
             assert got_count == want_count, (h, b, ex)
-            assert Floor(None if stop is None else graph.sha(stop), count, linear) \
-                == want_floor, (h, st_)
+            assert (None if stop is None else graph.sha(stop), count, linear) \
+                == (want_floor.stop, want_floor.count, want_floor.linear), (h, st_)
         repo = batch(path, graph)
         assert repo.count_outside(head, base, excluded) == want_count
         assert repo.first_parent_floor(head, stops) == want_floor
@@ -280,7 +283,7 @@ def test_dates_running_backwards_do_not_mislead_the_graph(tmp_path: Path) -> Non
     shas = build(path, parents, dates)
     head, stop = shas[8], shas[-1]
     oracle = Oracle(path)
-    want = Floor(shas[3], 5, True)
+    want = Floor(shas[3], 5, True, 5)
     assert oracle.floor(head, [stop]) == want
     graph = batch(path, Graph(Repo(str(path)).walk_graph(shas)))
     assert graph.first_parent_floor(head, [stop]) == want
@@ -308,9 +311,9 @@ def test_sha256_repository(tmp_path: Path) -> None:
         want = oracle.floor(shas[head], names)
         assert repo.first_parent_floor(shas[head], names) == want, (head, stops)
         assert graph.first_parent_floor(shas[head], names) == want, (head, stops)
-    assert repo.first_parent_floor(shas[6], [shas[4]]) == Floor(shas[4], 2, True)
-    assert repo.first_parent_floor(shas[6], [shas[1]]) == Floor(shas[1], 4, False)
-    assert repo.first_parent_floor(shas[8], []) == Floor(None, 2, True)
+    assert repo.first_parent_floor(shas[6], [shas[4]]) == Floor(shas[4], 2, True, 2)
+    assert repo.first_parent_floor(shas[6], [shas[1]]) == Floor(shas[1], 4, False, 5)
+    assert repo.first_parent_floor(shas[8], []) == Floor(None, 2, True, 2)
     assert repo.count_outside(shas[6], shas[1], [shas[0]]) == 5
     assert graph.count_outside(shas[6], shas[1], [shas[0]]) == 5
 
@@ -322,18 +325,29 @@ def test_abbreviated_names_and_shared_tips(tmp_path: Path) -> None:
     path = tmp_path / "repo.git"
     shas = build(path, parents, list(range(len(parents))))
     repo = Repo(str(path))
-    assert repo.first_parent_floor(shas[3][:7], [shas[3]]) == Floor(shas[3], 0, True)
-    assert repo.first_parent_floor(shas[3], [shas[3][:7]]) == Floor(shas[3], 0, True)
+    assert repo.first_parent_floor(shas[3][:7], [shas[3]]) == Floor(shas[3], 0, True, 0)
+    assert repo.first_parent_floor(shas[3], [shas[3][:7]]) == Floor(shas[3], 0, True, 0)
     graph = Graph(repo.walk_graph(shas))
     fast = batch(path, graph)
-    assert fast.first_parent_floor(shas[6][:9], [shas[1]]) == Floor(shas[1], 3, False)
+    assert fast.first_parent_floor(shas[6][:9], [shas[1]]) == Floor(shas[1], 3, False, 5)
     assert fast.count_outside(shas[6], shas[1][:9], []) == 5
     assert fast.fallbacks == 2 and fast.calls == 2
     tip = graph.find(shas[2])
     assert tip is not None
     fast.first_parent_floor(shas[6], [shas[5], shas[2]])
     assert tip not in graph._reach  # asked for one head: walked lazily
-    assert fast.first_parent_floor(shas[3], [shas[2]]) == Floor(shas[2], 1, True)
+    assert fast.first_parent_floor(shas[3], [shas[2]]) == Floor(shas[2], 1, True, 1)
     assert tip in graph._reach  # asked for a second head: marked, once for all
     assert fast.count_outside(shas[6], shas[4], [shas[2]]) == 3
     assert fast.calls == 2
+
+
+def test_a_merge_and_a_root_do_not_pass_for_two_plain_lines(tmp_path: Path) -> None:
+    """A merge's line is as much longer than a plain one as a root's is shorter: the
+    linear test looks at where the line ends stand, not only at the total size."""
+    parents: list[list[int]] = [[], [], [], [], [1], [2], [3, 0]]
+    path = tmp_path / "repo.git"
+    shas = build(path, parents, [0] * len(parents))
+    repo = Repo(str(path))
+    assert repo.first_parent_floor(shas[6], []) == Floor(None, 2, False, 3)
+    assert Oracle(path).floor(shas[6], []) == Floor(None, 2, False, 3)

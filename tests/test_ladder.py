@@ -510,10 +510,11 @@ def processes(box: Sandbox, sid: str = SID) -> tuple[dict[str, str], int]:
 @pytest.mark.parametrize("with_origin", [False, True])
 def test_few_git_processes_on_every_path(sandbox: Sandbox, tmp_path: Path,
                                          with_origin: bool) -> None:
-    """Where are we (1), every name at once (1), then: one first-parent walk on a topic
-    whose line is free of merges (the ancestor check, the floor and the count together),
-    two counts more when main was merged in, one walk on the merge branch. A clone with
-    ``origin/HEAD`` takes the same one-process "where are we" (it once fell to five)."""
+    """Where are we (1), every name at once (1), then: one walk on a topic whose line is
+    free of merges (the ancestor check, the floor and the count together), one count more
+    when main was merged in (the walk gives what is not main's), one walk on the merge
+    branch. A clone with ``origin/HEAD`` takes the same one-process "where are we" (it
+    once fell to five)."""
     point, start = feature(sandbox)
     if with_origin:
         remote = tmp_path / "remote.git"
@@ -538,7 +539,7 @@ def test_few_git_processes_on_every_path(sandbox: Sandbox, tmp_path: Path,
     sandbox.git.merge("-q", "--no-edit", "main")
     sandbox.write_task("feat", f"session: {start} {SID}\n")
     fields, calls = processes(sandbox)
-    assert (fields["SESSION_TRUST"], fields["SESSION_COMMITS"], calls) == ("exact", "4", 5)
+    assert (fields["SESSION_TRUST"], fields["SESSION_COMMITS"], calls) == ("exact", "4", 4)
 
 
 def test_git_is_never_handed_an_option(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -578,3 +579,20 @@ def test_branch_option_reads_the_work_tree_the_branch_is_checked_out_in(
     sandbox.write_task("wt", "session: " + "0" * 40 + f" {SID}\n")  # a stale copy here
     fields = sandbox.boundary("--branch", "wt", env={"CLAUDE_CODE_SESSION_ID": SID})
     expect(fields, "exact", start, 0)
+
+
+def test_with_a_commit_graph_the_merge_branch_asks_two_cheap_questions(sandbox: Sandbox) -> None:
+    """On the merge branch with a commit-graph file: "is it an ancestor" (generation
+    numbers, no merge-base paint) and then the count, the same answers as without one."""
+    point, _ = feature(sandbox)
+    sandbox.git.checkout("-q", "main")
+    sandbox.commit("main moves", age_days=1)
+    sandbox.write_task("main", f"session: {point} {SID}\n")
+    without, calls = processes(sandbox)
+    assert (without["SESSION_TRUST"], without["SESSION_COMMITS"], calls) == ("exact", "1", 3)
+    sandbox.git.commit_graph("write", "--reachable")
+    with_graph, calls = processes(sandbox)
+    assert (with_graph, calls) == (without, 4)
+    sandbox.write_task("main", f"session: {sandbox.rev('feat')} {SID}\n")  # not an ancestor
+    fields, _ = processes(sandbox)
+    assert fields["SESSION_TRUST"] == "none"

@@ -13,12 +13,11 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
 import pytest
-from hookbox import SID, HookBox, make
+from hookbox import SID, HookBox, git_version, make
 from scenarios import expect, move_main, start
 
 SID_A = "aaaaaaaa-0000-4000-8000-00000000000a"
@@ -27,17 +26,7 @@ SID_C = "cccccccc-0000-4000-8000-00000000000c"
 STACK = ("a", "b", "c")
 
 
-def _git_version() -> tuple[int, ...]:
-    import subprocess
-
-    out = subprocess.run(["git", "--version"], capture_output=True, text=True,
-                         check=True).stdout
-    found = re.search(r"(\d+)\.(\d+)", out)
-    assert found
-    return tuple(int(part) for part in found.groups())
-
-
-needs_update_refs = pytest.mark.skipif(_git_version() < (2, 38),
+needs_update_refs = pytest.mark.skipif(git_version() < (2, 38),
                                        reason="git rebase --update-refs needs git 2.38")
 
 

@@ -10,12 +10,14 @@ import time
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, make, with_remote
+from hookbox import OTHER, SID, HookBox, git_version, make, with_remote
 
 from lets_hooks import config, ladder, status
 from lets_hooks.repo import Repo
 
 GIT_PROCESSES = 5  # rev-parse, for-each-ref, worktree list, cat-file, rev-list
+if git_version() < (2, 36):
+    GIT_PROCESSES += 1  # no `worktree list -z` before 2.36: asked again without it
 
 
 def per_branch(box: HookBox, branch: str, current: bool, sid: str | None) -> dict[str, str]:

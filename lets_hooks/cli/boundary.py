@@ -54,7 +54,7 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
     try:
         repo = Repo()
         where = repo.locate()
-        settings = config.load(where.top, os.environ)
+        settings = config.load(where.top, os.environ, where.git_dir)
         if branch is not None and head is None:
             head = "refs/heads/" + branch
         if branch is not None and branch != where.branch and where.top is not None:
