@@ -7,6 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import BIN, Sandbox
 
 SID = "11111111-2222-3333-4444-555555555555"
@@ -115,3 +116,15 @@ def git_version() -> tuple[int, ...]:
     found = re.search(r"(\d+)\.(\d+)", out)
     assert found
     return tuple(int(part) for part in found.groups())
+
+
+def needs_git(major: int, minor: int, why: str) -> pytest.MarkDecorator:
+    """Skip a test where the git on PATH is older than ``major.minor`` (CI also runs the
+    suite with git 2.30)."""
+    return pytest.mark.skipif(git_version() < (major, minor), reason=why)
+
+
+# The pre-commit and lefthook the tests install run git commands that git 2.31 added
+# (pre-commit's `git ls-files --deduplicate`): with an older git, the tests that drive them
+# are skipped.
+TOOLS_NEED_GIT_2_31 = needs_git(2, 31, "this pre-commit and lefthook need git 2.31")

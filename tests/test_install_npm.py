@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BIN
-from hookbox import SID, HookBox, make
+from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox, make
 from managers import bare_remote, snapshot
 
 from lets_hooks.install import HOOKS, LINE_MARK, lefthook_entries
@@ -105,6 +105,7 @@ def test_with_real_husky(npm_tools: Path, tmp_path: Path) -> None:
     print("husky", versions(npm_tools)["husky"])
 
 
+@TOOLS_NEED_GIT_2_31
 def test_with_real_lefthook(npm_tools: Path, tmp_path: Path) -> None:
     box = make(tmp_path)
     env = with_tools(npm_tools)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BIN, Sandbox
+from hookbox import TOOLS_NEED_GIT_2_31
 
 from lets_hooks import lint
 from lets_hooks.repo import Repo
@@ -464,6 +465,7 @@ def pre_commit(box: Sandbox, env: dict[str, str], *args: str) -> subprocess.Comp
                           capture_output=True, text=True, check=False, timeout=120)
 
 
+@TOOLS_NEED_GIT_2_31
 def test_pre_commit_run_all_files_passes_on_a_clean_repository(
         pre_commit_box: tuple[Sandbox, dict[str, str]]) -> None:
     box, env = pre_commit_box
@@ -472,6 +474,7 @@ def test_pre_commit_run_all_files_passes_on_a_clean_repository(
     assert "Passed" in done.stdout
 
 
+@TOOLS_NEED_GIT_2_31
 def test_pre_commit_run_all_files_fails_on_tracked_state(
         pre_commit_box: tuple[Sandbox, dict[str, str]]) -> None:
     box, env = pre_commit_box

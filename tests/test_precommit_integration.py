@@ -8,7 +8,7 @@ from pathlib import Path
 
 import precommit_box
 import pytest
-from hookbox import SID, HookBox
+from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox
 from scenarios import CASES
 
 
@@ -66,6 +66,7 @@ def test_boundary_follows_the_rewrite_through_pre_commit(box: HookBox, case: str
 
 # -- pre-push (item 4 through pre-commit: its one branch) -------------------------------
 
+@TOOLS_NEED_GIT_2_31
 def test_pre_push_through_pre_commit(box: HookBox, tmp_path: Path) -> None:
     remote = tmp_path / "remote.git"
     box.sh("init", "-q", "--bare", str(remote))

@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hookbox import SID, HookBox, git_version, make
+from hookbox import SID, HookBox, make, needs_git
 from scenarios import expect, move_main, start
 
 SID_A = "aaaaaaaa-0000-4000-8000-00000000000a"
@@ -26,8 +26,7 @@ SID_C = "cccccccc-0000-4000-8000-00000000000c"
 STACK = ("a", "b", "c")
 
 
-needs_update_refs = pytest.mark.skipif(git_version() < (2, 38),
-                                       reason="git rebase --update-refs needs git 2.38")
+needs_update_refs = needs_git(2, 38, "git rebase --update-refs needs git 2.38")
 
 
 @pytest.fixture
