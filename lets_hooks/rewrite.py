@@ -249,7 +249,8 @@ def recognize(copies: Mapping[str, list[str]], images: Mapping[str, str],
     commit's own copy (picked before the stop) has no entry. A pick keeps the author,
     the author date and the message; a commit made at the stop has its own. So an
     unlisted new commit that carries an old commit's identity is that commit's copy, and
-    the commit git listed for it is new work.
+    the commit git listed for it is new work, unless that one carries the identity too (a
+    commit picked again, by an ``exec git cherry-pick`` say: then nothing is moved).
     """
     fixed = {new: list(olds) for new, olds in copies.items()}
     by_identity: dict[bytes, list[str]] = {}
@@ -262,8 +263,8 @@ def recognize(copies: Mapping[str, list[str]], images: Mapping[str, str],
             continue  # no old commit, or several alike: not a copy that can be named
         old = matches[0]
         listed = images[old]
-        if listed == commit:
-            continue
+        if listed == commit or identity.get(listed) == identity[old]:
+            continue  # git's listed copy is a copy too (a second pick, a cherry-pick)
         fixed[commit] = [old]
         rest = [o for o in fixed.get(listed, []) if o != old]
         if rest:
@@ -346,7 +347,8 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
     copies = originals(images)
     unpaired = [c for c in new.parents if c not in copies and c not in old]
     if unpaired:
-        copies = recognize(copies, images, unpaired, repo.identities([*unpaired, *images]))
+        copies = recognize(copies, images, unpaired,
+                           repo.identities(sorted({*unpaired, *images, *images.values()})))
     names = [name for name, _ in repo.branches()]
     messages: list[str] = []
     for target in targets:

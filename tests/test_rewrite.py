@@ -164,3 +164,12 @@ def test_commits_made_at_an_edit_stop_are_new_work() -> None:
     old = History(walk((B, [OLD]), (S1, [B])))
     move = place(B, S1, S1x, M1, images, old, new, copies)
     assert (move.boundary, move.approx) == (Bx, None)
+
+
+def test_a_second_pick_of_an_old_commit_is_not_taken_for_its_copy() -> None:
+    """An ``exec git cherry-pick P1`` makes a second commit with P1's identity; git's
+    listed copy of P1 carries it too, so it stays P1's copy (the pick is new work)."""
+    images = {P1: P1x, B: Bx}
+    identity = {P1: b"p1", P1x: b"p1", X1: b"p1", B: b"b", Bx: b"b"}
+    copies = rewrite.recognize(rewrite.originals(images), images, [X1], identity)
+    assert copies == rewrite.originals(images)
