@@ -10,7 +10,9 @@ Standard library only, and cheap to import (a hook imports it on every checkout)
 - ``locked``: the exclusive ``flock(2)`` other writers of the state files take too;
 - ``atomic_write``: a temporary sibling, synced, renamed over the file, so a crash or a
   concurrent reader never sees a torn or lost file;
-- the shape checks for object names (``is_hex``, ``is_sha``, ``require_hex``).
+- the shape checks for object names (``is_hex``, ``is_sha``, ``require_hex``);
+- ``show`` (also ``shown``) and ``show_text``: the one way text that came from a file, a
+  name or a setting is printed (controls, escape sequences and invisible characters escaped).
 
 Every refusal is a ``Refused`` whose text is one line a person can act on.
 """
@@ -356,15 +358,57 @@ def why(exc: OSError, what: str) -> str:
     return f"{what}: {exc.strerror or exc}"
 
 
-def shown(text: str) -> str:
-    """``text`` (a path, a branch name) as one printable line: bytes that were not UTF-8
-    (kept by surrogateescape) and control characters are escaped, so no name can forge an
-    extra output line or break a strict UTF-8 stream."""
-    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    if text.isprintable():
+# Characters ``str.isprintable`` lets through that show nothing, or nothing a person
+# can tell apart from a blank, yet reach a reader that is a program: the Hangul fillers,
+# the braille blank and the variation selectors of the supplement (U+E0100..U+E01EF),
+# which can carry a hidden message one byte per character.
+_INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_INVISIBLE_LOW = 0xE0100
+_INVISIBLE_HIGH = 0xE01EF
+
+
+def show(text: str) -> str:
+    """``text`` that came from a file, a ref name or a setting, as one line a terminal
+    shows as it is: the one function every printer uses for outside text (SPEC section 7).
+
+    Escaped (as ``\\x1b``, ``\\u202e``...): bytes that were not UTF-8 (kept by
+    surrogateescape), C0 and C1 controls (so ESC, and with it every escape sequence: colours,
+    title changes, OSC 52 clipboard writes, is shown as text, not obeyed), DEL, line and
+    paragraph separators, bidi embeddings, overrides and isolates (U+202A..U+202E,
+    U+2066..U+2069), the other invisible format characters (U+200B, U+200E, U+FEFF, the
+    tag characters...), blanks other than the ASCII space, unassigned code points, and the
+    invisible letters listed in ``_INVISIBLE``. No name can forge an extra output line, move
+    the cursor, hide text or break a strict UTF-8 stream.
+    """
+    if text.isascii() and text.isprintable():
         return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if all(_plain(c) for c in text):
+        return text
+    return "".join(c if _plain(c) else c.encode("unicode_escape").decode("ascii")
                    for c in text)
+
+
+def _plain(c: str) -> bool:
+    return c.isprintable() and c not in _INVISIBLE and not (
+        _INVISIBLE_LOW <= ord(c) <= _INVISIBLE_HIGH)
+
+
+def show_text(text: str) -> str:
+    """``show`` for text of several lines (a handoff, a memory file): each line through
+    ``show``, line feeds and tabs kept as they are (CRLF reads as a line feed; a lone carriage
+    return is escaped: it would let a line overwrite what was printed before it)."""
+    return "\n".join("\t".join(show(part) for part in line.split("\t"))
+                     for line in text.replace("\r\n", "\n").split("\n"))
+
+
+def is_shown_as_is(text: str) -> bool:
+    """Would ``show`` print ``text`` unchanged? (The rule for a setting's value: a branch
+    name that would need escaping is not a branch name the product accepts.)"""
+    return show(text) == text
+
+
+shown = show  # the name most callers use
 
 
 def quoted(name: str | None) -> str:
