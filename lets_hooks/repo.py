@@ -76,6 +76,24 @@ def reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+# Nothing lets-hooks asks git needs the network, and in a partial clone git fetches an
+# object it lacks from the promisor remote on its own (a sha recorded in another clone
+# would cost a fetch per process, and a slow remote hangs the hook). Two switches, for
+# every git process started here (tests/test_fences.py::test_a_partial_clone_never_fetches):
+# - GIT_NO_LAZY_FETCH=1 (git 2.44 and later): a missing object is missing, no fetch starts;
+# - GIT_ALLOW_PROTOCOL set to no protocol at all (every git since 2.12): the fetch an older
+#   git starts refuses every transport at once ("transport 'file' not allowed"), before it
+#   connects or starts a remote helper, whatever protocol.*.allow the config says.
+NO_NETWORK = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": ""}
+
+
+def git_environment() -> dict[str, str]:
+    """The environment every git process gets: the caller's, with the network shut."""
+    env = dict(os.environ)
+    env.update(NO_NETWORK)
+    return env
+
+
 def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, bytes, bytes]:
     """Run ``argv``: (exit status, stdout, the first few KB of stderr)."""
     if not hasattr(os, "posix_spawnp"):  # pragma: no cover - non-POSIX
@@ -83,7 +101,8 @@ def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, 
 
         try:
             done = subprocess.run(
-                argv, cwd=cwd, input=stdin or b"", capture_output=True, check=False)
+                argv, cwd=cwd, input=stdin or b"", capture_output=True, check=False,
+                env=git_environment())
         except FileNotFoundError as exc:
             raise GitMissing("git is not installed or not on PATH") from exc
         return done.returncode, done.stdout, done.stderr[:_ERR_KEEP]
@@ -110,7 +129,7 @@ def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, 
         (os.POSIX_SPAWN_DUP2, err_w, 2),
     ]
     try:
-        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
+        pid = os.posix_spawnp(argv[0], argv, git_environment(), file_actions=actions)
     except FileNotFoundError as exc:
         for fd in (out_r, err_r, in_w):
             if fd >= 0:

@@ -4,9 +4,11 @@ kept out of commits. Each test drives the installed commands on real repositorie
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -175,3 +177,80 @@ def test_lint_flags_committed_locks(sandbox: Sandbox) -> None:
     lint = lets(sandbox, "lint")
     assert lint.returncode == 1
     assert ".lets/locks/task-main.lock: tracked by git" in lint.stdout
+
+
+# -- a partial clone never reaches the network ------------------------------------------------
+
+def _partial_clone(tmp_path: Path, spec: str) -> tuple[Sandbox, Path, str]:
+    """A ``--filter`` clone of a local bare remote, whose remote is then a helper that only
+    notes that it was started: any lazy fetch would start it."""
+    source = Sandbox(tmp_path / "source")
+    source.commit("base", age_days=1)
+    (source.path / "f.txt").write_text("content\n")
+    source.git.add("f.txt")
+    source.git.commit("-q", "-m", "file")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(source.path), str(remote)], check=True)
+    subprocess.run(["git", "-C", str(remote), "config", "uploadpack.allowFilter", "true"],
+                   check=True)
+    clone_path = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", f"--filter={spec}", f"file://{remote}",
+                    str(clone_path)], check=True)
+    unpushed = source.commit("never pushed")  # a sha recorded elsewhere: not in the clone
+    log = tmp_path / "remote-started.log"
+    helper = tmp_path / "remote.sh"
+    helper.write_text(f"#!/bin/sh\necho started >> '{log}'\nexit 1\n")
+    helper.chmod(0o755)
+    box = Sandbox(clone_path)  # git init again: an existing repository is kept as it is
+    box.git.config("protocol.ext.allow", "always")
+    box.git.config("remote.origin.url", f"ext::{helper}")
+    box.git.checkout("-q", "-b", "feat")
+    box.commit("work")
+    return box, log, unpushed
+
+
+@pytest.mark.parametrize("spec", ["blob:none", "tree:0"])
+def test_a_partial_clone_never_fetches(tmp_path: Path, spec: str) -> None:
+    box, log, unpushed = _partial_clone(tmp_path, spec)
+    # The trap is live: git itself, asked plainly for the missing object, starts the remote.
+    plain = subprocess.run(["git", "cat-file", "-e", unpushed], cwd=box.path,
+                           capture_output=True, timeout=60, check=False,
+                           env={k: v for k, v in os.environ.items()
+                                if k not in ("GIT_NO_LAZY_FETCH", "GIT_ALLOW_PROTOCOL")})
+    assert plain.returncode != 0
+    for _ in range(100):
+        if log.exists():
+            break
+        time.sleep(0.05)
+    assert log.exists(), "the helper remote was not started: the test proves nothing"
+    log.unlink()
+
+    box.write_task("feat", f"session: {unpushed} {SID}\n")
+    env = {"LETS_SESSION_ID": SID}
+    started = time.monotonic()
+    contract = box.boundary(env=env)
+    assert contract["SESSION_TRUST"] == "estimate"
+    runs = [
+        box.run("lets-session-boundary", "--json", env=env),
+        box.run("lets-hooks", "post-checkout", box.rev("main"), box.head(), "1", env=env),
+        box.run("lets-hooks", "pre-push", "origin", "ext::remote", env=env,
+                stdin=f"refs/heads/feat {box.head()} refs/heads/feat {'0' * 40}\n"),
+        box.run("lets-hooks", "status", env=env),
+        box.run("lets-session-start", "--today", "2026-11-29", "--home", str(tmp_path),
+                env=env),
+    ]
+    elapsed = time.monotonic() - started
+    assert json.loads(runs[0].stdout)["reason"] == "not a commit in this repository"
+    for done in runs:
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr
+    assert "not a commit in this repository" in runs[2].stderr  # pre-push names it
+    assert not log.exists(), "a lets-hooks command made git contact the remote"
+    assert elapsed < 15, f"{elapsed:.1f} s: something waited on the network"
+    # and a switch of branches, with the installed hook, stays instant too
+    assert box.run("lets-hooks", "install").returncode == 0
+    switched = subprocess.run(["git", "switch", "-q", "main"], cwd=box.path, env=dict(
+        os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", **env),
+        capture_output=True, text=True, timeout=60, check=False)
+    assert switched.returncode == 0, switched.stderr
+    assert not log.exists()
