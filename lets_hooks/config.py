@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_AGE_DAYS = 14
 DEFAULT_SESSION_ID_ENV = ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
+FIRST_SESSION_ID_ENV = "LETS_SESSION_ID"  # always read first, whatever a file says
+# What a repository's settings may name in session_id_env: a variable whose name ends in
+# _SESSION_ID, and not one whose value is shared by every session of a login.
+SESSION_ID_SUFFIX = "_SESSION_ID"
+SHARED_SESSION_VARIABLES = frozenset({"XDG_SESSION_ID"})
+MIN_CONFIGURED_SID = 8  # a value read through a configured variable: at least this long
 KEYS = ("merge_branch", "max_age_days", "session_id_env", "pre_push")
 
 
@@ -39,12 +45,55 @@ class Config:
         self.sources: dict[str, str] = {}  # key -> where its value came from
 
     def session_id(self, environ: Mapping[str, str]) -> str | None:
-        """The current session id: the first non-empty variable of ``session_id_env``."""
+        """The current session id: the first non-empty variable of ``session_id_env``
+        (``LETS_SESSION_ID`` always first); see ``session_id_variable``."""
+        found = self.session_id_variable(environ)
+        return None if found is None else found[1]
+
+    def session_id_variable(self, environ: Mapping[str, str]) -> tuple[str, str] | None:
+        """(variable, value) of the current session id, or None.
+
+        A variable a settings file added (not one of the defaults) counts only with a value
+        a session's id can have: the one session-id rule, and at least
+        ``MIN_CONFIGURED_SID`` characters (a terminal's or a login's number is not a work
+        session's id). A repository's files can so add a place to look, never decide over
+        ``LETS_SESSION_ID`` or turn some other value into a session id.
+        """
         for name in self.session_id_env:
             value = environ.get(name, "").strip()
-            if value:
-                return value
+            if not value:
+                continue
+            if name not in DEFAULT_SESSION_ID_ENV and not configured_sid_ok(value):
+                continue
+            return name, value
         return None
+
+
+def configured_sid_ok(value: str) -> bool:
+    """May ``value``, read through a variable a settings file named, be a session id?"""
+    from lets_hooks import state
+
+    return len(value) >= MIN_CONFIGURED_SID and state.sid_problem(value) is None
+
+
+def session_variable_problem(name: object) -> str | None:
+    """Why a settings file may not name ``name`` in session_id_env, or None."""
+    if not isinstance(name, str) or not name:
+        return "must be a list of variable names"
+    if name in SHARED_SESSION_VARIABLES:
+        return (f"{name} is shared by every session of a login, not a work session's id")
+    if not (name.endswith(SESSION_ID_SUFFIX) and len(name) > len(SESSION_ID_SUFFIX)
+            and name.isascii() and (name[0].isalpha() or name[0] == "_")
+            and all(c.isalnum() or c == "_" for c in name)):
+        return (f"{_quoted(name)} is not a session id variable (only names ending in "
+                f"{SESSION_ID_SUFFIX}, such as MY_TOOL_SESSION_ID)")
+    return None
+
+
+def _quoted(text: str) -> str:
+    from lets_hooks import files
+
+    return files.quoted(text)
 
 
 def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None) -> Config:
@@ -71,7 +120,7 @@ def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None
             if os.path.lexists(own):
                 config.problems.append(f".lets/config.toml: not read: {store.problem}")
         else:
-            table = _read_toml(own, config.problems, cache)
+            table = _read_toml(own, config.problems, cache, top)
             if table is not None:
                 layers.append((".lets/config.toml", table))
     if cache is not None:
@@ -123,9 +172,9 @@ def _shown(path: str) -> str:
     return own if path.endswith(os.sep + own) else os.path.basename(path)
 
 
-def _read_toml(path: str, problems: list[str],
-               cache: _Cache | None = None) -> dict[str, Any] | None:
-    data = _read_bytes(path, problems)
+def _read_toml(path: str, problems: list[str], cache: _Cache | None = None,
+               top: str | None = None) -> dict[str, Any] | None:
+    data = _read_bytes(path, problems, top)
     if data is None:
         return None
     return _cached(cache, path, data, problems, lambda: _parse(path, data, problems))
@@ -165,8 +214,15 @@ def _identity(path: str, data: bytes) -> tuple[int, ...] | None:
 
 
 class _Cache:
-    """``lets-config.cache`` in the git directory: path -> (identity, table, problems),
-    written with ``marshal`` (built in: nothing to import) and renamed into place."""
+    """``lets-config.cache`` in the git directory: path -> (identity, table, problems).
+
+    A file of our own format (``_encode``): a header line, the payload's length and CRC-32,
+    then the payload, in which every length is checked against the bytes that are left
+    before anything is built. A cache that does not read back whole and valid (cut short,
+    a flipped bit, a length field of gigabytes, someone else's bytes) is ignored and
+    written again; reading it never costs more than its size
+    (``tests/test_config.py::test_a_corrupt_cache_is_ignored_and_rewritten``).
+    """
 
     NAME = "lets-config.cache"
 
@@ -176,32 +232,29 @@ class _Cache:
         self.dirty = False
         from lets_hooks import files
 
-        data, _ = files.read_capped(self.path, files.MAX_BYTES)
-        if data:
-            import marshal
-
-            try:
-                loaded = marshal.loads(data)
-            except (EOFError, ValueError, TypeError):
-                loaded = None
-            if isinstance(loaded, dict):
-                self.entries = loaded
+        data, problem = files.read_capped(self.path, files.MAX_BYTES)
+        if data is None and problem is None:
+            return  # no cache yet
+        loaded = load_cache(data or b"")
+        if loaded is None:
+            self.dirty = True  # unreadable: written again, whole, on the way out
+        else:
+            self.entries = loaded
 
     def get(self, path: str, key: tuple[int, ...]
             ) -> tuple[dict[str, Any] | None, list[str]] | None:
         entry = self.entries.get(path)
         if (isinstance(entry, tuple) and len(entry) == 3 and entry[0] == key
                 and (entry[1] is None or isinstance(entry[1], dict))
-                and isinstance(entry[2], list)):
+                and isinstance(entry[2], list)
+                and all(isinstance(said, str) for said in entry[2])):
             return entry[1], list(entry[2])
         return None
 
     def put(self, path: str, key: tuple[int, ...], table: dict[str, Any] | None,
             said: list[str]) -> None:
-        import marshal
-
         try:
-            marshal.dumps(table)  # a TOML date or time cannot be kept: parse it each time
+            _encode(table, [], 0)  # a TOML date or time cannot be kept: parse it each time
         except ValueError:
             return
         self.entries[path] = (key, table, list(said))
@@ -210,14 +263,151 @@ class _Cache:
     def save(self) -> None:
         if not self.dirty:
             return
-        import marshal
-
         from lets_hooks import files
 
         try:
-            files.atomic_write(self.path, marshal.dumps(self.entries))
-        except (files.Refused, OSError, ValueError):
+            data = dump_cache(self.entries)
+        except ValueError:
+            return
+        try:
+            files.atomic_write(self.path, data)
+        except (files.Refused, OSError):
             return  # a cache that cannot be written costs a parse next time, nothing more
+
+
+# -- the cache's format ---------------------------------------------------------------------
+# b"lets-config-cache 1\n" <payload length> b" " <CRC-32 of the payload, hex> b"\n" payload.
+# A value is one tag byte then: N (None), T, F (booleans), i<decimal>; (int),
+# f<float.hex()>; (float), s<n>:<n bytes of UTF-8> (str), and l<n>: / t<n>: / d<n>:
+# followed by n values (list, tuple) or n key-value pairs (dict, keys str).
+
+CACHE_MAGIC = b"lets-config-cache 1\n"
+_MAX_DEPTH = 32
+_NUMBER = 40  # the longest decimal or hex float text a cached number may take
+
+
+def dump_cache(entries: dict[str, Any]) -> bytes:
+    """The cache file's bytes for ``entries`` (ValueError if a value cannot be kept)."""
+    import zlib
+
+    out: list[bytes] = []
+    _encode(entries, out, 0)
+    payload = b"".join(out)
+    return b"%s%d %08x\n%s" % (CACHE_MAGIC, len(payload), zlib.crc32(payload), payload)
+
+
+def load_cache(data: bytes) -> dict[str, Any] | None:
+    """The entries of a cache file, or None unless it reads back whole and valid."""
+    import zlib
+
+    if not data.startswith(CACHE_MAGIC):
+        return None
+    end = data.find(b"\n", len(CACHE_MAGIC), len(CACHE_MAGIC) + 32)
+    if end < 0:
+        return None
+    head = data[len(CACHE_MAGIC):end].split(b" ")
+    payload = data[end + 1:]
+    if (len(head) != 2 or not head[0].isdigit() or len(head[1]) != 8
+            or int(head[0]) != len(payload)):
+        return None
+    try:
+        if int(head[1], 16) != zlib.crc32(payload):
+            return None
+        value, at = _decode(payload, 0, 0)
+    except (ValueError, IndexError, UnicodeDecodeError, OverflowError, RecursionError):
+        return None
+    if at != len(payload) or not isinstance(value, dict):
+        return None
+    return value
+
+
+def _encode(value: object, out: list[bytes], depth: int) -> None:
+    if depth > _MAX_DEPTH:
+        raise ValueError("nested too deeply to keep")
+    if value is None:
+        out.append(b"N")
+    elif value is True:
+        out.append(b"T")
+    elif value is False:
+        out.append(b"F")
+    elif type(value) is int:
+        text = b"%d" % value
+        if len(text) > _NUMBER:
+            raise ValueError("number too long to keep")
+        out.append(b"i" + text + b";")
+    elif type(value) is float:
+        out.append(b"f" + value.hex().encode("ascii") + b";")
+    elif type(value) is str:
+        raw = value.encode("utf-8", "surrogatepass")
+        out.append(b"s%d:" % len(raw) + raw)
+    elif type(value) in (list, tuple):
+        assert isinstance(value, (list, tuple))
+        out.append((b"l%d:" if type(value) is list else b"t%d:") % len(value))
+        for item in value:
+            _encode(item, out, depth + 1)
+    elif type(value) is dict:
+        assert isinstance(value, dict)
+        out.append(b"d%d:" % len(value))
+        for key, item in value.items():
+            if type(key) is not str:
+                raise ValueError("a key that is not text")
+            _encode(key, out, depth + 1)
+            _encode(item, out, depth + 1)
+    else:
+        raise ValueError(f"{type(value).__name__} is not kept")
+
+
+def _count(data: bytes, at: int) -> tuple[int, int]:
+    """``<digits>:`` at ``at``: the number, and where what it counts starts."""
+    end = data.index(b":", at, at + 12)
+    digits = data[at:end]
+    if not digits.isdigit():
+        raise ValueError("not a count")
+    return int(digits), end + 1
+
+
+def _decode(data: bytes, at: int, depth: int) -> tuple[Any, int]:
+    if depth > _MAX_DEPTH:
+        raise ValueError("nested too deeply")
+    tag = data[at:at + 1]
+    at += 1
+    if tag == b"N":
+        return None, at
+    if tag == b"T":
+        return True, at
+    if tag == b"F":
+        return False, at
+    if tag in (b"i", b"f"):
+        end = data.index(b";", at, at + _NUMBER + 2)
+        text = data[at:end].decode("ascii")
+        if tag == b"i":
+            if not text.lstrip("-").isdigit():
+                raise ValueError("not a number")
+            return int(text), end + 1
+        return float.fromhex(text), end + 1
+    if tag == b"s":
+        size, at = _count(data, at)
+        if at + size > len(data):
+            raise ValueError("text runs past the end")
+        return data[at:at + size].decode("utf-8", "surrogatepass"), at + size
+    if tag in (b"l", b"t", b"d"):
+        count, at = _count(data, at)
+        if count > len(data) - at:  # every value takes a byte at least
+            raise ValueError("more values than bytes")
+        if tag == b"d":
+            table: dict[str, Any] = {}
+            for _ in range(count):
+                key, at = _decode(data, at, depth + 1)
+                if type(key) is not str:
+                    raise ValueError("a key that is not text")
+                table[key], at = _decode(data, at, depth + 1)
+            return table, at
+        items = []
+        for _ in range(count):
+            item, at = _decode(data, at, depth + 1)
+            items.append(item)
+        return (items if tag == b"l" else tuple(items)), at
+    raise ValueError("unknown tag")
 
 
 def _read_bytes(path: str, problems: list[str], top: str | None = None) -> bytes | None:
@@ -270,18 +460,29 @@ def _apply(config: Config, table: dict[str, Any], where: str) -> None:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 config.problems.append(
                     f"{where}: max_age_days: must be a whole number of days >= 0, "
-                    f"not {value!r}; ignored")
+                    f"not {_shown_value(value)}; ignored")
                 continue
             config.max_age_days = value
         elif key == "session_id_env":
             if isinstance(value, str):
                 value = [value]
-            if (not isinstance(value, list) or not value
-                    or not all(isinstance(v, str) and v for v in value)):
+            if not isinstance(value, list) or not value:
                 config.problems.append(
                     f"{where}: session_id_env: must be a list of variable names; ignored")
                 continue
-            config.session_id_env = tuple(value)
+            names = []
+            for name in value:
+                problem = session_variable_problem(name)
+                if problem is None:
+                    names.append(name)
+                else:
+                    config.problems.append(f"{where}: session_id_env: {problem}; ignored")
+            if not names:
+                continue
+            # LETS_SESSION_ID is read first whatever the file says (the environment is
+            # above every file); the file's names follow, in its order.
+            config.session_id_env = (FIRST_SESSION_ID_ENV, *(
+                n for n in dict.fromkeys(names) if n != FIRST_SESSION_ID_ENV))
         elif key == "pre_push":
             strict = value.get("strict") if isinstance(value, dict) else None
             if not isinstance(value, dict) or set(value) - {"strict"} or not isinstance(
@@ -292,15 +493,27 @@ def _apply(config: Config, table: dict[str, Any], where: str) -> None:
                 continue
             config.pre_push_strict = strict
         else:
-            config.problems.append(f"{where}: unknown key {key!r}; ignored")
+            config.problems.append(f"{where}: unknown key {_quoted(key)}; ignored")
             continue
         config.sources[key] = where
 
 
+def _shown_value(value: object) -> str:
+    from lets_hooks import files
+
+    return files.show(repr(value)[:80])
+
+
 def _branch_problem(value: object) -> str | None:
+    """Why ``value`` cannot be the merge branch: git's ref-name rules that matter here,
+    and nothing ``files.show`` would have to escape (controls, C1, bidi and invisible
+    characters: a name that prints as another name)."""
+    from lets_hooks import files
+
     if not isinstance(value, str) or not value:
         return "must be a branch name"
-    if value.startswith("-") or any(c.isspace() or c in "~^:?*[\\" or ord(c) < 32
-                                    for c in value) or ".." in value:
-        return f"{value!r} is not a valid branch name"
+    if (value.startswith("-") or any(c.isspace() or c in "~^:?*[\\" or ord(c) < 32
+                                     for c in value) or ".." in value
+            or not files.is_shown_as_is(value)):
+        return f"{files.quoted(value[:200])} is not a valid branch name"
     return None

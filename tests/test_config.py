@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -32,12 +33,13 @@ def test_defaults(tmp_path: Path) -> None:
 def test_precedence_env_over_own_file_over_pyproject(tmp_path: Path) -> None:
     write(tmp_path,
           pyproject='[tool.lets]\nmerge_branch = "py"\nmax_age_days = 5\n'
-                    'session_id_env = ["PY_SID"]\n[tool.lets.pre_push]\nstrict = true\n',
+                    'session_id_env = ["PY_SESSION_ID"]\n[tool.lets.pre_push]\nstrict = true\n',
           own='merge_branch = "own"\nmax_age_days = 7\n')
     loaded = config.load(str(tmp_path), {})
     assert loaded.merge_branch == "own"
     assert loaded.max_age_days == 7
-    assert loaded.session_id_env == ("PY_SID",)  # only pyproject sets it
+    # only pyproject sets it; LETS_SESSION_ID stays first
+    assert loaded.session_id_env == ("LETS_SESSION_ID", "PY_SESSION_ID")
     assert loaded.pre_push_strict is True
     loaded = config.load(str(tmp_path), {"LETS_MERGE_BRANCH": "env"})
     assert loaded.merge_branch == "env"
@@ -54,11 +56,76 @@ def test_pyproject_that_cannot_hold_our_table_is_not_parsed(tmp_path: Path) -> N
 
 
 def test_session_id_is_first_non_empty_variable(tmp_path: Path) -> None:
-    write(tmp_path, own='session_id_env = ["A", "B"]\n')
+    write(tmp_path, own='session_id_env = ["A_SESSION_ID", "B_SESSION_ID"]\n')
     loaded = config.load(str(tmp_path), {})
-    assert loaded.session_id({"A": "", "B": "b-id"}) == "b-id"
-    assert loaded.session_id({"A": "a-id", "B": "b-id"}) == "a-id"
+    assert loaded.problems == []
+    assert loaded.session_id({"A_SESSION_ID": "", "B_SESSION_ID": "b-id-0001"}) == "b-id-0001"
+    assert loaded.session_id({"A_SESSION_ID": "a-id-0001", "B_SESSION_ID": "b-id-0001"}
+                             ) == "a-id-0001"
     assert loaded.session_id({}) is None
+
+
+# -- what a repository ships cannot choose the session id --------------------------------------
+
+@pytest.mark.parametrize("where", ["own", "pyproject"])
+def test_the_environment_s_lets_session_id_always_wins(tmp_path: Path, where: str) -> None:
+    text = 'session_id_env = ["TOOL_SESSION_ID"]\n'
+    if where == "own":
+        write(tmp_path, own=text)
+    else:
+        write(tmp_path, pyproject="[tool.lets]\n" + text)
+    loaded = config.load(str(tmp_path), {})
+    assert loaded.problems == []
+    environ = {"LETS_SESSION_ID": "mine", "TOOL_SESSION_ID": "the-tool-s-own-id"}
+    assert loaded.session_id(environ) == "mine"
+    assert loaded.session_id({"TOOL_SESSION_ID": "the-tool-s-own-id"}) == "the-tool-s-own-id"
+
+
+@pytest.mark.parametrize("name", ["HOME", "PATH", "USER", "PWD", "SHELL", "TERM",
+                                  "XDG_SESSION_ID", "SESSION_ID", "lets_session_id",
+                                  "MY-TOOL_SESSION_ID", "A_SESSION_ID\u202e", ""])
+def test_a_committed_session_id_env_cannot_name_another_variable(tmp_path: Path,
+                                                                  name: str) -> None:
+    write(tmp_path, own=f"session_id_env = [{name!r}]\n".replace("'", '"'))
+    loaded = config.load(str(tmp_path), {})
+    assert loaded.session_id_env == config.DEFAULT_SESSION_ID_ENV
+    assert len(loaded.problems) == 1 and "session_id_env" in loaded.problems[0]
+    assert loaded.problems[0].isprintable()
+    environ = {name: "/home/someone", "HOME": "/home/someone", "XDG_SESSION_ID": "2"}
+    assert loaded.session_id(environ) is None
+
+
+def test_home_committed_as_session_id_env_never_becomes_the_id(sandbox: Sandbox) -> None:
+    """The whole way: a committed ``session_id_env = ["HOME"]``, two sessions, one $HOME:
+    the second never reads ``exact`` over the first one's commits, and $HOME is never
+    written as a session id."""
+    (sandbox.path / ".lets").mkdir()
+    (sandbox.path / ".lets" / "config.toml").write_text('session_id_env = ["HOME"]\n')
+    sandbox.git.add(".lets/config.toml")
+    sandbox.commit("settings")
+    sandbox.git.checkout("-q", "-b", "feat")
+    home = os.environ["HOME"]
+    first = sandbox.run("lets-hooks", "record", env={"LETS_SESSION_ID": "first-session"})
+    assert first.returncode == 0, first.stderr
+    task = (sandbox.path / ".lets" / "sessions" / ".task-feat").read_text()
+    assert " first-session" in task and home not in task
+    sandbox.commit("first session's work")
+    second = sandbox.boundary(env={"HOME": home})
+    assert second["SESSION_TRUST"] != "exact"
+    assert sandbox.boundary(env={"LETS_SESSION_ID": "first-session"})["SESSION_TRUST"] == "exact"
+    no_id = sandbox.run("lets-hooks", "record", env={"HOME": home})
+    assert home not in (sandbox.path / ".lets" / "sessions" / ".task-feat").read_text()
+    assert "session_id_env" in no_id.stderr
+
+
+def test_a_value_a_configured_variable_holds_must_be_a_session_s_id(tmp_path: Path) -> None:
+    write(tmp_path, own='session_id_env = ["TOOL_SESSION_ID"]\n')
+    loaded = config.load(str(tmp_path), {})
+    for value in ("2", "c1", "has blank", "zero\u200bwidth", "x" * 201):
+        assert loaded.session_id({"TOOL_SESSION_ID": value}) is None, value
+    assert loaded.session_id({"TOOL_SESSION_ID": "0f3c9a7e-1"}) == "0f3c9a7e-1"
+    # the defaults are the user's own environment: taken as they are
+    assert config.load(str(tmp_path), {}).session_id({"LETS_SESSION_ID": "s"}) == "s"
 
 
 @pytest.mark.parametrize(("text", "needle"), [
@@ -69,6 +136,11 @@ def test_session_id_is_first_non_empty_variable(tmp_path: Path) -> None:
     ("session_id_env = 3\n", "session_id_env: must be a list"),
     ("[pre_push]\nstrict = 'yes'\n", "pre_push: expected a table"),
     ("colour = 1\n", "unknown key 'colour'"),
+    ('merge_branch = "ma\\u009bin"\n', "merge_branch: 'ma\\x9bin' is not a valid branch name"),
+    ('merge_branch = "ma\\u202ein"\n', "merge_branch: 'ma\\u202ein' is not a valid branch name"),
+    ('merge_branch = "ma\\u2066in"\n', "merge_branch: 'ma\\u2066in' is not a valid"),
+    ('merge_branch = "ma\\u200bin"\n', "merge_branch: 'ma\\u200bin' is not a valid"),
+    ('"\\u001b]0;title\\u0007" = 1\n', "unknown key '\\x1b]0;title\\x07'"),
 ])
 def test_bad_values_are_one_line_naming_file_and_key(tmp_path: Path, text: str,
                                                      needle: str) -> None:
@@ -195,3 +267,115 @@ def test_a_table_holding_a_date_is_parsed_each_time(sandbox: Sandbox) -> None:
     loaded = config.load(top, {}, git_dir)
     assert loaded.max_age_days == 4 and any("unknown key 'when'" in p for p in loaded.problems)
     assert config.load(top, {}, git_dir).max_age_days == 4
+
+
+def test_a_corrupt_five_byte_cache_is_ignored_and_rewritten(sandbox: Sandbox) -> None:
+    """The five bytes that once made every command ask for gigabytes: a list of 2**31."""
+    top, git_dir = str(sandbox.path), str(sandbox.path / ".git")
+    write(sandbox.path, own="max_age_days = 3\n")
+    cache = sandbox.path / ".git" / "lets-config.cache"
+    cache.write_bytes(b"[\xff\xff\xff\x7f")
+    loaded = config.load(top, {}, git_dir)
+    assert (loaded.max_age_days, loaded.problems) == (3, [])
+    assert config.load_cache(cache.read_bytes()) is not None  # rewritten, whole
+    done = sandbox.run("lets-hooks", "status")
+    assert done.returncode == 0 and "MemoryError" not in done.stderr
+
+
+def _valid_cache(sandbox: Sandbox) -> bytes:
+    top, git_dir = str(sandbox.path), str(sandbox.path / ".git")
+    write(sandbox.path, pyproject='[tool.lets]\nmerge_branch = "trunk"\n',
+          own='max_age_days = 3\nsession_id_env = ["T_SESSION_ID"]\n[pre_push]\nstrict = true\n')
+    config.load(top, {}, git_dir)
+    data = (sandbox.path / ".git" / "lets-config.cache").read_bytes()
+    assert config.load_cache(data) is not None
+    return data
+
+
+@st.composite
+def corruptions(draw: st.DrawFn, data: bytes) -> bytes:
+    kind = draw(st.sampled_from(["cut", "flip", "splice", "length", "payload"]))
+    if kind == "cut":
+        return data[:draw(st.integers(0, len(data) - 1))]
+    if kind == "flip":
+        at = draw(st.integers(0, len(data) - 1))
+        bit = 1 << draw(st.integers(0, 7))
+        return data[:at] + bytes([data[at] ^ bit]) + data[at + 1:]
+    if kind == "splice":
+        at = draw(st.integers(0, len(data)))
+        return data[:at] + draw(st.binary(min_size=1, max_size=16)) + data[at:]
+    if kind == "length":  # a header claiming a huge payload
+        head, _, payload = data.partition(b"\n")[2].partition(b"\n")
+        size = draw(st.sampled_from([2**31 - 1, 2**32, 10**18, len(payload) + 1]))
+        return config.CACHE_MAGIC + b"%d " % size + head.split(b" ")[1] + b"\n" + payload
+    # a payload whose counts claim gigabytes, under a checksum that matches it: only the
+    # format's own checks stand between it and an allocation
+    import zlib
+
+    payload = data.partition(b"\n")[2].partition(b"\n")[2]
+    count = draw(st.sampled_from([b"2147483647", b"4294967296", b"99999999999"]))
+    tag = draw(st.sampled_from([b"l", b"t", b"d", b"s"]))
+    at = draw(st.integers(0, len(payload)))
+    bad = payload[:at] + tag + count + b":" + payload[at:]
+    return config.CACHE_MAGIC + b"%d %08x\n" % (len(bad), zlib.crc32(bad)) + bad
+
+
+def test_a_corrupt_cache_is_ignored_and_rewritten(sandbox: Sandbox) -> None:
+    """Random corruptions of a real cache (cut short, a flipped bit, bytes spliced in, a
+    length field of gigabytes, counts of gigabytes under a matching checksum): every load
+    reads the files' true settings, never raises, and leaves a cache that reads back."""
+    good = _valid_cache(sandbox)
+    top, git_dir = str(sandbox.path), str(sandbox.path / ".git")
+    cache = sandbox.path / ".git" / "lets-config.cache"
+    expected = config.load(top, {}, git_dir)
+    want = (expected.merge_branch, expected.max_age_days, expected.pre_push_strict,
+            expected.session_id_env, expected.problems)
+    assert want[:3] == ("trunk", 3, True)
+
+    @settings(max_examples=300, deadline=None)
+    @given(corruptions(good))
+    def check(bad: bytes) -> None:
+        cache.write_bytes(bad)
+        loaded = config.load(top, {}, git_dir)
+        assert (loaded.merge_branch, loaded.max_age_days, loaded.pre_push_strict,
+                loaded.session_id_env, loaded.problems) == want
+        assert config.load_cache(cache.read_bytes()) is not None
+
+    check()
+
+
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats()
+    | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                               max_size=4),
+    max_leaves=20))
+@settings(max_examples=200, deadline=None)
+def test_the_cache_format_reads_back_what_it_wrote(value: object) -> None:
+    entries = {"/a/.lets/config.toml": ((1, 2, 3), {"k": value}, ["said"])}
+    back = config.load_cache(config.dump_cache(entries))
+    assert back is not None
+    assert repr(back) == repr(entries)  # repr: NaN is not equal to itself
+
+
+def test_a_config_toml_link_out_of_the_repository_is_not_read(sandbox: Sandbox,
+                                                              tmp_path: Path) -> None:
+    """A committed .lets/config.toml that links to a file of whoever clones: not read,
+    nothing of it printed; the same fence as pyproject.toml's."""
+    private = tmp_path / "private.toml"
+    private.write_text('merge_branch = "secret-value-1234"\nmax_age_days = 2\n')
+    (sandbox.path / ".lets").mkdir()
+    (sandbox.path / ".lets" / "config.toml").symlink_to(private)
+    (sandbox.path / "pyproject.toml").symlink_to(private)
+    loaded = config.load(str(sandbox.path), {}, str(sandbox.path / ".git"))
+    assert loaded.merge_branch is None and loaded.max_age_days == 14
+    assert any(p.startswith(".lets/config.toml: ") and "leads out of" in p
+               for p in loaded.problems)
+    assert not any("secret-value" in p for p in loaded.problems)
+    done = sandbox.run("lets-session-boundary")
+    assert "secret-value" not in done.stdout + done.stderr
+    # a link that stays inside the work tree is read
+    (sandbox.path / "settings.toml").write_text("max_age_days = 5\n")
+    (sandbox.path / ".lets" / "config.toml").unlink()
+    (sandbox.path / ".lets" / "config.toml").symlink_to(sandbox.path / "settings.toml")
+    assert config.load(str(sandbox.path), {}).max_age_days == 5
