@@ -318,10 +318,10 @@ def _merge_branch(repo: Repo, where: Location, settings: Config, found: Diagnosi
 
 def _session_id(settings: Config, environ: Mapping[str, str], found: Diagnosis) -> None:
     names = settings.session_id_env
-    for name in names:
-        if environ.get(name, "").strip():
-            found.add("session id", OK, f"{name} is set")
-            return
+    found_id = settings.session_id_variable(environ)
+    if found_id is not None:
+        found.add("session id", OK, f"{found_id[0]} is set")
+        return
     found.add("session id", WARN, f"none of {', '.join(names)} is set, so no boundary is "
               "ever exact (only prior-session or estimate)",
               f"export {names[0]}=<an id for this session> in the session's environment")

@@ -509,11 +509,11 @@ def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | 
             if len(new) > MAX_BYTES:
                 raise StateError(f"{_shown(path)} would grow past the {MAX_BYTES >> 20} MiB "
                                  "limit for a task file - not changed")
+            refuse_tracked(store, path)
             files.atomic_write(path, new, shown=_shown(path))
     except files.Refused as exc:
         raise StateError(str(exc)) from exc
-    if fresh:
-        _keep_out_of_commits(store)
+    keep_out_of_commits(store, fresh)
     return True
 
 
@@ -568,16 +568,54 @@ def _prepare(store: Store) -> bool:
     return fresh
 
 
-def _keep_out_of_commits(store: Store) -> None:
-    """After ``.lets`` was first made: add ``.lets/`` to the common ``info/exclude`` unless
-    git already ignores it. Best effort: the state was written either way."""
+# What info/exclude lines already keep state out of commits (with or without the leading
+# slash, with or without the trailing one).
+_ALL_LINES = frozenset({b".lets/", b".lets", b"/.lets/", b"/.lets", b".lets/*", b"/.lets/*"})
+_FOLDERS = ("sessions", "locks")
+
+
+def _lines_for(folder: str) -> frozenset[bytes]:
+    name = b".lets/" + folder.encode("ascii")
+    return frozenset({name, name + b"/", b"/" + name, b"/" + name + b"/", name + b"/*",
+                      b"/" + name + b"/*"})
+
+
+def refuse_tracked(store: Store, path: str) -> None:
+    """Raise ``StateError`` (one line) when git tracks the state file at ``path``: a file
+    that came with the repository is not this work tree's state, and writing it would put
+    a session's id into the next commit. Every writer of a state file calls this before
+    it writes (``tests/test_fences.py::test_a_tracked_state_file_is_never_written``).
+    When git cannot say, the write goes on (git's own failure is said elsewhere)."""
+    from lets_hooks.repo import GitError, Repo
+
+    rel = os.path.relpath(path, store.top).replace(os.sep, "/")
+    repo = Repo(store.top, store.repo.git if store.repo is not None else "git")
+    try:
+        tracked = repo.tracked(rel)
+    except GitError:
+        return
+    if rel in tracked:
+        shown = files.show(rel)
+        raise StateError(
+            f"{shown} is tracked by git (it came with the repository) - not written: session "
+            f"state is per work tree; 'git rm --cached {shown}' keeps it out of commits")
+
+
+def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
+    """After a state file was written: make sure git ignores ``.lets/sessions/`` and
+    ``.lets/locks/``, whenever a write happens, not only when ``.lets`` is new (a team that
+    commits ``.lets/config.toml`` ships ``.lets`` in every clone). Lines already in the
+    common ``info/exclude`` answer without git; otherwise git is asked whether it ignores
+    the folders already (a ``.gitignore`` rule), and what it does not is added: ``.lets/``
+    when ``.lets`` was new (``fresh``), else the two folders, so a committed settings file
+    can still be changed and committed. Best effort: the state was written either way."""
     from lets_hooks.repo import GitError, Repo
 
     repo = Repo(store.top, store.repo.git if store.repo is not None else "git")
+    common = _common_dir(store.top)
     try:
-        if repo.is_ignored(".lets/"):
-            return
-        common = repo.common_dir()
+        if common is None:
+            common = repo.common_dir()
     except GitError:
         return
     info = os.path.join(common, "info")
@@ -586,16 +624,53 @@ def _keep_out_of_commits(store: Store) -> None:
     if problem is not None:
         return
     old = data or b""
-    if any(line.strip() in (b".lets/", b".lets", b"/.lets/", b"/.lets")
-           for line in files.lines(old)):
+    present = {line.strip() for line in files.lines(old)}
+    if present & _ALL_LINES:
         return
+    missing = [f for f in _FOLDERS if not present & _lines_for(f)]
+    try:
+        missing = [f for f in missing if not repo.is_ignored(f".lets/{f}/")]
+    except GitError:
+        return
+    if not missing:
+        return
+    if fresh and len(missing) == len(_FOLDERS):
+        add = b".lets/\n"
+    else:
+        add = b"".join(b".lets/" + f.encode("ascii") + b"/\n" for f in missing)
     sep = b"" if not old or old.endswith(b"\n") else b"\n"
-    new = old + sep + b"# lets-hooks: per-work-tree session state\n.lets/\n"
+    new = old + sep + b"# lets-hooks: per-work-tree session state\n" + add
     try:
         os.makedirs(info, exist_ok=True)
         files.atomic_write(path, new, mode=None, shown="info/exclude")
     except (OSError, files.Refused):
         return
+
+
+def _common_dir(top: str) -> str | None:
+    """The common git directory of the work tree at ``top``, read from the files git keeps
+    (``.git``, a ``gitdir:`` file, ``commondir``) without starting git; None when they do
+    not say plainly (git is asked then)."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_COMMON_DIR"):
+        return None
+    dot_git = os.path.join(top, ".git")
+    if os.path.isdir(dot_git) and not os.path.islink(dot_git):
+        git_dir = dot_git
+    else:
+        data, _ = files.read_capped(dot_git, 4096)
+        if data is None or not data.startswith(b"gitdir: "):
+            return None
+        text = data[len(b"gitdir: "):].rstrip(b"\r\n").decode("utf-8", "surrogateescape")
+        if not text or "\n" in text:
+            return None
+        git_dir = os.path.join(top, text)
+    pointer, _ = files.read_capped(os.path.join(git_dir, "commondir"), 4096)
+    if pointer is None:
+        return git_dir
+    text = pointer.rstrip(b"\r\n").decode("utf-8", "surrogateescape")
+    if not text or "\n" in text:
+        return None
+    return os.path.normpath(os.path.join(git_dir, text))
 
 
 def _after_name(problem: str, name: str) -> str:

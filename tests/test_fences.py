@@ -169,6 +169,83 @@ def test_a_linked_work_tree_writes_the_common_exclude(sandbox: Sandbox, tmp_path
     assert ".lets/" in (sandbox.path / ".git" / "info" / "exclude").read_text().splitlines()
 
 
+def _git(box: Sandbox, *args: str, sid: str | None = None) -> str:
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    if sid is not None:
+        env["LETS_SESSION_ID"] = sid
+    done = subprocess.run(["git", *args], cwd=box.path, capture_output=True, text=True,
+                          check=True, env=env)
+    return done.stdout + done.stderr
+
+
+def _staged_after_add_all(box: Sandbox) -> list[str]:
+    _git(box, "add", "-A")
+    return _git(box, "diff", "--cached", "--name-only").splitlines()
+
+
+def test_a_committed_config_toml_still_keeps_state_out_of_commits(sandbox: Sandbox,
+                                                                  tmp_path: Path) -> None:
+    """A team commits .lets/config.toml (where SPEC puts settings): every clone has .lets
+    already, so 'the first write' never comes; each write still excludes the state."""
+    sandbox.commit("base")
+    (sandbox.path / ".lets").mkdir()
+    (sandbox.path / ".lets" / "config.toml").write_text("max_age_days = 10\n")
+    _git(sandbox, "add", ".lets/config.toml")
+    _git(sandbox, "commit", "-q", "-m", "settings")
+    clone_path = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(sandbox.path), str(clone_path)], check=True)
+    clone = Sandbox(clone_path)
+    assert lets(clone, "install").returncode == 0
+    _git(clone, "switch", "-q", "-c", "feat")  # post-checkout records
+    assert lets(clone, "record", "--sid", SID).returncode == 0
+    assert (clone.path / ".lets" / "sessions" / ".task-feat").exists()
+    exclude = (clone.path / ".git" / "info" / "exclude").read_text().splitlines()
+    assert ".lets/sessions/" in exclude and ".lets/locks/" in exclude
+    assert ".lets/" not in exclude  # the settings file can still be changed and committed
+    assert _staged_after_add_all(clone) == []
+    (clone.path / ".lets" / "config.toml").write_text("max_age_days = 11\n")
+    assert _staged_after_add_all(clone) == [".lets/config.toml"]
+    # written again, not added twice
+    assert lets(clone, "record", "--sid", "another-session").returncode == 0
+    again = (clone.path / ".git" / "info" / "exclude").read_text().splitlines()
+    assert again.count(".lets/sessions/") == 1
+
+
+def test_every_write_excludes_not_only_the_first(sandbox: Sandbox) -> None:
+    sandbox.commit("base")
+    assert lets(sandbox, "record", "--sid", SID).returncode == 0
+    exclude = sandbox.path / ".git" / "info" / "exclude"
+    exclude.write_text("# emptied by someone\n")
+    assert lets(sandbox, "record", "--sid", "next-session").returncode == 0
+    assert ".lets/sessions/" in exclude.read_text().splitlines()
+    assert _staged_after_add_all(sandbox) == []
+
+
+def test_a_tracked_state_file_is_never_written(sandbox: Sandbox) -> None:
+    """A task file that came with the repository: record, post-checkout and post-rewrite
+    leave it byte for byte and say so in one line; the hooks still exit 0."""
+    base = sandbox.commit("base")
+    sandbox.git.checkout("-q", "-b", "feat")
+    shipped = f"task: shipped\nsession: {base} someone-elses-session\n".encode()
+    task = sandbox.write_task("feat", shipped)
+    _git(sandbox, "add", "-f", ".lets/sessions/.task-feat")
+    _git(sandbox, "commit", "-q", "-m", "oops, state committed")
+    assert lets(sandbox, "install").returncode == 0
+    recorded = lets(sandbox, "record", "--sid", SID)
+    assert recorded.returncode != 0
+    said = [line for line in recorded.stderr.splitlines() if line.strip()]
+    assert len(said) == 1 and "tracked by git" in said[0] and "git rm --cached" in said[0]
+    _git(sandbox, "switch", "-q", "main", sid=SID)
+    switched = _git(sandbox, "switch", "-q", "feat", sid=SID)  # a new session: would record
+    said = [line for line in switched.splitlines() if line.strip()]
+    assert len(said) == 1 and "tracked by git" in said[0], switched
+    _git(sandbox, "commit", "-q", "--allow-empty", "-m", "work", sid=SID)
+    _git(sandbox, "commit", "-q", "--amend", "--allow-empty", "-m", "work again", sid=SID)
+    _git(sandbox, "rebase", "-q", "--force-rebase", "HEAD~2", sid=SID)
+    assert task.read_bytes() == shipped
+    assert _git(sandbox, "status", "--porcelain") == ""
+
+
 def test_lint_flags_committed_locks(sandbox: Sandbox) -> None:
     locks = sandbox.path / ".lets" / "locks"
     locks.mkdir(parents=True)
