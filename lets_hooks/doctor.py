@@ -330,6 +330,8 @@ def _session_id(settings: Config, environ: Mapping[str, str], found: Diagnosis) 
 def _ignored(repo: Repo, top: str, found: Diagnosis) -> None:
     if repo.is_ignored(".lets/"):
         found.add(".lets/", OK, "ignored by git")
+    elif repo.is_ignored(".lets/sessions/") and repo.is_ignored(".lets/locks/"):
+        found.add(".lets/", OK, ".lets/sessions/ and .lets/locks/ ignored by git")
     elif os.path.lexists(os.path.join(top, ".lets")):
         found.add(".lets/", WARN, "not ignored: git add -A would commit the session state",
                   "add .lets/ to .gitignore or .git/info/exclude")

@@ -209,6 +209,9 @@ def test_a_committed_config_toml_still_keeps_state_out_of_commits(sandbox: Sandb
     assert lets(clone, "record", "--sid", "another-session").returncode == 0
     again = (clone.path / ".git" / "info" / "exclude").read_text().splitlines()
     assert again.count(".lets/sessions/") == 1
+    doctor = lets(clone, "doctor").stdout
+    assert any(line.startswith("ok") and ".lets/sessions/ and .lets/locks/ ignored" in line
+               for line in doctor.splitlines()), doctor
 
 
 def test_every_write_excludes_not_only_the_first(sandbox: Sandbox) -> None:
