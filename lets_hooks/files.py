@@ -244,6 +244,7 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
         discard(tmp)
         raise Refused(why(exc, f"cannot write {label}")) from exc
     sync_folder(folder or ".")
+    sweep_temporaries(folder or ".", name)
 
 
 def _temp_sibling(folder: str, name: str, label: str) -> tuple[str, int]:
@@ -258,6 +259,66 @@ def _temp_sibling(folder: str, name: str, label: str) -> tuple[str, int]:
         except OSError as exc:
             raise Refused(why(exc, f"cannot write beside {label}")) from exc
     raise Refused(f"cannot find a free temporary name beside {label}")
+
+
+STALE_SECONDS = 60.0  # a temporary file this old was left by a writer that died
+
+
+def sweep_temporaries(folder: str, name: str, now: float | None = None) -> int:
+    """Remove the temporary files killed writers left beside ``name``
+    (``<name>.<digits>.tmp``): those whose writer is gone (ours carry their writer's
+    process id times 1000 plus a count in the digits) and those older than
+    ``STALE_SECONDS`` (a write takes milliseconds). Called by every writer after its own
+    rename; a writer of a state file does it under the file's lock, where no other
+    writer's temporary file can be in use. Returns how many were removed; never raises.
+    (``tests/test_faults.py::test_temporary_files_of_killed_writers_are_swept``)"""
+    import time
+
+    prefix = name + "."
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return 0
+    removed = 0
+    clock = time.time() if now is None else now
+    for entry in entries:
+        if not (entry.startswith(prefix) and entry.endswith(".tmp")):
+            continue
+        digits = entry[len(prefix):-4]
+        if not digits.isdigit() or not digits.isascii():
+            continue
+        path = os.path.join(folder, entry)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if clock - info.st_mtime < STALE_SECONDS and _writer_alive(int(digits)):
+            continue
+        try:
+            os.unlink(path)
+            removed += 1
+        except OSError:
+            continue
+    return removed
+
+
+def _writer_alive(digits: int) -> bool:
+    """Could the writer of ``<name>.<digits>.tmp`` still be running? Ours put their process
+    id times 1000 in the digits; another writer's digits may be its process id; anything
+    else cannot be told, so counts as alive (only age removes it)."""
+    found = False
+    for pid in (digits // 1000, digits):
+        if not 0 < pid < 1 << 22:  # no process id is this large (Linux's pid_max)
+            continue
+        found = True
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        except OSError:
+            return True  # it exists (another user's process)
+        return True
+    return not found
 
 
 def discard(path: str) -> None:

@@ -130,6 +130,51 @@ def test_sigkill_at_random_points_leaves_old_or_new_content(sandbox: Sandbox) ->
                                           and n.endswith(".tmp")) for n in names)
     assert state.write_session_line(top, "feat/kill", values[0], "after")
     assert state.read_recorded(top, "feat/kill").sid == "after"
+    # ... and the next write, under the lock, swept every one of them
+    assert os.listdir(state.sessions_dir(top)) == [".task-feat-kill"]
+
+
+STOP_BEFORE_RENAME = r"""
+import os, sys, time
+from lets_hooks import state
+def stop(src, dst):
+    sys.stdout.write("T"); sys.stdout.flush()
+    time.sleep(600)
+os.replace = stop
+state.write_session_line(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4])
+"""
+
+
+def test_temporary_files_of_killed_writers_are_swept(sandbox: Sandbox) -> None:
+    """Writers SIGKILLed after writing their temporary file and before renaming it: the
+    next writer removes what they left, under the lock; a young temporary file of a live
+    writer is left alone until it is stale."""
+    top = str(sandbox.path)
+    base = sandbox.commit("base")
+    sandbox.git.checkout("-q", "-b", "feat")
+    assert lets(sandbox, "record", "--sid", SID).returncode == 0
+    sessions = Path(state.sessions_dir(top))
+    for n in range(5):
+        child = subprocess.Popen([sys.executable, "-c", STOP_BEFORE_RENAME, top, "feat", base,
+                                  f"killed-{n}"], stdout=subprocess.PIPE)
+        assert child.stdout is not None
+        assert child.stdout.read(1) == b"T"  # its temporary file is written and synced
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    left = sorted(n for n in os.listdir(sessions) if n.endswith(".tmp"))
+    assert len(left) == 5 and all(n.startswith(".task-feat.") for n in left)
+    live = sessions / f".task-feat.{os.getpid() * 1000}.tmp"  # a writer still running
+    live.write_bytes(b"in progress")
+    foreign = sessions / ".task-feat.4242.tmp"  # another tool's name, writer unknown
+    foreign.write_bytes(b"old")
+    old = time.time() - 3600
+    os.utime(foreign, (old, old))
+    assert lets(sandbox, "record", "--sid", OTHER).returncode == 0
+    assert sorted(n for n in os.listdir(sessions) if n.endswith(".tmp")) == [live.name]
+    assert state.read_recorded(top, "feat").sid == OTHER  # the killed writers changed nothing
+    os.utime(live, (old, old))  # stale now: its writer would have finished long ago
+    assert lets(sandbox, "record", "--sid", SID).returncode == 0
+    assert [n for n in os.listdir(sessions) if n.endswith(".tmp")] == []
 
 
 # -- twenty writers at once ----------------------------------------------------------------
