@@ -24,6 +24,7 @@ import os
 
 TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
 if TYPE_CHECKING:
+    import re
     from collections.abc import Iterator
 
 MAX_BYTES = 1 << 20  # the one limit for a state file: the reader, the writer and lint
@@ -444,7 +445,7 @@ def show(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    if all(_plain(c) for c in text):
+    if text.isprintable() and not _invisible_letters().search(text):
         return text
     return "".join(c if _plain(c) else c.encode("unicode_escape").decode("ascii")
                    for c in text)
@@ -453,6 +454,19 @@ def show(text: str) -> str:
 def _plain(c: str) -> bool:
     return c.isprintable() and c not in _INVISIBLE and not (
         _INVISIBLE_LOW <= ord(c) <= _INVISIBLE_HIGH)
+
+
+_LETTERS: list[re.Pattern[str]] = []
+
+
+def _invisible_letters() -> re.Pattern[str]:
+    """``_INVISIBLE`` as a pattern (compiled on first use: most text is plain ASCII)."""
+    if not _LETTERS:
+        import re
+
+        _LETTERS.append(re.compile("[" + "".join(sorted(_INVISIBLE))
+                                   + chr(_INVISIBLE_LOW) + "-" + chr(_INVISIBLE_HIGH) + "]"))
+    return _LETTERS[0]
 
 
 def show_text(text: str) -> str:

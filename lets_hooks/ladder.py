@@ -66,7 +66,7 @@ class Boundary:
             f"SESSION_BOUNDARY={self.boundary or 'none'}",
             f"SESSION_TRUST={self.trust}",
             f"SESSION_COMMITS={'unknown' if self.commits is None else self.commits}",
-            f"SESSION_RANGE_DESC={self.desc}",
+            f"SESSION_RANGE_DESC={files.show(self.desc)}",
         ]
 
     def as_dict(self) -> dict[str, object]:
@@ -74,13 +74,14 @@ class Boundary:
             "boundary": self.boundary,
             "trust": self.trust,
             "commits": self.commits,
-            "desc": self.desc,
-            "notes": list(self.notes),
-            "reason": self.reason,
+            "desc": files.show(self.desc),
+            "notes": [files.show(n) for n in self.notes],
+            "reason": None if self.reason is None else files.show(self.reason),
             "branch": None if self.branch is None else files.shown(self.branch),
             "head": self.head,
             "recorded": self.recorded,
-            "merge_branch": self.merge_branch,
+            "merge_branch": None if self.merge_branch is None else files.show(
+                self.merge_branch),
             "excluded": self.excluded,
         }
 
@@ -274,7 +275,8 @@ def _claimed_trust(recorded: state.Recorded, session_id: str | None, notes: list
         return PRIOR
     if recorded.approx:
         notes.append(f"the boundary was placed by a history rewrite that could not keep the "
-                     f"session's commits apart ({recorded.approx}): the count is best-effort")
+                     f"session's commits apart ({files.show(recorded.approx)}): the count is "
+                     "best-effort")
         return PRIOR
     return EXACT
 
@@ -360,10 +362,11 @@ def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
     if recorded.recorded_at is not None:
         stamp = state.parse_stamp(recorded.recorded_at)
         if stamp is None:
-            facts.notes.append(f"session-recorded time {recorded.recorded_at!r} cannot be "
-                               "read; the commit's own time is used")
+            facts.notes.append(f"session-recorded time {files.quoted(recorded.recorded_at)} "
+                               "cannot be read; the commit's own time is used")
         elif stamp - facts.now > FUTURE_SLACK:
-            facts.notes.append(f"session-recorded time {recorded.recorded_at} is ahead of "
+            facts.notes.append(f"session-recorded time {files.show(recorded.recorded_at)} is "
+                               "ahead of "
                                "the clock by more than a day; the commit's own time is used")
         else:
             since = stamp

@@ -12,7 +12,11 @@ checks, in order:
    global file answering a per-branch question);
 3. a task file's session line, or a legacy slugged file's sha, is malformed, or the
    file cannot be read as a plain file (a symbolic link is refused, never followed);
-4. a memory file that ``lets-session-start`` reads does not parse.
+4. a memory file that ``lets-session-start`` reads does not parse;
+5. a file the summary reads (the handoff, the context log, the lessons, MEMORY.md) holds
+   control or invisible characters: a terminal escape sequence (colours, a title change,
+   an OSC 52 clipboard write), a bidi override, text a person cannot see but a model reads.
+   The summary shows them escaped (``files.show``); lint says where they are.
 
 Every path shown is escaped so that no file name can forge an extra output line.
 """
@@ -49,7 +53,7 @@ class Finding:
         self.problem = problem
 
     def __str__(self) -> str:
-        return f"{shown(self.path)}: {self.problem}"
+        return f"{shown(self.path)}: {shown(self.problem)}"
 
     def __repr__(self) -> str:
         return f"Finding({self.path!r}, {self.problem!r})"
@@ -71,6 +75,7 @@ def lint(repo: Repo, top: str, git_dir: str | None = None) -> list[Finding]:
     else:
         findings += state_files(state.Store(top))
     findings += memory_files(top, git_dir)
+    findings += hidden_text(top, git_dir)
     return findings
 
 
@@ -200,6 +205,41 @@ def memory_files(top: str, git_dir: str | None = None) -> list[Finding]:
     for warning in warnings:
         path, sep, problem = warning.partition(": ")
         found.append(Finding(path, problem) if sep else Finding(".", warning))
+    return found
+
+
+# -- 5. text the summary would have to escape ------------------------------------------------
+
+def hidden_text(top: str, git_dir: str | None = None) -> list[Finding]:
+    """One finding per file the summary reads that holds characters ``files.show`` escapes
+    (tabs, CRLF line ends and a leading byte-order mark are fine). Read behind the same
+    fence and limit as the summary's readers, which report what cannot be read."""
+    from lets_hooks import files
+    from lets_hooks.summary.interventions import MAX_FILE_BYTES
+    from lets_hooks.summary.sources import CONTEXT_LOG, HANDOFF, LESSONS, MEMORY_INDEX
+
+    found = []
+    for relative in (HANDOFF, CONTEXT_LOG, LESSONS, MEMORY_INDEX):
+        data, _ = files.read_inside(top, relative, MAX_FILE_BYTES, git_dir)
+        if not data:
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # not text: the file's reader says so, once
+        bad: list[tuple[int, str]] = []
+        for number, line in enumerate(text.removeprefix("\ufeff").split("\n"), 1):
+            line = line.removesuffix("\r").replace("\t", " ")
+            if not files.is_shown_as_is(line):
+                bad.append((number, line))
+        if bad:
+            number, line = bad[0]
+            first = next(c for c in line if not files.is_shown_as_is(c))
+            more = f" (and {len(bad) - 1} more lines)" if len(bad) > 1 else ""
+            found.append(Finding(relative, (
+                f"line {number}{more}: control or invisible characters ({files.show(first)} "
+                "first): a terminal escape sequence, a bidi control or text a reader cannot "
+                "see; the summary shows them escaped - remove them")))
     return found
 
 

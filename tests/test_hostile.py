@@ -808,3 +808,73 @@ def test_config_file_that_is_a_symlink_to_a_fifo_does_not_hang(sandbox: Sandbox,
     assert f"{where}: not a regular file" in done.stderr
     hook = lets_hooks(sandbox, "post-checkout", "0" * 40, sandbox.head(), "1")
     assert hook.returncode == 0
+
+
+# -- terminal escapes: what a file, a name or a setting holds is shown, never obeyed ----------
+
+OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # a clipboard write
+TITLE = "\x1b]0;all good\x07"  # a window title change
+FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e"
+                       "\u2066-\u2069\ufeff\u3164]")
+
+
+def _terminal_safe(text: bytes) -> str | None:
+    decoded = text.decode("utf-8", "surrogateescape")
+    found = FORBIDDEN.search(decoded)
+    return None if found is None else ascii(decoded[max(0, found.start() - 30):found.end() + 30])
+
+
+def test_terminal_escapes_never_reach_the_terminal(sandbox: Sandbox, tmp_path: Path) -> None:
+    """A branch named with a C1 control and U+202E, a task file whose session-recorded time
+    carries OSC 52 and a title change (and is read as ahead of the clock), a configured
+    merge_branch holding U+202E and one holding a zero-width space: every command's stdout
+    and stderr hold none of it raw, and the notes still say what they are about."""
+    start = sandbox.commit("base")
+    branch = "feat\u202etxt.exe\u009b31m"
+    on_branch(sandbox, branch)
+    sandbox.commit("work")
+    sandbox.write_task(branch.replace("/", "-"), (
+        f"session: {start} {SID}\n"
+        f"session-recorded: {start} 2099-01-01T00:00:00.{OSC52}{TITLE}Z\n").encode())
+    (sandbox.path / ".lets" / "config.toml").write_text(
+        'merge_branch = "ma\\u202ein"\nmax_age_days = 30\n'
+        '"\\u001b[2J" = 1\n')
+    env = {"LETS_SESSION_ID": SID}
+    runs = {
+        "boundary": subprocess.run([str(BIN / "lets-session-boundary")], cwd=sandbox.path,
+                                   env=dict(os.environ, **env), capture_output=True,
+                                   check=False, timeout=120),
+        "boundary --json": subprocess.run([str(BIN / "lets-session-boundary"), "--json"],
+                                          cwd=sandbox.path, env=dict(os.environ, **env),
+                                          capture_output=True, check=False, timeout=120),
+        "status": lets_hooks(sandbox, "status", env=env),
+        "status --json": lets_hooks(sandbox, "status", "--json", env=env),
+        "doctor": lets_hooks(sandbox, "doctor", env=env),
+        "record": lets_hooks(sandbox, "record", env=env),
+        "post-checkout": lets_hooks(sandbox, "post-checkout", start, sandbox.head(), "1",
+                                    env=env),
+        "pre-push": lets_hooks(sandbox, "pre-push", "origin", "/nowhere", env=env,
+                               stdin=f"refs/heads/{branch} {sandbox.head()} "
+                                     f"refs/heads/{branch} {'0' * 40}\n"),
+        "lint": lets_hooks(sandbox, "lint", env=env),
+    }
+    for name, done in runs.items():
+        for stream in (done.stdout, done.stderr):
+            assert _terminal_safe(stream) is None, (name, _terminal_safe(stream))
+        assert b"Traceback" not in done.stderr, name
+    said = runs["boundary"].stderr.decode()
+    assert "ahead of the clock" in said and "\\x1b]52;c;" in said
+    assert "merge_branch: 'ma\\u202ein' is not a valid branch name" in said
+    assert "unknown key '\\x1b[2J'" in said
+    status = runs["status"].stdout.decode()
+    assert "feat\\u202etxt.exe\\x9b31m" in status
+
+
+def test_a_note_with_an_escape_sequence_is_shown_in_json_too(sandbox: Sandbox) -> None:
+    start = sandbox.commit("base")
+    sandbox.write_task("main", (f"session: {start} {SID}\nsession-recorded: {start} "
+                                f"2099-01-01T00:00:00.{OSC52}Z\n").encode())
+    result = resolve(sandbox)
+    data = json.loads(json.dumps(result.as_dict()))
+    note = next(n for n in data["notes"] if "ahead of the clock" in n)
+    assert "\x1b" not in note and "\\x1b]52;c;" in note

@@ -519,3 +519,57 @@ def test_readme_shows_the_ci_example() -> None:
     assert "pre-commit run lets-state-lint --all-files" in docs
     assert "lets-hooks lint" in docs
     assert "lets-state-lint" in docs
+
+
+# -- text the summary would have to escape ---------------------------------------------------
+
+SUMMARY_FILES = ["memory/session-handoff-LATEST.md", "memory/context-log.md",
+                 "tasks/lessons.md", "memory/MEMORY.md"]
+
+
+@pytest.mark.parametrize("relative", SUMMARY_FILES)
+@pytest.mark.parametrize("hidden", [
+    "\x1b]52;c;cm0gLXJmIH4=\x07",  # OSC 52: a clipboard write
+    "\x1b]0;title\x07",  # a window title change
+    "\x1b[8mconcealed\x1b[0m",  # text a person cannot see
+    "\u009b31m",  # a C1 control sequence introducer
+    "file\u202etxt.exe",  # a bidi override
+    "\u2066isolate\u2069",
+    "zero\u200bwidth",
+    "tag\U000e0041\U000e0042",  # tag characters: invisible, read by a model
+    "a lone\rreturn",
+])
+def test_control_characters_in_files_the_summary_reads_fail(sandbox: Sandbox, relative: str,
+                                                            hidden: str) -> None:
+    path = sandbox.path / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"# Notes\n\nfine line\nbefore {hidden} after\nfine again\n",
+                    newline="")
+    done = run_lint(sandbox)
+    assert done.returncode == 1, done.stdout + done.stderr
+    ours = [line for line in done.stdout.splitlines() if line.startswith(relative + ":")]
+    assert len(ours) == 1, done.stdout
+    assert ours[0].startswith(f"{relative}: line 4: control or invisible characters")
+    assert ours[0].isprintable() and ours[0].isascii()
+
+
+def test_ordinary_text_in_files_the_summary_reads_passes(sandbox: Sandbox) -> None:
+    """Tabs, CRLF line ends, a byte-order mark, accents, CJK and emoji are text."""
+    for relative in SUMMARY_FILES:
+        path = sandbox.path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+    (sandbox.path / SUMMARY_FILES[0]).write_bytes(
+        "\ufeff# Handoff\r\n\r\n## Next\r\n- caf\u00e9\tna\u00efve \u65e5\u672c \u2764\ufe0f\r\n"
+        .encode())
+    hidden = [(p, f) for p, f in findings(sandbox) if "control or invisible" in f]
+    assert hidden == []
+
+
+def test_many_hidden_lines_are_one_finding(sandbox: Sandbox) -> None:
+    path = sandbox.path / "tasks" / "lessons.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("ok\n" + "x\x1b[31my\n" * 3)
+    found = [f for p, f in findings(sandbox) if p == "tasks/lessons.md"]
+    assert found == ["line 2 (and 2 more lines): control or invisible characters (\\x1b "
+                     "first): a terminal escape sequence, a bidi control or text a reader "
+                     "cannot see; the summary shows them escaped - remove them"]

@@ -5,7 +5,8 @@ and chooses exit codes. One module per command family keeps each command's impor
 - ``hooks``: ``lets-hooks`` (the git hooks, ``record``, ``status``, ``install``, ``lint``)
 - ``summary``: ``lets-session-start`` and ``lets-observability``
 
-Every line goes out through ``out`` (results, stdout) or ``say`` (diagnostics, stderr),
+Every line goes out through ``out`` (results, stdout) or ``say`` (diagnostics, stderr,
+each line through ``files.show``),
 which keep three promises whatever happened to the streams: a closed or broken stderr
 never costs the result on stdout; a reader that went away (``| head -1``) ends the output
 quietly; text that cannot be encoded (a name that is not valid UTF-8) is printed escaped.
@@ -62,12 +63,17 @@ def out(text: str) -> None:
 
 
 def say(message: str) -> None:
-    """A diagnostic line on stderr; never raises (a closed stderr costs nothing else)."""
+    """A diagnostic line on stderr; never raises (a closed stderr costs nothing else).
+    Each line goes through ``files.show``: whatever outside text a message carries, no
+    control character, escape sequence or bidi control reaches the terminal."""
     stream = sys.stderr
     if stream is None:
         return
+    from lets_hooks.files import show
+
+    text = "\n".join(show(line) for line in message.rstrip("\n").split("\n"))
     try:
-        stream.write(_escaped(stream, message.rstrip("\n")) + "\n")
+        stream.write(_escaped(stream, text) + "\n")
         stream.flush()
     except (OSError, ValueError):
         pass

@@ -71,7 +71,7 @@ def render(table: list[Row], color: bool = False) -> str:
             b.boundary[:12] if b.boundary else "none",
             b.trust,
             "-" if b.commits is None else str(b.commits),
-            row.reason(),
+            shown(row.reason()),
         ))
     lines[0] = ("  " + HEADER[0], *HEADER[1:])
     widths = [max(len(line[k]) for line in lines) for k in range(4)]
