@@ -114,6 +114,8 @@ def _run(name: str, act: Callable[[Setup], Report]) -> int:
     except GitError as exc:
         say(f"{prog}: {reason(exc)}")
         return 1
-    for line in report.lines:
-        out(line + "\n")
+    from lets_hooks.files import show
+
+    for line in report.lines:  # paths and hook names came from the disk: shown, not obeyed
+        out("\n".join(show(part) for part in line.split("\n")) + "\n")
     return report.code
