@@ -421,9 +421,11 @@ def _read_bytes(path: str, problems: list[str], top: str | None = None) -> bytes
     else:
         data, problem = files.read_capped(path, files.MAX_BYTES, follow=True)
     if problem is not None:
-        name = os.path.basename(path)
-        if problem.startswith(name + " "):
-            problem = problem[len(name) + 1:]
+        for name in (os.path.relpath(path, top) if top is not None else None,
+                     os.path.basename(path)):
+            if name is not None and problem.startswith(name + " "):
+                problem = problem[len(name) + 1:]
+                break
         problem = problem.removesuffix(" - ignored").removeprefix("is ")
         problems.append(f"{_shown(path)}: {problem}; ignored")
     return data
