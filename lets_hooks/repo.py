@@ -80,11 +80,20 @@ def reason(exc: BaseException) -> str:
 # object it lacks from the promisor remote on its own (a sha recorded in another clone
 # would cost a fetch per process, and a slow remote hangs the hook). Two switches, for
 # every git process started here (tests/test_fences.py::test_a_partial_clone_never_fetches):
-# - GIT_NO_LAZY_FETCH=1 (git 2.44 and later): a missing object is missing, no fetch starts;
+# - GIT_NO_LAZY_FETCH=1 (git 2.44 and later, and the May 2024 security releases of older
+#   lines, 2.39.4 on): a missing object is missing, no fetch starts;
 # - GIT_ALLOW_PROTOCOL set to no protocol at all (every git since 2.12): the fetch an older
 #   git starts refuses every transport at once ("transport 'file' not allowed"), before it
-#   connects or starts a remote helper, whatever protocol.*.allow the config says.
+#   connects or starts a remote helper, whatever protocol.*.allow the config says
+#   (``objects`` copes with a cat-file that dies with it:
+#   tests/test_fences.py::test_without_the_no_lazy_fetch_switch_no_transport_starts).
 NO_NETWORK = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": ""}
+
+
+def _lazy_fetch_refused(code: int, err: bytes) -> bool:
+    """Did git stop because the fetch of a missing object was refused (``NO_NETWORK``)?
+    It then dies of SIGPIPE, or says why its fetch subprocess failed."""
+    return code in (-13, 128 + 13) or b"not allowed" in err or b"fetch subprocess" in err
 
 
 def git_environment() -> dict[str, str]:
@@ -334,15 +343,36 @@ class Repo:
 
         Names travel on stdin, never as arguments, so no name can act as an option.
         A commit's committer time is read from its header.
+
+        In a partial clone, a git without ``GIT_NO_LAZY_FETCH`` starts a fetch for a missing
+        object; with every transport refused (``NO_NETWORK``) that fetch exits at once, and
+        ``cat-file`` may die with it (writing the object's name to a fetch that is gone).
+        Its answers up to then stand; the name it died on is missing, and the names after
+        it are asked again: one more process per missing object, never a fetch.
         """
         clean = [n for n in names if n and "\n" not in n]
         if not clean:
             return [ObjectInfo(n, None, None) for n in names]
-        code, raw = self.run("cat-file", "--batch", stdin="".join(n + "\n" for n in clean).encode(
-            "utf-8", "surrogateescape"))
         found: dict[str, ObjectInfo] = {}
+        todo = clean
+        while todo:
+            code, raw = self.run("cat-file", "--batch", stdin="".join(
+                n + "\n" for n in todo).encode("utf-8", "surrogateescape"))
+            answered = self._parse_batch(todo, raw, found)
+            if code == 0:
+                break
+            if answered >= len(todo) or not _lazy_fetch_refused(code, self.last_error):
+                raise failure(("cat-file",), code, self.last_error)
+            found[todo[answered]] = ObjectInfo(todo[answered], None, None)
+            todo = todo[answered + 1:]
+        return [found.get(n, ObjectInfo(n, None, None)) for n in names]
+
+    @staticmethod
+    def _parse_batch(asked: Sequence[str], raw: bytes, found: dict[str, ObjectInfo]) -> int:
+        """Read ``cat-file --batch`` answers into ``found``; how many names were answered."""
         pos = 0
-        for name in clean:
+        answered = 0
+        for name in asked:
             end = raw.find(b"\n", pos)
             if end < 0:
                 break
@@ -350,15 +380,16 @@ class Repo:
             pos = end + 1
             if len(header) == 3 and header[2].isdigit():
                 sha, kind, size = header[0], header[1], int(header[2])
+                if pos + size > len(raw):
+                    break  # cut short: git died while writing it
                 body = raw[pos:pos + size]
                 pos += size + 1
                 found[name] = ObjectInfo(name, sha, kind,
                                          _committer_time(body) if kind == "commit" else None)
             else:
                 found[name] = ObjectInfo(name, None, None)
-        if code != 0:
-            raise failure(("cat-file",), code, self.last_error)
-        return [found.get(n, ObjectInfo(n, None, None)) for n in names]
+            answered += 1
+        return answered
 
     def identities(self, shas: Sequence[str]) -> dict[str, bytes]:
         """Each commit's author line (name, mail, date) and message, in one ``cat-file

@@ -334,3 +334,49 @@ def test_a_partial_clone_never_fetches(tmp_path: Path, spec: str) -> None:
         capture_output=True, text=True, timeout=60, check=False)
     assert switched.returncode == 0, switched.stderr
     assert not log.exists()
+
+
+def _git_without_the_switch(folder: Path, trace: Path) -> dict[str, str]:
+    """PATH with a ``git`` that acts like one from before ``GIT_NO_LAZY_FETCH`` (2.44, and
+    the 2.39.4 line of security releases): the variable is dropped before git runs, and
+    git's own trace is kept."""
+    real = shutil.which("git")
+    assert real
+    folder.mkdir()
+    wrapper = folder / "git"
+    wrapper.write_text(f'#!/bin/sh\nunset GIT_NO_LAZY_FETCH\nGIT_TRACE="{trace}" '
+                       f'exec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    return {"PATH": f"{folder}{os.pathsep}{BIN}{os.pathsep}{os.environ['PATH']}"}
+
+
+def test_without_the_no_lazy_fetch_switch_no_transport_starts(tmp_path: Path) -> None:
+    """A git that lacks GIT_NO_LAZY_FETCH still starts its internal fetch for a missing
+    object; with every transport refused it ends there, and git's own trace shows that no
+    remote helper, no fetch-pack and no remote command ever starts. The answer is still
+    "not a commit in this repository" (cat-file may die with the refused fetch: its
+    answers up to then stand and the rest are asked again), for every command."""
+    box, log, unpushed = _partial_clone(tmp_path, "blob:none")
+    box.write_task("feat", f"session: {unpushed} {SID}\n")
+    trace = tmp_path / "trace.txt"
+    env = {"LETS_SESSION_ID": SID, **_git_without_the_switch(tmp_path / "old-git", trace)}
+    for _ in range(5):  # whether cat-file dies of the refused fetch is a race: run it again
+        done = box.run("lets-session-boundary", "--json", env=env)
+        assert json.loads(done.stdout)["reason"] == "not a commit in this repository", \
+            done.stderr
+    runs = [
+        box.run("lets-hooks", "post-checkout", box.rev("main"), box.head(), "1", env=env),
+        box.run("lets-hooks", "pre-push", "origin", "ext::remote", env=env,
+                stdin=f"refs/heads/feat {box.head()} refs/heads/feat {'0' * 40}\n"),
+        box.run("lets-hooks", "status", env=env),
+        box.run("lets-session-start", "--today", "2026-11-29", "--home", str(tmp_path),
+                env=env),
+    ]
+    for done in runs:
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "not a commit in this repository" in runs[1].stderr
+    traced = trace.read_text()
+    assert " fetch origin" in traced  # the fallback is what held: git did try
+    for started in ("remote-ext", "fetch-pack", "remote.sh"):
+        assert started not in traced, started
+    assert not log.exists()
