@@ -380,3 +380,24 @@ def test_without_the_no_lazy_fetch_switch_no_transport_starts(tmp_path: Path) ->
     for started in ("remote-ext", "fetch-pack", "remote.sh"):
         assert started not in traced, started
     assert not log.exists()
+
+
+@pytest.mark.parametrize("index", ["v2", "v3", "v4", "split"])
+def test_a_tracked_state_file_is_seen_whatever_the_index_looks_like(sandbox: Sandbox,
+                                                                    index: str) -> None:
+    """The writer reads the index to spare itself a git process when the file is certainly
+    not there; with a prefix-compressed (v4) or split index it asks git."""
+    base = sandbox.commit("base")
+    task = sandbox.write_task("main", f"session: {base} someone\n")
+    _git(sandbox, "add", "-f", ".lets/sessions/.task-main")
+    _git(sandbox, "commit", "-q", "-m", "state committed")
+    if index == "split":
+        _git(sandbox, "update-index", "--split-index")
+    else:
+        _git(sandbox, "update-index", "--index-version", index[1])
+    before = task.read_bytes()
+    with pytest.raises(state.StateError, match="tracked by git"):
+        state.write_session_line(str(sandbox.path), "main", base, SID)
+    assert task.read_bytes() == before
+    # an untracked branch's file beside it is written as ever
+    assert state.write_session_line(str(sandbox.path), "other", base, SID)
