@@ -421,12 +421,19 @@ def why(exc: OSError, what: str) -> str:
 
 
 # Characters ``str.isprintable`` lets through that show nothing, or nothing a person
-# can tell apart from a blank, yet reach a reader that is a program: the Hangul fillers,
-# the braille blank and the variation selectors of the supplement (U+E0100..U+E01EF),
-# which can carry a hidden message one byte per character.
-_INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# can tell apart from a blank, yet reach a reader that is a program (Unicode's default
+# ignorable code points that are not format characters): the combining grapheme joiner,
+# the Hangul fillers, the Khmer inherent vowels, the Mongolian variation selectors, the
+# braille blank, and the variation selectors of the supplement (U+E0100..U+E01EF), which
+# can carry a hidden message one byte per character. A variation selector U+FE00..U+FE0F
+# is shown after a character it can vary (the emoji form of a heart), escaped when it
+# follows another one or starts the text (a run of them carries a message too).
+_INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f"
+                       "\u2800\u3164\uffa0")
 _INVISIBLE_LOW = 0xE0100
 _INVISIBLE_HIGH = 0xE01EF
+_VS_LOW = 0xFE00
+_VS_HIGH = 0xFE0F
 
 
 def show(text: str) -> str:
@@ -439,7 +446,7 @@ def show(text: str) -> str:
     paragraph separators, bidi embeddings, overrides and isolates (U+202A..U+202E,
     U+2066..U+2069), the other invisible format characters (U+200B, U+200E, U+FEFF, the
     tag characters...), blanks other than the ASCII space, unassigned code points, and the
-    invisible letters listed in ``_INVISIBLE``. No name can forge an extra output line, move
+    invisible letters and marks listed above. No name can forge an extra output line, move
     the cursor, hide text or break a strict UTF-8 stream.
     """
     if text.isascii() and text.isprintable():
@@ -447,25 +454,31 @@ def show(text: str) -> str:
     text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     if text.isprintable() and not _invisible_letters().search(text):
         return text
-    return "".join(c if _plain(c) else c.encode("unicode_escape").decode("ascii")
-                   for c in text)
-
-
-def _plain(c: str) -> bool:
-    return c.isprintable() and c not in _INVISIBLE and not (
-        _INVISIBLE_LOW <= ord(c) <= _INVISIBLE_HIGH)
+    out = []
+    previous = ""
+    for c in text:
+        code = ord(c)
+        plain = c.isprintable() and c not in _INVISIBLE and not (
+            _INVISIBLE_LOW <= code <= _INVISIBLE_HIGH) and not (
+            _VS_LOW <= code <= _VS_HIGH and (not previous
+                                             or _VS_LOW <= ord(previous) <= _VS_HIGH))
+        out.append(c if plain else c.encode("unicode_escape").decode("ascii"))
+        previous = c
+    return "".join(out)
 
 
 _LETTERS: list[re.Pattern[str]] = []
 
 
 def _invisible_letters() -> re.Pattern[str]:
-    """``_INVISIBLE`` as a pattern (compiled on first use: most text is plain ASCII)."""
+    """What ``show`` escapes among printable characters, as a pattern (compiled on first
+    use: most text is plain ASCII)."""
     if not _LETTERS:
         import re
 
-        _LETTERS.append(re.compile("[" + "".join(sorted(_INVISIBLE))
-                                   + chr(_INVISIBLE_LOW) + "-" + chr(_INVISIBLE_HIGH) + "]"))
+        _LETTERS.append(re.compile(
+            "[" + "".join(sorted(_INVISIBLE)) + chr(_INVISIBLE_LOW) + "-" + chr(_INVISIBLE_HIGH)
+            + "]|(?:^|[\ufe00-\ufe0f])[\ufe00-\ufe0f]"))
     return _LETTERS[0]
 
 

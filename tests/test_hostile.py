@@ -878,3 +878,28 @@ def test_a_note_with_an_escape_sequence_is_shown_in_json_too(sandbox: Sandbox) -
     data = json.loads(json.dumps(result.as_dict()))
     note = next(n for n in data["notes"] if "ahead of the clock" in n)
     assert "\x1b" not in note and "\\x1b]52;c;" in note
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("main", "main"),
+    ("caf\u00e9 \u65e5\u672c \u2764\ufe0f", "caf\u00e9 \u65e5\u672c \u2764\ufe0f"),
+    ("\x1b]52;c;eA==\x07", "\\x1b]52;c;eA==\\x07"),
+    ("a\x9bb", "a\\x9bb"),
+    ("a\u202eb\u2066c\u2069", "a\\u202eb\\u2066c\\u2069"),
+    ("zero\u200bwidth\ufeff", "zero\\u200bwidth\\ufeff"),
+    ("tag\U000e0041", "tag\\U000e0041"),
+    ("hidden\U000e0100\U000e0101", "hidden\\U000e0100\\U000e0101"),
+    ("\u2764\ufe0f\ufe00\ufe01", "\u2764\ufe0f\\ufe00\\ufe01"),
+    ("filler\u3164\u115f", "filler\\u3164\\u115f"),
+    ("nbsp\u00a0", "nbsp\\xa0"),
+    ("line\nbreak\u2028", "line\\nbreak\\u2028"),
+    ("not utf-8 \udcff", "not utf-8 \\xff"),
+])
+def test_show_escapes_what_a_terminal_would_obey_or_a_reader_cannot_see(text: str,
+                                                                        shown: str) -> None:
+    from lets_hooks import files
+
+    assert files.show(text) == shown
+    assert files.show(shown) == shown  # showing what was shown changes nothing
+    assert files.is_shown_as_is(text) == (text == shown)
+    assert files.shown is files.show
