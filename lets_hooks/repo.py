@@ -82,7 +82,7 @@ def reason(exc: BaseException) -> str:
 # every git process started here (tests/test_fences.py::test_a_partial_clone_never_fetches):
 # - GIT_NO_LAZY_FETCH=1 (git 2.44 and later, and the May 2024 security releases of older
 #   lines, 2.39.4 on): a missing object is missing, no fetch starts;
-# - GIT_ALLOW_PROTOCOL set to no protocol at all (every git since 2.12): the fetch an older
+# - GIT_ALLOW_PROTOCOL set to no protocol at all (read since git 2.6): the fetch an older
 #   git starts refuses every transport at once ("transport 'file' not allowed"), before it
 #   connects or starts a remote helper, whatever protocol.*.allow the config says
 #   (``objects`` copes with a cat-file that dies with it:
