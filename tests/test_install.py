@@ -268,7 +268,8 @@ def test_shim_whose_python_lacks_the_package_lets_git_go_on(box: HookBox, tmp_pa
                                              cwd=tmp_path).returncode == 0:
         pytest.skip("no system python3 without lets_hooks")
     for hook in HOOKS:
-        (hooks_dir(box) / hook).write_text(shim(hook, COMMAND, bare_python))
+        (hooks_dir(box) / hook).write_text(shim(hook, str(tmp_path / "gone" / "lets-hooks"),
+                                                bare_python))
         (hooks_dir(box) / hook).chmod(0o755)
     bare_remote(box, tmp_path)
     env = without_lets_hooks(tmp_path)
