@@ -163,11 +163,13 @@ def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
           probes: dict[tuple[str, str, str], tuple[int, str, str]]) -> None:
     """What runs lets-hooks for ``hook``: git's config hooks (2.54+), then the manager or
     the plain shim; both at once runs it twice."""
-    if install.event_disabled(setup, hook):
-        found.add(hook, WARN, f"hook.{hook}.enabled is false in the git config, so git runs "
-                  f"no {hook} hook at all", f"git config unset hook.{hook}.enabled")
-        return
     configured = install.lets_config_hooks(setup, hook)
+    if configured and install.event_disabled(setup, hook):
+        names = ", ".join(f"hook.{h.name}" for h in configured)
+        found.add(hook, INFO, f"{names} in the git config runs lets-hooks, but "
+                  f"hook.{hook}.enabled is false, so git runs none of the config's {hook} "
+                  "hooks (the hooks folder's still runs)")
+        configured = []
     folder = Diagnosis()
     if setup.pre_commit:
         present = _by_pre_commit(setup, hook, folder)

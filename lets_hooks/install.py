@@ -564,7 +564,8 @@ def config_hooks_run(setup: Setup) -> bool:
 
 
 def event_disabled(setup: Setup, event: str) -> bool:
-    """``hook.<event>.enabled = false``: git runs no hook at all for ``event``."""
+    """``hook.<event>.enabled = false``: git runs none of the config's hooks for ``event``
+    (git 2.55 still runs the hooks folder's)."""
     return config_hooks_run(setup) and any(
         h.name == event and not h.enabled for h in setup.config_hooks)
 
@@ -609,7 +610,8 @@ def install(setup: Setup, command: str = "lets-hooks", python: str = "",
             hooks_dir_ok: bool = False, lib: Sequence[str] = ()) -> Report:
     """Install beside whatever manages the hooks here; see the module's docstring."""
     report = Report()
-    by_config = {event: lets_config_hooks(setup, event) for event in HOOKS}
+    by_config = {event: [] if event_disabled(setup, event) else lets_config_hooks(setup, event)
+                 for event in HOOKS}
     if config_hooks_run(setup) and any(by_config.values()):
         report.fail(refusal_config(setup, by_config))
     elif setup.pre_commit:
