@@ -47,11 +47,10 @@ def pythons() -> list[str]:
 @pytest.fixture(scope="session")
 def pipx(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """A pipx command: this interpreter's, or one pip-installed into a new venv."""
-    try:
-        import pipx as _pipx  # noqa: F401
+    import importlib.util
+
+    if importlib.util.find_spec("pipx") is not None:
         return [sys.executable, "-m", "pipx"]
-    except ImportError:
-        pass
     venv = tmp_path_factory.mktemp("pipx") / "venv"
     made = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True,
                           text=True, check=False)
