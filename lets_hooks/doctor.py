@@ -344,12 +344,19 @@ def _by_husky(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, s
     on_path = shutil.which("lets-hooks", path=environ.get("PATH"))
     if on_path is None:
         problems.append("the line calls lets-hooks from PATH and none is on PATH")
-    elif not _runs(on_path):
+    runs = on_path is not None and _runs(on_path)
+    if on_path is not None and not runs:
         problems.append(f"{on_path} cannot run (its Python is gone, or lacks lets-hooks)")
     base = f"husky {husky.version}: lets-hooks line in {shown}"
+    if stubs_missing:
+        fix = "npm install, or npx husky"
+    elif not runs:
+        fix = ("put a working lets-hooks on PATH, where the line looks for it (pipx install "
+               "lets-hooks, or the virtual environment's bin folder)")
+    else:
+        fix = "lets-hooks install"
     if problems:
-        found.add(hook, WARN, f"{base}; " + "; ".join(problems),
-                  "npm install, or npx husky" if stubs_missing else "lets-hooks install")
+        found.add(hook, WARN, f"{base}; " + "; ".join(problems), fix)
     else:
         found.add(hook, OK, base)
     return True

@@ -179,3 +179,30 @@ def test_outside_a_repository(tmp_path: Path) -> None:
     done = box.run("lets-hooks", "doctor", cwd=outside)
     assert done.returncode == 1
     assert "not inside a git repository" in done.stdout
+
+
+def test_husky_switched_off_is_said(box: HookBox, tmp_path: Path) -> None:
+    fake_husky(box)
+    box.install()
+    path = {"PATH": f"{BIN}:{os.environ['PATH']}"}
+    assert doctor(box, env=path).returncode == 0
+    found = checks(box, env={"HUSKY": "0", **path})
+    assert found["husky"]["status"] == "warn"
+    assert found["husky"]["text"] == ("HUSKY=0 is set here, so husky runs no hook at all (the "
+                                      "lets-hooks lines included)")
+    box.sh("checkout", "-q", "-b", "feat", sid=SID, extra={"HUSKY": "0"})
+    assert box.line("feat") is None  # as doctor said
+    init = Path(os.environ["HOME"]) / ".config" / "husky" / "init.sh"
+    init.parent.mkdir(parents=True)
+    init.write_text("export HUSKY=0\n")
+    assert "sets HUSKY=0" in checks(box)["husky"]["text"]
+
+
+def test_lefthook_switched_off_is_said(box: HookBox) -> None:
+    (box.path / "lefthook.yml").write_text("pre-commit:\n  commands: {}\n")
+    for value in ("0", "false"):
+        found = checks(box, env={"LEFTHOOK": value})
+        assert found["lefthook"]["status"] == "warn"
+        assert found["lefthook"]["text"].startswith(f"LEFTHOOK={value} is set here, so "
+                                                    "lefthook runs no hook at all")
+    assert "lefthook" not in checks(box)
