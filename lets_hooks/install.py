@@ -140,7 +140,7 @@ fi
 """
 
 _GONE = """\
-  [ "$hook" = post-checkout ] || cat >/dev/null  # git's stdin, read whole all the same
+  [ "$hook" = post-checkout ] || [ -t 0 ] || cat >/dev/null  # git's stdin, read whole
   echo "lets-hooks: $hook hook skipped: $why; reinstall lets-hooks, then run lets-hooks \\
 install" >&2
 """
@@ -149,7 +149,7 @@ install" >&2
 # to run, nothing can tell, so the shim reads the one setting itself: strict on, it blocks.
 _GONE_PRE_PUSH = """\
   if strict; then
-    cat >/dev/null
+    [ -t 0 ] || cat >/dev/null
     echo "lets-hooks: push blocked: pre_push.strict is set and $why, so nothing can \\
 check the push; reinstall lets-hooks, or push with --no-verify" >&2
     return 1
