@@ -255,7 +255,7 @@ def _probed(setup: Setup, hook: str, path: str, shim: install.Shim, found: Diagn
                   "lets-hooks install")
         return
     key = (shim.python, shim.lib, shim.command)
-    if hook != "pre-push" or key not in probes:  # pre-push alone reads the strict setting
+    if key not in probes:  # shims of one install start lets-hooks the same way: ask once
         probes[key] = _probe(path, setup.top, environ)
     code, out, err = probes[key]
     runs = [line[len("runs: "):] for line in out.splitlines() if line.startswith("runs: ")]
