@@ -94,7 +94,7 @@ except ImportError:
 sys.exit(main())'
 lets_probe=
 lets_runnable() {  # can $1 start: is the interpreter on its #! line there?
-  lets_interp=
+  lets_interp= lets_line=
   IFS= read -r lets_line <"$1" 2>/dev/null
   case $lets_line in '#!'*) set -- ${lets_line#??}; lets_interp=$1; [ -x "$1" ] ;; esac
 }
