@@ -83,6 +83,7 @@ def diagnose(cwd: str | None, environ: Mapping[str, str]) -> Diagnosis:
     try:
         _merge_branch(top_repo, where, settings, found)
         _session_id(settings, environ, found)
+        _only_a_note(found, "session id")
         if not setup.bare:
             _ignored(top_repo, setup.top, found)
         _history(top_repo, setup.common_dir, found)
@@ -470,11 +471,17 @@ def _session_id(settings: Config, environ: Mapping[str, str], found: Diagnosis) 
         if environ.get(name, "").strip():
             found.add("session id", OK, f"{name} is set")
             return
-    # A note, not a failure: a hook set-up is healthy without one (a person's shell
-    # seldom has a session id; an agent's session sets it).
-    found.add("session id", NOTE, f"none of {', '.join(names)} is set, so no boundary is "
+    found.add("session id", WARN, f"none of {', '.join(names)} is set, so no boundary is "
               "ever exact (only prior-session or estimate)",
               f"export {names[0]}=<an id for this session> in the session's environment")
+
+
+def _only_a_note(found: Diagnosis, name: str) -> None:
+    """Said, but not a failure: the hooks are installed and working without a session id
+    (a person's shell seldom has one; an agent's session sets it), so doctor exits 0."""
+    for check in found.checks:
+        if check.name == name and check.status == WARN:
+            check.status = NOTE
 
 
 def _ignored(repo: Repo, top: str, found: Diagnosis) -> None:
