@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from lets_hooks.config import Config
     from lets_hooks.repo import Location, Repo
 
-OK, WARN, INFO = "ok", "warn", "info"
+OK, WARN, INFO, NOTE = "ok", "warn", "info", "note"  # only WARN makes doctor fail
 MIN_GIT = (2, 25)
 BIG_HISTORY = 10_000
 
@@ -74,14 +74,18 @@ def diagnose(cwd: str | None, environ: Mapping[str, str]) -> Diagnosis:
     for problem in settings.problems:
         found.add("config", WARN, problem)
     _hooks_folder(setup, found)
+    _switched_off(setup, environ, found)
+    probes: dict[tuple[str, str, str], tuple[int, str, str]] = {}
     for hook in HOOKS:
-        _hook(setup, hook, found)
+        _hook(setup, hook, found, environ, probes)
     _stale(setup, found)
     top_repo = setup.repo
     try:
         _merge_branch(top_repo, where, settings, found)
         _session_id(settings, environ, found)
-        _ignored(top_repo, setup.top, found)
+        _only_a_note(found, "session id")
+        if not setup.bare:
+            _ignored(top_repo, setup.top, found)
         _history(top_repo, setup.common_dir, found)
     except GitError as exc:
         found.add("repository", WARN, reason(exc))
@@ -103,6 +107,8 @@ def _git_version(repo: Repo, found: Diagnosis) -> None:
 def _hooks_folder(setup: Setup, found: Diagnosis) -> None:
     folder = setup.shown(setup.hooks_dir)
     text = f"git runs hooks from {folder}"
+    if setup.bare:
+        text += " (a bare repository: for its linked work trees)"
     if setup.hooks_path is not None:
         text += f" (core.hooksPath = {setup.hooks_path}"
         text += f", set in {setup.origin})" if setup.origin else ")"
@@ -110,7 +116,14 @@ def _hooks_folder(setup: Setup, found: Diagnosis) -> None:
     if manager:
         text += f"; managed by {manager}"
     found.add("hooks folder", OK, text)
-    if setup.husky is not None and not setup.husky.active:
+    if setup.husky is not None and not setup.husky.laid_out:
+        found.add("husky", WARN, f"husky's {setup.shown(setup.husky.stubs)} is not in this work "
+                  f"tree, so git runs none of its hooks here (core.hooksPath = "
+                  f"{setup.hooks_path} is relative, and husky's folder is not committed: a "
+                  "work tree added with git worktree add lacks it)",
+                  "npm install (husky's prepare script lays it out), or npx husky, in this "
+                  "work tree")
+    elif setup.husky is not None and not setup.husky.active:
         found.add("husky", WARN, f"{setup.shown(setup.husky.user_dir)} is here but husky is "
                   "not set up in this clone (core.hooksPath does not point at it), so git "
                   "runs none of its hooks", "npm install (or npx husky)")
@@ -126,20 +139,68 @@ def _manager(setup: Setup) -> str:
     return ""
 
 
+def _switched_off(setup: Setup, environ: Mapping[str, str], found: Diagnosis) -> None:
+    """HUSKY=0 and LEFTHOOK=0 make the manager run no hook at all (lets-hooks' included)."""
+    if setup.husky is not None:
+        init = os.path.join(environ.get("XDG_CONFIG_HOME") or os.path.join(
+            environ.get("HOME", ""), ".config"), "husky", "init.sh")
+        if environ.get("HUSKY") == "0":
+            found.add("husky", WARN, "HUSKY=0 is set here, so husky runs no hook at all "
+                      "(the lets-hooks lines included)", "unset HUSKY")
+        elif install.holds(init, (b"HUSKY=0",)):
+            found.add("husky", WARN, f"{files.shown(init)} sets HUSKY=0, so husky may run no "
+                      "hook at all (the lets-hooks lines included)",
+                      f"take HUSKY=0 out of {files.shown(init)}")
+    if setup.lefthook is not None and not setup.pre_commit and setup.husky is None:
+        value = environ.get("LEFTHOOK", "")
+        if value in ("0", "false"):
+            found.add("lefthook", WARN, f"LEFTHOOK={value} is set here, so lefthook runs no "
+                      "hook at all (the lets-hooks entries included)", "unset LEFTHOOK")
+
+
 # -- each hook --------------------------------------------------------------------------------
 
-def _hook(setup: Setup, hook: str, found: Diagnosis) -> None:
+def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
+          probes: dict[tuple[str, str, str], tuple[int, str, str]]) -> None:
+    """What runs lets-hooks for ``hook``: git's config hooks (2.54+), then the manager or
+    the plain shim; both at once runs it twice."""
+    configured = install.lets_config_hooks(setup, hook)
+    if configured and install.event_disabled(setup, hook):
+        names = ", ".join(f"hook.{h.name}" for h in configured)
+        found.add(hook, INFO, f"{names} in the git config runs lets-hooks, but "
+                  f"hook.{hook}.enabled is false, so git runs none of the config's {hook} "
+                  "hooks (the hooks folder's still runs)")
+        configured = []
+    folder = Diagnosis()
     if setup.pre_commit:
-        _by_pre_commit(setup, hook, found)
+        present = _by_pre_commit(setup, hook, folder)
     elif setup.husky is not None:
-        _by_husky(setup, hook, found)
+        present = _by_husky(setup, hook, folder, environ)
     elif setup.lefthook is not None:
-        _by_lefthook(setup, hook, found)
+        present = _by_lefthook(setup, hook, folder)
     else:
-        _by_shim(setup, hook, found)
+        present = _by_shim(setup, hook, folder, environ, probes)
+    if not configured:
+        found.checks += folder.checks
+        return
+    names = ", ".join(f"hook.{h.name}" for h in configured)
+    origins = ", ".join(sorted({h.origin for h in configured}))
+    if not install.config_hooks_run(setup):
+        found.checks += folder.checks
+        found.add(hook, INFO, f"{names} in the git config ({origins}) runs lets-hooks, but "
+                  "this git runs no hooks from its config (git 2.54 and later do)")
+    elif present:
+        text = folder.checks[0].text if folder.checks else ""
+        found.add(hook, WARN, f"runs twice: {names} (git config, {origins}) and {text}; git "
+                  "runs the config's hooks first, then the hooks folder's",
+                  f"keep one: lets-hooks uninstall (the config hooks stay), or git config "
+                  f"unset hook.{configured[0].name}.command")
+    else:
+        found.add(hook, OK, f"{names} in the git config runs lets-hooks ({origins})")
 
 
-def _by_shim(setup: Setup, hook: str, found: Diagnosis) -> None:
+def _by_shim(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
+             probes: dict[tuple[str, str, str], tuple[int, str, str]]) -> bool:
     path = os.path.join(setup.hooks_dir, hook)
     shown = setup.shown(path)
     text = install.read_text(path) if os.path.isfile(path) else None
@@ -148,7 +209,10 @@ def _by_shim(setup: Setup, hook: str, found: Diagnosis) -> None:
         what = "another hook is there" if os.path.lexists(path) else "nothing is there"
         found.add(hook, WARN, f"lets-hooks is not installed for it ({what})",
                   "lets-hooks install")
-        return
+        return False
+    if shim.pristine and text is not None and shim.current(hook, text):
+        _probed(setup, hook, path, shim, found, environ, probes)
+        return True
     chained = os.path.lexists(path + install.CHAINED)
     text = f"lets-hooks shim {shim.version} in {shown}"
     if chained:
@@ -170,7 +234,62 @@ def _by_shim(setup: Setup, hook: str, found: Diagnosis) -> None:
         found.add(hook, WARN, f"{text}; written by another version ({shim.version})",
                   "lets-hooks install")
     else:
-        found.add(hook, OK, text)
+        found.add(hook, WARN, f"{text}; written by an earlier build of lets-hooks "
+                  f"{shim.version}, without this one's fixes", "lets-hooks install")
+    return True
+
+
+REINSTALL = ("reinstall lets-hooks where it was installed (pipx reinstall lets-hooks; in a "
+             "virtual environment, pip install it again), then lets-hooks install")
+
+
+def _probed(setup: Setup, hook: str, path: str, shim: install.Shim, found: Diagnosis,
+            environ: Mapping[str, str],
+            probes: dict[tuple[str, str, str], tuple[int, str, str]]) -> None:
+    """Ask the shim itself what it would run (``LETS_HOOKS_PROBE``: it starts lets-hooks
+    with ``--version`` the way the hook would, and runs nothing else)."""
+    text = f"lets-hooks shim {shim.version} in {setup.shown(path)}"
+    if os.path.lexists(path + install.CHAINED):
+        text += f" (runs {hook}{install.CHAINED} first)"
+    if not os.access(path, os.X_OK):
+        found.add(hook, WARN, f"{text}; it is not executable, so git skips it",
+                  "lets-hooks install")
+        return
+    key = (shim.python, shim.lib, shim.command)
+    if key not in probes:  # shims of one install start lets-hooks the same way: ask once
+        probes[key] = _probe(path, setup.top, environ)
+    code, out, err = probes[key]
+    runs = [line[len("runs: "):] for line in out.splitlines() if line.startswith("runs: ")]
+    kind, _, what = (runs[-1] if runs else "").partition(" ")
+    if code != 0 or not kind:
+        said = err.strip().splitlines()
+        why = said[-1] if said else f"the shim's probe exited {code}"
+        found.add(hook, WARN, f"{text}; it cannot run lets-hooks: {why}", REINSTALL)
+    elif kind == "python":
+        found.add(hook, OK, f"{text}, runs {what}")
+    elif kind == "site":
+        found.add(hook, WARN, f"{text}; the folders it imports lets-hooks from are gone (its "
+                  f"virtual environment was rebuilt, for another Python?): it still runs, "
+                  f"through {what}'s site, slower", "lets-hooks install")
+    elif shim.python:
+        found.add(hook, WARN, f"{text}; the Python it names ({shim.python}) cannot run "
+                  f"lets-hooks, so it falls back to {what}",
+                  "lets-hooks install (with the lets-hooks you use now)")
+    else:
+        found.add(hook, OK, f"{text}, runs {what} (found on PATH)")
+
+
+def _probe(path: str, top: str, environ: Mapping[str, str]) -> tuple[int, str, str]:
+    import subprocess
+
+    env = {**environ, "LETS_HOOKS_PROBE": "1"}
+    try:
+        done = subprocess.run(["/bin/sh", path], cwd=top, env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return 1, "", str(exc)
+    return (done.returncode, done.stdout.decode("utf-8", "replace"),
+            done.stderr.decode("utf-8", "replace"))
 
 
 def _runner(shim: install.Shim) -> str | None:
@@ -195,7 +314,7 @@ def _interpreter_present(script: str) -> bool:
     return bool(words) and os.access(words[0], os.X_OK)
 
 
-def _by_husky(setup: Setup, hook: str, found: Diagnosis) -> None:
+def _by_husky(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str]) -> bool:
     husky = setup.husky
     assert husky is not None
     path = os.path.join(husky.user_dir, hook)
@@ -204,7 +323,12 @@ def _by_husky(setup: Setup, hook: str, found: Diagnosis) -> None:
     if text is None or install.LINE_MARK not in text:
         found.add(hook, WARN, f"husky {husky.version}: {shown} has no lets-hooks line",
                   "lets-hooks install")
-        return
+        return False
+    if not husky.laid_out:
+        found.add(hook, WARN, f"husky {husky.version}: lets-hooks line in {shown}, but husky's "
+                  f"{setup.shown(husky.stubs)} is not in this work tree, so git runs nothing",
+                  "npm install, or npx husky, in this work tree")
+        return True
     problems = []
     if install.husky_line(hook) not in text.split("\n"):
         problems.append("its lets-hooks line is from another version or was edited")
@@ -215,21 +339,42 @@ def _by_husky(setup: Setup, hook: str, found: Diagnosis) -> None:
                             "(npm install sets it up)")
     elif not os.access(path, os.X_OK):
         problems.append("it is not executable, so git skips it")
+    stubs_missing = any("is missing" in problem for problem in problems)
     import shutil
 
-    on_path = shutil.which("lets-hooks")
+    on_path = shutil.which("lets-hooks", path=environ.get("PATH"))
     if on_path is None:
         problems.append("the line calls lets-hooks from PATH and none is on PATH")
-    elif not _interpreter_present(on_path):
-        problems.append(f"{on_path} cannot run: its Python is gone")
+    runs = on_path is not None and _runs(on_path)
+    if on_path is not None and not runs:
+        problems.append(f"{on_path} cannot run (its Python is gone, or lacks lets-hooks)")
     base = f"husky {husky.version}: lets-hooks line in {shown}"
+    if stubs_missing:
+        fix = "npm install, or npx husky"
+    elif not runs:
+        fix = ("put a working lets-hooks on PATH, where the line looks for it (pipx install "
+               "lets-hooks, or the virtual environment's bin folder)")
+    else:
+        fix = "lets-hooks install"
     if problems:
-        found.add(hook, WARN, f"{base}; " + "; ".join(problems), "lets-hooks install")
+        found.add(hook, WARN, f"{base}; " + "; ".join(problems), fix)
     else:
         found.add(hook, OK, base)
+    return True
 
 
-def _by_pre_commit(setup: Setup, hook: str, found: Diagnosis) -> None:
+def _runs(command: str) -> bool:
+    """Does ``command --version`` work (the way the husky line calls it)?"""
+    import subprocess
+
+    try:
+        return subprocess.run([command, "--version"], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=60, check=False).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _by_pre_commit(setup: Setup, hook: str, found: Diagnosis) -> bool:
     hook_id = {"post-checkout": "lets-post-checkout", "post-rewrite": "lets-post-rewrite",
                "pre-push": "lets-pre-push"}[hook]
     listed = install.mentions(setup, (install.PRE_COMMIT_CONFIG,),
@@ -242,22 +387,24 @@ def _by_pre_commit(setup: Setup, hook: str, found: Diagnosis) -> None:
                   "(its migration mode)" + (f", and {hook_id} runs too" if listed else ""),
                   "pick one: lets-hooks uninstall (then use the pre-commit hooks), or "
                   f"pre-commit uninstall --hook-type {hook}")
-        return
+        return True
     if not listed:
         found.add(hook, WARN, f"pre-commit runs the hooks here and "
                   f"{install.PRE_COMMIT_CONFIG} does not list {hook_id}",
                   f"add {hook_id} to {install.PRE_COMMIT_CONFIG}")
-    elif not theirs:
+        return False
+    if not theirs:
         found.add(hook, WARN, f"{hook_id} is in {install.PRE_COMMIT_CONFIG}, but pre-commit's "
                   f"{hook} script is not installed, so it never runs",
                   f"pre-commit install --hook-type {hook}")
     else:
         found.add(hook, OK, f"pre-commit runs {hook_id}")
+    return True
 
 
-def _by_lefthook(setup: Setup, hook: str, found: Diagnosis) -> None:
+def _by_lefthook(setup: Setup, hook: str, found: Diagnosis) -> bool:
     config = setup.lefthook or ""
-    listed = install.mentions(setup, install.LEFTHOOK_CONFIGS,
+    listed = install.mentions(setup, install.LEFTHOOK_CONFIGS + install.LEFTHOOK_LOCALS,
                                f"lets-hooks {hook}".encode())
     path = os.path.join(setup.hooks_dir, hook)
     theirs = install.holds(path, (install.LEFTHOOK_SIGN,))
@@ -265,15 +412,17 @@ def _by_lefthook(setup: Setup, hook: str, found: Diagnosis) -> None:
     if install.read_shim(moved) is not None:
         found.add(hook, WARN, f"lefthook moved a lets-hooks shim aside as {hook}.old, where "
                   "git never runs it", "lets-hooks uninstall removes it")
-        return
+        return False
     if not listed:
         found.add(hook, WARN, f"lefthook runs the hooks here and {config} has no "
                   f"lets-hooks {hook} entry", "lets-hooks install prints the entries")
-    elif not theirs:
+        return False
+    if not theirs:
         found.add(hook, WARN, f"{config} runs lets-hooks {hook}, but lefthook's {hook} "
                   "hook is not installed", "lefthook install")
     else:
         found.add(hook, OK, f"lefthook runs lets-hooks {hook} ({config})")
+    return True
 
 
 def _stale(setup: Setup, found: Diagnosis) -> None:
@@ -325,6 +474,14 @@ def _session_id(settings: Config, environ: Mapping[str, str], found: Diagnosis) 
     found.add("session id", WARN, f"none of {', '.join(names)} is set, so no boundary is "
               "ever exact (only prior-session or estimate)",
               f"export {names[0]}=<an id for this session> in the session's environment")
+
+
+def _only_a_note(found: Diagnosis, name: str) -> None:
+    """Said, but not a failure: the hooks are installed and working without a session id
+    (a person's shell seldom has one; an agent's session sets it), so doctor exits 0."""
+    for check in found.checks:
+        if check.name == name and check.status == WARN:
+            check.status = NOTE
 
 
 def _ignored(repo: Repo, top: str, found: Diagnosis) -> None:

@@ -50,6 +50,9 @@ LEFTHOOK_CONFIGS = tuple(
     os.path.join(*parts) + ext
     for parts in (("lefthook",), (".lefthook",), (".config", "lefthook"))
     for ext in (".yml", ".yaml", ".json", ".jsonc", ".toml"))
+# lefthook merges <name>-local.<ext> into its config, key by key
+LEFTHOOK_LOCALS = tuple(f"{stem}-local{ext}" for stem, ext in (
+    os.path.splitext(name) for name in LEFTHOOK_CONFIGS))
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 HUSKY_V8_HEADER = '#!/usr/bin/env sh\n. "$(dirname -- "$0")/_/husky.sh"\n'
 
@@ -73,6 +76,7 @@ _SHIM = """#!/bin/sh
 # Runs `lets-hooks @HOOK@` with git's arguments@AND_STDIN@. Written by
 # `lets-hooks install`; `lets-hooks uninstall` removes it. A hook that was here before
 # is kept as @HOOK@.pre-lets: it runs first, and its exit status is passed on.
+# With LETS_HOOKS_PROBE set (lets-hooks doctor) it runs nothing and says what would run.
 hook=@HOOK@
 py=@PY@
 lib=@LIB@
@@ -88,40 +92,65 @@ try:
 except ImportError:
     sys.exit(97)
 sys.exit(main())'
-runnable() {  # is the interpreter named on its #! line there?
-  IFS= read -r first <"$1" 2>/dev/null
-  case $first in '#!'*) set -- ${first#??}; [ -x "$1" ] ;; esac
+lets_probe=
+lets_runnable() {  # can $1 start: is the interpreter on its #! line there?
+  lets_interp= lets_line=
+  IFS= read -r lets_line <"$1" 2>/dev/null
+  case $lets_line in '#!'*) set -- ${lets_line#??}; lets_interp=$1; [ -x "$1" ] ;; esac
 }
-lets_hooks() {
+lets_hooks() {  # lets-hooks "$@": this Python, else its site, else a lets-hooks that runs
   if [ -n "$py" ] && [ -x "$py" ]; then
-    "$py" ${lib:+-S} -c "$run" "$lib" "$hook" "$@"; status=$?
-    if [ "$status" -ne 97 ]; then return "$status"; fi
+    lets_ran="python $py"
+    "$py" ${lib:+-S} -c "$run" "$lib" "$@"; lets_rc=$?
+    if [ "$lets_rc" -ne 97 ]; then return "$lets_rc"; fi
+    if [ -n "$lib" ]; then  # the folders it imported from are gone: a virtual
+      lets_ran="site $py"   # environment rebuilt for another Python has its own
+      "$py" -c "$run" "" "$@"; lets_rc=$?
+      if [ "$lets_rc" -ne 97 ]; then return "$lets_rc"; fi
+    fi
     why="lets-hooks is no longer installed for $py"
   elif [ -n "$py" ]; then why="the Python that installed it ($py) is gone"
   else why="no lets-hooks on PATH"; fi
-  tried=
-  for cmd in "$lets" lets-hooks; do
-    cmd=$(command -v "$cmd") || continue
-    if [ "$cmd" = "$tried" ] || { [ -n "$py" ] && [ "$cmd" = "$lets" ]; }; then continue; fi
-    tried=$cmd
-    runnable "$cmd" || continue
-    "$cmd" "$hook" "$@"; status=$?
-    if [ "$hook" != pre-push ]; then return 0; fi
-    if [ "$status" -lt 126 ]; then return "$status"; fi
+  lets_tried=
+  for lets_cmd in "$lets" lets-hooks; do
+    lets_cmd=$(command -v "$lets_cmd") || continue
+    if [ "$lets_cmd" = "$lets_tried" ]; then continue; fi
+    lets_tried=$lets_cmd
+    if ! lets_runnable "$lets_cmd"; then
+      why="$why, and $lets_cmd cannot start (its $lets_interp is gone)"; continue
+    fi
+    # one that starts the Python that failed above would fail as it did
+    if [ -n "$py" ] && [ "$lets_interp" = "$py" ]; then continue; fi
+    lets_ran="command $lets_cmd"
+    "$lets_cmd" "$@"; lets_rc=$?
+    if [ "$lets_rc" -lt 126 ]; then
+      if [ "$hook" = pre-push ] || [ -n "$lets_probe" ]; then return "$lets_rc"; fi
+      return 0
+    fi
   done
+  lets_ran=
 @GONE@}
 chained="${0%/*}/$hook.pre-lets"
+if [ -n "${LETS_HOOKS_PROBE-}" ]; then
+  lets_probe=1
+  lets_hooks --version >/dev/null; lets_rc=$?
+  echo "runs: $lets_ran"
+  exit "$lets_rc"
+fi
 """
 
 _GONE = """\
-  echo "lets-hooks: $hook hook skipped: $why; reinstall lets-hooks, then run lets-hooks install" >&2
+  [ "$hook" = post-checkout ] || [ -t 0 ] || cat >/dev/null  # git's stdin, read whole
+  echo "lets-hooks: $hook hook skipped: $why; reinstall lets-hooks, then run lets-hooks \\
+install" >&2
 """
 
 # A strict pre-push blocks a push whose boundary lets-hooks rejects; with lets-hooks unable
 # to run, nothing can tell, so the shim reads the one setting itself: strict on, it blocks.
 _GONE_PRE_PUSH = """\
   if strict; then
-    echo "lets-hooks: push blocked: pre_push.strict is set and $why, so nothing can \
+    [ -t 0 ] || cat >/dev/null
+    echo "lets-hooks: push blocked: pre_push.strict is set and $why, so nothing can \\
 check the push; reinstall lets-hooks, or push with --no-verify" >&2
     return 1
   fi
@@ -147,24 +176,31 @@ strict() {  # does .lets/config.toml or pyproject.toml [tool.lets] set pre_push.
 
 _CALL = """\
 if [ -x "$chained" ]; then
-  "$chained" "$@"; first=$?
-  lets_hooks "$@"; ours=$?
-  if [ "$first" -ne 0 ]; then exit "$first"; fi
-  exit "$ours"
+  "$chained" "$@"; lets_theirs=$?
+  lets_hooks "$hook" "$@"; lets_ours=$?
+  if [ "$lets_theirs" -ne 0 ]; then exit "$lets_theirs"; fi
+  exit "$lets_ours"
 fi
-lets_hooks "$@"
+lets_hooks "$hook" "$@"
 """
 
+# git's stdin goes to a file that both hooks read from its start: no pipe, so a chained
+# hook that reads none of it breaks nothing (git 2.55 runs hooks with SIGPIPE ignored, where
+# a pipe's writer would fail with an I/O error). Without a temporary file, the hook that
+# was here gets git's stdin and lets-hooks none (it then recovers what it needs from git).
 _CALL_WITH_STDIN = """\
 if [ -x "$chained" ]; then
-  input=$(cat)
-  feed() { if [ -n "$input" ]; then printf '%s\\n' "$input"; fi; }
-  feed | "$chained" "$@"; first=$?
-  feed | lets_hooks "$@"; ours=$?
-  if [ "$first" -ne 0 ]; then exit "$first"; fi
-  exit "$ours"
+  if lets_in=$(mktemp 2>/dev/null); then
+    cat >"$lets_in"; exec 3<"$lets_in" 4<"$lets_in"; rm -f "$lets_in"
+  else
+    exec 3<&0 4</dev/null
+  fi
+  "$chained" "$@" <&3 3<&- 4<&-; lets_theirs=$?
+  lets_hooks "$hook" "$@" <&4 3<&- 4<&-; lets_ours=$?
+  if [ "$lets_theirs" -ne 0 ]; then exit "$lets_theirs"; fi
+  exit "$lets_ours"
 fi
-lets_hooks "$@"
+lets_hooks "$hook" "$@"
 """
 
 
@@ -185,7 +221,7 @@ def shim(hook: str, command: str = "lets-hooks", python: str = "",
     takes_stdin = hook != "post-checkout"
     text = _SHIM
     if hook == "pre-push":
-        text = text.replace("runnable() {", _STRICT + "runnable() {", 1)
+        text = text.replace("lets_runnable() {", _STRICT + "lets_runnable() {", 1)
     text = (text.replace("@GONE@", _GONE_PRE_PUSH if hook == "pre-push" else _GONE)
             .replace("@VERSION@", VERSION)
             .replace("@HOOK@", hook)
@@ -217,12 +253,21 @@ class Shim:
     """What a hook file holding our marker is: its version, and whether it is exactly as
     some lets-hooks wrote it (``pristine``) or was edited since."""
 
-    __slots__ = ("pristine", "python", "version")
+    __slots__ = ("command", "lib", "pristine", "python", "version")
 
-    def __init__(self, version: str, pristine: bool, python: str) -> None:
+    def __init__(self, version: str, pristine: bool, python: str, command: str = "",
+                 lib: str = "") -> None:
         self.version = version
         self.pristine = pristine
         self.python = python  # the interpreter it runs (empty: lets-hooks from PATH)
+        self.command = command  # the lets-hooks it falls back to
+        self.lib = lib  # the folders it imports from, ':'-separated
+
+    def current(self, hook: str, text: str) -> bool:
+        """Is ``text`` exactly what this lets-hooks writes for the same settings (not an
+        earlier build of the same version, whose shell may lack a fix)?"""
+        lib = self.lib.split(":") if self.lib else []
+        return text == shim(hook, self.command or "lets-hooks", self.python, lib)
 
 
 def read_shim(text: str) -> Shim | None:
@@ -231,15 +276,19 @@ def read_shim(text: str) -> Shim | None:
         return None
     lines = text.split("\n")
     version = "0.1.0"
-    python = ""
-    for line in lines[:12]:
+    values = {"py": "", "lets": "", "lib": ""}
+    for line in lines[:14]:
         if line.startswith(MARKER + " ") and line[len(MARKER) + 1:][:1].isdigit():
             version = line[len(MARKER) + 1:].split(" ", 1)[0]
-        elif line.startswith("py="):
-            python = _sh_unquote(line[3:])
+        else:
+            key, eq, value = line.partition("=")
+            if eq and key in values:
+                values[key] = _sh_unquote(value)
+    python = values["py"]
     body, _, seal = text.rstrip("\n").rpartition("\n")
     if seal.startswith(DIGEST):
-        return Shim(version, seal[len(DIGEST):] == _digest(body + "\n"), python)
+        return Shim(version, seal[len(DIGEST):] == _digest(body + "\n"), python,
+                    values["lets"], values["lib"])
     blanked = "\n".join("lets=" if line.startswith("lets=") else "py=" if line.startswith(
         "py=") else line for line in lines)
     return Shim(version, _digest(blanked) in _LEGACY, python)
@@ -304,12 +353,17 @@ def _insert_at(lines: list[str]) -> int:
 class Husky:
     """husky in this repository: its major version and the folder of the user hooks."""
 
-    __slots__ = ("active", "user_dir", "version")
+    __slots__ = ("active", "laid_out", "user_dir", "version")
 
-    def __init__(self, user_dir: str, version: int, active: bool) -> None:
+    def __init__(self, user_dir: str, version: int, active: bool,
+                 laid_out: bool = True) -> None:
         self.user_dir = user_dir  # .husky (or the folder given to ``husky``)
         self.version = version  # 9 (user hooks run by .husky/_/h) or 8 (run by git)
         self.active = active  # core.hooksPath points at husky's folder in this clone
+        # husky's own folder is there: it is not committed, so a work tree added with
+        # `git worktree add` lacks it until husky runs there (core.hooksPath=.husky/_ is
+        # relative: git looks for it in each work tree)
+        self.laid_out = laid_out
 
     @property
     def stubs(self) -> str:
@@ -323,12 +377,16 @@ class Husky:
 class Setup:
     """Where git runs hooks from here, who set that folder, and which manager owns it."""
 
-    __slots__ = ("common_dir", "hooks_dir", "hooks_path", "husky", "lefthook", "origin",
-                 "pre_commit", "repo", "top", "tracked")
+    __slots__ = ("bare", "common_dir", "config_hooks", "git_version", "hooks_dir",
+                 "hooks_path", "husky", "lefthook", "origin", "pre_commit", "repo", "top",
+                 "tracked")
 
     def __init__(self, repo: Repo, top: str, common_dir: str, hooks_dir: str) -> None:
         self.repo = repo
-        self.top = top
+        self.top = top  # the work tree (a bare repository: its folder)
+        self.bare = False  # a bare repository: hooks for its linked work trees only
+        self.git_version: tuple[int, ...] = ()
+        self.config_hooks: list[ConfigHook] = []  # hook.<name>.* of the git config
         self.common_dir = common_dir
         self.hooks_dir = hooks_dir
         self.hooks_path: str | None = None  # core.hooksPath's value when set
@@ -352,17 +410,26 @@ class Setup:
 def survey(cwd: str | None = None) -> Setup:
     """Look, without changing anything: a handful of git processes and a few small reads."""
     where = Repo(cwd).locate()
+    bare = False
     if where.top is None:
-        raise InstallError("no work tree here (a bare repository, or inside .git): git runs "
-                           "no checkout hooks")
-    repo = Repo(where.top)
-    setup = Setup(repo, where.top, repo.common_dir(), repo.hooks_dir())
+        probe = Repo(cwd)
+        bare_value = probe.config_origin("core.bare")
+        if bare_value is None or bare_value[1].strip().lower() not in ("true", "yes", "on",
+                                                                       "1"):
+            raise InstallError("inside the .git folder: run it from the work tree")
+        bare = True
+    top = where.top or where.git_dir
+    repo = Repo(top)
+    setup = Setup(repo, top, repo.common_dir(), repo.hooks_dir())
+    setup.bare = bare
+    setup.git_version = repo.version()
+    setup.config_hooks = config_hooks(repo)
     found = repo.config_origin("core.hooksPath")
     if found is not None:
         origin, setup.hooks_path = found
-        if not _is_local(origin, where.git_dir, setup.common_dir, where.top):
+        if not _is_local(origin, where.git_dir, setup.common_dir, top):
             setup.origin = origin
-    setup.tracked = _in_work_tree(setup) and _shared_by_git(setup)
+    setup.tracked = not bare and _in_work_tree(setup) and _shared_by_git(setup)
     setup.husky = _find_husky(setup)
     setup.lefthook = _find_lefthook(setup)
     setup.pre_commit = [setup.shown(p) for p in _hook_files(setup.hooks_dir)
@@ -402,6 +469,11 @@ def _find_husky(setup: Setup) -> Husky | None:
     hooks = setup.hooks_dir
     if os.path.basename(hooks) == "_" and os.path.isfile(os.path.join(hooks, "h")):
         return Husky(os.path.dirname(hooks), 9, True)
+    if (os.path.basename(hooks) == "_" and not os.path.exists(hooks)
+            and setup.hooks_path is not None and not os.path.isabs(setup.hooks_path)
+            and os.path.isdir(os.path.dirname(hooks))):
+        # core.hooksPath=.husky/_ (relative) in a work tree husky has not run in
+        return Husky(os.path.dirname(hooks), 9, True, laid_out=False)
     if holds(os.path.join(hooks, "_", "husky.sh"), (b"husky_skip_init",)):
         return Husky(hooks, 8, True)
     stubs = os.path.join(setup.top, ".husky", "_")
@@ -445,6 +517,76 @@ def holds(path: str, signs: Sequence[bytes]) -> bool:
     return data is not None and any(sign in data for sign in signs)
 
 
+# -- git's config-based hooks (git 2.54 and later) --------------------------------------------
+
+CONFIG_HOOKS_GIT = (2, 54)
+
+
+class ConfigHook:
+    """One ``hook.<name>`` of the git config: its command, the events it runs on, whether
+    it is enabled, and where its command was set."""
+
+    __slots__ = ("command", "enabled", "events", "name", "origin")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.command = ""
+        self.events: list[str] = []
+        self.enabled = True
+        self.origin = ""
+
+    @property
+    def runs_lets_hooks(self) -> bool:
+        return "lets-hooks" in self.command
+
+
+def config_hooks(repo: Repo) -> list[ConfigHook]:
+    """Every ``hook.<name>`` with a command, as git 2.54+ reads them (last command wins,
+    events add up and an empty one clears them, ``enabled = false`` switches one off).
+    ``hook.<event>.enabled = false`` switches an event off: it is kept as a hook named
+    after the event with no command."""
+    found: dict[str, ConfigHook] = {}
+    for origin, key, value in repo.config_matching(r"^hook\..+\.(command|event|enabled)$"):
+        name, _, field = key[len("hook."):].rpartition(".")
+        hook = found.setdefault(name, ConfigHook(name))
+        if field == "command":
+            hook.command, hook.origin = value, origin
+        elif field == "event":
+            hook.events = [] if value == "" else [*hook.events, value]
+        else:
+            hook.enabled = value.strip().lower() not in ("false", "no", "off", "0")
+    return list(found.values())
+
+
+def config_hooks_run(setup: Setup) -> bool:
+    """Does this git run hooks from its config?"""
+    return setup.git_version[:2] >= CONFIG_HOOKS_GIT
+
+
+def event_disabled(setup: Setup, event: str) -> bool:
+    """``hook.<event>.enabled = false``: git runs none of the config's hooks for ``event``
+    (git 2.55 still runs the hooks folder's)."""
+    return config_hooks_run(setup) and any(
+        h.name == event and not h.enabled for h in setup.config_hooks)
+
+
+def lets_config_hooks(setup: Setup, event: str) -> list[ConfigHook]:
+    """The enabled config hooks that run lets-hooks on ``event``."""
+    return [h for h in setup.config_hooks
+            if h.runs_lets_hooks and h.enabled and event in h.events and h.name != event]
+
+
+def config_lines(events: Sequence[str]) -> list[str]:
+    """The ``git config`` commands that make git 2.54+ run lets-hooks for ``events``
+    (git appends the hook's arguments to the command; stdin reaches each hook)."""
+    lines = []
+    for event in events:
+        name = f"lets-{event}"
+        lines.append(f"git config set hook.{name}.command 'lets-hooks {event}'")
+        lines.append(f"git config set --append hook.{name}.event {event}")
+    return lines
+
+
 # -- install ------------------------------------------------------------------------------------
 
 class Report:
@@ -468,13 +610,16 @@ def install(setup: Setup, command: str = "lets-hooks", python: str = "",
             hooks_dir_ok: bool = False, lib: Sequence[str] = ()) -> Report:
     """Install beside whatever manages the hooks here; see the module's docstring."""
     report = Report()
-    if setup.pre_commit:
+    by_config = {event: [] if event_disabled(setup, event) else lets_config_hooks(setup, event)
+                 for event in HOOKS}
+    if config_hooks_run(setup) and any(by_config.values()):
+        report.fail(refusal_config(setup, by_config))
+    elif setup.pre_commit:
         report.fail(refusal_pre_commit(setup))
     elif setup.husky is not None:
         _install_husky(setup, report)
     elif setup.lefthook is not None:
-        report.fail(f"lefthook manages the git hooks here ({setup.lefthook}): nothing was "
-                    "written. Add these entries to lefthook.yml, then run lefthook install:")
+        report.fail(refusal_lefthook(setup))
         report.lines.extend(lefthook_entries().rstrip("\n").split("\n"))
     elif (setup.tracked or setup.origin is not None) and not hooks_dir_ok:
         report.fail(refusal_shared(setup))
@@ -483,6 +628,42 @@ def install(setup: Setup, command: str = "lets-hooks", python: str = "",
             command, python = "lets-hooks", ""
         _install_plain(setup, setup.hooks_dir, command, python, lib, report)
     return report
+
+
+def refusal_config(setup: Setup, by_config: dict[str, list[ConfigHook]]) -> str:
+    """git already runs lets-hooks from its config for some hooks: shims would run it a
+    second time (git runs the config's hooks first, then the hooks folder's)."""
+    have = []
+    for event in HOOKS:
+        for hook in by_config[event]:
+            where = hook.origin[len("file:"):] if hook.origin.startswith("file:") else (
+                hook.origin)
+            have.append(f"hook.{hook.name} ({event}, set in {where})")
+    missing = [event for event in HOOKS if not by_config[event]]
+    text = (f"git runs lets-hooks from its config here: {', '.join(have)}. Nothing was "
+            f"written: shims in {setup.shown(setup.hooks_dir)} would run each of them a "
+            "second time (git runs the config's hooks first, then the hooks folder's).")
+    if missing:
+        text += (" To run lets-hooks for " + ", ".join(missing) + " the same way:\n"
+                 + "\n".join(config_lines(missing)))
+    return text
+
+
+def refusal_lefthook(setup: Setup) -> str:
+    config = setup.lefthook if setup.lefthook in LEFTHOOK_CONFIGS else "lefthook.yml"
+    stem, dot, ext = os.path.basename(config).rpartition(".")
+    local = os.path.join(os.path.dirname(config), f"{stem}-local{dot}{ext}") if stem else (
+        "lefthook-local.yml")
+    if os.path.lexists(os.path.join(setup.top, local)):
+        where = (f"add each lets-hooks entry under that hook's commands: in {local} or "
+                 f"{config} (keep the keys you have; do not repeat a hook's key)")
+    else:
+        where = (f"save them as {local} (lefthook merges it into {config} command by "
+                 f"command, so your own entries for these hooks keep running), or add "
+                 f"each lets-hooks entry under that hook's commands: in {config}")
+    return (f"lefthook manages the git hooks here ({setup.lefthook}): nothing was written. "
+            f"These are the entries that run lets-hooks: {where}; then run lefthook "
+            "install:")
 
 
 def refusal_pre_commit(setup: Setup) -> str:
@@ -593,7 +774,9 @@ def _install_husky(setup: Setup, report: Report) -> None:
             _add_line(setup, husky, path, hook, report)
         except files.Refused as exc:
             report.fail(f"{setup.shown(path)}: {exc}")
-    if not husky.active:
+    if not husky.laid_out:
+        report.fail(husky_not_laid_out(setup))
+    elif not husky.active:
         report.add(f"note: husky is not set up in this clone yet (core.hooksPath is not "
                    f"{setup.shown(husky.runs_from)}): npm install (or npx husky) sets it up")
     import shutil
@@ -601,6 +784,15 @@ def _install_husky(setup: Setup, report: Report) -> None:
     if shutil.which("lets-hooks") is None:
         report.add("note: the husky lines call lets-hooks from PATH, and there is none on "
                    "PATH now: install it with pipx, or put its virtual environment on PATH")
+
+
+def husky_not_laid_out(setup: Setup) -> str:
+    assert setup.husky is not None
+    stubs = setup.shown(setup.husky.stubs)
+    return (f"note: husky's {stubs} is not in this work tree, so git runs none of its hooks "
+            f"here (core.hooksPath = {setup.hooks_path} is relative: git looks for it in "
+            "each work tree, and husky's folder is not committed). Run npm install (husky's "
+            "prepare script lays it out) or npx husky in this work tree.")
 
 
 def _add_line(setup: Setup, husky: Husky, path: str, hook: str, report: Report) -> None:
@@ -654,14 +846,24 @@ def uninstall(setup: Setup) -> Report:
                 _remove_line(setup, path, report)
             except files.Refused as exc:
                 report.fail(f"{setup.shown(path)}: {exc}")
-    if setup.lefthook is not None and mentions(setup, LEFTHOOK_CONFIGS, b"lets-hooks "):
+    if not report.lines:
+        report.add("nothing to remove: no lets-hooks shims or lines here")
+    if setup.lefthook is not None and mentions(setup, LEFTHOOK_CONFIGS + LEFTHOOK_LOCALS,
+                                                b"lets-hooks "):
         report.add(f"note: {setup.lefthook} still runs lets-hooks: remove its lets-hooks "
                    "entries yourself (lets-hooks never writes it)")
     if mentions(setup, (PRE_COMMIT_CONFIG,), b"id: lets-"):
         report.add(f"note: {PRE_COMMIT_CONFIG} still lists lets-hooks hooks: remove them "
                    "yourself (lets-hooks never writes it)")
-    if not report.lines:
-        report.add("nothing to remove: no lets-hooks shims or lines here")
+    for event in HOOKS:
+        for entry in lets_config_hooks(setup, event):
+            report.add(f"note: git config hook.{entry.name} still runs lets-hooks {event}: "
+                       f"git config unset hook.{entry.name}.command (lets-hooks never "
+                       "writes your git config)")
+    backups = _backups(setup)
+    if backups:
+        report.add("note: kept, not removed (shims of ours that had been edited, yours to "
+                   "read and delete): " + ", ".join(backups))
     return report
 
 
@@ -712,6 +914,19 @@ def _remove_line(setup: Setup, path: str, report: Report) -> None:
     files.write_inside(setup.top, os.path.relpath(path, setup.top),
                        text.encode("utf-8", "surrogateescape"))
     report.add(f"{shown}: lets-hooks line removed")
+
+
+def _backups(setup: Setup) -> list[str]:
+    """The ``<hook>.lets-backup`` files (edited shims install or uninstall kept)."""
+    found = []
+    for folder in _unique([setup.hooks_dir, setup.default_dir]):
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        found += [setup.shown(os.path.join(folder, name)) for name in names
+                  if any(name.startswith(hook + BACKUP) for hook in HOOKS)]
+    return found
 
 
 def mentions(setup: Setup, names: Sequence[str], needle: bytes) -> bool:

@@ -667,6 +667,22 @@ class Repo:
         origin, _, value = out.decode("utf-8", "surrogateescape").partition("\0")
         return origin, value.rstrip("\0")
 
+    def config_matching(self, pattern: str) -> list[tuple[str, str, str]]:
+        """Every (where, key, value) of the config whose key matches the regular expression
+        ``pattern``, in the order git reads them (``--get-regexp``, one process)."""
+        code, out = self.run("config", "--show-origin", "-z", "--get-regexp",
+                             "--end-of-options", pattern)
+        if code == 1:
+            return []
+        if code != 0:
+            raise failure(("config",), code, self.last_error)
+        fields = out.decode("utf-8", "surrogateescape").split("\0")
+        found = []
+        for origin, entry in zip(fields[0::2], fields[1::2]):
+            key, _, value = entry.partition("\n")
+            found.append((origin, key, value))
+        return found
+
     def version(self) -> tuple[int, ...]:
         """git's version as numbers (``git version 2.39.5`` -> (2, 39, 5))."""
         out = self._must("--version").decode("ascii", "replace").split()

@@ -106,3 +106,29 @@ exec '{real}' "$@"
 """)
     wrapper.chmod(0o755)
     return {"PATH": f"{folder}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def git_at_least(major: int, minor: int) -> dict[str, str]:
+    """An environment whose ``git`` is ``major.minor`` or newer: the git on PATH when it
+    is, else the one in ``LETS_TEST_NEW_GIT`` (a folder; CI puts Debian's newest git
+    there); the test is skipped when neither is."""
+    import re
+    import subprocess
+    import sys
+
+    import pytest
+
+    bin_dir = os.path.dirname(sys.executable)
+    for folder in ("", os.environ.get("LETS_TEST_NEW_GIT", "")):
+        path = os.pathsep.join(p for p in (folder, bin_dir, os.environ.get("PATH", "")) if p)
+        if folder == "" and not os.environ.get("PATH"):
+            continue
+        git = shutil.which("git", path=path)
+        if git is None:
+            continue
+        done = subprocess.run([git, "--version"], capture_output=True, text=True, check=False)
+        found = re.search(r"(\d+)\.(\d+)", done.stdout)
+        if found and (int(found.group(1)), int(found.group(2))) >= (major, minor):
+            return {"PATH": path}
+    pytest.skip(f"needs git {major}.{minor} or newer (set LETS_TEST_NEW_GIT to a folder "
+                "holding one)")

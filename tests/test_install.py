@@ -268,7 +268,8 @@ def test_shim_whose_python_lacks_the_package_lets_git_go_on(box: HookBox, tmp_pa
                                              cwd=tmp_path).returncode == 0:
         pytest.skip("no system python3 without lets_hooks")
     for hook in HOOKS:
-        (hooks_dir(box) / hook).write_text(shim(hook, COMMAND, bare_python))
+        (hooks_dir(box) / hook).write_text(shim(hook, str(tmp_path / "gone" / "lets-hooks"),
+                                                bare_python))
         (hooks_dir(box) / hook).chmod(0o755)
     bare_remote(box, tmp_path)
     env = without_lets_hooks(tmp_path)
@@ -480,3 +481,41 @@ def test_a_module_in_the_work_tree_cannot_stand_in_for_one_the_hook_imports(
     done = box.sh("checkout", "-q", "-b", "feat", sid=SID)
     assert done.stderr == ""
     assert box.line("feat") == f"{box.head()} {SID}"
+
+
+@pytest.mark.parametrize("how", ["hooks-dir-ok", "fallback"])
+def test_shims_running_lets_hooks_from_path_pass_a_chained_failure_and_say_nothing(
+        box: HookBox, tmp_path: Path, how: str) -> None:
+    """The shims that call lets-hooks from PATH (a shared folder's, and any shim whose own
+    Python is gone) pass a failing chained post-checkout's status on, and print nothing
+    of their own (no `[: Illegal number: #!...` from the shell)."""
+    folder = hooks_dir(box)
+    write_hook(folder / "post-checkout", "exit 3\n")
+    alone = box.sh("checkout", "-q", "-b", "before", check=False)
+    box.install()
+    for hook in HOOKS:
+        text = shim(hook) if how == "hooks-dir-ok" else shim(
+            hook, str(tmp_path / "gone" / "lets-hooks"), str(tmp_path / "gone" / "python"))
+        (folder / hook).write_text(text)
+    done = box.sh("checkout", "-q", "-b", "feat", sid=SID, check=False)
+    assert done.returncode == alone.returncode == 1
+    assert done.stderr == ""
+    assert box.line("feat") == f"{box.head()} {SID}"  # lets-hooks from PATH ran
+    (folder / "post-checkout.pre-lets").write_text("#!/bin/sh\nexit 0\n")
+    done = box.sh("checkout", "-q", "-b", "fine", sid=SID, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_uninstall_names_the_backups_it_keeps(box: HookBox) -> None:
+    box.install()
+    folder = hooks_dir(box)
+    (folder / "pre-push").write_text((folder / "pre-push").read_text() + "echo mine\n")
+    done = box.run("lets-hooks", "uninstall")
+    assert done.stdout.splitlines()[-1] == (
+        "note: kept, not removed (shims of ours that had been edited, yours to read and "
+        "delete): .git/hooks/pre-push.lets-backup")
+    again = box.run("lets-hooks", "uninstall")
+    assert again.stdout.splitlines() == [
+        "nothing to remove: no lets-hooks shims or lines here",
+        "note: kept, not removed (shims of ours that had been edited, yours to read and "
+        "delete): .git/hooks/pre-push.lets-backup"]

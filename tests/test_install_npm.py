@@ -149,3 +149,107 @@ def test_with_real_lefthook(npm_tools: Path, tmp_path: Path) -> None:
     assert "lefthook.yml still runs lets-hooks" in done.stdout
     assert snapshot(box.path / ".git" / "hooks") == installed  # lefthook's, as they were
     print("lefthook", versions(npm_tools)["lefthook"])
+
+
+def husky_app(npm_tools: Path, tmp_path: Path) -> HookBox:
+    """A repository as a team sets husky 9 up: package.json, npm install, husky init,
+    .husky committed."""
+    box = make(tmp_path)
+    (box.path / "package.json").write_text(json.dumps({
+        "name": "team-app", "private": True, "scripts": {"prepare": "husky"},
+        "devDependencies": {"husky": f"file:{npm_tools / 'husky'}"}}))
+    (box.path / ".gitignore").write_text("node_modules/\n")
+    npm(box, "install")
+    subprocess.run(["npx", "--no-install", "husky", "init"], cwd=box.path, env=box.environ(),
+                   capture_output=True, text=True, check=True)
+    (box.path / ".husky" / "pre-commit").write_text("true\n")
+    return box
+
+
+def test_real_husky_in_a_work_tree_added_with_git_worktree_add(npm_tools: Path,
+                                                               tmp_path: Path) -> None:
+    """husky sets core.hooksPath=.husky/_, relative: git looks for it in each work tree,
+    and husky's folder is not committed, so a work tree added with `git worktree add` runs
+    no hook after the checkout that made it. doctor says to run husky's install there."""
+    box = husky_app(npm_tools, tmp_path)
+    assert box.install().returncode == 0
+    box.sh("add", "-A")
+    box.sh("commit", "-q", "-m", "team hooks, with lets-hooks")
+    linked = tmp_path / "linked"
+    box.sh("worktree", "add", "-q", "-b", "topic", str(linked), sid=SID)
+    box.sh("switch", "-q", "-c", "topic2", sid=SID, cwd=linked)
+    assert box.line("topic2", root=linked) is None  # no hook ran: what the user saw
+    done = box.run("lets-hooks", "doctor", "--json", cwd=linked,
+                   env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 1
+    found = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
+    assert found["husky"]["text"].startswith(
+        "husky's .husky/_ is not in this work tree, so git runs none of its hooks here "
+        "(core.hooksPath = .husky/_ is relative")
+    assert found["husky"]["fix"] == ("npm install (husky's prepare script lays it out), or "
+                                     "npx husky, in this work tree")
+    assert found["pre-push"]["fix"] == "npm install, or npx husky, in this work tree"
+    assert "lets-hooks install" not in done.stdout
+    done = box.run("lets-hooks", "install", cwd=linked)  # says the same, changes nothing
+    assert done.returncode == 1
+    assert "Run npm install (husky's prepare script lays it out) or npx husky in this work " \
+           "tree." in done.stdout
+    assert box.sh("status", "--porcelain", cwd=linked).stdout == ""
+
+    npm(HookBox(linked), "install")  # what doctor said
+    box.sh("switch", "-q", "-c", "topic3", sid=SID, cwd=linked)
+    assert box.line("topic3", root=linked) == f"{box.rev('topic2')} {SID}"
+    done = box.run("lets-hooks", "doctor", cwd=linked,
+                   env={"LETS_SESSION_ID": SID, "PATH": box.environ()["PATH"]})
+    assert done.returncode == 0, done.stdout
+
+
+@TOOLS_NEED_GIT_2_31
+def test_real_lefthook_entries_merge_into_a_file_that_has_the_same_hooks(
+        npm_tools: Path, tmp_path: Path) -> None:
+    """The team's lefthook.yml already has post-checkout: and pre-push: keys. The printed
+    entries, saved as lefthook-local.yml as install says, are merged by lefthook itself:
+    the team's commands and lets-hooks both run, and both get git's stdin."""
+    box = make(tmp_path)
+    env = with_tools(npm_tools)
+    seen = tmp_path / "team-saw"
+    team = ("post-checkout:\n  commands:\n    team-co:\n      run: echo team-checkout\n"
+            "pre-push:\n  commands:\n    team-push:\n"
+            f"      run: cat > '{seen}'; if [ -e BLOCK ]; then exit 1; fi\n"
+            "      use_stdin: true\n")
+    (box.path / "lefthook.yml").write_text(team)
+    (box.path / ".gitignore").write_text("lefthook-local.yml\n")
+    done = box.run("lets-hooks", "install", env=env)
+    assert done.returncode == 1
+    assert "save them as lefthook-local.yml (lefthook merges it into lefthook.yml" in (
+        done.stdout)
+    (box.path / "lefthook-local.yml").write_text(done.stdout.split("\n", 1)[1])
+    lefthook = subprocess.run(["lefthook", "validate"], cwd=box.path,
+                              env={**box.environ(), **env}, capture_output=True, text=True,
+                              check=False)
+    assert lefthook.returncode == 0, lefthook.stdout + lefthook.stderr
+    subprocess.run(["lefthook", "install"], cwd=box.path, env={**box.environ(), **env},
+                   capture_output=True, text=True, check=True)
+
+    done = box.sh("checkout", "-b", "feat", sid=SID, extra=env)
+    assert "team-checkout" in done.stdout + done.stderr  # theirs ran
+    assert box.line("feat") == f"{box.head()} {SID}"  # ours too
+    box.file_commit("a.txt", "a\n")
+    bare_remote(box, tmp_path)
+    box.write_task("feat", "session: " + "d" * 40 + f" {SID}\n")
+    done = box.sh("push", "origin", "feat", sid=SID, extra=env, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "lets-hooks: pre-push: branch 'feat'" in done.stdout + done.stderr
+    assert seen.read_text().startswith("refs/heads/feat ")  # stdin reached both
+    found = box.run("lets-hooks", "doctor", env={**env, "LETS_SESSION_ID": SID})
+    assert found.returncode == 0, found.stdout
+    assert "lefthook runs lets-hooks pre-push (lefthook.yml)" in found.stdout
+    # with a lefthook-local.yml already there, install says to add the entries to it
+    again = box.run("lets-hooks", "install", env=env)
+    assert "add each lets-hooks entry under that hook's commands: in lefthook-local.yml" in (
+        again.stdout)
+    # LEFTHOOK=0: lefthook runs nothing, and doctor says so
+    done = box.run("lets-hooks", "doctor", env={**env, "LETS_SESSION_ID": SID,
+                                                "LEFTHOOK": "0"})
+    assert done.returncode == 1
+    assert "LEFTHOOK=0 is set here, so lefthook runs no hook at all" in done.stdout

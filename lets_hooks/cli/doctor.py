@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from lets_hooks.doctor import Diagnosis
 
 PROG = "lets-hooks doctor"
-MARKS = {"ok": "ok  ", "warn": "WARN", "info": "--  "}
+MARKS = {"ok": "ok  ", "warn": "WARN", "info": "--  ", "note": "note"}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -26,7 +26,8 @@ def parser() -> argparse.ArgumentParser:
                     "lefthook, pre-commit), whether git will run them, the git version, "
                     "the merge branch, whether a session id is set, whether .lets/ is "
                     "ignored, and whether a long history lacks a commit-graph. Exits 0 "
-                    "when all is well, 1 otherwise. Changes nothing.")
+                    "when all is well (notes included), 1 when something needs fixing. "
+                    "Changes nothing.")
     made.add_argument("--version", action="version", version=f"lets-hooks {__version__}")
     made.add_argument("--json", action="store_true", help="print one JSON object instead")
     return made
@@ -61,6 +62,8 @@ def render(found: Diagnosis) -> str:
         if check.fix and check.status != "ok":
             lines.append(f"      {' ' * width}  fix: {shown(check.fix)}")
     warnings = sum(1 for c in found.checks if c.status == "warn")
-    lines.append("all is well" if not warnings else
+    notes = sum(1 for c in found.checks if c.status == "note")
+    lines.append((f"all is well ({notes} note{'s' if notes != 1 else ''} above)" if notes
+                  else "all is well") if not warnings else
                  f"{warnings} thing{'s' if warnings != 1 else ''} to look at")
     return "\n".join(lines) + "\n"
