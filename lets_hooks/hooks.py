@@ -85,9 +85,10 @@ def record_session(cwd: str, session_id: str, environ: Mapping[str, str],
 
 
 def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
-           now: int) -> tuple[Result, ladder.Boundary | None]:
-    """``lets-hooks record``: write the checked-out branch's session line at HEAD, then
-    resolve it. ``sid`` None: the current session from the environment."""
+           now: int, at: str | None = None) -> tuple[Result, ladder.Boundary | None]:
+    """``lets-hooks record [--at REV]``: write the checked-out branch's session line at
+    HEAD (or at ``at``, once the ladder accepts it there), then resolve it. ``sid`` None:
+    the current session from the environment."""
     result = Result()
     repo, where, settings = _require(cwd, environ, result)
     if where.top is None:
@@ -101,15 +102,78 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
                          "to record")
     if sid is None:
         sid = settings.session_id(environ)
+    # Judged for the session it was recorded for (``--sid``), else the environment's.
+    current = sid or settings.session_id(environ)
+    target = where
+    if at is not None:
+        target = _at(repo, where, settings, current, now, at)
     before = len(result.messages)
-    touch(repo, where, sid, result, now, force=True)
+    touch(repo, target, sid, result, now, force=True)
     if len(result.messages) > before:
         result.code = 1
         return result, None
-    # Judged for the session it was recorded for (``--sid``), else the environment's.
-    current = sid or settings.session_id(environ)
     boundary = ladder.resolve(repo, settings, current, now, where=where)
     return result, boundary
+
+
+def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int,
+        rev: str) -> Location:
+    """``where`` with ``rev``'s commit as the head to record, once the ladder would accept
+    a line there: it is a commit, an ancestor of HEAD, not older than the branch's fork
+    point, and the session it claims (``rev..HEAD``, less what the merge branch brought)
+    is not past the age limit, counted from the oldest commit it claims. The ladder itself
+    judges a trial task file holding that line, so no rule is written twice."""
+    import tempfile
+
+    from lets_hooks import state
+
+    shown = files.quoted(rev)
+    if not rev or rev.startswith("-") or "\n" in rev or "\0" in rev:
+        raise UsageError(f"--at {shown}: not a revision")
+    info = repo.objects([rev + "^{commit}"])[0]
+    if info.sha is None:
+        raise UsageError(f"--at {shown}: not a commit in this repository")
+    commit = info.sha
+    assert where.top is not None and where.branch is not None and where.head is not None
+
+    sid = sid if sid and state.sid_problem(sid) is None else None  # the writer says why
+
+    def trial(since: float) -> ladder.Boundary:
+        with tempfile.TemporaryDirectory(prefix="lets-record-") as folder:
+            store = state.Store(where.top or "")
+            store.sessions = folder
+            line = state.Line(commit, sid, state.utc_stamp(since))
+            with open(store.task_path(where.branch or ""), "wb") as task:
+                task.write(state.render(b"", line))
+            return ladder.resolve(repo, settings, sid, now, where=where, store=store)
+
+    judged = trial(now)
+    if judged.reason is None and commit != where.head:
+        since = _oldest_claimed(repo, where.head, commit, judged.merge_branch)
+        if since is not None and since < now:
+            judged = trial(since)
+    if judged.reason is not None:
+        raise UsageError(f"--at {shown}: the ladder would reject {commit[:12]}: "
+                         f"{judged.reason}; nothing recorded")
+    if judged.boundary != commit:
+        raise UsageError(f"--at {shown}: the ladder would not use {commit[:12]} as the "
+                         "boundary; nothing recorded")
+    return Location(where.top, where.git_dir, where.branch, commit, where.origin_head)
+
+
+def _oldest_claimed(repo: Repo, head: str, base: str, merge: str | None) -> int | None:
+    """The committer time of the oldest commit of ``base..head`` not already on the merge
+    branch: when the session that made them must have started, at the latest."""
+    tips: list[str] = []
+    if merge:
+        asked = ["refs/remotes/origin/" + merge, "refs/heads/" + merge]
+        tips = [i.sha for i in repo.objects(asked) if i.sha is not None]
+    walked = repo.walk([head], [base, *tips]).split(b"\n")
+    shas = [line.split(b" ", 1)[0].decode() for line in walked if line.strip()]
+    if not shas:
+        return None
+    times = [i.commit_time for i in repo.objects(shas) if i.commit_time is not None]
+    return min(times) if times else None
 
 
 class UsageError(Exception):
