@@ -9,6 +9,8 @@ never raise: a hook must not break the git command it rides on.
 
 from __future__ import annotations
 
+import os
+
 from lets_hooks import files, ladder
 from lets_hooks.repo import NULL_SHA, GitError, Location, Repo, reason
 
@@ -276,8 +278,10 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
                 at = ladder.location_for(where, branch, tops)
             boundary = ladder.resolve(repo, settings, sid, now, branch=branch,
                                       head=sha or "refs/heads/" + branch, where=at)
-            _warn_push(boundary, branch, branch == where.branch, settings.pre_push_strict,
-                       result)
+            strict = settings.pre_push_strict
+            if _said_on_trunk_before(boundary, branch, strict, where.git_dir, sid, now):
+                continue
+            _warn_push(boundary, branch, branch == where.branch, strict, result)
     except Exception as exc:  # never break the push over our own trouble
         result.say(f"pre-push: skipped ({reason(exc)})")
         return Result(0, result.messages)
@@ -327,6 +331,38 @@ def _as_branches(repo: Repo, where: Location, pushed: list[tuple[str, str | None
             if ref in tips and sha in (None, tips[ref]):
                 found.append((ref, sha))
     return found
+
+
+TRUNK_NOTED = "lets-pre-push-noted"  # in the git directory: what was said on the trunk
+TRUNK_NOTED_KEEP = 64
+
+
+def _said_on_trunk_before(boundary: ladder.Boundary, branch: str, strict: bool,
+                          git_dir: str, sid: str | None, now: float) -> bool:
+    """On the merge branch itself (a trunk-only repository) nothing is ever checked out,
+    so nothing is recorded and every push would say so again. There the warning is said
+    once per session (per day when no session id is known), and later pushes of that
+    session are quiet. A strict block is never skipped; off the trunk nothing changes.
+    The note of what was said is kept in the git directory (never in the work tree)."""
+    if branch != boundary.merge_branch or boundary.trust != ladder.NONE:
+        return False
+    if strict and boundary.reason is not None:
+        return False
+    import time
+
+    key = sid if sid else "day " + time.strftime("%Y-%m-%d", time.gmtime(now))
+    entry = f"{branch}\t{key}".encode("utf-8", "surrogateescape")
+    path = os.path.join(git_dir, TRUNK_NOTED)
+    data, _ = files.read_capped(path, 64 * 1024)
+    held = data.split(b"\n") if data else []
+    if entry in held:
+        return True
+    kept = [line for line in held if line][-(TRUNK_NOTED_KEEP - 1):]
+    try:
+        files.atomic_write(path, b"\n".join([*kept, entry]) + b"\n", keep_mode=False)
+    except (OSError, files.Refused):
+        return False  # cannot remember it: said again next time, as before
+    return False
 
 
 def _warn_push(boundary: ladder.Boundary, branch: str, current: bool, strict: bool,
