@@ -69,12 +69,21 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
     if not branches:
         return [], repo
     tops = repo.worktrees() if where.top is not None else {}
+    stores = {top: state.open_store(top, repo)
+              for top in dict.fromkeys([*tops.values(), where.top]) if top is not None}
 
     def top_of(branch: str) -> str | None:
-        return tops.get(branch, where.top) if where.top is not None else None
+        """The work tree whose state answers for ``branch``: the one it is checked out
+        in; else this one, unless only another work tree (the main one first) has a line
+        for it (where it was worked on; switching to it here carries that line over)."""
+        if where.top is None or branch in tops:
+            return tops.get(branch, where.top)
+        if state.read_recorded(stores[where.top], branch).sha is None:
+            for top, store in stores.items():
+                if top != where.top and state.read_recorded(store, branch).sha is not None:
+                    return top
+        return where.top
 
-    stores = {top: state.open_store(top, repo) for top in {top_of(n) for n, _ in branches}
-              if top is not None}
     merge = settings.merge_branch or where.origin_head
     names: list[str] = []
     for name, sha in branches:
