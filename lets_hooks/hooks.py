@@ -213,12 +213,24 @@ def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
     return result
 
 
+MOVED = ("not an ancestor", "older than this branch")  # history moved under the line
+
+
+def _fix(boundary: ladder.Boundary, fix: str = FIX) -> str:
+    """The fix to name: after history moved under the line (a rebase or reset by a tool
+    that runs no hooks), recording at HEAD would claim none of the session's commits."""
+    if boundary.reason is not None and boundary.reason.startswith(MOVED):
+        return (f"{fix} --at REV, REV being the commit the session's work starts after "
+                f"({FIX} alone starts the session anew at HEAD)")
+    return fix
+
+
 def _warn_rejected(boundary: ladder.Boundary, result: Result, hook: str) -> None:
     if boundary.reason is None:
         return
     result.say(f"{hook}: branch {files.quoted(boundary.branch)}: recorded boundary "
                f"{_short(boundary.recorded)} rejected ({boundary.reason}); "
-               f"{boundary.desc}. Fix: {FIX}")
+               f"{boundary.desc}. Fix: {_fix(boundary)}")
 
 
 # -- post-rewrite ------------------------------------------------------------------------
@@ -367,7 +379,7 @@ def _said_on_trunk_before(boundary: ladder.Boundary, branch: str, strict: bool,
 
 def _warn_push(boundary: ladder.Boundary, branch: str, current: bool, strict: bool,
                result: Result) -> None:
-    fix = FIX if current else f"git switch {branch} && {FIX}"
+    fix = _fix(boundary, FIX if current else f"git switch {branch} && {FIX}")
     if boundary.reason is not None:
         if strict:
             result.code = 1

@@ -163,6 +163,12 @@ def test_the_remedy_after_a_rewrite_made_without_git(box: HookBox) -> None:
     repo.close()
     before = box.boundary(env={"LETS_SESSION_ID": SID})
     assert (before["SESSION_TRUST"], before["SESSION_COMMITS"]) == ("estimate", "2")
+    # the hooks name that remedy, not a plain `record` that would claim nothing
+    box.sh("switch", "-q", "main", sid=SID)
+    said = box.sh("switch", "-q", "feat", sid=SID).stderr
+    assert "rejected (older than this branch's point off main)" in said
+    assert "Fix: lets-hooks record --at REV, REV being the commit the session's work " \
+           "starts after (lets-hooks record alone starts the session anew at HEAD)" in said
     code, out, _ = record(box, "--at", "main")
     assert code == 0
     assert fields(out) == {
