@@ -251,3 +251,28 @@ def test_scripts_run_installs_once_then_only_on_change(tmp_path: Path,
     assert third.returncode == 0 and third.stdout == first.stdout
     assert installed[0].read_text().endswith("# changed\n")
     assert (venv / ".lets-hooks-installed").read_text() != stamp
+
+
+def test_claude_hook_sample_in_docs_runs_as_printed(tmp_path: Path) -> None:
+    """docs/summary.md's ``--claude-hook`` sample on the demo project the tests build: the
+    lines it shows (up to its ``...``) and the task line it greps, byte for byte."""
+    from test_summary_output import build_demo
+
+    project, home = build_demo(tmp_path)
+    page = (ROOT / "docs" / "summary.md").read_text()
+    [console] = [b for b in blocks(page, "console") if "--claude-hook" in b]
+    first, grep = console.split("\n$ grep ")
+    command, shown = first.split("\n## Session Ready\n", 1)
+    command = command[2:].replace("\\\n", "").replace("/tmp/demo/project", str(project))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CLAUDE_ENV_FILE")}
+    env.update(PATH=f"{BIN}{os.pathsep}{env['PATH']}", HOME=str(home))
+    done = subprocess.run(["/bin/sh", "-c", command], cwd=project, env=env,
+                          capture_output=True, text=True, check=False, timeout=120)
+    assert (done.returncode, done.stderr) == (0, "")
+    expected = "## Session Ready\n" + shown.rsplit("\n...", 1)[0] + "\n"
+    assert done.stdout.startswith(expected)
+    grep_command, grep_output = grep.split("\n", 1)
+    found = subprocess.run(["/bin/sh", "-c", "grep " + grep_command], cwd=project,
+                           capture_output=True, text=True, check=False)
+    assert found.stdout == grep_output.split("\n```")[0].rstrip("\n") + "\n"
