@@ -1,4 +1,5 @@
-"""The README tells the truth about what ships: every command, and the contract's forms."""
+"""The README and docs/ tell the truth about what ships: every command, the contract's forms,
+and every sample, run as printed where it can be and compared where its output is fixed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import BIN, Sandbox
 from hookbox import TOOLS_NEED_GIT_2_31
+
+import lets_hooks
 
 ROOT = Path(__file__).resolve().parent.parent
 README_ONLY = (ROOT / "README.md").read_text()
@@ -276,3 +279,56 @@ def test_claude_hook_sample_in_docs_runs_as_printed(tmp_path: Path) -> None:
     found = subprocess.run(["/bin/sh", "-c", "grep " + grep_command], cwd=project,
                            capture_output=True, text=True, check=False)
     assert found.stdout == grep_output.split("\n```")[0].rstrip("\n") + "\n"
+
+
+def canonical(text: str) -> str:
+    """``text`` with each distinct abbreviated sha named by the order it first appears."""
+    names: dict[str, str] = {}
+    return re.sub(r"\b[0-9a-f]{12}\b",
+                  lambda m: names.setdefault(m.group(0), f"<sha{len(names)}>"), text)
+
+
+def test_status_sample_is_what_status_prints(sandbox: Sandbox) -> None:
+    """The README's status table, rebuilt branch by branch: the same rows, trust levels,
+    counts and reasons, the same columns (the shas aside)."""
+    [console] = blocks(section(README_ONLY, "### `lets-hooks record`"), "console")
+    printed = "\n".join(line for line in console.splitlines() if not line.startswith("$ "))
+    sid = "readme-sample"
+    git = sandbox.git
+    split = sandbox.commit("where spike and stale leave main", age_days=1)
+    tip = sandbox.commit("main's tip")
+    for name, base, commits in (("spike", split, 2), ("stale", split, 1),
+                                ("feature/login", tip, 2)):
+        git.switch("-q", "-c", name, base)
+        for n in range(commits):
+            sandbox.commit(f"{name} {n}")
+    sandbox.write_task("main", f"session: {split} {sid}\n")
+    sandbox.write_task("stale", f"session: 0123456789ab {sid}\n")
+    sandbox.write_task("feature/login", f"session: {tip} {sid}\n")
+    done = sandbox.run("lets-hooks", "status", env={"LETS_SESSION_ID": sid})
+    assert done.returncode == 0, done.stderr
+    assert canonical(done.stdout.rstrip("\n")) == canonical(printed)
+
+
+def test_install_in_a_virtual_environment_as_printed(tmp_path: Path,
+                                                     hook_repo: tuple[Path, str]) -> None:
+    """The README's install lines (the venv way; pipx is the same install, run by pipx),
+    with only the clone's path put in, in a fresh home: the four commands answer."""
+    [script] = blocks(section(README_ONLY, "## Install"), "sh")
+    lines = [line.split("  #")[0] for line in script.splitlines()
+             if not line.startswith("pipx ")]
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(hook_repo[0]), str(clone)], check=True)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env.update(HOME=str(home), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    command = "\n".join(lines).replace("/path/to/lets-hooks", str(clone))
+    done = subprocess.run(["/bin/sh", "-ec", command], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, check=False, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name in console_scripts():
+        answer = subprocess.run([str(home / ".venvs" / "lets-hooks" / "bin" / name),
+                                 "--version"], capture_output=True, text=True, check=False)
+        assert answer.returncode == 0, name
+        assert answer.stdout.split()[-1] == lets_hooks.__version__, name
