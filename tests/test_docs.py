@@ -69,7 +69,7 @@ def test_sample_blocks_have_the_four_lines_in_order() -> None:
 
 
 def test_readme_is_a_page_people_read() -> None:
-    assert len(README_ONLY.encode()) <= 16_800  # about 15 KB: depth goes to docs/
+    assert len(README_ONLY.encode()) <= 17_000  # about 15 KB: depth goes to docs/
 
 
 def test_every_docs_page_is_linked_from_the_readme() -> None:
