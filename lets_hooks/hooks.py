@@ -287,7 +287,7 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
             if branch != where.branch:
                 if tops is None:
                     tops = repo.worktrees()
-                at = ladder.location_for(where, branch, tops)
+                at = _location_for(repo, where, branch, tops)
             boundary = ladder.resolve(repo, settings, sid, now, branch=branch,
                                       head=sha or "refs/heads/" + branch, where=at)
             strict = settings.pre_push_strict
@@ -298,6 +298,20 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
         result.say(f"pre-push: skipped ({reason(exc)})")
         return Result(0, result.messages)
     return result
+
+
+def _location_for(repo: Repo, where: Location, branch: str,
+                  tops: Mapping[str, str]) -> Location:
+    """Where ``branch``'s state is read, as ``lets-hooks status`` reads it: the work tree
+    it is checked out in; else this one, unless only another work tree has a line."""
+    if where.top is None or branch in tops:
+        return ladder.location_for(where, branch, tops)
+    from lets_hooks import state, status
+
+    stores = {top: state.open_store(top, repo)
+              for top in dict.fromkeys([where.top, *tops.values()])}
+    top = status.state_top(branch, where.top, tops, stores)
+    return Location(top, where.git_dir, where.branch, where.head, where.origin_head)
 
 
 def _pushed(argv: Sequence[str], stdin: bytes,

@@ -62,3 +62,19 @@ def test_this_work_trees_own_line_wins_for_a_branch_checked_out_nowhere(
     seen = rows(box, linked)
     assert (seen["feat"]["boundary"], seen["feat"]["trust"]) == (box.rev("main"),
                                                                  "prior-session")
+
+
+def test_pre_push_reads_the_same_work_tree_as_status(box: HookBox, tmp_path: Path) -> None:
+    """Pushing, from a linked work tree, a branch checked out nowhere whose line is in the
+    main work tree: judged by that line (no false 'nothing recorded' warning)."""
+    box.sh("switch", "-q", "-c", "feat", sid=SID)
+    box.file_commit("f.txt", "f\n")
+    box.sh("switch", "-q", "main", sid=SID)
+    linked = tmp_path / "linked"
+    box.sh("worktree", "add", "-q", "-b", "wt", str(linked), sid=SID)
+    pushed = box.sh("push", "-q", "origin", "feat", sid=SID, cwd=linked)
+    assert "pre-push" not in pushed.stderr, pushed.stderr
+    assert rows(box, linked)["feat"]["trust"] == "exact"
+    box.sh("branch", "bare-feat", "feat")  # recorded nowhere: still said
+    said = box.sh("push", "-q", "origin", "bare-feat", sid=SID, cwd=linked).stderr
+    assert "branch 'bare-feat': no session boundary recorded" in said
