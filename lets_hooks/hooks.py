@@ -287,7 +287,7 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
             if branch != where.branch:
                 if tops is None:
                     tops = repo.worktrees()
-                at = _location_for(repo, where, branch, tops)
+                at = location_for(repo, where, branch, tops)
             boundary = ladder.resolve(repo, settings, sid, now, branch=branch,
                                       head=sha or "refs/heads/" + branch, where=at)
             strict = settings.pre_push_strict
@@ -300,7 +300,7 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
     return result
 
 
-def _location_for(repo: Repo, where: Location, branch: str,
+def location_for(repo: Repo, where: Location, branch: str,
                   tops: Mapping[str, str]) -> Location:
     """Where ``branch``'s state is read, as ``lets-hooks status`` reads it: the work tree
     it is checked out in; else this one, unless only another work tree has a line."""

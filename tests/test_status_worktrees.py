@@ -47,6 +47,10 @@ def test_branches_recorded_in_the_main_work_tree_are_seen_from_a_linked_one(
         assert seen["parked"]["trust"] == "exact" and seen["parked"]["boundary"] == parked
         assert seen["wt"]["trust"] == "exact"  # the linked work tree's own line
         assert "nothing recorded" not in {str(r["why"]) for r in seen.values()}
+        for branch in ("feat", "parked"):  # the contract command reads the same line
+            fields = box.boundary("--branch", branch, env={"LETS_SESSION_ID": SID}, cwd=where)
+            assert fields["SESSION_BOUNDARY"] == seen[branch]["boundary"]
+            assert fields["SESSION_TRUST"] == seen[branch]["trust"]
 
 
 def test_this_work_trees_own_line_wins_for_a_branch_checked_out_nowhere(
