@@ -275,7 +275,7 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
 
     summary = build_summary(root, home, today, git)
     out(render.render_json(summary) if args.json else render.render_markdown(summary))
-    return status
+    return 0 if hook is not None else status  # a hook never stops a session from starting
 
 
 def observability_main(argv: Sequence[str] | None = None) -> int:
