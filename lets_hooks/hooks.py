@@ -213,18 +213,6 @@ def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
     return result
 
 
-MOVED = ("not an ancestor", "older than this branch")  # history moved under the line
-
-
-def _fix(boundary: ladder.Boundary, fix: str = FIX) -> str:
-    """The fix to name: after history moved under the line (a rebase or reset by a tool
-    that runs no hooks), recording at HEAD would claim none of the session's commits."""
-    if boundary.reason is not None and boundary.reason.startswith(MOVED):
-        return (f"{fix} --at REV, REV being the commit the session's work starts after "
-                f"({FIX} alone starts the session anew at HEAD)")
-    return fix
-
-
 def _warn_rejected(boundary: ladder.Boundary, result: Result, hook: str) -> None:
     if boundary.reason is None:
         return
@@ -423,3 +411,15 @@ def _why_none(boundary: ladder.Boundary) -> str:
 
 def _short(sha: str | None) -> str:
     return sha[:12] if sha else "none"
+
+
+MOVED = ("not an ancestor", "older than this branch")  # history moved under the line
+
+
+def _fix(boundary: ladder.Boundary, fix: str = FIX) -> str:
+    """The fix to name: after history moved under the line (a rebase or reset by a tool
+    that runs no hooks), recording at HEAD would claim none of the session's commits."""
+    if boundary.reason is not None and boundary.reason.startswith(MOVED):
+        return (f"{fix} --at REV, REV being the commit the session's work starts after "
+                f"({FIX} alone starts the session anew at HEAD)")
+    return fix
