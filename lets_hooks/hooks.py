@@ -9,6 +9,8 @@ never raise: a hook must not break the git command it rides on.
 
 from __future__ import annotations
 
+import os
+
 from lets_hooks import files, ladder
 from lets_hooks.repo import NULL_SHA, GitError, Location, Repo, reason
 
@@ -85,9 +87,10 @@ def record_session(cwd: str, session_id: str, environ: Mapping[str, str],
 
 
 def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
-           now: int) -> tuple[Result, ladder.Boundary | None]:
-    """``lets-hooks record``: write the checked-out branch's session line at HEAD, then
-    resolve it. ``sid`` None: the current session from the environment."""
+           now: int, at: str | None = None) -> tuple[Result, ladder.Boundary | None]:
+    """``lets-hooks record [--at REV]``: write the checked-out branch's session line at
+    HEAD (or at ``at``, once the ladder accepts it there), then resolve it. ``sid`` None:
+    the current session from the environment."""
     result = Result()
     repo, where, settings = _require(cwd, environ, result)
     if where.top is None:
@@ -101,15 +104,78 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
                          "to record")
     if sid is None:
         sid = settings.session_id(environ)
+    # Judged for the session it was recorded for (``--sid``), else the environment's.
+    current = sid or settings.session_id(environ)
+    target = where
+    if at is not None:
+        target = _at(repo, where, settings, current, now, at)
     before = len(result.messages)
-    touch(repo, where, sid, result, now, force=True)
+    touch(repo, target, sid, result, now, force=True)
     if len(result.messages) > before:
         result.code = 1
         return result, None
-    # Judged for the session it was recorded for (``--sid``), else the environment's.
-    current = sid or settings.session_id(environ)
     boundary = ladder.resolve(repo, settings, current, now, where=where)
     return result, boundary
+
+
+def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int,
+        rev: str) -> Location:
+    """``where`` with ``rev``'s commit as the head to record, once the ladder would accept
+    a line there: it is a commit, an ancestor of HEAD, not older than the branch's fork
+    point, and the session it claims (``rev..HEAD``, less what the merge branch brought)
+    is not past the age limit, counted from the oldest commit it claims. The ladder itself
+    judges a trial task file holding that line, so no rule is written twice."""
+    import tempfile
+
+    from lets_hooks import state
+
+    shown = files.quoted(rev)
+    if not rev or rev.startswith("-") or "\n" in rev or "\0" in rev:
+        raise UsageError(f"--at {shown}: not a revision")
+    info = repo.objects([rev + "^{commit}"])[0]
+    if info.sha is None:
+        raise UsageError(f"--at {shown}: not a commit in this repository")
+    commit = info.sha
+    assert where.top is not None and where.branch is not None and where.head is not None
+
+    sid = sid if sid and state.sid_problem(sid) is None else None  # the writer says why
+
+    def trial(since: float) -> ladder.Boundary:
+        with tempfile.TemporaryDirectory(prefix="lets-record-") as folder:
+            store = state.Store(where.top or "")
+            store.sessions = folder
+            line = state.Line(commit, sid, state.utc_stamp(since))
+            with open(store.task_path(where.branch or ""), "wb") as task:
+                task.write(state.render(b"", line))
+            return ladder.resolve(repo, settings, sid, now, where=where, store=store)
+
+    judged = trial(now)
+    if judged.reason is None and commit != where.head:
+        since = _oldest_claimed(repo, where.head, commit, judged.merge_branch)
+        if since is not None and since < now:
+            judged = trial(since)
+    if judged.reason is not None:
+        raise UsageError(f"--at {shown}: the ladder would reject {commit[:12]}: "
+                         f"{judged.reason}; nothing recorded")
+    if judged.boundary != commit:
+        raise UsageError(f"--at {shown}: the ladder would not use {commit[:12]} as the "
+                         "boundary; nothing recorded")
+    return Location(where.top, where.git_dir, where.branch, commit, where.origin_head)
+
+
+def _oldest_claimed(repo: Repo, head: str, base: str, merge: str | None) -> int | None:
+    """The committer time of the oldest commit of ``base..head`` not already on the merge
+    branch: when the session that made them must have started, at the latest."""
+    tips: list[str] = []
+    if merge:
+        asked = ["refs/remotes/origin/" + merge, "refs/heads/" + merge]
+        tips = [i.sha for i in repo.objects(asked) if i.sha is not None]
+    walked = repo.walk([head], [base, *tips]).split(b"\n")
+    shas = [line.split(b" ", 1)[0].decode() for line in walked if line.strip()]
+    if not shas:
+        return None
+    times = [i.commit_time for i in repo.objects(shas) if i.commit_time is not None]
+    return min(times) if times else None
 
 
 class UsageError(Exception):
@@ -152,7 +218,7 @@ def _warn_rejected(boundary: ladder.Boundary, result: Result, hook: str) -> None
         return
     result.say(f"{hook}: branch {files.quoted(boundary.branch)}: recorded boundary "
                f"{_short(boundary.recorded)} rejected ({boundary.reason}); "
-               f"{boundary.desc}. Fix: {FIX}")
+               f"{boundary.desc}. Fix: {_fix(boundary)}")
 
 
 # -- post-rewrite ------------------------------------------------------------------------
@@ -209,15 +275,31 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
             if branch != where.branch:
                 if tops is None:
                     tops = repo.worktrees()
-                at = ladder.location_for(where, branch, tops)
+                at = location_for(repo, where, branch, tops)
             boundary = ladder.resolve(repo, settings, sid, now, branch=branch,
                                       head=sha or "refs/heads/" + branch, where=at)
-            _warn_push(boundary, branch, branch == where.branch, settings.pre_push_strict,
-                       result)
+            strict = settings.pre_push_strict
+            if _said_on_trunk_before(boundary, branch, strict, where.git_dir, sid, now):
+                continue
+            _warn_push(boundary, branch, branch == where.branch, strict, result)
     except Exception as exc:  # never break the push over our own trouble
         result.say(f"pre-push: skipped ({reason(exc)})")
         return Result(0, result.messages)
     return result
+
+
+def location_for(repo: Repo, where: Location, branch: str,
+                  tops: Mapping[str, str]) -> Location:
+    """Where ``branch``'s state is read, as ``lets-hooks status`` reads it: the work tree
+    it is checked out in; else this one, unless only another work tree has a line."""
+    if where.top is None or branch in tops:
+        return ladder.location_for(where, branch, tops)
+    from lets_hooks import state, status
+
+    stores = {top: state.open_store(top, repo)
+              for top in dict.fromkeys([where.top, *tops.values()])}
+    top = status.state_top(branch, where.top, tops, stores)
+    return Location(top, where.git_dir, where.branch, where.head, where.origin_head)
 
 
 def _pushed(argv: Sequence[str], stdin: bytes,
@@ -265,9 +347,41 @@ def _as_branches(repo: Repo, where: Location, pushed: list[tuple[str, str | None
     return found
 
 
+TRUNK_NOTED = "lets-pre-push-noted"  # in the git directory: what was said on the trunk
+TRUNK_NOTED_KEEP = 64
+
+
+def _said_on_trunk_before(boundary: ladder.Boundary, branch: str, strict: bool,
+                          git_dir: str, sid: str | None, now: float) -> bool:
+    """On the merge branch itself (a trunk-only repository) nothing is ever checked out,
+    so nothing is recorded and every push would say so again. There the warning is said
+    once per session (per day when no session id is known), and later pushes of that
+    session are quiet. A strict block is never skipped; off the trunk nothing changes.
+    The note of what was said is kept in the git directory (never in the work tree)."""
+    if branch != boundary.merge_branch or boundary.trust != ladder.NONE:
+        return False
+    if strict and boundary.reason is not None:
+        return False
+    import time
+
+    key = sid if sid else "day " + time.strftime("%Y-%m-%d", time.gmtime(now))
+    entry = f"{branch}\t{key}".encode("utf-8", "surrogateescape")
+    path = os.path.join(git_dir, TRUNK_NOTED)
+    data, _ = files.read_capped(path, 64 * 1024)
+    held = data.split(b"\n") if data else []
+    if entry in held:
+        return True
+    kept = [line for line in held if line][-(TRUNK_NOTED_KEEP - 1):]
+    try:
+        files.atomic_write(path, b"\n".join([*kept, entry]) + b"\n", keep_mode=False)
+    except (OSError, files.Refused):
+        return False  # cannot remember it: said again next time, as before
+    return False
+
+
 def _warn_push(boundary: ladder.Boundary, branch: str, current: bool, strict: bool,
                result: Result) -> None:
-    fix = FIX if current else f"git switch {branch} && {FIX}"
+    fix = _fix(boundary, FIX if current else f"git switch {branch} && {FIX}")
     if boundary.reason is not None:
         if strict:
             result.code = 1
@@ -297,3 +411,15 @@ def _why_none(boundary: ladder.Boundary) -> str:
 
 def _short(sha: str | None) -> str:
     return sha[:12] if sha else "none"
+
+
+MOVED = ("not an ancestor", "older than this branch")  # history moved under the line
+
+
+def _fix(boundary: ladder.Boundary, fix: str = FIX) -> str:
+    """The fix to name: after history moved under the line (a rebase or reset by a tool
+    that runs no hooks), recording at HEAD would claim none of the session's commits."""
+    if boundary.reason is not None and boundary.reason.startswith(MOVED):
+        return (f"{fix} --at REV, REV being the commit the session's work starts after "
+                f"({FIX} alone starts the session anew at HEAD)")
+    return fix

@@ -59,6 +59,21 @@ class Row:
         return data
 
 
+def state_top(branch: str, here: str, tops: Mapping[str, str],
+              stores: Mapping[str, state.Store]) -> str:
+    """The work tree whose state answers for ``branch``: the one it is checked out in
+    (``tops``); else ``here``, unless only another work tree (the main one first) has a
+    line for it: where it was worked on (checking it out here carries that line over).
+    ``stores``: the work trees' states, ``here`` and those of ``tops`` at least."""
+    if branch in tops:
+        return tops[branch]
+    if state.read_recorded(stores[here], branch).sha is None:
+        for top, store in stores.items():
+            if top != here and state.read_recorded(store, branch).sha is not None:
+                return top
+    return here
+
+
 def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Row], Repo]:
     """Every local branch's row, sorted by name; also the repo (its ``calls`` count)."""
     repo = Repo(cwd)
@@ -69,12 +84,12 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
     if not branches:
         return [], repo
     tops = repo.worktrees() if where.top is not None else {}
+    stores = {top: state.open_store(top, repo)
+              for top in dict.fromkeys([*tops.values(), where.top]) if top is not None}
 
     def top_of(branch: str) -> str | None:
-        return tops.get(branch, where.top) if where.top is not None else None
+        return None if where.top is None else state_top(branch, where.top, tops, stores)
 
-    stores = {top: state.open_store(top, repo) for top in {top_of(n) for n, _ in branches}
-              if top is not None}
     merge = settings.merge_branch or where.origin_head
     names: list[str] = []
     for name, sha in branches:

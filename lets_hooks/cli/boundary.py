@@ -58,7 +58,9 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
         if branch is not None and head is None:
             head = "refs/heads/" + branch
         if branch is not None and branch != where.branch and where.top is not None:
-            where = ladder.location_for(where, branch, repo.worktrees())
+            from lets_hooks.hooks import location_for  # where status reads it too
+
+            where = location_for(repo, where, branch, repo.worktrees())
         result = ladder.resolve(repo, settings, settings.session_id(os.environ),
                                 int(time.time()), branch=branch, head=head, where=where)
         result.notes[:0] = settings.problems

@@ -139,9 +139,14 @@ def _pre_push_parser() -> argparse.ArgumentParser:
 
 def _record_parser() -> argparse.ArgumentParser:
     parser = _parser("record",
-                     "Record the checked-out branch's session boundary at HEAD (the "
-                     "'session:' line of .lets/sessions/.task-<branch>), then show how the "
-                     "ladder reads it.")
+                     "Record the checked-out branch's session boundary at HEAD, or at REV "
+                     "(the 'session:' line of .lets/sessions/.task-<branch>), then print "
+                     "the four contract lines as the ladder reads it.")
+    parser.add_argument("--at", metavar="REV", default=None,
+                        help="record the boundary at this commit instead of HEAD: the "
+                             "commit the session started from, an ancestor of HEAD not "
+                             "older than the branch's point off the merge branch (refused, "
+                             "with the reason, when the ladder would reject it)")
     parser.add_argument("--sid", metavar="ID", default=None,
                         help="the session id to record (default: the current session, "
                              "from LETS_SESSION_ID or CLAUDE_CODE_SESSION_ID)")
@@ -157,14 +162,17 @@ def _record(args: Sequence[str]) -> int:
 
     sid = "" if opts.no_sid else opts.sid
     try:
-        result, boundary = hooks.record(None, sid, os.environ, _now())
+        result, boundary = hooks.record(None, sid, os.environ, _now(), at=opts.at)
     except hooks.UsageError as exc:
         say(f"{PROG} record: {exc}")
         return 1
     code = _emit(result)
-    if boundary is not None:
-        out(f"recorded {boundary.recorded} for branch {files.quoted(boundary.branch)}\n")
+    if boundary is not None:  # stdout: exactly the four lines, as the contract command
         out("\n".join(boundary.lines()) + "\n")
+        say(f"{PROG} record: recorded {boundary.recorded} for branch "
+            f"{files.quoted(boundary.branch)}")
+        for line in boundary.notes:
+            say(f"NOTE: {line}")
         if boundary.reason is not None:
             say(f"{PROG} record: the ladder rejects this boundary: {boundary.reason}")
     return code

@@ -22,6 +22,7 @@ from lets_hooks.cli import out, say
 
 RECORDING_SOURCES = frozenset({"startup", "clear"})
 HOOK_INPUT_LIMIT = 1024 * 1024
+SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 
 
 def _version() -> str:
@@ -59,32 +60,133 @@ class HookInput:
     source: str | None
 
 
-def parse_hook_input(text: str) -> tuple[HookInput, str | None]:
-    """A SessionStart hook's JSON (``session_id``, ``cwd``, ``source``) and a problem."""
+NO_INPUT = HookInput(None, None, None)
+
+
+def read_hook_stdin() -> bytes:
+    """Up to one byte past ``HOOK_INPUT_LIMIT`` of stdin, as bytes (never decoded here, so
+    no locale can make reading fail); nothing from a terminal or a closed stream."""
+    stream = sys.stdin
+    try:
+        if stream is None or stream.isatty():
+            return b""
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            data = buffer.read(HOOK_INPUT_LIMIT + 1)
+            return data if isinstance(data, bytes) else b""
+        text = stream.read(HOOK_INPUT_LIMIT + 1)
+        return text.encode("utf-8", "surrogateescape") if isinstance(text, str) else b""
+    except (OSError, ValueError, UnicodeError):
+        return b""
+
+
+def parse_hook_input(raw: str | bytes) -> tuple[HookInput, str | None]:
+    """A SessionStart hook's JSON (``session_id``, ``cwd``, ``source``) and the one
+    problem that kept it from being read, if any. Whatever ``raw`` holds, never raises:
+    a field of the wrong type is absent."""
     import json
 
-    empty = HookInput(None, None, None)
-    if not text.strip():
-        return empty, "no hook input on stdin"
+    data: object
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", "surrogateescape")
+    if not raw.strip():
+        return NO_INPUT, "no hook input on stdin"
+    if len(raw) > HOOK_INPUT_LIMIT:
+        return NO_INPUT, f"hook input on stdin is over {HOOK_INPUT_LIMIT // 1024} KiB"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return NO_INPUT, "hook input on stdin is not UTF-8 text"
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        return empty, "hook input on stdin is not valid JSON"
+        return NO_INPUT, "hook input on stdin is not valid JSON"
     if not isinstance(data, dict):
-        return empty, "hook input on stdin is not a JSON object"
+        return NO_INPUT, "hook input on stdin is not a JSON object"
 
     def field(name: str) -> str | None:
         value = data.get(name)
         return value.strip() or None if isinstance(value, str) else None
 
-    return HookInput(field("session_id"), field("cwd"), field("source")), None
+    odd = [name for name in ("session_id", "cwd", "source")
+           if data.get(name) is not None and not isinstance(data[name], str)]
+    problem = f"the hook input's {odd[0]} is not a string" if odd else None
+    return HookInput(field("session_id"), field("cwd"), field("source")), problem
 
 
-def _record(root: Path, hook: HookInput, environ: Mapping[str, str]) -> None:
+def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
+    """The hook input with what cannot be used dropped (a ``session_id`` that is no
+    session id, a ``cwd`` that is no folder), and the first such problem."""
+    from lets_hooks import state
+
+    problem: str | None = None
+    session_id, cwd = hook.session_id, hook.cwd
+    if session_id is not None and state.sid_problem(session_id) is not None:
+        problem = (f"the hook input's session_id {state.shown_sid(session_id)} is "
+                   f"{state.sid_problem(session_id)}; nothing recorded")
+        session_id = None
+    if cwd is not None and not _is_folder(cwd):
+        if problem is None:
+            from lets_hooks.files import quoted
+
+            problem = (f"the hook input's cwd {quoted(cwd)} is not a folder here; the "
+                       "current folder is used")
+        cwd = None
+    return HookInput(session_id, cwd, hook.source), problem
+
+
+def _is_folder(path: str) -> bool:
+    if "\0" in path or not os.path.isabs(path):
+        return False
+    try:
+        return os.path.isdir(path)
+    except (OSError, ValueError):
+        return False
+
+
+def export_session_id(environ: Mapping[str, str], session_id: str) -> str | None:
+    """Append ``export CLAUDE_CODE_SESSION_ID=<id>`` to ``$CLAUDE_ENV_FILE`` (the file
+    Claude Code sources before each command of the session) when the environment does not
+    already carry this id (an older Claude Code), so every later command has it. The id
+    has passed the session-id rule; it is shell-quoted all the same. Returns the problem,
+    if the line could not be written."""
+    import shlex
+
+    path = environ.get("CLAUDE_ENV_FILE", "")
+    if not path or environ.get(SESSION_ENV) == session_id:
+        return None
+    line = f"export {SESSION_ENV}={shlex.quote(session_id)}\n".encode()
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+    except (OSError, ValueError) as exc:
+        return f"CLAUDE_ENV_FILE: cannot write it ({_why(exc)})"
+    try:
+        size = os.fstat(fd).st_size
+        if size <= HOOK_INPUT_LIMIT:
+            held = os.pread(fd, size, 0)
+            if held.startswith(line) or b"\n" + line in held:
+                return None  # written already (the hook ran twice)
+            if held and not held.endswith(b"\n"):
+                line = b"\n" + line
+        os.write(fd, line)
+    except OSError as exc:
+        return f"CLAUDE_ENV_FILE: cannot write it ({_why(exc)})"
+    finally:
+        os.close(fd)
+    return None
+
+
+def _why(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or type(exc).__name__
+
+
+def _record(root: Path, hook: HookInput, environ: Mapping[str, str],
+            quiet: bool = False) -> None:
     if hook.source not in RECORDING_SOURCES:
         return  # resume / compact continue a session that has its boundary already
     if not hook.session_id:
-        say("lets-session-start: the hook input has no session_id; nothing recorded")
+        if not quiet:  # the input's problem was said already
+            say("lets-session-start: the hook input has no session_id; nothing recorded")
         return
     from lets_hooks.hooks import record_session
 
@@ -119,14 +221,31 @@ def _session_start(argv: Sequence[str]) -> int:
     args = parser.parse_args(list(argv))
 
     environ: Mapping[str, str] = os.environ
-    hook: HookInput | None = None
     if args.claude_hook:
-        stdin = sys.stdin
-        text = "" if stdin is None or stdin.isatty() else stdin.read(HOOK_INPUT_LIMIT)
-        hook, problem = parse_hook_input(text)
-        if problem:
-            say(f"lets-session-start: {problem}; nothing recorded")
+        return _as_hook(args, environ)
+    return _summary(args, environ, None)
 
+
+def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    """``--claude-hook``: whatever arrives on stdin, the summary on stdout, at most one
+    line on stderr about the input, and exit 0 (a hook never stops a session starting)."""
+    hook, problem = parse_hook_input(read_hook_stdin())
+    if problem:
+        say(f"lets-session-start: {problem}; nothing recorded")
+        hook = NO_INPUT
+    else:
+        hook, problem = hook_problem(hook)
+        if problem:
+            say(f"lets-session-start: {problem}")
+    try:
+        _summary(args, environ, hook, quiet=problem is not None)
+    except Exception as exc:  # one line, never a traceback, never a failed start
+        say(f"lets-session-start: internal error ({type(exc).__name__}: {exc})")
+    return 0
+
+
+def _summary(args: argparse.Namespace, environ: Mapping[str, str],
+             hook: HookInput | None, quiet: bool = False) -> int:
     start = Path(hook.cwd) if hook is not None and hook.cwd else Path.cwd()
     root = Path(args.root) if args.root else find_top(start)
     home = Path(args.home) if args.home else Path(os.path.expanduser("~"))
@@ -137,7 +256,11 @@ def _session_start(argv: Sequence[str]) -> int:
 
     status = 0
     if hook is not None:
-        _record(root, hook, environ)
+        _record(root, hook, environ, quiet)
+        if hook.session_id:
+            problem = export_session_id(environ, hook.session_id)
+            if problem:
+                say(f"lets-session-start: {problem}")
     git = open_repository(root)
     if args.promote:  # before git is asked about the working tree, which it changes
         from lets_hooks.summary.promote import promote
