@@ -674,6 +674,16 @@ class Repo:
                 found.append((parts[0], parts[1]))
         return found
 
+    def ref_commit(self, name: str) -> str | None:
+        """The commit a ref names (``ORIG_HEAD``, ``refs/heads/x``), read by git from
+        whichever ref store the repository uses; None when there is none."""
+        if not name or name.startswith("-") or "\n" in name:
+            raise GitError(f"refusing to pass {name!r} to git as a ref")
+        out = self._out("rev-parse", "--verify", "-q", "--end-of-options",
+                        name + "^{commit}")
+        sha = (out or "").strip()
+        return sha if files.is_sha(sha) else None
+
     def rebase_state(self, git_dir: str) -> RebaseState:
         """A rebase still in progress (as while its post-rewrite hook runs), read from its
         state folder: no process."""
@@ -708,18 +718,17 @@ class RebaseState:
 
 
 def read_rebase_state(git_dir: str) -> RebaseState:
-    """The rebase state under ``git_dir``; with none in progress, only ``orig_head``
-    (from ``ORIG_HEAD``) is set."""
+    """The rebase state under ``git_dir`` (files git keeps in its rebase folder, not
+    refs). ``ORIG_HEAD`` is a ref (on the reftable backend it is in the ref store, not a
+    file): ask for it with ``Repo.ref_commit`` when the folder does not say."""
     state = RebaseState()
-    state.orig_head = _sha_in(_read_small(os.path.join(git_dir, "ORIG_HEAD")))
     for folder, listing in (("rebase-merge", "rewritten-list"), ("rebase-apply", "rewritten")):
         base = os.path.join(git_dir, folder)
         if not os.path.isdir(base):
             continue
         state.backend = folder
         state.rewritten = _read_small(os.path.join(base, listing))
-        state.orig_head = _sha_in(_read_small(os.path.join(base, "orig-head"))) or (
-            state.orig_head)
+        state.orig_head = _sha_in(_read_small(os.path.join(base, "orig-head")))
         state.onto = _sha_in(_read_small(os.path.join(base, "onto")))
         name = (_read_small(os.path.join(base, "head-name")) or b"").decode(
             "utf-8", "surrogateescape").strip()
