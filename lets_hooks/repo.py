@@ -584,6 +584,41 @@ class Repo:
         return [r["worktree"] for r in self._worktree_records()
                 if "worktree" in r and "bare" not in r]
 
+    def worktree_heads(self) -> list[tuple[str, str | None, str | None]]:
+        """Every work tree as (top, HEAD commit or None, checked-out branch or None), in
+        one process."""
+        found: list[tuple[str, str | None, str | None]] = []
+        for record in self._worktree_records():
+            if "worktree" not in record or "bare" in record:
+                continue
+            head = record.get("HEAD")
+            found.append((record["worktree"], head if head and files.is_sha(head) else None,
+                          _branch_of(record.get("branch", ""))))
+        return found
+
+    def reflog(self, git_dir: str, ref: str, count: int) -> list[tuple[str, str]]:
+        """The newest ``count`` entries of a ref's reflog as (commit, message), newest
+        first: ``HEAD`` (this work tree's own) or ``refs/heads/<name>``.
+
+        On the ``files`` ref backend the log is a file git appends to, and its tail is read
+        without a process; on any other backend (``reftable``: a ``reftable`` folder in the
+        common git directory) git reads it (``log -g``). No reflog: an empty list.
+        """
+        if not ref or ref.startswith("-") or "\n" in ref or ".." in ref:
+            raise GitError(f"refusing to read the reflog of {ref!r}")
+        common = common_dir_of(git_dir)
+        if os.path.isdir(os.path.join(common, "reftable")):
+            out = self._out("log", "-g", f"-n{count}", "--format=%H%x09%gs",
+                            "--end-of-options", ref, "--")
+            entries = []
+            for line in (out or "").split("\n"):
+                sha, _, message = line.partition("\t")
+                if files.is_sha(sha):
+                    entries.append((sha, message))
+            return entries
+        base = git_dir if ref == "HEAD" else common
+        return _reflog_tail(os.path.join(base, "logs", *ref.split("/")), count)
+
     def hooks_dir(self) -> str:
         """The folder git runs hooks from (``core.hooksPath`` honoured), as an absolute path.
 
@@ -690,14 +725,48 @@ class Repo:
         return read_rebase_state(git_dir)
 
 
+def common_dir_of(git_dir: str) -> str:
+    """The git directory every work tree shares, from a work tree's own (its
+    ``commondir`` file), no process."""
+    pointer = _read_small(os.path.join(git_dir, "commondir"))
+    if not pointer:
+        return git_dir
+    return os.path.normpath(os.path.join(git_dir, pointer.decode(
+        "utf-8", "surrogateescape").strip()))
+
+
+def _reflog_tail(path: str, count: int) -> list[tuple[str, str]]:
+    """The newest ``count`` entries of a ``files``-backend reflog (``<old> <new> <who>
+    <when>\t<message>`` lines), newest first; only its last 256 KB are read."""
+    try:
+        with open(path, "rb") as log:
+            size = log.seek(0, os.SEEK_END)
+            start = max(0, size - (256 << 10))
+            log.seek(start)
+            data = log.read()
+    except OSError:
+        return []
+    rows = data.split(b"\n")
+    if start:
+        rows = rows[1:]  # a partial first line
+    entries: list[tuple[str, str]] = []
+    for row in reversed(rows):
+        head, tab, message = row.partition(b"\t")
+        fields = head.split(b" ", 2)
+        if not tab or len(fields) < 3:
+            continue
+        sha = fields[1].decode("ascii", "replace")
+        if files.is_sha(sha):
+            entries.append((sha, message.decode("utf-8", "surrogateescape")))
+            if len(entries) >= count:
+                break
+    return entries
+
+
 def has_commit_graph(git_dir: str) -> bool:
     """Does this repository have a commit-graph file (written by ``git commit-graph
     write`` or ``git gc``)? Read from files in the common git directory, no process."""
-    common = git_dir
-    pointer = _read_small(os.path.join(git_dir, "commondir"))
-    if pointer:
-        common = os.path.normpath(os.path.join(git_dir, pointer.decode(
-            "utf-8", "surrogateescape").strip()))
+    common = common_dir_of(git_dir)
     info = os.path.join(common, "objects", "info")
     return (os.path.isfile(os.path.join(info, "commit-graph"))
             or os.path.isdir(os.path.join(info, "commit-graphs")))
