@@ -358,3 +358,32 @@ def recarry(repo: Repo, where: Location, sid: str | None, previous: str | None
         return state.update(store, where.branch, decide, names)
     except (GitError, state.StateError):
         return False
+
+
+def lift(repo: Repo, where: Location, sid: str | None, written: str, base: str) -> bool:
+    """A boundary just carried onto this branch is older than the branch's point off the
+    merge branch (the session's line was on main, and main took others' commits since):
+    what lies below that point is main's, not this branch's work, so the boundary goes up
+    to the point ``base`` (the ladder's own estimate), keeping its recorded time. Only
+    while the line is still the one written (``written``, its sha) and ``base`` is a
+    descendant of it. True when the line was rewritten."""
+    if sid is None or where.top is None or where.branch is None:
+        return False
+    store = state.open_store(where.top, repo)
+    if store.problem is not None:
+        return False
+    seen = state.read_recorded(store, where.branch)
+    if seen.source != "task" or seen.sid != sid or seen.sha != written:
+        return False
+    try:
+        full = _full(repo, written)
+        if full is None or not repo.is_ancestor(full, base):
+            return False
+        names = [name for name, _ in repo.branches()]
+
+        def decide(current: state.Recorded) -> state.Line | None:
+            return _line(current, base) if current.line == seen.line else None
+
+        return state.update(store, where.branch, decide, names)
+    except (GitError, state.StateError):
+        return False
