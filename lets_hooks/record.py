@@ -203,8 +203,12 @@ def _line(found: state.Recorded, sha: str | None = None) -> state.Line:
 
 
 def _full(repo: Repo, sha: str) -> str | None:
+    """A recorded sha as a full commit name: as it is when written in full (git then
+    says whether it is a commit, at the ancestor question), else asked of git."""
+    if files.is_sha(sha):
+        return sha
     info = repo.objects([sha + "^{commit}"])[0]
-    return info.sha
+    return info.sha if info.type == "commit" else None
 
 
 def _from_checkout(repo: Repo, where: Location, store: state.Store, sid: str,
