@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, make, with_remote
+from hookbox import OTHER, SID, HookBox, make, needs_git, with_remote
 
 WITNESS = importlib.util.find_spec("lets_hooks.witness") is not None
 STAMP = re.compile(rb"^session-recorded: (\S+) (\S+)", re.M)
@@ -331,3 +331,41 @@ def test_switch_c_and_detached_commits_under_pre_commit(
         assert answer(box) == ("exact", boundary, "2")
     finally:
         box.repo.close()
+
+
+# -- reftable: the reflogs are in the ref store, read through git ------------------------------
+
+def reftable_box(tmp_path: Path) -> HookBox:
+    import subprocess
+
+    path = tmp_path / "work"
+    subprocess.run(["git", "init", "-q", "-b", "main", "--ref-format=reftable", str(path)],
+                   check=True)
+    made = HookBox(path)
+    made.commit("root", age_days=30)
+    made.file_commit("base.txt", "base\n", "main tip")
+    made.install()
+    assert (path / ".git" / "reftable").is_dir()
+    return made
+
+
+@needs_git(2, 45, "reftable repositories need git 2.45")
+def test_switch_c_and_detached_commits_on_reftable(tmp_path: Path) -> None:
+    box = reftable_box(tmp_path)
+    boundary, stamp = session(box)
+    box.sh("switch", "-q", "-c", "next", sid=SID)
+    assert box.line("next") == f"{boundary} {SID}"
+    assert recorded(box, "next") == stamp
+    box.sh("checkout", "-q", "--detach", "HEAD~1", sid=SID)
+    box.file_commit("d1.txt", "detached\n")
+    box.sh("switch", "-q", "-c", "rescue", sid=SID)
+    assert box.line("rescue") == f"{boundary} {SID}"
+
+
+@needs_git(2, 45, "reftable repositories need git 2.45")
+def test_a_renamed_branch_keeps_its_state_on_reftable(tmp_path: Path) -> None:
+    box = reftable_box(tmp_path)
+    boundary, _ = session(box)
+    box.sh("branch", "-m", "topic", "renamed", sid=SID)
+    assert answer(box) == ("exact", boundary, "2")
+    assert not box.task("topic").exists()
