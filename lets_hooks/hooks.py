@@ -53,11 +53,11 @@ def _open(cwd: str | None, environ: Mapping[str, str],
 # -- recording ---------------------------------------------------------------------------
 
 def touch(repo: Repo, where: Location, sid: str | None, result: Result, now: float,
-          force: bool = False) -> bool:
+          force: bool = False, previous: str | None = None) -> bool:
     """``record.touch``, its problem said on ``result``."""
     from lets_hooks import record
 
-    changed, problem = record.touch(repo, where, sid, now, force)
+    changed, problem = record.touch(repo, where, sid, now, force, previous)
     if problem is not None:
         result.say(f"branch {files.quoted(where.branch)}: session boundary not recorded: {problem}")
     return changed
@@ -200,17 +200,42 @@ def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
     flag = argv[2] if len(argv) >= 3 else environ.get("PRE_COMMIT_CHECKOUT_TYPE", "")
     if flag != "1":
         return result  # a file checkout: nothing to do
+    previous = argv[0] if len(argv) >= 3 else environ.get("PRE_COMMIT_FROM_REF", "")
     try:
         repo, where, settings = _open(cwd, environ, result)
         if where.top is None or where.branch is None or where.head is None:
             return result  # detached HEAD (a rebase starting, a tag): nothing to keep
         sid = settings.session_id(environ)
-        touch(repo, where, sid, result, now)
+        came_from = previous if files.is_sha(previous) else None
+        written = touch(repo, where, sid, result, now, previous=came_from)
         boundary = ladder.resolve(repo, settings, sid, now, where=where)
+        if boundary.reason is not None:
+            boundary = _carry_again(repo, where, settings, sid, now, came_from, written,
+                                    boundary)
         _warn_rejected(boundary, result, "post-checkout")
     except Exception as exc:  # never break the checkout
         result.say(f"post-checkout: skipped ({reason(exc)})")
     return result
+
+
+def _carry_again(repo: Repo, where: Location, settings: Config, sid: str | None, now: int,
+                 came_from: str | None, written: bool,
+                 boundary: ladder.Boundary) -> ladder.Boundary:
+    """A line this session holds, rejected right after a checkout: ``checkout -B`` reset a
+    branch the session had touched (carry the line it came from again), or a boundary
+    carried from main is below this branch's point off it (lift it to that point)."""
+    from lets_hooks import record
+
+    reason = boundary.reason or ""
+    changed = False
+    if reason.startswith("not an ancestor"):
+        changed = record.recarry(repo, where, sid, came_from)
+    elif written and reason.startswith("older than this branch's point") \
+            and boundary.trust == ladder.ESTIMATE and boundary.boundary and boundary.recorded:
+        changed = record.lift(repo, where, sid, boundary.recorded, boundary.boundary)
+    if not changed:
+        return boundary
+    return ladder.resolve(repo, settings, sid, now, where=where)
 
 
 def _warn_rejected(boundary: ladder.Boundary, result: Result, hook: str) -> None:

@@ -259,7 +259,25 @@ def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
     if store is None or store.top != where.top:
         store = state.open_store(where.top, repo)
     recorded = state.read_recorded(store, branch)
+    if recorded.source is None and not recorded.notes and branch == where.branch:
+        recorded = _renamed(repo, where, store, branch, recorded)
     notes.extend(recorded.notes)
+    return recorded
+
+
+def _renamed(repo: Repo, where: Location, store: state.Store, branch: str,
+             recorded: state.Recorded) -> state.Recorded:
+    """Nothing recorded for the checked-out ``branch``: a branch renamed with ``git
+    branch -m`` (no hook runs) takes the state its old name left (``record.adopt_renamed``;
+    its reflog is a file read on the ``files`` backend, no process). Other branches find
+    theirs when they are checked out (post-checkout)."""
+    from lets_hooks import record
+
+    try:
+        if record.adopt_renamed(repo, where, store, branch):
+            return state.read_recorded(store, branch)
+    except (GitError, state.StateError):
+        pass
     return recorded
 
 
