@@ -194,3 +194,108 @@ def test_demo_git_processes_are_few(demo: tuple[Path, Path]) -> None:
     inputs = collect(project, home, look(project, os.environ, 1.8e9))
     assert inputs.where is not None
     assert inputs.where.git_calls <= 7, inputs.where.git_calls
+
+
+# --------------------------------------------------------------------------- placeholders
+
+PLACEHOLDERS = ["_none_", "*None*", "**None**", "(none)", "[none]", "`none`", "None.",
+                "None at the moment.", "No blockers.", "No open questions at this time",
+                "no decisions pending", "nothing yet", "Nothing.", "n/a", "N/A", "—", "-",
+                "None (all resolved)", "none so far"]
+NOT_PLACEHOLDERS = ["none of the tests pass", "No network access on the CI runner",
+                    "Nothing is cached, so reads are slow", "N/A values break the parser",
+                    "None: the deploy still fails on ARM", "no", "No tests for reader.py"]
+
+
+@pytest.mark.parametrize("text", PLACEHOLDERS)
+def test_placeholders_are_recognised(text: str) -> None:
+    from lets_hooks.summary.sources.text import is_placeholder
+
+    assert is_placeholder(text)
+    assert is_placeholder(f"  {text}  ")
+
+
+@pytest.mark.parametrize("text", NOT_PLACEHOLDERS)
+def test_items_that_say_something_are_not_placeholders(text: str) -> None:
+    from lets_hooks.summary.sources.text import is_placeholder
+
+    assert not is_placeholder(text)
+
+
+def test_a_long_text_is_never_a_placeholder_and_costs_nothing() -> None:
+    from lets_hooks.summary.sources.text import is_placeholder
+
+    assert not is_placeholder("(" * 1_000_000 + "none" + ")" * 1_000_000)
+    assert not is_placeholder("none " * 200)
+
+
+def _placeholder_project(tmp_path: Path) -> tuple[Path, Path]:
+    project, home = tmp_path / "project", tmp_path / "home"
+    (project / "memory").mkdir(parents=True)
+    (home / ".claude").mkdir(parents=True)
+    listed = "\n".join(f"- {text}" for text in PLACEHOLDERS)
+    (project / "memory" / "session-handoff-LATEST.md").write_text(
+        "# Handoff\n\n"
+        f"## Next steps\n{listed}\n- Wire the reader into the hook\n\n"
+        f"## Open questions\n{listed}\n- Keep the 32 MiB cap?\n\n"
+        f"## Blockers\n{listed}\n- CI runner has no network\n\n"
+        f"## Failed approaches\n{listed}\n- Parsing with a regex per line\n")
+    (home / ".claude" / "STATE.md").write_text(
+        f"# State\n\n## Open decisions\n{listed}\n\n## Active blockers\n{listed}\n"
+        "- VPN certificate expired\n")
+    return project, home
+
+
+def _shown_items(block: str) -> list[str]:
+    return [line.strip()[2:] for line in block.splitlines()
+            if line.strip().startswith("- ") and "… and" not in line]
+
+
+def test_placeholders_are_never_shown_as_items(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """In every section that lists items, of the handoff and of STATE.md."""
+    from lets_hooks.summary.sources.text import is_placeholder
+
+    project, home = _placeholder_project(tmp_path)
+    common = ["--root", str(project), "--home", str(home), "--today", TODAY]
+    _, block, _ = run(capsys, *common)
+    items = _shown_items(block)
+    assert "Keep the 32 MiB cap?" in items
+    assert "CI runner has no network" in items
+    assert "Parsing with a regex per line" in items
+    assert "blocker: VPN certificate expired" in items
+    assert "**Priority 1:** Wire the reader into the hook" in block
+    assert "**Priority 2:**" not in block  # every other next step was a placeholder
+    for item in items:
+        assert not is_placeholder(item.split(": ", 1)[-1]), item
+    _, raw, _ = run(capsys, *common, "--json")
+    data = json.loads(raw)
+    handoff = data["handoff"]
+    for name in ("outstanding_decisions", "active_blockers", "do_not_repeat"):
+        assert len(handoff[name]["items"]) == 1, (name, handoff[name])
+        assert handoff[name]["more"] == 0
+    assert data["global"]["items"] == ["blocker: VPN certificate expired"]
+
+
+def test_a_state_file_of_placeholders_says_none(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    project, home = _placeholder_project(tmp_path)
+    (home / ".claude" / "STATE.md").write_text(
+        "## Open decisions\n- _none_\n\n## Blockers\n- *None*\n- No blockers.\n")
+    _, block, _ = run(capsys, "--root", str(project), "--home", str(home), "--today", TODAY)
+    assert "**Global:** none" in block
+
+
+def test_a_snapshot_of_placeholders_lists_nothing(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    project, home = _placeholder_project(tmp_path)
+    (project / "memory" / "session-handoff-LATEST.md").write_text(
+        "<!-- state-snapshot v1 -->\n```yaml\nts: 2026-11-28\n"
+        "next: [Ship the reader, _none_, N/A]\n"
+        "diff: [none]\n"
+        "blocked: [{item: none yet, risk: L}, '(none)', '*None*']\n```\n")
+    _, block, _ = run(capsys, "--root", str(project), "--home", str(home), "--today", TODAY)
+    assert "**Priority 1:** Ship the reader" in block
+    assert "**Priority 2:**" not in block
+    assert "**Active blockers:** none" in block
+    assert "**Recent changes:** none" in block

@@ -72,6 +72,7 @@ from lets_hooks.summary.records import (
     Where,
 )
 from lets_hooks.summary.sources.memory_index import parse_memory_index
+from lets_hooks.summary.sources.text import is_placeholder
 
 KNOWN_MODELS = frozenset({
     "opus", "sonnet", "haiku", "fable",
@@ -103,6 +104,8 @@ PROMOTED_HEADING = "Promoted from the context log"
 
 
 def listing(items: Sequence[str], limit: int = MAX_LISTED) -> Listing:
+    """The items (placeholders such as ``_none_`` dropped), the first ``limit`` shown."""
+    items = [item for item in items if not is_placeholder(item)]
     return Listing(tuple(items[:limit]), max(0, len(items) - limit))
 
 
@@ -219,14 +222,15 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
     source = "prose"
     if snapshot is not None:
         next_items = real_items(next_item_text(item) for item in _as_items(snapshot.get("next")))
-        changes = real_items(diff_item_text(item) for item in _as_items(snapshot.get("diff")))
+        changes = [change for change in real_items(diff_item_text(item) for item in _as_items(
+            snapshot.get("diff"))) if not is_placeholder(change)]
         blocked = real_items(blocked_item_text(item)
                              for item in _as_items(snapshot.get("blocked")))
-    priorities = next_items
+    priorities = [item for item in next_items if not is_placeholder(item)]
     if priorities:
         source = "state-snapshot"
     else:
-        priorities = prose.priorities(parts)
+        priorities = [item for item in prose.priorities(parts) if not is_placeholder(item)]
 
     if snapshot is not None and "blocked" in snapshot:
         blockers = blocked
@@ -517,10 +521,11 @@ def global_items(state: StateFile | None) -> Listing:
         return listing([])
     items: list[str] = []
     for part in prose.parts(state.sections):
+        open_items = [item for item in part.open_items if not is_placeholder(item)]
         if part.role.kind == prose.DECISIONS:
-            items.extend(f"decision: {item}" for item in part.open_items)
+            items.extend(f"decision: {item}" for item in open_items)
         elif part.role.kind == prose.BLOCKERS:
-            items.extend(f"blocker: {item}" for item in part.open_items)
+            items.extend(f"blocker: {item}" for item in open_items)
     return listing(items)
 
 
