@@ -54,7 +54,7 @@ def test_numbered_sections_in_their_numbers_order_before_other_next_steps(
     body = ("## Next steps\n- a plain next step\n\n### Priority 2: second\n\n"
             "#### Priority 1: first\n")
     assert priorities(block(tmp_path, {HANDOFF: body})) == [
-        "**Priority 1:** first", "**Priority 2:** second"]
+        "**Priority 1:** first", "**Priority 2:** second (… and 1 more in the handoff)"]
 
 
 def test_only_priority_1_numbered_then_the_next_steps(tmp_path: Path) -> None:
@@ -84,7 +84,8 @@ def test_sub_headings_under_next_steps_are_the_steps(tmp_path: Path) -> None:
     body = ("## Next steps\n### 1. Wire the hook\n- details\n- more details\n"
             "### Step 2: Time it\n\n### Docs\n- write the README section\n")
     assert priorities(block(tmp_path, {HANDOFF: body})) == [
-        "**Priority 1:** Wire the hook", "**Priority 2:** Time it"]
+        "**Priority 1:** Wire the hook",
+        "**Priority 2:** Time it (… and 1 more in the handoff)"]
 
 
 def test_prose_parts_directly() -> None:
@@ -278,3 +279,134 @@ def test_a_lesson_with_two_model_lines_is_one_tagged_lesson(tmp_path: Path) -> N
             "model: sonnet\n- model: haiku\nbody\n")
     result = summary(tmp_path, {LESSONS: body})
     assert result.model_tags is not None and result.model_tags.lessons_tagged == 1
+
+
+# --------------------------------------------------------------------------- headings by meaning
+
+RISKS = "Risks and gotchas"
+
+
+@pytest.mark.parametrize("heading", ["Notes on the CRLF bug", "Problems solved today"])
+def test_notes_and_solved_problems_are_not_blockers(tmp_path: Path, heading: str) -> None:
+    body = f"## Next steps\n- x\n\n## {heading}\n- the reader kept the CR\n"
+    lines = block(tmp_path, {HANDOFF: body})
+    assert "**Active blockers:** none" in lines
+    assert not any("the reader kept the CR" in line for line in lines)
+
+
+def test_a_decision_log_is_not_outstanding_decisions(tmp_path: Path) -> None:
+    body = "## Next steps\n- x\n\n## Decision log\n- 2026-11-20: keep the 32 MiB cap\n"
+    lines = block(tmp_path, {HANDOFF: body})
+    assert "**Outstanding decisions:** none" in lines
+    assert not any("32 MiB" in line for line in lines)
+
+
+@pytest.mark.parametrize("heading", ["Risks", "Gotchas", "Known risks", "Caveats"])
+def test_risks_and_gotchas_get_their_own_line(tmp_path: Path, heading: str) -> None:
+    body = (f"## Next steps\n- x\n\n## {heading}\n- the lock is advisory only\n\n"
+            "## Dead ends\n- parsing YAML by hand\n")
+    lines = block(tmp_path, {HANDOFF: body})
+    assert labelled(lines, RISKS) == [f"**{RISKS}:**", "  - the lock is advisory only"]
+    assert labelled(lines, "Do not repeat") == ["**Do not repeat:**",
+                                                "  - parsing YAML by hand"]
+    assert "**Active blockers:** none" in lines
+    data = json.loads(render_json(summary(tmp_path, {HANDOFF: body})))
+    assert data["handoff"]["risks"] == {"items": ["the lock is advisory only"], "more": 0}
+
+
+def test_no_risks_no_line(tmp_path: Path) -> None:
+    lines = block(tmp_path, {HANDOFF: "## Next steps\n- x\n\n## Risks\n- None.\n"})
+    assert not any(line.startswith(f"**{RISKS}") for line in lines)
+
+
+@pytest.mark.parametrize("heading", ["Tomorrow", "Plan for tomorrow", "Next session"])
+def test_tomorrow_is_a_next_steps_heading(tmp_path: Path, heading: str) -> None:
+    body = f"## Done\n- split the readers\n\n## {heading}\n- time the reader\n"
+    assert priorities(block(tmp_path, {HANDOFF: body})) == ["**Priority 1:** time the reader"]
+
+
+def test_prose_blockers_are_read_beside_the_snapshot_blocked(tmp_path: Path) -> None:
+    body = ("<!-- state-snapshot v1 -->\n```yaml\nnext: [ship it]\n"
+            "blocked: [{item: review pending, risk: H}]\n```\n\n"
+            "## Remaining Issues\n- CRLF files still lose their last line\n"
+            "- review pending (risk: H)\n")
+    assert labelled(block(tmp_path, {HANDOFF: body}), "Active blockers") == [
+        "**Active blockers:**", "  - review pending (risk: H)",
+        "  - CRLF files still lose their last line"]
+
+
+@pytest.mark.parametrize(("heading", "kind"), [
+    ("Notes on the CRLF bug", prose.NOTES),
+    ("Problems solved today", prose.DONE),
+    ("Decision log", prose.DONE),
+    ("Risks", prose.RISKS),
+    ("Gotchas", prose.RISKS),
+    ("Tomorrow", prose.PRIORITIES),
+    ("Remaining Issues", prose.BLOCKERS),
+    ("Questions for the user", prose.DECISIONS),
+    ("Update on blockers", prose.BLOCKERS),
+    ("Context notes", prose.AVOID),
+    ("Failed approaches", prose.AVOID),
+    ("Known issues", prose.BLOCKERS),
+    ("Decisions made", prose.DONE),
+])
+def test_heading_roles(heading: str, kind: str) -> None:
+    role = prose.role_of(heading)
+    assert role is not None and role.kind == kind
+
+
+def test_next_steps_past_priority_2_are_counted(tmp_path: Path) -> None:
+    body = "## Next steps\n- one\n- two\n- three\n- four\n"
+    assert priorities(block(tmp_path, {HANDOFF: body})) == [
+        "**Priority 1:** one", "**Priority 2:** two (… and 2 more in the handoff)"]
+    data = json.loads(render_json(summary(tmp_path, {HANDOFF: body})))
+    assert data["handoff"]["more_steps"] == 2
+
+
+def test_bold_markers_are_dropped_from_items(tmp_path: Path) -> None:
+    body = ("## Priority 1: **Fix** the **CRLF** reader\n\n## Next steps\n"
+            "- **Time** it\n\n## Blockers\n- **CI** is red\n- `f(**kwargs)` is **slow**\n")
+    lines = block(tmp_path, {HANDOFF: body})
+    assert priorities(lines) == ["**Priority 1:** Fix the CRLF reader",
+                                 "**Priority 2:** Time it"]
+    assert labelled(lines, "Active blockers")[1:] == ["  - CI is red",
+                                                      "  - `f(**kwargs)` is slow"]
+
+
+# --------------------------------------------------------------------------- approvals both ways
+
+
+@pytest.mark.parametrize("sentence", [
+    "The user OK'd force-pushing the topic branch.",
+    "The user OK\u2019d the rename.",
+    "It's fine to rebase onto main.",
+    "Got the go-ahead to delete the old reader.",
+    "The user gave the go ahead for the release.",
+    "Got approval from ops to deploy on Friday.",
+    "The user approved force-pushing to `feat/x`.",
+    "Retries are allowed again.",
+])
+def test_approvals_are_caught(tmp_path: Path, sentence: str) -> None:
+    body = f"## Next steps\n- x\n\n## Notes\n{sentence}\n"
+    assert labelled(block(tmp_path, {HANDOFF: body}), APPROVALS) == [
+        f"**{APPROVALS}:**", f"  - {sentence}"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "The retry flag is enabled by default in the prod config.",
+    "Tracing is enabled in the staging config.",
+    "The deploy is not approved.",
+    "There was no go-ahead for the deploy.",
+    "It isn't fine to push to main.",
+    "It is not OK to push to main.",
+    "Is it fine to drop the cache?",
+    "The migration still needs approval from ops.",
+    "Still awaiting the go-ahead.",
+    "Go ahead and merge it once CI is green.",
+    "Deploys were never authorized.",
+    "The user hasn't OK'd the rename.",
+])
+def test_what_is_not_an_approval(tmp_path: Path, sentence: str) -> None:
+    body = f"## Next steps\n- x\n\n## Notes\n{sentence}\n"
+    assert not any(line.startswith(f"**{APPROVALS}")
+                   for line in block(tmp_path, {HANDOFF: body}))

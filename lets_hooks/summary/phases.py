@@ -232,10 +232,9 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
     else:
         priorities = [item for item in prose.priorities(parts) if not is_placeholder(item)]
 
-    if snapshot is not None and "blocked" in snapshot:
-        blockers = blocked
-    else:
-        blockers = prose.items_of(parts, prose.BLOCKERS)
+    # The snapshot's ``blocked`` and the prose's blocker sections side by side: a bug
+    # written under "Remaining issues" is not lost because the snapshot has a field.
+    blockers = list(dict.fromkeys((*blocked, *prose.items_of(parts, prose.BLOCKERS))))
 
     done_only = None
     if not priorities and (changes or prose.done_work(parts)):
@@ -245,12 +244,14 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
         source=source,
         priority_1=priorities[0] if priorities else NOTHING_ACTIONABLE,
         priority_2=priorities[1] if len(priorities) > 1 else None,
+        more_steps=max(0, len(priorities) - 2),
         recent_changes=("; ".join(changes) or "none") if snapshot is not None else None,
         outstanding_decisions=listing(prose.items_of(parts, prose.DECISIONS)),
         active_blockers=listing(blockers),
         frontmatter=handoff.frontmatter,
         snapshot=snapshot,
         do_not_repeat=listing(prose.items_of(parts, prose.AVOID)),
+        risks=listing(prose.items_of(parts, prose.RISKS)),
         approvals=listing([_clip(item) for item in prose.approvals(
             handoff.sections, (*next_items, *changes, *blocked))]),
         done_only=done_only,

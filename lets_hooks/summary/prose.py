@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from lets_hooks.summary.records import Section
+from lets_hooks.summary.sources.text import is_placeholder
 
 ROLE_CHARS = 200  # of a heading, read to find its role
 PRIORITIES = "priorities"
@@ -38,6 +39,8 @@ DONE = "done"
 AVOID = "avoid"
 DECISIONS = "decisions"
 BLOCKERS = "blockers"
+RISKS = "risks"
+NOTES = "notes"  # read, and feeds no line: background, notes on a topic, a log
 
 
 def _phrases(*words: str) -> tuple[str, ...]:
@@ -48,23 +51,39 @@ def _phrases(*words: str) -> tuple[str, ...]:
 # In this order: a heading that says both "not done" and "done" is still open, a dead end
 # that was "closed" is still a dead end, and "Decisions made" is done, not a question.
 _STILL_OPEN = _phrases("not done", "not yet done", "unfinished", "incomplete", "in progress",
-                       "not started", "not yet started", "open task", "open tasks", "todo")
+                       "not started", "not yet started", "open task", "open tasks", "todo",
+                       "unresolved", "not fixed", "not yet fixed", "still open")
 _AVOID = _phrases("context note", "context notes", "failed", "failure", "failures",
                   "dead end", "dead ends", "don't retry", "do not retry", "dont retry",
                   "never retry", "don't repeat", "do not repeat", "dont repeat",
                   "don't try again", "do not try again", "didn't work", "did not work",
-                  "pitfall", "pitfalls", "gotcha", "gotchas", "tried", "avoid", "abandoned")
+                  "tried", "abandoned", "rejected approach", "rejected approaches")
+_RISKS = _phrases("risk", "risks", "gotcha", "gotchas", "pitfall", "pitfalls", "caveat",
+                  "caveats", "watch out", "watch outs", "careful", "beware", "warning",
+                  "warnings", "footgun", "footguns", "traps", "trap", "avoid", "danger",
+                  "dangers", "landmine", "landmines")
 _DONE = _phrases("done", "complete", "completed", "shipped", "finished", "accomplished",
                  "resolved", "fixed", "closed", "made", "merged", "answered", "landed",
-                 "released")
+                 "released", "solved", "achieved", "wins", "changelog", "log", "history",
+                 "record", "records", "adr", "adrs")
 _DECISIONS = _phrases("decision", "decisions", "question", "questions", "to decide",
                       "undecided", "ask the user", "needs input", "need input",
                       "input needed", "open point", "open points")
-_BLOCKERS = _phrases("blocker", "blockers", "blocked", "issue", "issues", "problem",
-                     "problems", "bug", "bugs")
+_BLOCKERS = _phrases("blocker", "blockers", "blocked", "blocking", "issue", "issues",
+                     "problem", "problems", "bug", "bugs", "broken", "failing")
 _PRIORITIES = _phrases("priority", "priorities", "next step", "next steps", "next up",
                        "up next", "to do", "task", "tasks", "remaining", "pending",
-                       "action item", "action items", "follow up", "follow ups", "plan for")
+                       "action item", "action items", "follow up", "follow ups", "plan for",
+                       "plan", "plans", "tomorrow", "next session", "next time", "upcoming",
+                       "where to start", "start here", "what's next", "roadmap")
+# What a heading is about comes before these words: "Notes on the CRLF bug" is notes,
+# "Questions for the user" questions. (Only where the head itself has a role, or says it
+# is notes: "Update on blockers" is judged by all its words.)
+_TOPIC = _phrases("on", "about", "regarding", "re", "concerning", "for", "from", "of",
+                  "in", "with", "to")
+_NOTES = _phrases("note", "notes", "background", "context", "summary", "overview",
+                  "observations", "learnings", "lessons", "thoughts", "reference",
+                  "references", "links", "status", "journal", "retrospective", "retro")
 _WORD = re.compile(r"[a-z0-9']+")
 
 
@@ -93,24 +112,57 @@ class Role:
 
 
 def role_of(heading: str) -> Role | None:
-    """Which part of the readiness block a heading feeds, if any. What a heading is about
-    is said in its first words: a long one is judged by its first ``ROLE_CHARS``."""
+    """Which part of the readiness block a heading feeds, if any (``NOTES``: none).
+
+    What a heading is about is said in its first words (a long one is judged by its first
+    ``ROLE_CHARS``), and before a topic word: ``Notes on the CRLF bug`` is notes, not a
+    blocker; ``Questions for the user`` are questions. A head without a role of its own is
+    judged by all its words (``Update on blockers``)."""
     numbered = numbered_priority(heading)
     if numbered is not None:
         return numbered
     words = _words_of(heading)
+    head = _head(words)
+    if head != words:
+        kind = _kind(head)
+        if kind is not None:
+            return Role(kind)
+        if _says(head, _NOTES):
+            return Role(NOTES)
+    kind = _kind(words)
+    if kind is not None:
+        return Role(kind)
+    if _says(words, _NOTES):
+        return Role(NOTES)
+    return None
+
+
+def _head(words: str) -> str:
+    """The words before the first topic word (all of them when there is none, or when the
+    heading starts with one)."""
+    cut = len(words)
+    for phrase in _TOPIC:
+        at = words.find(phrase, 1)
+        if 0 < at < cut:
+            cut = at
+    return words[:cut + 1] if cut < len(words) else words
+
+
+def _kind(words: str) -> str | None:
     if _says(words, _STILL_OPEN):
-        return Role(PRIORITIES)
+        return PRIORITIES
     if _says(words, _AVOID):
-        return Role(AVOID)
+        return AVOID
     if _says(words, _DONE):
-        return Role(DONE)
+        return DONE
+    if _says(words, _RISKS):
+        return RISKS
     if _says(words, _DECISIONS):
-        return Role(DECISIONS)
+        return DECISIONS
     if _says(words, _BLOCKERS):
-        return Role(BLOCKERS)
+        return BLOCKERS
     if _says(words, _PRIORITIES) or words.startswith(" next ") or words.endswith(" next "):
-        return Role(PRIORITIES)
+        return PRIORITIES
     return None
 
 
@@ -224,14 +276,25 @@ def _set_last(found: Items, parts: list[str]) -> None:
     found.open[-1] = one_line(" ".join(parts))
 
 
-_NOTHING = re.compile(
-    r"[-—*]?\s*(?:none|nothing|n/?a)(?:\s+(?:yet|so far|for now))?\s*[.!]?", re.IGNORECASE)
+_BOLD = re.compile(r"\*\*(?=[^\s*])([^*\n]+?)(?<=\S)\*\*")
+
+
+def plain(text: str) -> str:
+    """``text`` without ``**bold**`` markers (the words kept). Each try stops at the next
+    ``*``, so the work is linear in the text's length."""
+    return _BOLD.sub(r"\1", text) if "**" in text else text
 
 
 def real_items(items: Iterable[str]) -> list[str]:
-    """Items without the empty ones and the placeholders that say there are none
-    ("None.", "none yet", "N/A"); "none of the tests pass" is an item."""
-    return [item for item in items if item and not _NOTHING.fullmatch(item)]
+    """The items as plain text (``**bold**`` markers dropped), without the empty ones and
+    the placeholders that say there are none (``sources.text.is_placeholder``: "None.",
+    "_none_", "(none)", "No blockers.", "N/A"...); "none of the tests pass" is an item."""
+    found = []
+    for item in items:
+        text = plain(item).strip()
+        if text and not is_placeholder(text):
+            found.append(text)
+    return found
 
 
 def step_text(heading: str) -> tuple[bool, str]:
@@ -315,19 +378,47 @@ def done_work(found: Sequence[Part]) -> int:
 
 # --------------------------------------------------------------------------- approvals
 
-_GRANTED = re.compile(r"\b(?:approved|allowed|enabled|authori[sz]ed|granted|permitted|"
-                      r"okayed|whitelisted|allowlisted)\b", re.IGNORECASE)
-_NEGATIONS = frozenset({"not", "never", "no", "longer", "nor", "neither"})
+# What says that something was approved, allowed or enabled. Named groups say which kind
+# of word matched, for the checks in ``grants``; no group repeats, so the search is linear.
+_GRANTED = re.compile(
+    r"\b(?:(?P<verb>approved|allowed|authori[sz]ed|granted|permitted|okayed|ok'?e?d"
+    r"|whitelisted|allowlisted|signed off|green-?lit|green lit|cleared to)"
+    r"|(?P<enabled>enabled)"
+    r"|(?P<fine>(?:fine|ok|okay|alright|all right) to)"
+    r"|(?P<goahead>go-ahead|go ahead)"
+    r"|(?P<noun>approval|permission|consent|sign-off|signoff|blessing))\b",
+    re.IGNORECASE)
+# Words just before that turn it into its opposite, or into something still to be had.
+_NEGATIONS = frozenset({"not", "never", "no", "longer", "nor", "neither", "without",
+                        "pending", "awaiting", "needs", "need", "needed", "requires",
+                        "require", "required", "ask", "asking", "request", "requested",
+                        "un", "yet"})
+# A noun ("approval") or "go ahead" is an approval only after a word that says it was had.
+_HAD = frozenset({"got", "get", "has", "have", "had", "gave", "given", "give", "received",
+                  "with", "the", "a", "user's", "their", "his", "her", "explicit",
+                  "written", "verbal", "full"})
+_CONFIG = re.compile(r"\b(?:by default|in (?:the |our |its |a )?[\w./-]*[ \t]*"
+                     r"(?:config|configuration|settings|defaults)\b)", re.IGNORECASE)
 
 
 def grants(line: str) -> bool:
-    """Does the line say that something was approved, allowed or enabled (and not that it
-    was not)?"""
-    for match in _GRANTED.finditer(line):
-        before = line[max(0, match.start() - 24):match.start()].lower().replace("\u2019", "'")
-        words = before.split()[-2:]
-        if not any(word in _NEGATIONS or word.endswith("n't") for word in words):
-            return True
+    """Does the text say that something was approved, allowed or enabled (and not that it
+    was not, nor that approval is still to be had)? A question is not an approval; a
+    setting "enabled by default" or "enabled in the prod config" is a fact about the
+    configuration, not a permission."""
+    text = line.replace("\u2019", "'")
+    if text.rstrip().endswith("?"):
+        return False
+    for match in _GRANTED.finditer(text):
+        before = text[max(0, match.start() - 40):match.start()].lower().split()[-3:]
+        if any(word in _NEGATIONS or word.endswith("n't") for word in before):
+            continue
+        if match.group("enabled") and _CONFIG.match(text, match.end() + 1):
+            continue
+        if (match.group("noun") or (match.group("goahead") or "").lower() == "go ahead") and not (
+                before and before[-1] in _HAD):
+            continue
+        return True
     return False
 
 

@@ -202,6 +202,8 @@ class HandoffView:
     frontmatter: Mapping[str, object] | None
     snapshot: Mapping[str, object] | None
     do_not_repeat: Listing = field(default_factory=lambda: Listing(()))
+    risks: Listing = field(default_factory=lambda: Listing(()))  # Risks, Gotchas, Caveats
+    more_steps: int = 0  # next steps after Priority 2, not shown
     approvals: Listing = field(default_factory=lambda: Listing(()))
     done_only: str | None = None  # the warning when it records only finished work
     date: HandoffDate | None = None

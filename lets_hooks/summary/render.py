@@ -20,6 +20,7 @@ from lets_hooks.summary.records import BranchView, Listing, Summary, TreeCounts
 GATES_LABEL = "**Graduated gates (check before acting · never run automatically):**"
 GATES_FOOTER = "  (when a trigger fires: pause, check, and ask the user if unsure)"
 CLOSING = "Next: Ready. What should we start with?"
+RISKS_LABEL = "Risks and gotchas"
 APPROVALS_LABEL = "Approved earlier, confirm again this session (approvals do not carry over)"
 ALWAYS_LABEL = "**MEMORY.md (always loaded):**"
 ON_DEMAND_LABEL = "**MEMORY.md (on demand, search it when a topic comes up):**"
@@ -75,7 +76,9 @@ def render_markdown(summary: Summary) -> str:
     else:
         priorities = [f"**Priority 1:** {handoff.priority_1}"]
         if handoff.priority_2 is not None:
-            priorities.append(f"**Priority 2:** {handoff.priority_2}")
+            more = (f" (… and {handoff.more_steps} more in the handoff)"
+                    if handoff.more_steps else "")
+            priorities.append(f"**Priority 2:** {handoff.priority_2}{more}")
         if handoff.done_only is not None:
             priorities.append(f"**Handoff:** {handoff.done_only}")
         groups.append(priorities)
@@ -85,6 +88,8 @@ def render_markdown(summary: Summary) -> str:
                  + _list_lines("Active blockers", handoff.active_blockers))
         if handoff.do_not_repeat.items:
             notes += _list_lines("Do not repeat", handoff.do_not_repeat)
+        if handoff.risks.items:
+            notes += _list_lines(RISKS_LABEL, handoff.risks)
         if handoff.approvals.items:
             notes += _list_lines(APPROVALS_LABEL, handoff.approvals)
         groups.append(notes)
@@ -176,6 +181,8 @@ def summary_dict(summary: Summary) -> dict[str, object]:
             "outstanding_decisions": _listing(handoff.outstanding_decisions),
             "active_blockers": _listing(handoff.active_blockers),
             "do_not_repeat": _listing(handoff.do_not_repeat),
+            "risks": _listing(handoff.risks),
+            "more_steps": handoff.more_steps,
             "approvals_to_confirm": _listing(handoff.approvals),
             "done_only_warning": handoff.done_only,
             "date": None if handoff.date is None else {
