@@ -647,6 +647,38 @@ class Repo:
         """Everything reachable from ``tips`` (``walk`` with nothing excluded)."""
         return self.walk(tips)
 
+    def commits_since_time(self, head: str, since: int, limit: int
+                           ) -> tuple[list[tuple[str, tuple[str, ...], int, list[str]]], bool]:
+        """The commits of ``head``'s history whose committer time is ``since`` (seconds
+        since the epoch) or later, newest first, as (sha, parents, committer time, the
+        paths each changed), at most ``limit`` of them, and whether more were left unread.
+
+        One ``log -z --name-only --no-renames --since``: a rename is its old path deleted
+        and its new one added, so both names show; paths are split on NUL only; a merge
+        lists no paths (git shows no diff for it by default). The walk stops at commits
+        older than ``since``, so its cost follows the commits it returns.
+        """
+        _require_sha(head)
+        mark = "\x01lets\x01"
+        out = self._must("log", "-z", "--no-renames", "--no-show-signature", "--no-relative",
+                         f"--max-count={limit + 1}", f"--since=@{max(0, int(since))}",
+                         f"--format={mark}%H %ct %P", "--name-only", head, "--")
+        commits: list[tuple[str, tuple[str, ...], int, list[str]]] = []
+        fresh = False
+        for field in out.split(b"\0"):
+            text = field.decode("utf-8", "surrogateescape")
+            if text.startswith(mark):
+                sha, stamp, *parents = text[len(mark):].split()
+                commits.append((sha, tuple(parents), int(stamp) if stamp.isdigit() else 0, []))
+                fresh = True
+                continue
+            if fresh and text.startswith("\n"):
+                text = text[1:]  # git puts a line end between a commit's header and paths
+            fresh = False
+            if text and commits:
+                commits[-1][3].append(text)
+        return commits[:limit], len(commits) > limit
+
     def head_reflog(self, count: int = 2) -> list[tuple[str, str]]:
         """The newest ``count`` entries of HEAD's reflog as (sha, subject), newest first."""
         out = self._out("log", "-g", f"-n{count}", "--format=%H %gs", "HEAD", "--")

@@ -72,8 +72,9 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
         where = git.where
         date = (phases.handoff_date(handoff.value)
                 if handoff.value is not None and not handoff.value.empty else None)
-        if date is not None and where.boundary is not None and where.boundary_time is None:
-            where = replace(where, boundary_time=git.commit_time(where.boundary))
+        if date is not None:
+            where = replace(where, since=git.commits_since(where.boundary,
+                                                           phases.date_floor(date)))
         where = replace(where, git_calls=git.repo.calls)
 
     warnings = (*settings.warnings, *allow.warnings, *handoff.warnings, *lessons.warnings,

@@ -67,6 +67,7 @@ from lets_hooks.summary.records import (
     ModelSetting,
     ModelTags,
     PromotionPlan,
+    Since,
     StateFile,
     Summary,
     Where,
@@ -121,7 +122,8 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
     return Summary(
         today=today,
         session_range=where.range_desc if where is not None else None,
-        branch=branch_view(where, handoff.date if handoff else None, inputs.handoff),
+        branch=branch_view(where, handoff.date if handoff else None, inputs.handoff,
+                           references.paths),
         handoff=handoff,
         gates=(inputs.lessons.gates or ()) if inputs.lessons else (),
         lesson_flags=lesson_flags(inputs.lessons, today),
@@ -303,33 +305,109 @@ def _parse_when(value: object, source: str) -> HandoffDate | None:
     return HandoffDate(day, None, day.isoformat(), source)
 
 
+def date_floor(date: HandoffDate) -> int:
+    """The first second a commit after the handoff can have: its time, else its day's
+    start (UTC)."""
+    if date.instant is not None:
+        return int(date.instant)
+    start = dt.datetime(date.day.year, date.day.month, date.day.day, tzinfo=dt.timezone.utc)
+    return int(start.timestamp())
+
+
 def _instant(value: dt.datetime, source: str) -> HandoffDate:
     aware = value if value.tzinfo is not None else value.replace(tzinfo=dt.timezone.utc)
     utc = aware.astimezone(dt.timezone.utc)
     return HandoffDate(utc.date(), utc.timestamp(), utc.strftime("%Y-%m-%d %H:%M UTC"), source)
 
 
-def branch_view(where: Where | None, date: HandoffDate | None, handoff: Handoff | None
-                ) -> BranchView | None:
-    """None when git was not asked. The handoff is stale when it was written before the
-    session boundary's commit: by the instant when it gives a time, else by the day
-    (both in UTC), so a handoff written the same day is never called stale."""
+HANDOFF_FILE = "memory/session-handoff-LATEST.md"
+# The summary's own inputs: a commit that changes only these is bookkeeping, not work.
+BOOKKEEPING = ("memory/", "tasks/lessons.md")
+
+
+def branch_view(where: Where | None, date: HandoffDate | None, handoff: Handoff | None,
+                named: Sequence[str] = ()) -> BranchView | None:
+    """None when git was not asked. The stale-handoff warning: see ``stale_handoff``."""
     if where is None:
         return None
-    stale = None
-    if date is not None and where.boundary_time is not None:
-        commit = dt.datetime.fromtimestamp(where.boundary_time, dt.timezone.utc)
-        older = (date.instant < where.boundary_time if date.instant is not None
-                 else date.day < commit.date())
-        if older:
-            stale = (f"⚠️ the handoff ({date.text}) is older than the session boundary's"
-                     f" commit ({commit.strftime('%Y-%m-%d %H:%M UTC')}): it was written"
-                     " before the work since; check the commits before trusting it")
+    shown = date if handoff is not None and not handoff.empty else None
     return BranchView(
         repository=where.repository, branch=where.branch, head=where.head, tree=where.tree,
-        handoff_date=date if handoff is not None and not handoff.empty else None,
-        stale_handoff=stale,
+        handoff_date=shown,
+        stale_handoff=stale_handoff(where.since, shown, named),
     )
+
+
+def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence[str]
+                  ) -> str | None:
+    """The warning when work was committed after the handoff was written: commits since
+    the session boundary that came after it, and commits after it (before the boundary
+    too) that touch paths it names; the line says how many of them touch such paths.
+
+    A commit is after the handoff when its committer time is later than the handoff's
+    time; when the handoff gives only a day, a commit of a later day (UTC) is, and one of
+    the same day only when it touches a path the handoff names (the order within the day
+    is unknown, and those are the commits that matter). The handoff's own commits (those
+    that change the handoff file) are not work after it, and neither is anything
+    committed before the newest of them: the handoff was committed after that work. Nor
+    are commits that change only the summary's own inputs (``memory/``,
+    ``tasks/lessons.md``). A handoff at or after the newest commit gets no warning.
+    """
+    if since is None or date is None or not since.commits:
+        return None
+    instant = date.instant
+    committed = [when for when, paths, _ in since.commits if HANDOFF_FILE in paths]
+    if committed and (instant is None or max(committed) > instant):
+        instant = float(max(committed))
+    touches = _Touches(named)
+    after = touching = 0
+    for when, paths, in_range in since.commits:
+        if HANDOFF_FILE in paths or (paths and all(
+                path.startswith(BOOKKEEPING) for path in paths)):
+            continue
+        touched = touches.any(paths)
+        if not (in_range or touched):
+            continue  # before the boundary, and nothing the handoff names
+        if instant is not None:
+            later = when > instant
+        else:
+            day = dt.datetime.fromtimestamp(when, dt.timezone.utc).date()
+            later = day > date.day or (day == date.day and touched)
+        if later:
+            after += 1
+            touching += touched
+    if not after:
+        return None
+    count = f"{'at least ' if since.more else ''}{after} commit{'s' if after != 1 else ''}"
+    if touching:
+        which = f"{touching} touch{'es' if touching == 1 else ''} paths it names"
+    else:
+        which = "none touches a path it names"
+    return (f"⚠️ {count} since the handoff ({date.text}), {which}: it was written before"
+            " that work; check those commits before trusting it")
+
+
+class _Touches:
+    """Does a changed path touch a path the handoff names: the path itself, a file in a
+    folder it names, or the same path under a package folder (``summary/render.py`` for
+    ``lets_hooks/summary/render.py``)?"""
+
+    def __init__(self, named: Sequence[str]) -> None:
+        self.named = frozenset(name.rstrip("/") for name in named
+                               if name and not name.startswith("~/"))
+
+    def any(self, paths: Iterable[str]) -> bool:
+        if not self.named:
+            return False
+        for path in paths:
+            if path in self.named:
+                return True
+            at = path.find("/")
+            while at >= 0:
+                if path[:at] in self.named or path[at + 1:] in self.named:
+                    return True
+                at = path.find("/", at + 1)
+        return False
 
 
 # --------------------------------------------------------------------------- Phase 0.5

@@ -380,8 +380,8 @@ def done_work(found: Sequence[Part]) -> int:
 
 # What says that something was approved, allowed or enabled. Named groups say which kind
 # of word matched, for the checks in ``grants``; no group repeats, so the search is linear.
-_GRANTED = re.compile(
-    r"\b(?:(?P<verb>approved|allowed|authori[sz]ed|granted|permitted|okayed|ok'?e?d"
+_GRANTED = re.compile(  # the first letters up front let the engine skip other positions
+    r"(?=[aAbBcCeEfFgGoOpPsSwW])\b(?:(?P<verb>approved|allowed|authori[sz]ed|granted|permitted|okayed|ok'?e?d"
     r"|whitelisted|allowlisted|signed off|green-?lit|green lit|cleared to)"
     r"|(?P<enabled>enabled)"
     r"|(?P<fine>(?:fine|ok|okay|alright|all right) to)"
@@ -430,6 +430,29 @@ def _sentences(text: str) -> list[str]:
     return [sentence for sentence in _SENTENCE_END.split(text) if sentence]
 
 
+def _granting_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that say something was approved (``grants``): only
+    those holding one of the words are judged, so a long line costs one scan."""
+    starts = [match.start() for match in _GRANTED.finditer(text.replace("\u2019", "'"))]
+    if not starts:
+        return []
+    found: list[str] = []
+    at = next_start = 0
+    for sentence in _SENTENCE_END.split(text):
+        end = at + len(sentence)
+        while next_start < len(starts) and starts[next_start] < at:
+            next_start += 1
+        if next_start < len(starts) and starts[next_start] < end and grants(sentence):
+            found.append(sentence)
+        at = end
+        if next_start >= len(starts):
+            break
+        gap = _SENTENCE_END.match(text, at)
+        if gap is not None:
+            at = gap.end()
+    return found
+
+
 def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[str]:
     """The sentences of the prose's items and lines (and of ``extra`` texts, the
     state-snapshot's) that say something was approved, allowed or enabled: each once,
@@ -442,13 +465,13 @@ def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[st
             if stripped.startswith(("```", "~~~")):
                 in_fence = not in_fence
                 continue
-            if in_fence or not stripped or not grants(stripped):
+            if (in_fence or not stripped
+                    or _GRANTED.search(stripped.replace("\u2019", "'")) is None):
                 continue
             item = list_item(line)
             text = _checkbox(item[1])[1] if item else stripped
-            for sentence in _sentences(one_line(text)):
-                if grants(sentence):
-                    found.setdefault(sentence)
+            for sentence in _granting_sentences(one_line(text)):
+                found.setdefault(sentence)
     for text in extra:
         if grants(text):
             found.setdefault(one_line(text))

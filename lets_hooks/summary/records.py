@@ -163,6 +163,18 @@ class Where:
     tree: TreeCounts | None  # None: not known
     boundary_time: int | None = None
     git_calls: int = 0
+    since: Since | None = None  # commits from the handoff's time on (when it has one)
+
+
+@dataclass(frozen=True)
+class Since:
+    """The commits of HEAD's history from the handoff's time on, newest first: each one's
+    committer time, the paths it changed (a rename as both names), and whether it is one
+    of the commits since the session boundary (``boundary..HEAD``). ``more`` when some
+    were left unread."""
+
+    commits: tuple[tuple[int, tuple[str, ...], bool], ...]
+    more: bool = False
 
 
 @dataclass(frozen=True)
