@@ -428,6 +428,18 @@ class Repo:
             raise failure(("check-ignore",), code, self.last_error)
         return code == 0
 
+    def ignored(self, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` (relative to the top; they need not exist) git ignores: one
+        ``check-ignore -z --stdin``, the paths on stdin, never as arguments."""
+        clean = [path for path in paths if path and "\0" not in path]
+        if not clean:
+            return set()
+        code, out = self.run("check-ignore", "-z", "--stdin", stdin=b"".join(
+            path.encode("utf-8", "surrogateescape") + b"\0" for path in clean))
+        if code not in (0, 1):
+            raise failure(("check-ignore",), code, self.last_error)
+        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+
     # -- history ----------------------------------------------------------------------
     def merge_base(self, a: str, b: str) -> str | None:
         """``git merge-base a b`` for two object names already checked to be shas; None
@@ -678,6 +690,20 @@ class Repo:
             if text and commits:
                 commits[-1][3].append(text)
         return commits[:limit], len(commits) > limit
+
+    def deleted(self, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` a commit of HEAD's history deleted (a rename counts: it
+        deletes the old name). One ``log --diff-filter=D``, the paths read literally (no
+        pathspec magic), after ``--``."""
+        clean = [path for path in paths if path and "\0" not in path]
+        if not clean:
+            return set()
+        out = self._must("--literal-pathspecs", "log", "-z", "--no-renames",
+                         "--no-show-signature", "--no-relative", "--diff-filter=D",
+                         "--format=", "--name-only", "HEAD", "--", *clean)
+        wanted = set(clean)
+        return {name for name in (p.decode("utf-8", "surrogateescape").lstrip("\n")
+                                  for p in out.split(b"\0")) if name in wanted}
 
     def head_reflog(self, count: int = 2) -> list[tuple[str, str]]:
         """The newest ``count`` entries of HEAD's reflog as (sha, subject), newest first."""

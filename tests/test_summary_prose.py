@@ -410,3 +410,21 @@ def test_what_is_not_an_approval(tmp_path: Path, sentence: str) -> None:
     body = f"## Next steps\n- x\n\n## Notes\n{sentence}\n"
     assert not any(line.startswith(f"**{APPROVALS}")
                    for line in block(tmp_path, {HANDOFF: body}))
+
+
+# --------------------------------------------------------------------------- what it says of names
+
+
+def test_what_the_handoff_says_of_the_names_it_mentions() -> None:
+    text = ("The reader lives in `src/reader.py` (see `read_lines()`); `src/io.py` and\n"
+            "`split_records()` were removed.\n"
+            "- Renamed `a.py` to `b.py`.\n- `d.py` (renamed from `c.py`)\n"
+            "- `h.py` was replaced by `i.py`.\n- `e.py` will be removed next week.\n"
+            "- `f.py` was not deleted.\n- See docs/moved/guide.md and `gone_fn()`.\n"
+            "```\nremoved `j.py`\n```\n")
+    names = ["src/reader.py", "read_lines()", "src/io.py", "split_records()", "a.py", "b.py",
+             "c.py", "d.py", "e.py", "f.py", "h.py", "i.py", "j.py", "docs/moved/guide.md",
+             "gone_fn()"]
+    removed, added = prose.reference_claims(text, names)
+    assert removed == {"src/io.py", "split_records()", "a.py", "c.py", "h.py"}
+    assert added == {"src/reader.py", "read_lines()", "b.py", "d.py", "i.py"}

@@ -304,7 +304,7 @@ def test_the_handoff_itself_and_memory_files_do_not_count(sandbox: Sandbox,
     (sandbox.path / ".git" / "info" / "exclude").write_text(".lets/\n")  # memory/ tracked
     (sandbox.path / "memory").mkdir()
     (sandbox.path / "memory" / "notes.md").write_text("old_function() lived here\n")
-    handoff(sandbox, "## Next\n- `old_function()` is gone\n")
+    handoff(sandbox, "## Next\n- call `old_function()` again\n")
     sandbox.git.add("memory")
     sandbox.git.commit("-q", "-m", "notes")
     assert alerts(lines_of(sandbox, tmp_path)) == [
@@ -331,6 +331,80 @@ def test_without_git_names_are_unchecked(tmp_path: Path) -> None:
     result = build_summary(root, tmp_path, TODAY)
     assert (result.stale_references, result.unchecked_references) == (
         (), ("nowhere_at_all()",))
+
+
+# --------------------------------------------------------------------------- stale references
+
+
+def gone(ref: str) -> str:
+    return f"  - stale reference: `{ref}` is named in the handoff but does not exist"
+
+
+def test_what_the_handoff_says_was_removed_is_no_alert(sandbox: Sandbox,
+                                                      tmp_path: Path) -> None:
+    project_with_code(sandbox)
+    handoff(sandbox, "## Notes\nThe reader lives in `pkg/sources.py`; `pkg/legacy.py` and\n"
+                     "`split_records()` were removed. Renamed `pkg/old.py` to `pkg/new.py`.\n"
+                     "- `pkg/kept.py` was not deleted.\n")
+    assert alerts(lines_of(sandbox, tmp_path)) == [
+        "  - stale reference: `pkg/new.py` is named in the handoff as added but does not"
+        " exist",
+        gone("pkg/kept.py")]
+
+
+def test_package_relative_paths_are_found_among_the_listed_files(sandbox: Sandbox,
+                                                                 tmp_path: Path) -> None:
+    project_with_code(sandbox)
+    handoff(sandbox, "## Next\n- edit `render.py`, `pkg/render.py` and `sources.py`\n"
+                     "- not `lib/render.py` nor `other/sources.py`\n")
+    assert alerts(lines_of(sandbox, tmp_path)) == [gone("lib/render.py"),
+                                                   gone("other/sources.py")]
+
+
+def test_paths_under_ignored_or_installed_folders_are_skipped(sandbox: Sandbox,
+                                                              tmp_path: Path) -> None:
+    project_with_code(sandbox)
+    (sandbox.path / ".gitignore").write_text("build/\n")
+    handoff(sandbox, "## Notes\nThe bug is in `.venv/lib/python3.11/site-packages/yaml/x.py`"
+                     " and node_modules/left-pad/index.js; `build/out.js` is generated;"
+                     " `src/missing.py` is not there.\n")
+    result = build_summary(sandbox.path, tmp_path, TODAY,
+                           look(sandbox.path, {"LETS_SESSION_ID": SID}, time.time()))
+    assert result.stale_references == ("src/missing.py",)
+    assert alerts(render_markdown(result).splitlines()) == [gone("src/missing.py")]
+
+
+def test_findings_confirmed_by_git_come_first_and_the_cap_says_how_many_more(
+        sandbox: Sandbox, tmp_path: Path) -> None:
+    """Eleven paths that never existed, then one a commit deleted, then a promotion
+    candidate and a 13th function name: the confirmed path comes first, the candidate
+    before the doubtful ones, and the line ends with how many more."""
+    project_with_code(sandbox)
+    (sandbox.path / "pkg" / "doomed.py").write_text("x\n")
+    sandbox.git.add("pkg/doomed.py")
+    sandbox.git.commit("-q", "-m", "doomed")
+    sandbox.git.rm("-q", "pkg/doomed.py")
+    sandbox.git.commit("-q", "-m", "drop doomed")
+    names = " ".join(f"`pkg/never{n}.py`" for n in range(11))
+    calls = " ".join(f"`helper_{n}()`" for n in range(12))
+    handoff(sandbox, f"## Notes\nSee {names} and `pkg/doomed.py`. Calls: {calls}"
+                     " `render_toc()` `thirteenth_name()`.\n")
+    memory = sandbox.path / "memory"
+    (memory / "MEMORY.md").write_text("# Memory\n")
+    (memory / "context-log.md").write_text("## [2026-11-20][DECISION][ttl:30d][ref:3] Keep it\n")
+    result = build_summary(sandbox.path, tmp_path, TODAY,
+                           look(sandbox.path, {"LETS_SESSION_ID": SID}, time.time()))
+    assert result.memory_alerts is not None
+    shown = result.memory_alerts.items
+    assert shown[0] == ("stale reference: `pkg/doomed.py` is named in the handoff but a commit"
+                        " deleted or renamed it")
+    assert shown[1] == "promotion candidate: [2026-11-20][DECISION] Keep it (ref:3)"
+    assert len(shown) == 10 and result.memory_alerts.more == 11 + 13 + 2 - 10
+    assert result.stale_references[0] == "pkg/doomed.py"
+    assert "thirteenth_name()" in result.stale_references
+    assert "render_toc()" not in result.stale_references
+    lines = render_markdown(result).splitlines()
+    assert f"  - … and {result.memory_alerts.more} more" in lines
 
 
 # --------------------------------------------------------------------------- git processes

@@ -67,6 +67,7 @@ from lets_hooks.summary.records import (
     ModelSetting,
     ModelTags,
     PromotionPlan,
+    References,
     Since,
     StateFile,
     Summary,
@@ -93,8 +94,11 @@ IMMUNE_WARN_PERCENT = 5
 IMMUNE_ALARM_PERCENT = 15
 PROMOTE_REF = 3
 MAX_LISTED = 10  # items on one list line before "and N more"
-MAX_PATH_REFERENCES = 20
-MAX_FUNCTION_REFERENCES = 10
+# How many paths and function names of the handoff are read and checked: enough that no
+# true finding is dropped before the findings are ranked (the alerts line shows
+# ``MAX_LISTED`` of them, then how many more).
+MAX_PATH_REFERENCES = 100
+MAX_FUNCTION_REFERENCES = 40
 SUMMARY_CHARS = 160
 
 NO_HANDOFF = "[No handoff — starting fresh]"
@@ -114,7 +118,8 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
     """Every phase, in the order of the readiness block."""
     handoff = handoff_view(inputs.handoff)
     references = inputs.references
-    stale = (*references.missing_paths, *references.missing_functions)
+    confirmed, doubtful = stale_findings(references)
+    stale = tuple(ref for ref, _ in (*confirmed, *doubtful))
     candidates = promotion_candidates(inputs.context_log, inputs.memory)
     tags = model_tags(inputs.lessons, inputs.interventions, inputs.ledger, today)
     immune = autoimmunity(inputs.interventions, today)
@@ -127,8 +132,7 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
         handoff=handoff,
         gates=(inputs.lessons.gates or ()) if inputs.lessons else (),
         lesson_flags=lesson_flags(inputs.lessons, today),
-        memory_alerts=memory_alerts(inputs.memory, references.missing_paths,
-                                    references.missing_functions, candidates),
+        memory_alerts=memory_alerts(inputs.memory, confirmed, doubtful, candidates),
         model_analysis=model_analysis(tags),
         immune_rate=immune_rate(immune),
         global_items=global_items(inputs.state),
@@ -802,17 +806,48 @@ def candidate_text(entry: LogEntry) -> str:
     return f"[{entry.date.isoformat()}]{kind} {entry.title} (ref:{entry.ref})"
 
 
-def memory_alerts(memory: MemoryIndex | None, missing_paths: Sequence[str],
-                  missing_functions: Sequence[str], candidates: Sequence[LogEntry]
+def stale_findings(references: References
+                   ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The stale references as (what the handoff says, the alert), in two ranks: those
+    confirmed (a commit deleted or renamed the path away, or the handoff says it was
+    added and it is not there), then the rest; each rank in the handoff's order."""
+    deleted = frozenset(references.deleted)
+    added = frozenset(references.said_added)
+    confirmed: list[tuple[str, str]] = []
+    doubtful: list[tuple[str, str]] = []
+    for ref in references.missing_paths:
+        if ref in deleted:
+            confirmed.append((ref, f"stale reference: `{ref}` is named in the handoff but a"
+                                   " commit deleted or renamed it"))
+        elif ref in added:
+            confirmed.append((ref, f"stale reference: `{ref}` is named in the handoff as"
+                                   " added but does not exist"))
+        else:
+            doubtful.append((ref, f"stale reference: `{ref}` is named in the handoff but"
+                                  " does not exist"))
+    for ref in references.missing_functions:
+        if ref in added:
+            confirmed.append((ref, f"stale reference: `{ref}` is named in the handoff as"
+                                   " added but found in none of the project's files"))
+        else:
+            doubtful.append((ref, f"stale reference: `{ref}` is named in the handoff but"
+                                  " found in none of the project's files"))
+    return confirmed, doubtful
+
+
+def memory_alerts(memory: MemoryIndex | None, confirmed: Sequence[tuple[str, str]],
+                  doubtful: Sequence[tuple[str, str]], candidates: Sequence[LogEntry]
                   ) -> Listing | None:
-    """None when there is no MEMORY.md and nothing named in the handoff is stale."""
-    if memory is None and not missing_paths and not missing_functions:
+    """None when there is no MEMORY.md and nothing named in the handoff is stale.
+
+    Ranked, so that the cap never hides a sure finding behind a doubtful one: stale
+    references confirmed by git or by the handoff's own words, then promotion
+    candidates, then the other stale references."""
+    if memory is None and not confirmed and not doubtful:
         return None
-    items = [f"stale reference: `{ref}` is named in the handoff but does not exist"
-             for ref in missing_paths]
-    items.extend(f"stale reference: `{ref}` is named in the handoff but found in none of"
-                 " the project's files" for ref in missing_functions)
+    items = [text for _, text in confirmed]
     items.extend(f"promotion candidate: {candidate_text(entry)}" for entry in candidates)
+    items.extend(text for _, text in doubtful)
     return listing(items)
 
 

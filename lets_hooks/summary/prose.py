@@ -27,7 +27,7 @@ expressions without nested or overlapping repeats.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from lets_hooks.summary.records import Section
@@ -476,3 +476,117 @@ def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[st
         if grants(text):
             found.setdefault(one_line(text))
     return [item for item in found if item]
+
+
+# --------------------------------------------------------------------------- what it says of names
+
+# Past forms only: "remove `x`" is a step to take, "removed `x`" a thing done.
+_REMOVAL = re.compile(  # the first letters up front let the engine skip other positions
+    r"(?=[dDgGmMnNoOrR])\b(?:removed|deleted|dropped|renamed|moved|retired|gone|replaced"
+    r"|obsolete|no longer exists?|deprecated)\b", re.IGNORECASE)
+_ADDITION = re.compile(
+    r"(?=[aAcCiIlLnNwW])\b(?:added|created|introduced|wrote|written|lives in|live in"
+    r"|now in|new file|new module|new function)\b", re.IGNORECASE)
+# After a removal word: what follows these is the new name ("renamed `a` to `b`").
+_TARGET = re.compile(r"(?:\b(?:to|into|with|by|as)\b|\u2192|->)", re.IGNORECASE)
+_FROM = re.compile(r"\bfrom\b", re.IGNORECASE)
+_NOT_DONE = frozenset({"not", "never", "no", "be", "nor", "neither", "yet"})
+_IN_NAME = frozenset({"/", "_", "-", "."})
+
+
+def _in_name(text: str, start: int, end: int) -> bool:
+    """Is ``text[start:end]`` part of a path or a name (``docs/moved/x.md``, ``gone_fn``,
+    ``gone.py``) rather than a word of the sentence (``were removed.``)?"""
+    before, after, then = text[start - 1:start], text[end:end + 1], text[end + 1:end + 2]
+    return (before in _IN_NAME and before != "") or (after in _IN_NAME and after != "."
+                                                     and after != "") or (
+        after == "." and then.isalnum())
+
+
+def _said(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
+    """The first match of ``pattern`` that is not negated or still to come ("not
+    removed", "will be removed")."""
+    for match in pattern.finditer(sentence):
+        if _in_name(sentence, match.start(), match.end()):
+            continue  # part of a path or a name: "docs/moved/guide.md", "gone_fn"
+        before = sentence[max(0, match.start() - 24):match.start()].lower().split()[-2:]
+        if not any(word in _NOT_DONE or word.endswith("n't") for word in before):
+            return match
+    return None
+
+
+def _blocks(text: str) -> Iterator[str]:
+    """Paragraphs and list items of ``text`` as single lines (a sentence may run over a
+    line end), fenced code left out."""
+    current: list[str] = []
+    in_fence = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if not stripped or stripped.startswith("#") or list_item(line) is not None:
+            if current:
+                yield " ".join(current)
+            current = [stripped] if stripped and not stripped.startswith("#") else []
+            continue
+        current.append(stripped)
+    if current:
+        yield " ".join(current)
+
+
+def reference_claims(text: str, names: Sequence[str]
+                     ) -> tuple[frozenset[str], frozenset[str]]:
+    """What the handoff says of the paths and functions it names: (those it says were
+    removed, deleted, renamed or moved away; those it says were added, created, or are
+    the new name of a rename). ``renamed `a` to `b```: ``a`` is removed, ``b`` claimed;
+    ``b (renamed from a)``: the same. "Not removed" and "will be removed" say neither.
+    A name said removed anywhere is removed."""
+    removed: set[str] = set()
+    claimed: set[str] = set()
+    wanted = [name for name in dict.fromkeys(names) if name]
+    if not wanted:
+        return frozenset(), frozenset()
+    for block in _blocks(text):
+        if _REMOVAL.search(block) is None and _ADDITION.search(block) is None:
+            continue
+        for sentence in _sentences(block):
+            present = [name for name in wanted if name in sentence
+                       and next(_occurrences(sentence, name), None) is not None]
+            if present:
+                _judge(sentence, present, removed, claimed)
+    return frozenset(removed), frozenset(claimed - removed)
+
+
+def _judge(sentence: str, names: Sequence[str], removed: set[str], claimed: set[str]
+           ) -> None:
+    gone = _said(_REMOVAL, sentence)
+    if gone is None:
+        if _said(_ADDITION, sentence) is not None:
+            claimed.update(names)
+        return
+    target = _TARGET.search(sentence, gone.end())
+    origin = _FROM.search(sentence, gone.end())
+    for name in names:
+        for at in _occurrences(sentence, name):
+            if origin is not None:
+                (claimed if at < gone.start() else removed).add(name)
+            elif target is not None and at >= target.end():
+                claimed.add(name)
+            else:
+                removed.add(name)
+
+
+def _occurrences(sentence: str, name: str) -> Iterator[int]:
+    """Where ``name`` stands whole in ``sentence`` (``a.py`` is not in ``data.py``)."""
+    at = sentence.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = sentence[at - 1:at]
+        after = sentence[end:end + 1]
+        if not (before and (before.isalnum() or before in "_./-")) and not (
+                after and (after.isalnum() or after in "_/")):
+            yield at
+        at = sentence.find(name, at + 1)

@@ -190,6 +190,11 @@ class References:
     unchecked_functions: tuple[str, ...] = ()
     searched_files: int = 0
     searched_bytes: int = 0
+    said_removed: tuple[str, ...] = ()  # the handoff says so: not checked, never stale
+    said_added: tuple[str, ...] = ()  # the handoff says they were added (or a new name)
+    deleted: tuple[str, ...] = ()  # missing paths a commit deleted or renamed away
+    skipped: tuple[str, ...] = ()  # missing paths under ignored or dependency folders
+    resolved: tuple[tuple[str, str], ...] = ()  # (as written, the listed file it names)
 
 
 # --------------------------------------------------------------------------- phases

@@ -51,6 +51,52 @@ def check_paths(root: Path, home: Path, references: Iterable[str]) -> tuple[str,
     return tuple(missing)
 
 
+# Folders of installed or generated code: a path under one is not the project's to keep.
+DEPENDENCY_FOLDERS = frozenset({
+    ".venv", "venv", ".virtualenvs", "site-packages", "dist-packages", "node_modules",
+    "bower_components", "__pycache__", ".tox", ".nox", ".eggs", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", ".git",
+})
+
+
+def resolve_relative(missing: Iterable[str], listed: Sequence[str] | None
+                     ) -> tuple[tuple[str, ...], dict[str, str]]:
+    """(the paths still missing, {path: the listed file it names}) for paths written
+    relative to a package folder: ``summary/render.py`` names
+    ``lets_hooks/summary/render.py`` when exactly that file, or files under one folder
+    (``summary/``), are listed. A path matching several files names the first."""
+    wanted = [path for path in missing if not path.startswith("~/")]
+    if not wanted or not listed:
+        return tuple(missing), {}
+    by_name: dict[str, list[str]] = {}
+    for path in wanted:
+        by_name.setdefault(path.rstrip("/").rsplit("/", 1)[-1], [])
+    folders = {path.rstrip("/") for path in wanted if path.endswith("/")}
+    for name in listed:
+        last = name.rsplit("/", 1)[-1]
+        if last in by_name:
+            by_name[last].append(name)
+        if folders:
+            parts = name.split("/")
+            for depth in range(1, len(parts) - 1):
+                if parts[depth] in by_name:
+                    by_name[parts[depth]].append("/".join(parts[:depth + 1]) + "/")
+    resolved: dict[str, str] = {}
+    for path in wanted:
+        tail = "/" + path.rstrip("/") + ("/" if path.endswith("/") else "")
+        for name in by_name[path.rstrip("/").rsplit("/", 1)[-1]]:
+            if name.endswith(tail) or ("/" + name).endswith(tail):
+                resolved[path] = name
+                break
+    return tuple(path for path in missing if path not in resolved), resolved
+
+
+def under_dependencies(path: str) -> bool:
+    """Is ``path`` under a folder of installed or generated code (``.venv/``,
+    ``site-packages/``, ``node_modules/``, ``__pycache__/``...)?"""
+    return any(part in DEPENDENCY_FOLDERS for part in path.split("/")[:-1])
+
+
 class Search:
     """The outcome of ``search_names``: which names were not found, which could not be
     checked (a cap was reached first), and what the search cost."""

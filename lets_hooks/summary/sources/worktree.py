@@ -13,7 +13,7 @@ is then the ladder's ``none`` description) and the summary goes on without git.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from lets_hooks.repo import Location, Repo
@@ -81,6 +81,29 @@ class Git:
                     start.extend(up for up in parents.get(sha, ()) if up in parents)
         return Since(tuple((when, tuple(paths), boundary is not None and sha not in before)
                            for sha, _, when, paths in commits), more)
+
+    def ignored(self, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` git ignores (one ``check-ignore``); none when it cannot say."""
+        from lets_hooks.repo import GitError
+
+        if not self.where.repository or not paths:
+            return set()
+        try:
+            return self.repo.ignored(paths)
+        except GitError:
+            return set()
+
+    def deleted(self, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` a commit deleted or renamed away (one ``log``); none when git
+        cannot say."""
+        from lets_hooks.repo import GitError
+
+        if not self.where.repository or self.where.head is None or not paths:
+            return set()
+        try:
+            return self.repo.deleted(paths)
+        except GitError:
+            return set()
 
     def listed_files(self) -> list[str] | None:
         """Tracked and untracked-but-not-ignored files (one ``ls-files``), else None."""
