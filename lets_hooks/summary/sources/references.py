@@ -159,7 +159,7 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
         return Search((), (), 0, 0)
     if listed is None:
         return Search((), tuple(names), 0, 0)
-    wanted = {name: _word_pattern(name) for name in names}
+    wanted = {name: (name.encode("utf-8"), _word_pattern(name)) for name in names}
     read_files = read_bytes = 0
     capped = False
     folders = _Folders(str(root), git_dir)
@@ -176,7 +176,9 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
         read_bytes += len(data)
         if b"\0" in data[:8192]:
             continue  # binary
-        for name in [n for n, pattern in wanted.items() if pattern.search(data)]:
+        # A plain substring test first (fast), the whole-word pattern only where it holds.
+        for name in [n for n, (raw, pattern) in wanted.items()
+                     if raw in data and pattern.search(data)]:
             del wanted[name]
     not_found = tuple(name for name in names if name in wanted)
     if capped:
