@@ -485,10 +485,11 @@ def test_context_rot_ages_ignore_the_file_time(tmp_path: Path) -> None:
 
 
 def test_context_log_headers_without_date_or_ref_warn(tmp_path: Path) -> None:
-    log = log_entry("2026-11-01", 0) + "## [2026-11-02][NOTE] no ref\n## plain title\n"
+    """What the warning says is what is done: ``## Archive`` counts nowhere."""
+    log = log_entry("2026-11-01", 0) + "## [2026-11-02][NOTE] no ref\n## Archive\n"
     result = summary(tmp_path, {LOG: log})
-    assert result.context_rot is not None and result.context_rot.line.startswith(
-        "context_rot: total=3 skipped=0")
+    assert result.context_rot is not None and result.context_rot.line == (
+        "context_rot: total=1 skipped=0 rate=0.0%")
     assert result.warnings == (f"{LOG}: lines 4, 5 have an entry header without a readable"
                                " [YYYY-MM-DD] date and [ref:N]; not counted as entries",)
 

@@ -546,12 +546,14 @@ def model_analysis(tags: ModelTags | None) -> str | None:
 
 
 def context_rot(log: ContextLog | None, today: dt.date) -> ContextRot | None:
-    """Entries with ref:0 older than ``STALE_LOG_DAYS`` (by their own date) are skipped."""
+    """Entries with ref:0 older than ``STALE_LOG_DAYS`` (by their own date) are skipped.
+    The total counts the entries: a ``##`` heading that is not an entry header (``##
+    Archive``) is a warning, and counted nowhere."""
     if log is None:
         return None
     skipped = sum(1 for entry in log.entries
                   if entry.ref == 0 and _age(today, entry.date) > STALE_LOG_DAYS)
-    return ContextRot(log.headers, skipped)
+    return ContextRot(len(log.entries), skipped)
 
 
 # --------------------------------------------------------------------------- Phase 2.4
