@@ -255,6 +255,7 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
             handoff.sections, (*next_items, *changes, *blocked))]),
         done_only=done_only,
         date=handoff_date(handoff),
+        later_steps=listing(priorities[2:]),
     )
 
 

@@ -205,6 +205,7 @@ class HandoffView:
     approvals: Listing = field(default_factory=lambda: Listing(()))
     done_only: str | None = None  # the warning when it records only finished work
     date: HandoffDate | None = None
+    later_steps: Listing = field(default_factory=lambda: Listing(()))  # after Priority 2
 
 
 @dataclass(frozen=True)
