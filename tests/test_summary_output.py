@@ -299,3 +299,216 @@ def test_a_snapshot_of_placeholders_lists_nothing(tmp_path: Path,
     assert "**Priority 2:**" not in block
     assert "**Active blockers:** none" in block
     assert "**Recent changes:** none" in block
+
+
+# --------------------------------------------------------------------------- the budget
+
+BUDGET = 8000
+
+
+def _big_project(tmp_path: Path, scale: int = 3, memory_lines: int = 12) -> tuple[Path, Path]:
+    """A project whose block is over five times the default budget: every list long,
+    long items, many gates, lessons, warnings and on-demand headers."""
+    project, home = tmp_path / "big" / "project", tmp_path / "big" / "home"
+    for folder in (project / "memory", project / "tasks", home / ".claude"):
+        folder.mkdir(parents=True)
+    words = "because the reader has to know exactly why this matters for the next session"
+
+    def bullets(what: str, count: int) -> str:
+        return "\n".join(f"- {what} {n} {words} {words}" for n in range(count))
+
+    (project / "memory" / "session-handoff-LATEST.md").write_text(
+        "---\ndate: 2026-11-28\n---\n# Handoff\n\n"
+        f"## Next steps\n{bullets('step', 30 * scale)}\n\n"
+        f"## Open questions\n{bullets('question', 30 * scale)}\n\n"
+        f"## Blockers\n{bullets('blocker', 30 * scale)}\n\n"
+        f"## Failed approaches\n{bullets('tried', 30 * scale)}\n\n"
+        f"## Notes\nThe user approved force-pushing to the topic branch. {words}.\n")
+    gates = "\n".join(f"| G{n} | trigger {n} {words} | check {n} {words} |"
+                      for n in range(40 * scale))
+    lessons = "\n\n".join(f"### [2026-11-{n % 28 + 1:02d}] lesson {n} {words}\n"
+                          f"> conf: 0.8 · seen: 2026-11-20 · obs: 4\nSummary {n}: {words}."
+                          for n in range(40 * scale))
+    (project / "tasks" / "lessons.md").write_text(
+        f"# Lessons\n\n## Graduated Gates\n| id | trigger | check |\n|---|---|---|\n{gates}\n\n"
+        f"## Lessons\n\n{lessons}\n")
+    log = "\n\n".join(f"## [2026-11-{n % 28 + 1:02d}][DECISION][ttl:30d][ref:{3 + n % 4}]"
+                      f" decision {n} {words}\nbody {n}" for n in range(40 * scale))
+    (project / "memory" / "context-log.md").write_text(f"# Log\n\n{log}\n")
+    always = "\n".join(f"- always fact {n}: {words}" for n in range(memory_lines))
+    on_demand = "\n\n".join(f"## Topic {n} {words} <!-- #on-demand -->\n- detail"
+                            for n in range(60 * scale))
+    (project / "memory" / "MEMORY.md").write_text(
+        f"# Memory\n\n## Core facts <!-- #always -->\n{always}\n\n{on_demand}\n")
+    (home / ".claude" / "STATE.md").write_text(
+        f"# State\n\n## Open decisions\n{bullets('global decision', 30 * scale)}\n\n"
+        f"## Blockers\n{bullets('global blocker', 30 * scale)}\n")
+    (home / ".claude" / "settings.json").write_text('{"model": "claude-opus-3"}')
+    return project, home
+
+
+def _blocks(capsys: pytest.CaptureFixture[str], project: Path, home: Path,
+            *extra: str) -> tuple[str, dict[str, object]]:
+    common = ["--root", str(project), "--home", str(home), "--today", TODAY]
+    code, block, err = run(capsys, *common, *extra)
+    assert (code, err) == (0, "")
+    _, raw, _ = run(capsys, *common, "--json")
+    return block, json.loads(raw)
+
+
+def _lists(block: str) -> dict[str, tuple[int, int]]:
+    """Each ``**Label:**`` list of the block: (items shown, the N of ``… and N more``)."""
+    found: dict[str, tuple[int, int]] = {}
+    label = None
+    for line in block.splitlines():
+        match = re.fullmatch(r"\*\*(.+?):\*\*( none)?", line)
+        if match:
+            label = match.group(1)
+            found[label] = (0, 0)
+            continue
+        if label is None or not line.startswith("  - "):
+            label = None if not line.startswith("  ") else label
+            continue
+        shown, more = found[label]
+        counted = re.fullmatch(r"  - … and (\d+) more", line)
+        found[label] = (shown, int(counted.group(1))) if counted else (shown + 1, more)
+    return found
+
+
+JSON_LISTS = {"Outstanding decisions": ("handoff", "outstanding_decisions"),
+              "Active blockers": ("handoff", "active_blockers"),
+              "Do not repeat": ("handoff", "do_not_repeat"),
+              "Lesson flags": ("lesson_flags",), "Memory alerts": ("memory_alerts",),
+              "Global": ("global",), "Environment alerts": ("environment_alerts",)}
+
+
+def _json_count(data: dict[str, object], path: tuple[str, ...]) -> int:
+    node: object = data
+    for key in path:
+        assert isinstance(node, dict)
+        node = node[key]
+    assert isinstance(node, dict)
+    return len(node["items"]) + int(node["more"])
+
+
+def test_the_inputs_are_five_times_too_big(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    project, home = _big_project(tmp_path)
+    whole, _ = _blocks(capsys, project, home, "--budget", "0")
+    assert len(whole) > 5 * BUDGET
+    assert "Left out" not in whole
+
+
+@pytest.mark.parametrize("budget", [None, "2000", "4000", "12000", "30000"])
+def test_the_block_never_exceeds_its_budget_and_cuts_by_priority(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], budget: str | None) -> None:
+    project, home = _big_project(tmp_path)
+    extra = ["--budget", budget] if budget else []
+    limit = int(budget) if budget else BUDGET
+    block, data = _blocks(capsys, project, home, *extra)
+    assert len(block) <= limit
+    whole, _ = _blocks(capsys, project, home, "--budget", "0")
+    # The title, the priorities, the closing line and MEMORY.md's always-loaded section
+    # are kept; the rest is cut first.
+    assert block.startswith("## Session Ready\n")
+    assert "**Priority 1:** step 0 " in block
+    assert "Next: Ready. What should we start with?" in block
+    assert "**MEMORY.md (always loaded):**" in block
+    assert "## Core facts <!-- #always -->" in block
+    assert "- always fact 0:" in block
+    if limit >= 4000:
+        assert "- always fact 11:" in block
+    # It says what was left out, and how to see it.
+    last = block.rstrip("\n").splitlines()[-1]
+    assert last.startswith(f"[Left out to fit {limit:,} characters: "), last
+    assert "lets-session-start --json" in last and "memory/MEMORY.md" in last
+    # Every list shown keeps its count: shown + "… and N more" is the whole list.
+    for label, (shown, more) in _lists(block).items():
+        if label in JSON_LISTS:
+            assert shown + more == _json_count(data, JSON_LISTS[label]), label
+    # Whatever is shown is the unbudgeted block's own lines, in the same order.
+    whole_lines = whole.splitlines()
+    position = 0
+    for line in block.splitlines()[:-1]:
+        if not line or "… and " in line:
+            continue
+        position = whole_lines.index(line, position) + 1
+
+
+def test_what_is_cut_goes_by_rank(tmp_path: Path) -> None:
+    """No part is dropped while a part of a lower rank is left, and no list is cut below
+    its first items while a lower-ranked list still has more."""
+    import datetime as dt
+
+    from lets_hooks.summary import build_summary, render
+
+    project, home = _big_project(tmp_path)
+    summary = build_summary(project, home, dt.date(2026, 11, 29))
+    for budget in (2000, 3000, 5000, 8000, 12000, 20000):
+        parts = render.summary_parts(summary)
+        text = render.fit(parts, budget)
+        assert len(text) <= budget
+        for part in parts:
+            for lower in parts:
+                if lower.rank >= part.rank:
+                    continue
+                if part.dropped:
+                    assert lower.dropped or not lower.droppable, (part.name, lower.name)
+                if part.cut and len(part.items) < render.KEEP_ITEMS:
+                    assert lower.dropped or not lower.items or not lower.droppable, (
+                        part.name, lower.name)
+
+
+def test_memory_five_times_the_budget_keeps_its_start_and_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project, home = _big_project(tmp_path, memory_lines=500)
+    block, data = _blocks(capsys, project, home)
+    assert len(block) <= BUDGET
+    assert "**Priority 1:** step 0 " in block
+    assert "- always fact 0:" in block
+    assert "- always fact 499:" not in block
+    counted = re.search(r"^… and (\d+) more lines of this section \(in memory/MEMORY\.md\)$",
+                        block, re.M)
+    assert counted is not None
+    shown = len(re.findall(r"^- always fact \d+:", block, re.M))
+    assert shown + int(counted.group(1)) == 500
+    last = block.rstrip("\n").splitlines()[-1]
+    assert "MEMORY.md always-loaded section 1 (" in last
+    assert data["memory"]["always"]["items"][0].count("always fact") == 500  # type: ignore[index]
+
+
+def test_a_block_within_its_budget_is_not_touched(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    project, home = copy_case("full", tmp_path)
+    common = ["--root", str(project), "--home", str(home), "--today", TODAY]
+    assert run(capsys, *common)[1] == run(capsys, *common, "--budget", "0")[1]
+    assert "Left out" not in run(capsys, *common)[1]
+
+
+def test_the_budgeted_block_is_the_same_bytes_twice(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    project, home = _big_project(tmp_path)
+    assert _blocks(capsys, project, home)[0] == _blocks(capsys, project, home)[0]
+
+
+@pytest.mark.parametrize("value", ["10", "1999", "-5", "lots", "8k"])
+def test_a_bad_budget_is_a_usage_error(capsys: pytest.CaptureFixture[str], value: str) -> None:
+    with pytest.raises(SystemExit) as stop:
+        session_start_main(["--budget", value])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--budget: must be 0 (no limit) or a number of characters of at least 2000" in err
+    assert "Traceback" not in err
+
+
+def test_a_huge_single_line_is_shortened(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    project, home = tmp_path / "p", tmp_path / "h"
+    (project / "memory").mkdir(parents=True)
+    (project / HANDOFF_PATH).write_text("## Next steps\n- " + "x" * 1_000_000 + "\n")
+    code, block, _ = run(capsys, "--root", str(project), "--home", str(home), "--today", TODAY)
+    assert code == 0 and len(block) <= BUDGET
+    assert "**Priority 1:** xxx" in block and "x…" in block
+
+
+HANDOFF_PATH = "memory/session-handoff-LATEST.md"

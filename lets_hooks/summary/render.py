@@ -81,6 +81,7 @@ class Part:
     more_one: str = ""  # the words after "… and 1", when not ``more_text``
     droppable: bool = True
     empty_head: str | None = None  # the head when the list is empty and nothing is cut
+    gentle: bool = True  # cut down to ``KEEP_ITEMS`` items before any part is dropped
     cut: int = 0  # items cut to fit the budget
     dropped: bool = False
 
@@ -217,7 +218,7 @@ def summary_parts(summary: Summary) -> list[Part]:
             lines = [_line(line) for line in section.split("\n")]
             label = [ALWAYS_LABEL, ""] if number == 1 else []
             parts.append(Part(f"MEMORY.md always-loaded section {number}", 95, group,
-                              label + lines[:1], lines[1:], bullet="",
+                              label + lines[:1], lines[1:], bullet="", gentle=False,
                               more_text="more lines of this section (in memory/MEMORY.md)",
                               more_one="more line of this section (in memory/MEMORY.md)"))
     if memory is not None and memory.on_demand:
@@ -298,18 +299,19 @@ def fit(parts: list[Part], budget: int) -> str:
 
     if fits():
         return _join(parts)
-    order = sorted(range(len(parts)), key=lambda index: (parts[index].rank, -index))
-    for keep in (KEEP_ITEMS, 0):
-        for index in order:
-            _cut_items(parts[index], keep, fits)
+    order = [parts[index] for index in sorted(range(len(parts)),
+                                                key=lambda index: (parts[index].rank, -index))]
+    for part in order:  # first every list down to its first few items
+        if part.gentle:
+            _cut_items(part, KEEP_ITEMS, fits)
             if fits():
                 return _finish(parts, budget)
-    for index in order:
-        part = parts[index]
-        if part.droppable and not part.dropped:
+    for part in order:  # then part by part, lowest rank first: its items, then itself
+        _cut_items(part, 0, fits)
+        if not fits() and part.droppable:
             part.dropped = True
-            if fits():
-                return _finish(parts, budget)
+        if fits():
+            return _finish(parts, budget)
     return _finish(parts, budget)
 
 
