@@ -596,3 +596,164 @@ def test_hostile_text_is_escaped_in_the_block_and_the_json(
     assert all(_printable(text) for text in found), [t for t in found if not _printable(t)]
     assert sum("\\x1b]52;c;" in text for text in found) >= 10
     assert data["branch"]["name"].startswith("topic\\x9b31m")
+
+
+# --------------------------------------------------------------------------- the JSON schema
+
+ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+ISO_MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?")
+
+
+def _listing(item: object) -> dict[str, object]:
+    return {"items": [item], "more": "count"}
+
+
+def _maybe(shape: object) -> tuple[str, object]:
+    return ("null or", shape)
+
+
+# The whole shape of `lets-session-start --json`, as docs/summary.md gives it. "str?" may
+# be null; a ``_maybe`` object may be null; "any" is YAML from the handoff, as written.
+SCHEMA: dict[str, object] = {
+    "today": "day",
+    "session_range": "str?",
+    "branch": _maybe({
+        "repository": "bool", "name": "str?", "head": "str?",
+        "working_tree": _maybe({"staged": "count", "modified": "count", "untracked": "count",
+                                "conflicted": "count", "clean": "bool"}),
+        "handoff_date": "moment?", "stale_handoff": "str?", "line": "str"}),
+    "starting_fresh": "bool",
+    "handoff": _maybe({
+        "source": "str", "priority_1": "str", "priority_2": "str?",
+        "later_steps": _listing("str"), "recent_changes": "str?",
+        "outstanding_decisions": _listing("str"), "active_blockers": _listing("str"),
+        "do_not_repeat": _listing("str"), "approvals_to_confirm": _listing("str"),
+        "done_only_warning": "str?",
+        "date": _maybe({"value": "moment", "day": "day", "source": "str"}),
+        "frontmatter": "any", "state_snapshot": "any"}),
+    "graduated_gates": _listing({"id": "str", "trigger": "str", "check": "str"}),
+    "lesson_flags": _listing("str"),
+    "memory_alerts": _listing("str"),
+    "stale_references": _listing("str"),
+    "unchecked_references": _listing("str"),
+    "promotion_candidates": _listing({"date": "day", "type": "str?", "title": "str",
+                                      "ref": "count", "summary": "str?", "text": "str"}),
+    "model_analysis": "str?",
+    "immune_rate": "str?",
+    "global": _listing("str"),
+    "environment_alerts": _listing("str"),
+    "model_tags": _maybe({"total": "count", "new": "count", "days_elapsed": "int?",
+                          "lessons_tagged": "count", "records_tagged": "count",
+                          "baseline": "day?", "baseline_source": "str", "line": "str"}),
+    "context_rot": _maybe({"total": "count", "skipped": "count", "rate": "str",
+                           "line": "str"}),
+    "autoimmunity": _maybe({"rejection": "count", "total": "count", "rate": "str",
+                            "period_days": "count", "proxy": "bool", "line": "str"}),
+    "memory": _maybe({"always": _listing("str"), "on_demand": _listing("str"),
+                      "tagged": "bool"}),
+    "warnings": _listing("str"),
+}
+
+
+def _check(value: object, shape: object, where: str) -> int:
+    """Walk ``value`` against ``shape``; the number of values checked."""
+    if isinstance(shape, tuple):
+        return 1 if value is None else _check(value, shape[1], where)
+    if isinstance(shape, dict):
+        assert isinstance(value, dict), where
+        assert sorted(value) == sorted(shape), (where, sorted(value), sorted(shape))
+        if set(shape) == {"items", "more"}:
+            assert isinstance(value["items"], list), where
+            assert isinstance(value["more"], int) and value["more"] >= 0, where
+            return 1 + sum(_check(item, shape["items"][0], f"{where}.items[{n}]")
+                           for n, item in enumerate(value["items"]))
+        return 1 + sum(_check(value[key], shape[key], f"{where}.{key}") for key in shape)
+    assert isinstance(shape, str)
+    if shape.endswith("?") and value is None:
+        return 1
+    kind = shape.rstrip("?")
+    if kind == "any":
+        _raw_is_json(value, where)
+    elif kind == "str":
+        assert isinstance(value, str) and _printable(value), where
+    elif kind == "bool":
+        assert isinstance(value, bool), where
+    elif kind in ("int", "count"):
+        assert isinstance(value, int) and not isinstance(value, bool), where
+        assert kind == "int" or value >= 0, where
+    elif kind == "day":
+        assert isinstance(value, str) and ISO_DAY.fullmatch(value), (where, value)
+    elif kind == "moment":
+        assert isinstance(value, str) and ISO_MOMENT.fullmatch(value), (where, value)
+    else:
+        raise AssertionError(f"unknown shape {shape}")
+    return 1
+
+
+def _raw_is_json(value: object, where: str) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            assert isinstance(key, str) and _printable(key), where
+            _raw_is_json(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for item in value:
+            _raw_is_json(item, where)
+    else:
+        assert value is None or isinstance(value, (bool, int, float)) or (
+            isinstance(value, str) and _printable(value)), (where, value)
+
+
+def _walk_all(data: object) -> None:
+    checked = _check(data, SCHEMA, "$")
+    assert checked >= len(SCHEMA)
+
+
+@pytest.mark.parametrize("case", [*CASES, "demo"])
+def test_every_fixtures_json_has_the_one_schema(case: str) -> None:
+    """The expected JSON of every case (each the command's real output, checked by the
+    tests above) walks the schema whole: every key, every value, every list item."""
+    _walk_all(json.loads((FIXTURES / f"{case}.expected.json").read_text(encoding="utf-8")))
+
+
+def test_the_json_of_large_placeholder_and_snapshot_inputs_has_the_one_schema(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for make in (_big_project, _placeholder_project):
+        project, home = make(tmp_path / make.__name__)
+        _walk_all(_blocks(capsys, project, home)[1])
+
+
+def test_lists_are_never_null_and_never_bare(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """With no lessons file, no MEMORY.md, no settings: every list is ``{items, more}``
+    and empty, none is null; handoff dates with a time of day are ISO 8601 in UTC."""
+    project, home = tmp_path / "p", tmp_path / "h"
+    (project / "memory").mkdir(parents=True)
+    (project / HANDOFF_PATH).write_text(
+        "---\nupdated: 2026-11-28T18:42:00+02:00\n---\n## Next steps\n- one\n")
+    _, raw, _ = run(capsys, "--root", str(project), "--home", str(home), "--today", TODAY,
+                    "--json")
+    data = json.loads(raw)
+    _walk_all(data)
+    for name in ("graduated_gates", "lesson_flags", "memory_alerts", "environment_alerts",
+                 "stale_references", "promotion_candidates", "global", "warnings"):
+        assert data[name] == {"items": [], "more": 0}, name
+    assert data["handoff"]["date"]["value"] == "2026-11-28T16:42:00Z"
+    assert data["handoff"]["date"]["day"] == "2026-11-28"
+
+
+def test_the_schema_is_the_one_docs_give() -> None:
+    """Every field of the schema is named in docs/summary.md's JSON section."""
+    docs = (Path(__file__).parent.parent / "docs" / "summary.md").read_text()
+    section = docs.split("## `--json`", 1)[1].split("\n## ", 1)[0]
+
+    def names(shape: object) -> set[str]:
+        if isinstance(shape, tuple):
+            return names(shape[1])
+        if isinstance(shape, dict) and set(shape) != {"items", "more"}:
+            return set(shape) | {n for value in shape.values() for n in names(value)}
+        if isinstance(shape, dict):
+            return names(shape["items"][0])
+        return set()
+
+    missing = sorted(name for name in names(SCHEMA) if f"`{name}`" not in section)
+    assert not missing, missing
