@@ -459,6 +459,23 @@ def test_what_is_cut_goes_by_rank(tmp_path: Path) -> None:
                         part.name, lower.name)
 
 
+def test_the_size_the_cut_counts_is_the_size_printed(tmp_path: Path) -> None:
+    import datetime as dt
+
+    from lets_hooks.summary import build_summary, render
+
+    project, home = _big_project(tmp_path)
+    parts = render.summary_parts(build_summary(project, home, dt.date(2026, 11, 29)))
+    assert render._size(parts) == len(render._join(parts))
+    for part in parts:
+        while part.items:
+            part.cut_one()
+            assert part.size() == len("\n".join(part.lines()))
+        assert render._size(parts) == len(render._join(parts))
+        part.dropped = part.droppable
+        assert render._size(parts) == len(render._join(parts))
+
+
 def test_memory_five_times_the_budget_keeps_its_start_and_says_so(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     project, home = _big_project(tmp_path, memory_lines=500)

@@ -84,6 +84,19 @@ class Part:
     gentle: bool = True  # cut down to ``KEEP_ITEMS`` items before any part is dropped
     cut: int = 0  # items cut to fit the budget
     dropped: bool = False
+    _fixed: int = 0  # characters of the head and tail lines, each with its line end
+    _listed: int = 0  # characters of the item lines, each with its line end
+
+    def __post_init__(self) -> None:
+        self._fixed = sum(len(line) + 1 for line in (*self.head, *self.tail))
+        self._listed = sum(len(self.bullet) + len(item) + 1 for item in self.items)
+
+    def cut_one(self) -> None:
+        """Cut the last item (it is counted in ``… and N more`` from now on)."""
+        item = self.items.pop()
+        self._listed -= len(self.bullet) + len(item) + 1
+        self.more += 1
+        self.cut += 1
 
     def lines(self) -> list[str]:
         if self.dropped:
@@ -97,8 +110,16 @@ class Part:
         return lines + self.tail
 
     def size(self) -> int:
-        lines = self.lines()
-        return sum(len(line) for line in lines) + max(0, len(lines) - 1)
+        """``len("\\n".join(self.lines()))``, without building the lines."""
+        if self.dropped:
+            return 0
+        if not self.items and not self.more and self.empty_head is not None:
+            return len(self.empty_head)
+        total = self._fixed + self._listed
+        if self.more:
+            words = self.more_one if self.more == 1 and self.more_one else self.more_text
+            total += len(f"{self.bullet}… and {self.more} {words}") + 1
+        return total - 1 if total else 0
 
 
 def _list_part(name: str, label: str, items: Listing, rank: int, group: int,
@@ -145,8 +166,8 @@ def summary_parts(summary: Summary) -> list[Part]:
         where.append(f"**Branch:** {branch_text(summary.branch)}")
     parts.append(_text_part("Session range and Branch", 85, 1, where, droppable=False))
     if summary.branch is not None and summary.branch.stale_handoff is not None:
-        parts.append(_text_part("the stale-handoff warning", 80, 1,
-                                [f"  - {summary.branch.stale_handoff}"]))
+        parts.append(_text_part("the stale-handoff warning", 90, 1,
+                                [f"  - {summary.branch.stale_handoff}"], droppable=False))
 
     handoff = summary.handoff
     if handoff is None:
@@ -162,8 +183,8 @@ def summary_parts(summary: Summary) -> list[Part]:
                           more_one="more next step",
                           droppable=False))
         if handoff.done_only is not None:
-            parts.append(_text_part("the done-work warning", 75, 2,
-                                    [f"**Handoff:** {handoff.done_only}"]))
+            parts.append(_text_part("the done-work warning", 90, 2,
+                                    [f"**Handoff:** {handoff.done_only}"], droppable=False))
         if handoff.recent_changes is not None:
             parts.append(_text_part("Recent changes", 35, 3,
                                     [f"**Recent changes:** {handoff.recent_changes}"]))
@@ -256,7 +277,7 @@ def _size(parts: Sequence[Part]) -> int:
     for part in parts:
         size = part.size()
         if part.dropped or (size == 0 and not part.lines()):
-            continue
+            continue  # a part with no lines (an empty one-line part still counts)
         if part.group != current:
             groups += 1
             current = part.group
@@ -283,9 +304,7 @@ def left_out_line(parts: Sequence[Part], budget: int) -> str | None:
 
 def _cut_items(part: Part, keep: int, fits: Callable[[], bool]) -> None:
     while len(part.items) > keep and not fits():
-        part.items.pop()
-        part.more += 1
-        part.cut += 1
+        part.cut_one()
 
 
 def fit(parts: list[Part], budget: int) -> str:
