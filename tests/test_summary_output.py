@@ -642,9 +642,10 @@ SCHEMA: dict[str, object] = {
     "starting_fresh": "bool",
     "handoff": _maybe({
         "source": "str", "priority_1": "str", "priority_2": "str?",
-        "later_steps": _listing("str"), "recent_changes": "str?",
+        "recent_changes": "str?",
         "outstanding_decisions": _listing("str"), "active_blockers": _listing("str"),
-        "do_not_repeat": _listing("str"), "approvals_to_confirm": _listing("str"),
+        "do_not_repeat": _listing("str"), "risks": _listing("str"), "more_steps": "count",
+        "approvals_to_confirm": _listing("str"),
         "done_only_warning": "str?",
         "date": _maybe({"value": "moment", "day": "day", "source": "str"}),
         "frontmatter": "any", "state_snapshot": "any"}),

@@ -245,6 +245,7 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
         source=source,
         priority_1=priorities[0] if priorities else NOTHING_ACTIONABLE,
         priority_2=priorities[1] if len(priorities) > 1 else None,
+        more_steps=max(0, len(priorities) - 2),
         recent_changes=("; ".join(changes) or "none") if snapshot is not None else None,
         outstanding_decisions=listing(prose.items_of(parts, prose.DECISIONS)),
         active_blockers=listing(blockers),
@@ -255,7 +256,6 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
             handoff.sections, (*next_items, *changes, *blocked))]),
         done_only=done_only,
         date=handoff_date(handoff),
-        later_steps=listing(priorities[2:]),
     )
 
 

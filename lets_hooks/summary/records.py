@@ -202,10 +202,11 @@ class HandoffView:
     frontmatter: Mapping[str, object] | None
     snapshot: Mapping[str, object] | None
     do_not_repeat: Listing = field(default_factory=lambda: Listing(()))
+    risks: Listing = field(default_factory=lambda: Listing(()))  # Risks, Gotchas, Caveats
+    more_steps: int = 0  # next steps after Priority 2, not shown
     approvals: Listing = field(default_factory=lambda: Listing(()))
     done_only: str | None = None  # the warning when it records only finished work
     date: HandoffDate | None = None
-    later_steps: Listing = field(default_factory=lambda: Listing(()))  # after Priority 2
 
 
 @dataclass(frozen=True)

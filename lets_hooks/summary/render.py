@@ -33,6 +33,7 @@ from lets_hooks.summary.records import BranchView, HandoffDate, Listing, Summary
 GATES_LABEL = "**Graduated gates (check before acting · never run automatically):**"
 GATES_FOOTER = "  (when a trigger fires: pause, check, and ask the user if unsure)"
 CLOSING = "Next: Ready. What should we start with?"
+RISKS_LABEL = "Risks and gotchas"
 APPROVALS_LABEL = "Approved earlier, confirm again this session (approvals do not carry over)"
 ALWAYS_LABEL = "**MEMORY.md (always loaded):**"
 ON_DEMAND_LABEL = "**MEMORY.md (on demand, search it when a topic comes up):**"
@@ -175,13 +176,10 @@ def summary_parts(summary: Summary) -> list[Part]:
     else:
         priorities = [f"**Priority 1:** {handoff.priority_1}"]
         if handoff.priority_2 is not None:
-            priorities.append(f"**Priority 2:** {handoff.priority_2}")
-        later = handoff.later_steps
-        parts.append(Part("next steps after Priority 2", 90, 2,
-                          [_line(line) for line in priorities],
-                          more=len(later.items) + later.more, more_text="more next steps",
-                          more_one="more next step",
-                          droppable=False))
+            more = (f" (… and {handoff.more_steps} more in the handoff)"
+                    if handoff.more_steps else "")
+            priorities.append(f"**Priority 2:** {handoff.priority_2}{more}")
+        parts.append(_text_part("the priorities", 90, 2, priorities, droppable=False))
         if handoff.done_only is not None:
             parts.append(_text_part("the done-work warning", 90, 2,
                                     [f"**Handoff:** {handoff.done_only}"], droppable=False))
@@ -195,6 +193,8 @@ def summary_parts(summary: Summary) -> list[Part]:
         if handoff.do_not_repeat.items:
             parts.append(_list_part("Do not repeat", "Do not repeat",
                                     handoff.do_not_repeat, 55, 4))
+        if handoff.risks.items:
+            parts.append(_list_part(RISKS_LABEL, RISKS_LABEL, handoff.risks, 57, 4))
         if handoff.approvals.items:
             parts.append(_list_part("approvals to confirm", APPROVALS_LABEL,
                                     handoff.approvals, 65, 4))
@@ -434,11 +434,12 @@ def _summary_data(summary: Summary) -> dict[str, object]:
             "source": handoff.source,
             "priority_1": handoff.priority_1,
             "priority_2": handoff.priority_2,
-            "later_steps": _listing(handoff.later_steps),
             "recent_changes": handoff.recent_changes,
             "outstanding_decisions": _listing(handoff.outstanding_decisions),
             "active_blockers": _listing(handoff.active_blockers),
             "do_not_repeat": _listing(handoff.do_not_repeat),
+            "risks": _listing(handoff.risks),
+            "more_steps": handoff.more_steps,
             "approvals_to_confirm": _listing(handoff.approvals),
             "done_only_warning": handoff.done_only,
             "date": None if handoff.date is None else {
