@@ -161,7 +161,8 @@ blocked:
 def test_snapshot_next_gives_priorities_one_and_two(tmp_path: Path) -> None:
     lines = block(tmp_path, {HANDOFF: SNAPSHOT})
     assert lines[2:4] == ["**Priority 1:** finish the reader",
-                          "**Priority 2:** write the tests (every rule needs one)"]
+                          "**Priority 2:** write the tests (every rule needs one)"
+                          " (… and 1 more in the handoff)"]
 
 
 def test_snapshot_diff_is_the_recent_changes_line(tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ def test_numbered_sections_in_their_numbers_order_before_other_next_steps(
     body = ("## Next steps\n- a plain next step\n\n### Priority 2: second\n\n"
             "#### Priority 1: first\n")
     assert priorities(block(tmp_path, {HANDOFF: body})) == [
-        "**Priority 1:** first", "**Priority 2:** second"]
+        "**Priority 1:** first", "**Priority 2:** second (… and 1 more in the handoff)"]
 
 
 def test_only_priority_1_numbered_then_the_next_steps(tmp_path: Path) -> None:
@@ -84,7 +84,8 @@ def test_sub_headings_under_next_steps_are_the_steps(tmp_path: Path) -> None:
     body = ("## Next steps\n### 1. Wire the hook\n- details\n- more details\n"
             "### Step 2: Time it\n\n### Docs\n- write the README section\n")
     assert priorities(block(tmp_path, {HANDOFF: body})) == [
-        "**Priority 1:** Wire the hook", "**Priority 2:** Time it"]
+        "**Priority 1:** Wire the hook",
+        "**Priority 2:** Time it (… and 1 more in the handoff)"]
 
 
 def test_prose_parts_directly() -> None:
