@@ -22,7 +22,9 @@ import os
 
 TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
+if TYPE_CHECKING:  # atomic_write's before_rename
+    from collections.abc import Callable
 
 MAX_BYTES = 1 << 20  # the one limit for a state file: the reader, the writer and lint
 LOCK_WAIT = 10.0  # seconds to wait for another writer's lock before giving up
