@@ -47,14 +47,14 @@ KEEP_ITEMS = 3  # a list is first cut down to this many items before any part go
 def shown_text(text: str) -> str:
     """``text`` safe to print: each line through ``files.shown`` (tabs as blanks first),
     the line ends kept."""
-    if text.isprintable():
-        return text
+    if "\n" not in text:
+        return files.shown(text.expandtabs(4) if "\t" in text else text)
     return "\n".join(files.shown(line.expandtabs(4)) for line in text.split("\n"))
 
 
 def _line(text: str) -> str:
     """One line of the block: escaped, and shortened past ``LINE_CHARS``."""
-    safe = files.shown(text.expandtabs(4)) if not text.isprintable() else text
+    safe = files.shown(text.expandtabs(4) if "\t" in text else text)
     return safe if len(safe) <= LINE_CHARS else safe[: LINE_CHARS - 1] + "…"
 
 
