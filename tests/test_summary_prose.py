@@ -193,7 +193,7 @@ def test_versions_and_hosts_are_not_paths(tmp_path: Path) -> None:
             " github.com/acme/tool.git or `gitlab.example.org/acme/tool.md`; see"
             " python/3.12 and `v1.2/v1.3`. But `docs/gone.md` and src/gone.py are real.\n")
     data = json.loads(render_json(summary(tmp_path, {HANDOFF: body})))
-    assert data["stale_references"] == ["docs/gone.md", "src/gone.py"]
+    assert data["stale_references"]["items"] == ["docs/gone.md", "src/gone.py"]
 
 
 # --------------------------------------------------------------------------- false positives

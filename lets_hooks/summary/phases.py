@@ -74,7 +74,7 @@ from lets_hooks.summary.records import (
     Where,
 )
 from lets_hooks.summary.sources.memory_index import parse_memory_index
-from lets_hooks.summary.sources.text import is_placeholder
+from lets_hooks.summary.sources.text import Facts, is_placeholder
 
 KNOWN_MODELS = frozenset({
     "opus", "sonnet", "haiku", "fable",
@@ -782,16 +782,23 @@ def _lines_by_date(memory_text: str) -> dict[str, list[str]]:
 
 
 def not_yet_promoted(entries: Iterable[LogEntry], memory_text: str) -> tuple[LogEntry, ...]:
-    """Entries with ref ≥ ``PROMOTE_REF`` for which no line of MEMORY.md holds both the
-    entry's ``[date]`` and its title; each date and title once, in log order."""
+    """Entries with ref ≥ ``PROMOTE_REF`` that MEMORY.md does not hold yet: no line holds
+    both the entry's ``[date]`` and its title, and MEMORY.md does not say its title or its
+    first body line in other case, emphasis or punctuation (``Facts``); each date and
+    title once, in log order."""
     by_date = _lines_by_date(memory_text)
+    facts: Facts | None = None
     chosen: dict[tuple[str, str], LogEntry] = {}
     for entry in entries:
         if entry.ref < PROMOTE_REF:
             continue
         key = promotion_key(entry)
-        if key not in chosen and not any(key[1] in line for line in by_date.get(key[0], ())):
-            chosen[key] = entry
+        if key in chosen or any(key[1] in line for line in by_date.get(key[0], ())):
+            continue
+        facts = facts or Facts(memory_text)
+        if facts.holds(entry.title) or (entry.summary and facts.holds(entry.summary)):
+            continue
+        chosen[key] = entry
     return tuple(chosen.values())
 
 
@@ -877,17 +884,20 @@ def plan_promotion(memory_text: str, entries: Sequence[LogEntry]) -> PromotionPl
         return PromotionPlan(memory_text, ())
     newline = "\r\n" if "\r\n" in memory_text else "\n"
     new_lines = [promotion_line(entry) for entry in added]
-    base = memory_text if not memory_text or memory_text.endswith("\n") else memory_text + newline
+    ending = "" if not memory_text or memory_text.endswith("\n") else newline
+    base = memory_text + ending
     pieces = base.split("\n")  # ends with "" since ``base`` ends with a line end
     where = _promoted_section_end(pieces)
     if where is None:
         tag = " <!-- #always -->" if index.tagged else ""
         gap = newline if base.strip() and not base.endswith(newline * 2) else ""
         block = [f"## {PROMOTED_HEADING}{tag}", "", *new_lines]
-        return PromotionPlan(base + gap + newline.join(block) + newline, added)
+        inserted = gap + newline.join(block) + newline
+        return PromotionPlan(base + inserted, added, ending + inserted)
     cr = "\r" if newline == "\r\n" else ""
     merged = pieces[:where] + [line + cr for line in new_lines] + pieces[where:]
-    return PromotionPlan("\n".join(merged), added)
+    return PromotionPlan("\n".join(merged), added,
+                         ending + "".join(line + newline for line in new_lines))
 
 
 def _promoted_section_end(pieces: Sequence[str]) -> int | None:

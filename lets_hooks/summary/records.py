@@ -358,3 +358,4 @@ class Summary:
 class PromotionPlan:
     text: str  # MEMORY.md with the new lines in place (the input text when none)
     added: tuple[LogEntry, ...]
+    inserted: str = ""  # exactly what was added to the text (a line end it lacked too)

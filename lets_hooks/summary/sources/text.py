@@ -256,3 +256,37 @@ def is_placeholder(text: str) -> bool:
     if opening > 0 and bare.endswith(")"):
         return _PLACEHOLDER.fullmatch(_bare(bare[:opening])) is not None
     return False
+
+
+# --------------------------------------------------------------------------- facts
+
+FACT_WORDS = 3  # a shorter text is too common to say a fact is already written down
+_WORD = re.compile(r"[^\W_]+")
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` as compared for facts: case folded, and whatever is not a
+    letter or digit (markdown emphasis, punctuation, blanks, line ends) only a gap."""
+    return _WORD.findall(text.casefold())
+
+
+class Facts:
+    """What a text (MEMORY.md) already says, for ``holds``: built once, linear in the
+    text's length; each question costs about the length of the fact asked about."""
+
+    def __init__(self, text: str) -> None:
+        self._words = words(text)
+        self._starts: dict[tuple[str, ...], list[int]] = {}
+        for index in range(len(self._words) - FACT_WORDS + 1):
+            key = tuple(self._words[index:index + FACT_WORDS])
+            self._starts.setdefault(key, []).append(index)
+
+    def holds(self, fact: str) -> bool:
+        """Does the text say ``fact`` in the same words, whatever its case, emphasis,
+        punctuation and line breaks? Never for a fact of fewer than ``FACT_WORDS`` words."""
+        wanted = words(fact)
+        if len(wanted) < FACT_WORDS:
+            return False
+        size = len(wanted)
+        return any(self._words[start:start + size] == wanted
+                   for start in self._starts.get(tuple(wanted[:FACT_WORDS]), ()))
