@@ -428,3 +428,29 @@ def test_what_the_handoff_says_of_the_names_it_mentions() -> None:
     removed, added = prose.reference_claims(text, names)
     assert removed == {"src/io.py", "split_records()", "a.py", "c.py", "h.py"}
     assert added == {"src/reader.py", "read_lines()", "b.py", "d.py", "i.py"}
+
+
+def test_the_headings_table_in_the_docs_is_what_the_reader_does() -> None:
+    """Every example heading of docs/summary.md's table gets the role of its row."""
+    import re
+
+    docs = (Path(__file__).parent.parent / "docs" / "summary.md").read_text()
+    kinds = {"Priority 1, 2 (numbered)": prose.PRIORITIES,
+             "Priority 1, 2 (next steps)": prose.PRIORITIES,
+             "**Do not repeat**": prose.AVOID, "finished work (no line)": prose.DONE,
+             "**Risks and gotchas**": prose.RISKS,
+             "**Outstanding decisions**": prose.DECISIONS,
+             "**Active blockers**": prose.BLOCKERS, "notes (no line)": prose.NOTES}
+    rows = [line.strip() for line in docs.splitlines()
+            if line.strip().startswith("| ") and line.strip().split("|")[1].strip() in kinds]
+    assert len(rows) == len(kinds) + 1
+    checked = 0
+    for row in rows:
+        label, _, examples = (cell.strip() for cell in row.strip("|").split("|"))
+        for heading in re.findall(r"`#+ ([^`]+)`", examples):
+            role = prose.role_of(heading)
+            assert role is not None and role.kind == kinds[label], heading
+            if label.endswith("(numbered)"):
+                assert role.number is not None, heading
+            checked += 1
+    assert checked >= 20
