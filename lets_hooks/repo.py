@@ -666,13 +666,15 @@ class Repo:
         paths each changed), at most ``limit`` of them, and whether more were left unread.
 
         One ``log -z --name-only --no-renames --since``: a rename is its old path deleted
-        and its new one added, so both names show; paths are split on NUL only; a merge
+        and its new one added, so both names show; paths are relative to the folder the
+        repository was opened at (``--relative``: changes outside it show no path) and
+        split on NUL only; a merge
         lists no paths (git shows no diff for it by default). The walk stops at commits
         older than ``since``, so its cost follows the commits it returns.
         """
         _require_sha(head)
         mark = "\x01lets\x01"
-        out = self._must("log", "-z", "--no-renames", "--no-show-signature", "--no-relative",
+        out = self._must("log", "-z", "--no-renames", "--no-show-signature", "--relative",
                          f"--max-count={limit + 1}", f"--since=@{max(0, int(since))}",
                          f"--format={mark}%H %ct %P", "--name-only", head, "--")
         commits: list[tuple[str, tuple[str, ...], int, list[str]]] = []
@@ -694,12 +696,13 @@ class Repo:
     def deleted(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` a commit of HEAD's history deleted (a rename counts: it
         deletes the old name). One ``log --diff-filter=D``, the paths read literally (no
-        pathspec magic), after ``--``."""
+        pathspec magic), after ``--``, relative to the folder the repository was opened at
+        (and answered so: ``--relative``)."""
         clean = [path for path in paths if path and "\0" not in path]
         if not clean:
             return set()
         out = self._must("--literal-pathspecs", "log", "-z", "--no-renames",
-                         "--no-show-signature", "--no-relative", "--diff-filter=D",
+                         "--no-show-signature", "--relative", "--diff-filter=D",
                          "--format=", "--name-only", "HEAD", "--", *clean)
         wanted = set(clean)
         return {name for name in (p.decode("utf-8", "surrogateescape").lstrip("\n")

@@ -195,6 +195,28 @@ def test_work_committed_before_the_handoff_itself_is_not_after_it(sandbox: Sandb
     assert len(branch_lines(lines_of(sandbox, tmp_path))) == 1
 
 
+def test_a_project_in_a_folder_of_the_repository(sandbox: Sandbox, tmp_path: Path) -> None:
+    """``--root`` below the top: paths are the project's own (the handoff's commit is
+    known, a commit changing ``app/src/reader.py`` touches ``src/reader.py``, a path
+    deleted by a commit is confirmed)."""
+    body = ("---\nts: 2026-11-25T09:00:00Z\n---\n## Next\n- finish `src/reader.py`\n"
+            "- see `src/doomed.py`\n")
+    boundary = commit_at(sandbox, "2026-11-25T08:00:00", {
+        "app/src/reader.py": "x\n", "app/src/doomed.py": "x\n"})
+    commit_at(sandbox, "2026-11-25T09:05:00", {f"app/{HANDOFF}": body}, "the handoff")
+    commit_at(sandbox, "2026-11-25T10:00:00", {"app/src/reader.py": "y\n",
+                                               "app/src/doomed.py": None})
+    commit_at(sandbox, "2026-11-25T11:00:00", {"elsewhere.txt": "y\n"})
+    record_boundary(sandbox, boundary)
+    app = sandbox.path / "app"
+    git = look(app, {"LETS_SESSION_ID": SID}, time.time())
+    lines = render_markdown(build_summary(app, tmp_path, TODAY, git)).splitlines()
+    assert branch_lines(lines)[1:] == [
+        stale_line("2 commits", "2026-11-25 09:00 UTC", "1 touches paths it names")]
+    assert alerts(lines) == ["  - stale reference: `src/doomed.py` is named in the handoff"
+                             " but a commit deleted or renamed it"]
+
+
 def test_commits_that_touch_nothing_it_names_are_said_so(sandbox: Sandbox,
                                                         tmp_path: Path) -> None:
     boundary = commit_at(sandbox, "2026-11-25T08:00:00")
