@@ -27,7 +27,6 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
     """
     from dataclasses import replace
 
-    from lets_hooks.summary import phases
     from lets_hooks.summary.interventions import read_interventions
     from lets_hooks.summary.records import Inputs
     from lets_hooks.summary.sources import (
@@ -40,6 +39,7 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
         read_settings,
         read_state,
     )
+    from lets_hooks.summary.sources.handoff import date_floor
 
     git_dir = git.git_dir if git is not None else None
     handoff = read_handoff(root, git_dir)
@@ -57,11 +57,11 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
     where = None
     if git is not None:
         where = git.where
-        date = (phases.handoff_date(handoff.value)
-                if handoff.value is not None and not handoff.value.empty else None)
+        date = (handoff.value.reading.date
+                if handoff.value is not None and handoff.value.reading is not None else None)
         if date is not None:
             where = replace(where, since=git.commits_since(where.boundary,
-                                                           phases.date_floor(date)))
+                                                           date_floor(date)))
         where = replace(where, git_calls=git.repo.calls)
 
     warnings = (*settings.warnings, *allow.warnings, *handoff.warnings, *lessons.warnings,
@@ -90,16 +90,14 @@ def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git |
     under a package folder among the files git lists, skipped when git ignores it or it
     lies under installed code (``.venv``, ``site-packages``, ``node_modules``), and
     confirmed stale when a commit deleted it."""
-    from lets_hooks.summary import phases, prose
     from lets_hooks.summary.records import References
     from lets_hooks.summary.sources import references as refs
 
-    paths = phases.path_references(handoff)
-    functions = phases.function_references(handoff)
-    if handoff is None or not (paths or functions):
+    reading = handoff.reading if handoff is not None else None
+    if reading is None or not (reading.paths or reading.functions):
         return References()
-    removed, added = prose.reference_claims(
-        handoff.text, [*paths, *(text for text, _ in functions)])
+    paths, functions = reading.paths, reading.functions
+    removed, added = reading.said_removed, reading.said_added
     checked_paths = [path for path in paths if path not in removed]
     checked_functions = [(text, name) for text, name in functions if text not in removed]
     git_dir = git.git_dir if git is not None else None

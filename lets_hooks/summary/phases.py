@@ -7,15 +7,15 @@ record that ``render`` turns into markdown or JSON.
 The rules, phase by phase (the numbers are the constants below):
 
 - Where the work stands: the ladder's range line; the branch, the working tree's
-  staged / modified / untracked counts, the handoff's own date, and a warning when the
-  handoff is older than the session boundary's commit.
+  staged / modified / untracked counts, the handoff's own date, and a warning when work
+  was committed after the handoff (``stale_handoff``).
 - Environment: the ``model`` of ``~/.claude/settings.json`` (a ``[1m]``-style suffix
   dropped) must be one of ``KNOWN_MODELS``; ``permissions.allow`` of
   ``settings.local.json`` may hold at most ``ALLOW_LIMIT`` entries.
-- Handoff: the state-snapshot block first (``next`` → Priority 1 and 2, ``blocked`` →
-  active blockers, ``diff`` → recent changes), the prose sections (``prose``) for
-  whatever it lacks: numbered priorities, next steps, questions → outstanding
-  decisions, failed approaches → do not repeat, approvals that do not carry over, and a
+- Handoff: what its reader read in one pass (``Handoff.reading``, see
+  ``sources.handoff.read``): the state-snapshot's ``next`` first, the prose's
+  priorities for what it lacks; the snapshot's ``blocked`` beside the prose's blockers;
+  decisions, do not repeat, risks and gotchas, approvals that do not carry over, and a
   warning when it records only finished work. An empty handoff counts as none.
 - Graduated gates: every row of the table, ``id trigger → check``.
 - Lesson flags: conf ≥ 0.7 → title and a one-line summary; 0.5 ≤ conf < 0.7 and legacy
@@ -26,14 +26,14 @@ The rules, phase by phase (the numbers are the constants below):
   records labelled ``false_positive`` replace the rejection proxy.
 - Memory: ``#always`` sections loaded, ``#on-demand`` headers listed; stale paths and
   function names in the handoff and context-log entries with ref ≥ ``PROMOTE_REF`` are
-  memory alerts.
+  memory alerts, ranked before the cap (``stale_findings``, ``memory_alerts``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 from lets_hooks.summary import prose
 from lets_hooks.summary.interventions import (
@@ -41,12 +41,11 @@ from lets_hooks.summary.interventions import (
     Rate,
     earliest_tagged,
     false_positive_rate,
-    iso_date,
     model_tag_count,
     rejection_rate,
     tagged_after,
 )
-from lets_hooks.summary.prose import one_line, real_items
+from lets_hooks.summary.prose import one_line, scalar
 from lets_hooks.summary.records import (
     AllowList,
     Autoimmunity,
@@ -55,6 +54,7 @@ from lets_hooks.summary.records import (
     ContextRot,
     Handoff,
     HandoffDate,
+    HandoffReading,
     HandoffView,
     Inputs,
     Lesson,
@@ -94,11 +94,6 @@ IMMUNE_WARN_PERCENT = 5
 IMMUNE_ALARM_PERCENT = 15
 PROMOTE_REF = 3
 MAX_LISTED = 10  # items on one list line before "and N more"
-# How many paths and function names of the handoff are read and checked: enough that no
-# true finding is dropped before the findings are ranked (the alerts line shows
-# ``MAX_LISTED`` of them, then how many more).
-MAX_PATH_REFERENCES = 100
-MAX_FUNCTION_REFERENCES = 40
 SUMMARY_CHARS = 160
 
 NO_HANDOFF = "[No handoff — starting fresh]"
@@ -155,173 +150,51 @@ def _clip(text: str, limit: int = SUMMARY_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _scalar(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return ", ".join(f"{_scalar(k)}: {_scalar(v)}" for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return "; ".join(_scalar(v) for v in value)
-    return one_line(str(value))
-
-
-def _as_items(value: object) -> list[object]:
-    """A snapshot field as a list: writers give a list, a single string, or nothing."""
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return [item for item in value if item is not None and item != ""]
-    return [value]
-
-
-def _pick(mapping: Mapping[object, object], *keys: str) -> str | None:
-    for key in keys:
-        value = mapping.get(key)
-        if value is not None and value != "":
-            return _scalar(value)
-    return None
-
-
-def next_item_text(item: object) -> str:
-    if isinstance(item, Mapping):
-        main = _pick(item, "item", "task", "title", "what")
-        if main is None:
-            return _scalar(item)
-        why = _pick(item, "why")
-        return f"{main} ({why})" if why else main
-    return _scalar(item)
-
-
-def diff_item_text(item: object) -> str:
-    if isinstance(item, Mapping):
-        op, what, why = _pick(item, "op"), _pick(item, "item"), _pick(item, "why")
-        if op is None and what is None:
-            return _scalar(item)
-        head = " ".join(part for part in (op, what) if part)
-        return f"{head} ({why})" if why else head
-    return _scalar(item)
-
-
-def blocked_item_text(item: object) -> str:
-    if isinstance(item, Mapping):
-        what, risk = _pick(item, "item"), _pick(item, "risk")
-        if what is None:
-            return _scalar(item)
-        return f"{what} (risk: {risk})" if risk else what
-    return _scalar(item)
-
-
 # --------------------------------------------------------------------------- Phase 1: handoff
 
 
 def handoff_view(handoff: Handoff | None) -> HandoffView | None:
-    """None when there is no handoff, or it is empty: the block says to start fresh."""
+    """None when there is no handoff, or it is empty: the block says to start fresh.
+
+    Decides with what the reader read (``Handoff.reading``): the snapshot's ``next``
+    wins over the prose's priorities; the snapshot's ``blocked`` and the prose's blocker
+    sections are read side by side; a handoff with no next step but finished work gets
+    the done-work warning."""
     if handoff is None or handoff.empty:
         return None
+    reading = handoff.reading or read_handoff_once(handoff)
     snapshot = handoff.snapshot
-    parts = prose.parts(handoff.sections)
-    next_items: list[str] = []
-    changes: list[str] = []
-    blocked: list[str] = []
-    source = "prose"
-    if snapshot is not None:
-        next_items = real_items(next_item_text(item) for item in _as_items(snapshot.get("next")))
-        changes = [change for change in real_items(diff_item_text(item) for item in _as_items(
-            snapshot.get("diff"))) if not is_placeholder(change)]
-        blocked = real_items(blocked_item_text(item)
-                             for item in _as_items(snapshot.get("blocked")))
-    priorities = [item for item in next_items if not is_placeholder(item)]
-    if priorities:
-        source = "state-snapshot"
-    else:
-        priorities = [item for item in prose.priorities(parts) if not is_placeholder(item)]
-
-    # The snapshot's ``blocked`` and the prose's blocker sections side by side: a bug
-    # written under "Remaining issues" is not lost because the snapshot has a field.
-    blockers = list(dict.fromkeys((*blocked, *prose.items_of(parts, prose.BLOCKERS))))
-
+    priorities = list(reading.next_items)
+    source = "state-snapshot" if priorities else "prose"
+    if not priorities:
+        priorities = list(reading.priorities)
+    blockers = list(dict.fromkeys((*reading.blocked, *reading.blockers)))
     done_only = None
-    if not priorities and (changes or prose.done_work(parts)):
+    if not priorities and (reading.changes or reading.done):
         done_only = DONE_ONLY
-
     return HandoffView(
         source=source,
         priority_1=priorities[0] if priorities else NOTHING_ACTIONABLE,
         priority_2=priorities[1] if len(priorities) > 1 else None,
         more_steps=max(0, len(priorities) - 2),
-        recent_changes=("; ".join(changes) or "none") if snapshot is not None else None,
-        outstanding_decisions=listing(prose.items_of(parts, prose.DECISIONS)),
+        recent_changes=("; ".join(reading.changes) or "none") if snapshot is not None else None,
+        outstanding_decisions=listing(reading.decisions),
         active_blockers=listing(blockers),
         frontmatter=handoff.frontmatter,
         snapshot=snapshot,
-        do_not_repeat=listing(prose.items_of(parts, prose.AVOID)),
-        risks=listing(prose.items_of(parts, prose.RISKS)),
-        approvals=listing([_clip(item) for item in prose.approvals(
-            handoff.sections, (*next_items, *changes, *blocked))]),
+        do_not_repeat=listing(reading.avoid),
+        risks=listing(reading.risks),
+        approvals=listing([_clip(item) for item in reading.approvals]),
         done_only=done_only,
-        date=handoff_date(handoff),
+        date=reading.date,
     )
 
 
-DATE_KEYS = ("ts", "timestamp", "date", "updated", "last_updated", "last-updated",
-             "written", "created")
+def read_handoff_once(handoff: Handoff) -> HandoffReading:
+    """The reading of a handoff made without its reader (a record built by hand)."""
+    from lets_hooks.summary.sources.handoff import read
 
-
-def handoff_date(handoff: Handoff) -> HandoffDate | None:
-    """The newest date the handoff gives for itself: its frontmatter's ``ts``, ``date``,
-    ``updated`` (and the like) or its state-snapshot's ``ts``; a value with a time of day
-    beats one with only the same day."""
-    found: list[HandoffDate] = []
-    for where, mapping in (("frontmatter", handoff.frontmatter),
-                           ("state-snapshot", handoff.snapshot)):
-        for key in DATE_KEYS:
-            if mapping is not None and key in mapping:
-                parsed = _parse_when(mapping[key], f"{where} {key}")
-                if parsed is not None:
-                    found.append(parsed)
-    if not found:
-        return None
-    return max(found, key=lambda d: (d.day, d.instant is not None, d.instant or 0.0))
-
-
-def _parse_when(value: object, source: str) -> HandoffDate | None:
-    if isinstance(value, dt.datetime):
-        return _instant(value, source)
-    if isinstance(value, dt.date):
-        return HandoffDate(value, None, value.isoformat(), source)
-    if not isinstance(value, str):
-        return None
-    text = value.strip()
-    day = iso_date(text[:10])
-    if day is None:
-        return None
-    rest = text[10:].strip()
-    if rest and text[10:11] in ("T", "t", " "):
-        stamp = text[:10] + "T" + text[11:].strip()
-        if stamp.endswith(("Z", "z")):
-            stamp = stamp[:-1] + "+00:00"
-        try:
-            return _instant(dt.datetime.fromisoformat(stamp), source)
-        except ValueError:
-            pass
-    return HandoffDate(day, None, day.isoformat(), source)
-
-
-def date_floor(date: HandoffDate) -> int:
-    """The first second a commit after the handoff can have: its time, else its day's
-    start (UTC)."""
-    if date.instant is not None:
-        return int(date.instant)
-    start = dt.datetime(date.day.year, date.day.month, date.day.day, tzinfo=dt.timezone.utc)
-    return int(start.timestamp())
-
-
-def _instant(value: dt.datetime, source: str) -> HandoffDate:
-    aware = value if value.tzinfo is not None else value.replace(tzinfo=dt.timezone.utc)
-    utc = aware.astimezone(dt.timezone.utc)
-    return HandoffDate(utc.date(), utc.timestamp(), utc.strftime("%Y-%m-%d %H:%M UTC"), source)
+    return read(handoff)
 
 
 HANDOFF_FILE = "memory/session-handoff-LATEST.md"
@@ -433,7 +306,7 @@ def environment_alerts(settings: ModelSetting | None, allow: AllowList | None
     alerts: list[str] = []
     if settings is not None and settings.present and not model_id_ok(settings.value):
         value = settings.value
-        shown = value if isinstance(value, str) else "null" if value is None else _scalar(value)
+        shown = value if isinstance(value, str) else "null" if value is None else scalar(value)
         alerts.append(f'⚠️ ~/.claude/settings.json: model "{shown}" is not a known model id;'
                       " update it")
     if allow is not None and allow.count > ALLOW_LIMIT:
@@ -626,142 +499,6 @@ def memory_view(memory: MemoryIndex | None) -> MemoryView | None:
     always = tuple(section.text for section in memory.sections if section.tag == "always")
     on_demand = tuple(section.title for section in memory.sections if section.tag == "on-demand")
     return MemoryView(always, on_demand, True)
-
-
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
-_BARE_PATH = re.compile(
-    r"(?<![\w./~@:$-])((?:~/|\./)?(?:[\w.-]+/)+[\w.-]*\.[A-Za-z0-9]{1,10})(?![\w/])")
-FILE_SUFFIXES = frozenset((
-    "md", "txt", "rst", "py", "pyi", "json", "jsonl", "yaml", "yml", "toml", "cfg", "ini",
-    "sh", "bash", "js", "mjs", "ts", "tsx", "jsx", "rs", "go", "java", "kt", "c", "h", "cpp",
-    "hpp", "rb", "php", "html", "css", "sql", "csv", "xml", "lock", "log", "env",
-))
-_FILE_NAME = re.compile(r"[\w-][\w.-]*\.(?:" + "|".join(sorted(FILE_SUFFIXES)) + r")")
-_LINE_SUFFIX = re.compile(r"(?::\d+(?::\d+)?|#L\d+(?:-L?\d+)?)$")
-# The last label of a host name: "github.com/acme/tool.git" is an address, not a path.
-HOST_SUFFIXES = frozenset((
-    "com", "org", "net", "io", "dev", "app", "ai", "co", "gov", "edu", "info", "me", "us",
-    "uk", "de", "fr", "jp", "cn", "ru", "eu", "ca", "au", "nl", "ch", "se", "es", "it", "pl",
-    "br", "in", "xyz", "cloud", "site", "tech", "page", "so", "ly", "gg", "tv", "fm", "rs",
-    "sh", "to", "cc", "biz", "online", "pub", "services",
-))
-
-
-def _is_version(part: str) -> bool:
-    """``3.11``, ``v1.2.0``: digits and dots (an optional leading ``v``), with a dot."""
-    body = part[1:] if part[:1] in ("v", "V") else part
-    return "." in body and bool(body) and all(c in "0123456789." for c in body)
-
-
-def _is_host(part: str) -> bool:
-    """``github.com``, ``www.example.org``: a dotted name ending in a host suffix."""
-    if "." not in part:
-        return False
-    return part.startswith("www.") or part.rsplit(".", 1)[1].lower() in HOST_SUFFIXES
-
-
-def _path_candidate(token: str, quoted: bool) -> str | None:
-    token = _LINE_SUFFIX.sub("", token.strip().rstrip(".,;:)"))
-    if (not token or "://" in token or token.startswith(("/", "-"))
-            or re.search(r"[\s*?\[\]{}<>$|@'\"\\]", token)):
-        return None
-    parts = [part for part in token.split("/") if part not in ("", ".")]
-    if not parts or ".." in parts or (parts[0] == "~" and len(parts) == 1):
-        return None
-    last = token.rstrip("/").rsplit("/", 1)[-1]
-    suffix = last.rsplit(".", 1)[1] if "." in last else ""
-    if _is_version(last) or suffix.isdigit():
-        return None  # "3.11/3.12", "python/3.12", "v1.2": versions, not files
-    if "/" in token:
-        if parts[0] != "~" and _is_host(parts[0]):
-            return None  # "github.com/acme/tool.git": an address
-        looks_like_file = 1 <= len(suffix) <= 10 and suffix.isalnum() and suffix.isascii()
-        if not (looks_like_file or (quoted and token.endswith("/"))):
-            return None
-    elif not (quoted and _FILE_NAME.fullmatch(token)):
-        return None
-    return token[2:] if token.startswith("./") else token
-
-
-def path_references(handoff: Handoff | None) -> tuple[str, ...]:
-    """File paths the handoff names: in backticks (with a ``/`` or a known file
-    extension), or bare with a ``/`` and an extension. Absolute paths, URLs, host names,
-    versions and paths that climb out with ``..`` are left out; the first
-    ``MAX_PATH_REFERENCES`` count."""
-    if handoff is None or handoff.empty:
-        return ()
-    found: dict[str, None] = {}
-    for line in handoff.text.split("\n"):
-        for span in _CODE_SPAN.findall(line):
-            candidate = _path_candidate(span, quoted=True)
-            if candidate:
-                found.setdefault(candidate)
-        for bare in _BARE_PATH.findall(_CODE_SPAN.sub(" ", line)):
-            candidate = _path_candidate(bare, quoted=False)
-            if candidate:
-                found.setdefault(candidate)
-        if len(found) >= MAX_PATH_REFERENCES:
-            break
-    return tuple(found)[:MAX_PATH_REFERENCES]
-
-
-_DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
-_QUOTED_CALL = re.compile(r"(" + _DOTTED + r")(\([^()]*\))?")
-_BARE_CALL = re.compile(r"(?<![\w.])(" + _DOTTED + r")\(\)")
-
-
-def _builtin_names() -> frozenset[str]:
-    import builtins
-    import keyword
-
-    return frozenset((*dir(builtins), *keyword.kwlist, "self", "cls", "this"))
-
-
-def _function_candidate(text: str, quoted: bool, builtin: frozenset[str]) -> str | None:
-    """The dotted name when ``text`` names a function: ``name()``, ``name(args)``,
-    ``module.func`` (quoted only) or ``module.func()``; None for anything else."""
-    match = _QUOTED_CALL.fullmatch(text) if quoted else _BARE_CALL.fullmatch(text)
-    if match is None:
-        return None
-    dotted = match.group(1)
-    called = (match.group(2) is not None) if quoted else True
-    segments = dotted.split(".")
-    last = segments[-1]
-    if not called:
-        if len(segments) < 2:
-            return None  # a bare word in backticks: a variable, a command, a value
-        if last.lower() in FILE_SUFFIXES or last.lower() in HOST_SUFFIXES:
-            return None  # "config.toml", "example.com"
-    if last in builtin or len(last) < 3:
-        return None
-    return dotted
-
-
-def function_references(handoff: Handoff | None) -> tuple[tuple[str, str], ...]:
-    """Function names the handoff mentions, as (what it says, the dotted name):
-    ``render_toc()`` or ``module.func`` in backticks, and ``name()`` calls in the text.
-    Names of the language's built-ins and very short names are left out; the first
-    ``MAX_FUNCTION_REFERENCES`` count. (``sources.references`` decides which are looked
-    for: a dotted name only when its first part is one of the project's modules.)"""
-    if handoff is None or handoff.empty:
-        return ()
-    builtin = _builtin_names()
-    found: dict[str, str] = {}
-    for line in handoff.text.split("\n"):
-        for span in _CODE_SPAN.findall(line):
-            text = span.strip()
-            if _path_candidate(text, quoted=True) is not None:
-                continue
-            name = _function_candidate(text, True, builtin)
-            if name:
-                found.setdefault(text, name)
-        for match in _BARE_CALL.finditer(_CODE_SPAN.sub(" ", line)):
-            name = _function_candidate(match.group(0), False, builtin)
-            if name:
-                found.setdefault(match.group(0), name)
-        if len(found) >= MAX_FUNCTION_REFERENCES:
-            break
-    return tuple(found.items())[:MAX_FUNCTION_REFERENCES]
 
 
 def promotion_key(entry: LogEntry) -> tuple[str, str]:

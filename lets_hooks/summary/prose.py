@@ -30,8 +30,9 @@ expressions without nested or overlapping repeats.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lets_hooks.summary.records import Section
@@ -378,6 +379,68 @@ def done_work(found: Sequence[Part]) -> int:
     """How many finished items the sections record (done sections' items, ticked boxes)."""
     return sum(len(part.open_items) + part.ticked if part.role.kind == DONE else part.ticked
                for part in found)
+
+
+# --------------------------------------------------------------------------- the snapshot's items
+
+
+def scalar(value: object) -> str:
+    """A YAML value as one line of text (dates as ISO, mappings as ``key: value``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return ", ".join(f"{scalar(k)}: {scalar(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "; ".join(scalar(v) for v in value)
+    return one_line(str(value))
+
+
+def as_items(value: object) -> list[object]:
+    """A snapshot field as a list: writers give a list, a single string, or nothing."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [item for item in value if item is not None and item != ""]
+    return [value]
+
+
+def pick(mapping: Mapping[object, object], *keys: str) -> str | None:
+    for key in keys:
+        value = mapping.get(key)
+        if value is not None and value != "":
+            return scalar(value)
+    return None
+
+
+def next_item_text(item: object) -> str:
+    if isinstance(item, Mapping):
+        main = pick(item, "item", "task", "title", "what")
+        if main is None:
+            return scalar(item)
+        why = pick(item, "why")
+        return f"{main} ({why})" if why else main
+    return scalar(item)
+
+
+def diff_item_text(item: object) -> str:
+    if isinstance(item, Mapping):
+        op, what, why = pick(item, "op"), pick(item, "item"), pick(item, "why")
+        if op is None and what is None:
+            return scalar(item)
+        head = " ".join(part for part in (op, what) if part)
+        return f"{head} ({why})" if why else head
+    return scalar(item)
+
+
+def blocked_item_text(item: object) -> str:
+    if isinstance(item, Mapping):
+        what, risk = pick(item, "item"), pick(item, "risk")
+        if what is None:
+            return scalar(item)
+        return f"{what} (risk: {risk})" if risk else what
+    return scalar(item)
 
 
 # --------------------------------------------------------------------------- approvals

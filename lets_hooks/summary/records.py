@@ -48,6 +48,36 @@ class Handoff:
     sections: tuple[Section, ...]
     text: str
     empty: bool
+    reading: HandoffReading | None = None  # what it says, read once (``sources.handoff``)
+
+
+@dataclass(frozen=True)
+class HandoffReading:
+    """What the handoff says, read in one pass by its reader; the phases only decide
+    with it (which source wins, what is shown, what is warned about).
+
+    Items are plain text (``**bold**`` markers dropped, placeholders left out): the
+    state-snapshot's ``next``, ``diff`` and ``blocked``; the prose's priorities (numbered
+    ones first, then next steps), decisions, blockers, what not to repeat, risks and
+    gotchas; how many finished items it records; the sentences that say something was
+    approved; its own date; and the paths and function names it mentions, with those it
+    says were removed and those it says were added."""
+
+    next_items: tuple[str, ...] = ()
+    changes: tuple[str, ...] = ()
+    blocked: tuple[str, ...] = ()
+    priorities: tuple[str, ...] = ()
+    decisions: tuple[str, ...] = ()
+    blockers: tuple[str, ...] = ()
+    avoid: tuple[str, ...] = ()
+    risks: tuple[str, ...] = ()
+    done: int = 0
+    approvals: tuple[str, ...] = ()
+    date: HandoffDate | None = None
+    paths: tuple[str, ...] = ()
+    functions: tuple[tuple[str, str], ...] = ()  # (as written, the dotted name)
+    said_removed: frozenset[str] = frozenset()
+    said_added: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
