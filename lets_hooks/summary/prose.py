@@ -70,7 +70,7 @@ _RISKS = _phrases("risk", "risks", "gotcha", "gotchas", "pitfall", "pitfalls", "
 _DONE = _phrases("done", "complete", "completed", "shipped", "finished", "accomplished",
                  "resolved", "fixed", "closed", "made", "merged", "answered", "landed",
                  "released", "solved", "achieved", "wins", "changelog", "log", "history",
-                 "record", "records", "adr", "adrs")
+                 "decision record", "decision records", "adr", "adrs")
 _DECISIONS = _phrases("decision", "decisions", "question", "questions", "to decide",
                       "undecided", "ask the user", "needs input", "need input",
                       "input needed", "open point", "open points")
