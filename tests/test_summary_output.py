@@ -775,3 +775,21 @@ def test_the_schema_is_the_one_docs_give() -> None:
 
     missing = sorted(name for name in names(SCHEMA) if f"`{name}`" not in section)
     assert not missing, missing
+
+
+def test_the_claude_code_hook_output_fits_claude_codes_cap(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude Code keeps 10,000 characters of a SessionStart hook's output: the hook's
+    block stays within the default budget, with room to spare."""
+    import io
+
+    project, home = _big_project(tmp_path)
+    payload = {"session_id": "9b2f0c4e-1111-4a5b-8c9d-0e1f2a3b4c5d", "cwd": str(project),
+               "hook_event_name": "SessionStart", "source": "resume"}
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(payload)))
+    code, out, _ = run(capsys, "--claude-hook", "--home", str(home), "--today", TODAY)
+    assert code == 0
+    assert out.startswith("## Session Ready\n")
+    assert len(out) <= BUDGET < 10_000
+    assert "[Left out to fit 8,000 characters: " in out

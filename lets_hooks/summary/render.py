@@ -47,6 +47,8 @@ KEEP_ITEMS = 3  # a list is first cut down to this many items before any part go
 def shown_text(text: str) -> str:
     """``text`` safe to print: each line through ``files.shown`` (tabs as blanks first),
     the line ends kept."""
+    if text.isascii() and text.isprintable():
+        return text  # (what ``files.shown`` returns as it is, found without a copy)
     if "\n" not in text:
         return files.shown(text.expandtabs(4) if "\t" in text else text)
     return "\n".join(files.shown(line.expandtabs(4)) for line in text.split("\n"))
