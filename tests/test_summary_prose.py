@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from test_summary_phases import HANDOFF, INTERVENTIONS, LESSONS, TODAY, block, l
 
 from lets_hooks.summary import prose
 from lets_hooks.summary.phases import DONE_ONLY, NOTHING_ACTIONABLE
+from lets_hooks.summary.records import Section
 from lets_hooks.summary.render import render_json
 
 
@@ -454,3 +456,27 @@ def test_the_headings_table_in_the_docs_is_what_the_reader_does() -> None:
                 assert role.number is not None, heading
             checked += 1
     assert checked >= 20
+
+
+# --------------------------------------------------------------------------- linear time
+
+
+MB = 1024 * 1024
+
+
+@pytest.mark.parametrize(("name", "run"), [
+    ("removal words", lambda: prose.reference_claims("`a.py` removed " * (MB // 15), ["a.py"])),
+    ("renames", lambda: prose.reference_claims("renamed `a/b.py` to " * (MB // 20),
+                                               ["a/b.py"])),
+    ("one long sentence", lambda: prose.reference_claims(
+        "removed " + "`x.py` " * (MB // 7), ["x.py", "y.py"])),
+    ("approvals", lambda: prose.approvals([Section("Notes", 2, (
+        "it's fine to " * (MB // 13),))])),
+    ("enabled in", lambda: prose.grants("enabled in " + "x" * MB)),
+    ("bold", lambda: prose.plain("**a " * (MB // 4))),
+    ("topic words", lambda: prose.role_of("on " * (MB // 3))),
+])
+def test_the_readers_patterns_are_linear(name: str, run: Callable[[], object]) -> None:
+    began = time.perf_counter()
+    run()
+    assert time.perf_counter() - began < 2.0, name
