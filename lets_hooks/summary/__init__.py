@@ -57,8 +57,8 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
     where = None
     if git is not None:
         where = git.where
-        date = (handoff.value.reading.date
-                if handoff.value is not None and handoff.value.reading is not None else None)
+        reading = handoff.value.reading if handoff.value is not None else None
+        date = reading.date if reading is not None else None
         if date is not None:
             where = replace(where, since=git.commits_since(where.boundary,
                                                            date_floor(date)))
@@ -93,8 +93,14 @@ def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git |
     from lets_hooks.summary.records import References
     from lets_hooks.summary.sources import references as refs
 
-    reading = handoff.reading if handoff is not None else None
-    if reading is None or not (reading.paths or reading.functions):
+    if handoff is None or handoff.empty:
+        return References()
+    reading = handoff.reading
+    if reading is None:  # a record built by hand, without its reader
+        from lets_hooks.summary.sources.handoff import read
+
+        reading = read(handoff)
+    if not (reading.paths or reading.functions):
         return References()
     paths, functions = reading.paths, reading.functions
     removed, added = reading.said_removed, reading.said_added
