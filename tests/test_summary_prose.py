@@ -351,6 +351,10 @@ def test_prose_blockers_are_read_beside_the_snapshot_blocked(tmp_path: Path) -> 
     ("Failed approaches", prose.AVOID),
     ("Known issues", prose.BLOCKERS),
     ("Decisions made", prose.DONE),
+    ("Next steps (after the risks are handled)", prose.PRIORITIES),
+    ("Open questions: risks to consider", prose.DECISIONS),
+    ("Notes (risks)", prose.NOTES),
+    ("Week 48: blockers", prose.BLOCKERS),
 ])
 def test_heading_roles(heading: str, kind: str) -> None:
     role = prose.role_of(heading)

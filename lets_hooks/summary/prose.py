@@ -126,7 +126,27 @@ def role_of(heading: str) -> Role | None:
     numbered = numbered_priority(heading)
     if numbered is not None:
         return numbered
-    words = _words_of(heading)
+    lead = _lead(heading)
+    for text in ((lead, heading) if lead != heading else (heading,)):
+        role = _role_of_words(_words_of(text))
+        if role is not None:
+            return role
+    return None
+
+
+def _lead(heading: str) -> str:
+    """The heading before a remark: a parenthesis, a colon or a dash between blanks
+    (``Next steps (after the risks are handled)``, ``Open questions: risks``)."""
+    text = heading[:ROLE_CHARS]
+    cut = len(text)
+    for mark in ("(", ":", " \u2014 ", " \u2013 ", " - "):
+        at = text.find(mark)
+        if 0 < at < cut:
+            cut = at
+    return text[:cut]
+
+
+def _role_of_words(words: str) -> Role | None:
     head = _head(words)
     if head != words:
         kind = _kind(head)
