@@ -435,14 +435,45 @@ def test_the_block_never_exceeds_its_budget_and_cuts_by_priority(
         position = whole_lines.index(line, position) + 1
 
 
-def test_what_is_cut_goes_by_rank(tmp_path: Path) -> None:
+def _long_lines_project(tmp_path: Path) -> tuple[Path, Path]:
+    """What is never dropped is itself over the budget: priorities and MEMORY.md lines of
+    5,000 characters."""
+    project, home = _big_project(tmp_path, scale=1)
+    (project / HANDOFF_PATH).write_text(
+        "## Next steps\n- " + "a" * 5000 + "\n- " + "b" * 5000 + "\n- c\n\n"
+        "## Blockers\n- one\n- two\n")
+    (project / "memory" / "MEMORY.md").write_text(
+        "## Core <!-- #always -->\n" + ("- " + "m" * 5000 + "\n") * 3)
+    return project, home
+
+
+@pytest.mark.parametrize("budget", [2000, 2500, 3000, 5000])
+def test_lines_too_long_for_any_budget_are_shortened_and_said_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], budget: int) -> None:
+    project, home = _long_lines_project(tmp_path)
+    block, _ = _blocks(capsys, project, home, "--budget", str(budget))
+    assert len(block) <= budget
+    lines = block.splitlines()
+    assert lines[0] == "## Session Ready"
+    assert any(line.startswith("**Priority 1:** aaa") and line.endswith("a…")
+               for line in lines)
+    assert any(line.startswith("**Priority 2:** bbb") for line in lines)
+    assert "Next: Ready. What should we start with?" in lines
+    assert lines[-1].startswith(f"[Left out to fit {budget:,} characters: ")
+    if budget < 3000:
+        assert "the priorities (shortened)" in lines[-1]
+
+
+@pytest.mark.parametrize("make", ["big", "long lines"])
+def test_what_is_cut_goes_by_rank(tmp_path: Path, make: str) -> None:
     """No part is dropped while a part of a lower rank is left, and no list is cut below
     its first items while a lower-ranked list still has more."""
     import datetime as dt
 
     from lets_hooks.summary import build_summary, render
 
-    project, home = _big_project(tmp_path)
+    maker = _big_project if make == "big" else _long_lines_project
+    project, home = maker(tmp_path)
     summary = build_summary(project, home, dt.date(2026, 11, 29))
     for budget in (2000, 3000, 5000, 8000, 12000, 20000):
         parts = render.summary_parts(summary)
