@@ -824,3 +824,19 @@ def test_the_claude_code_hook_output_fits_claude_codes_cap(
     assert out.startswith("## Session Ready\n")
     assert len(out) <= BUDGET < 10_000
     assert "[Left out to fit 8,000 characters: " in out
+
+
+def test_the_last_resort_cuts_at_a_line_end_and_says_so() -> None:
+    """Parts that are never dropped, over the budget even with their lines shortened:
+    the block is cut at a line end, within the budget, and the last line says so."""
+    from lets_hooks.summary import render
+
+    parts = [render.Part(f"part {n}", 90, n, [f"line {n} " + "x" * 400], droppable=False)
+             for n in range(20)]
+    text = render.fit(parts, 2000)
+    assert len(text) <= 2000
+    lines = text.splitlines()
+    assert lines[0].startswith("line 0 x") and lines[0].endswith("x…")
+    assert "…" in lines[-3]
+    assert lines[-1].startswith("[Left out to fit 2,000 characters: ")
+    assert lines[-1].count("(shortened)") == 20 and "the end of the block" in lines[-1]
