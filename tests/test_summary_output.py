@@ -840,3 +840,24 @@ def test_the_last_resort_cuts_at_a_line_end_and_says_so() -> None:
     assert "…" in lines[-3]
     assert lines[-1].startswith("[Left out to fit 2,000 characters: ")
     assert lines[-1].count("(shortened)") == 20 and "the end of the block" in lines[-1]
+
+
+def test_a_memory_file_of_a_quarter_million_lines_is_cut_in_one_pass(tmp_path: Path) -> None:
+    """The cut takes as many lines at once as the excess needs: its cost is linear in
+    the block's lines, not their square."""
+    import datetime as dt
+    import time
+
+    from lets_hooks.summary import build_summary, render
+
+    project, home = tmp_path / "p", tmp_path / "h"
+    (project / "memory").mkdir(parents=True)
+    (project / "memory" / "MEMORY.md").write_text("- a fact\n" * 250_000)
+    summary = build_summary(project, home, dt.date(2026, 11, 29))
+    began = time.perf_counter()
+    block = render.render_markdown(summary)
+    assert time.perf_counter() - began < 2.0
+    assert len(block) <= BUDGET
+    counted = re.search(r"^… and (\d+) more lines of this section", block, re.M)
+    assert counted is not None
+    assert block.count("\n- a fact") + int(counted.group(1)) == 250_000

@@ -334,16 +334,28 @@ def left_out_line(parts: Sequence[Part], budget: int, tail: bool = False) -> str
             "LATEST.md and memory/MEMORY.md]")
 
 
-def _cut_items(part: Part, keep: int, fits: Callable[[], bool]) -> None:
-    while len(part.items) > keep and not fits():
-        part.cut_one()
+def _cut_items(part: Part, keep: int, over: Callable[[], int]) -> None:
+    """Cut items from the end, down to ``keep``, until the block fits: as many at once as
+    the excess needs (a list of a million lines costs one pass, not a million sums)."""
+    while len(part.items) > keep:
+        excess = over()
+        if excess <= 0:
+            return
+        removed = 0
+        while len(part.items) > keep and removed < excess:
+            removed += len(part.bullet) + len(part.items[-1]) + 1
+            part.cut_one()
 
 
 def fit(parts: list[Part], budget: int) -> str:
     """The block within ``budget`` characters, cut by rank (see the module's docstring)."""
-    def fits() -> bool:
+    def over() -> int:
+        """By how many characters the block with its left-out line is too long."""
         note = left_out_line(parts, budget)
-        return _size(parts) + (len(note) + 2 if note is not None else 0) <= budget
+        return _size(parts) + (len(note) + 2 if note is not None else 0) - budget
+
+    def fits() -> bool:
+        return over() <= 0
 
     if fits():
         return _join(parts)
@@ -351,11 +363,11 @@ def fit(parts: list[Part], budget: int) -> str:
                                                 key=lambda index: (parts[index].rank, -index))]
     for part in order:  # first every list down to its first few items
         if part.gentle:
-            _cut_items(part, KEEP_ITEMS, fits)
+            _cut_items(part, KEEP_ITEMS, over)
             if fits():
                 return _finish(parts, budget)
     for part in order:  # then part by part, lowest rank first: its items, then itself
-        _cut_items(part, 0, fits)
+        _cut_items(part, 0, over)
         if not fits() and part.droppable:
             part.dropped = True
         if fits():
