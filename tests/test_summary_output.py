@@ -435,14 +435,45 @@ def test_the_block_never_exceeds_its_budget_and_cuts_by_priority(
         position = whole_lines.index(line, position) + 1
 
 
-def test_what_is_cut_goes_by_rank(tmp_path: Path) -> None:
+def _long_lines_project(tmp_path: Path) -> tuple[Path, Path]:
+    """What is never dropped is itself over the budget: priorities and MEMORY.md lines of
+    5,000 characters."""
+    project, home = _big_project(tmp_path, scale=1)
+    (project / HANDOFF_PATH).write_text(
+        "## Next steps\n- " + "a" * 5000 + "\n- " + "b" * 5000 + "\n- c\n\n"
+        "## Blockers\n- one\n- two\n")
+    (project / "memory" / "MEMORY.md").write_text(
+        "## Core <!-- #always -->\n" + ("- " + "m" * 5000 + "\n") * 3)
+    return project, home
+
+
+@pytest.mark.parametrize("budget", [2000, 2500, 3000, 5000])
+def test_lines_too_long_for_any_budget_are_shortened_and_said_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], budget: int) -> None:
+    project, home = _long_lines_project(tmp_path)
+    block, _ = _blocks(capsys, project, home, "--budget", str(budget))
+    assert len(block) <= budget
+    lines = block.splitlines()
+    assert lines[0] == "## Session Ready"
+    assert any(line.startswith("**Priority 1:** aaa") and line.endswith("a…")
+               for line in lines)
+    assert any(line.startswith("**Priority 2:** bbb") for line in lines)
+    assert "Next: Ready. What should we start with?" in lines
+    assert lines[-1].startswith(f"[Left out to fit {budget:,} characters: ")
+    if budget < 3000:
+        assert "the priorities (shortened)" in lines[-1]
+
+
+@pytest.mark.parametrize("make", ["big", "long lines"])
+def test_what_is_cut_goes_by_rank(tmp_path: Path, make: str) -> None:
     """No part is dropped while a part of a lower rank is left, and no list is cut below
     its first items while a lower-ranked list still has more."""
     import datetime as dt
 
     from lets_hooks.summary import build_summary, render
 
-    project, home = _big_project(tmp_path)
+    maker = _big_project if make == "big" else _long_lines_project
+    project, home = maker(tmp_path)
     summary = build_summary(project, home, dt.date(2026, 11, 29))
     for budget in (2000, 3000, 5000, 8000, 12000, 20000):
         parts = render.summary_parts(summary)
@@ -793,3 +824,40 @@ def test_the_claude_code_hook_output_fits_claude_codes_cap(
     assert out.startswith("## Session Ready\n")
     assert len(out) <= BUDGET < 10_000
     assert "[Left out to fit 8,000 characters: " in out
+
+
+def test_the_last_resort_cuts_at_a_line_end_and_says_so() -> None:
+    """Parts that are never dropped, over the budget even with their lines shortened:
+    the block is cut at a line end, within the budget, and the last line says so."""
+    from lets_hooks.summary import render
+
+    parts = [render.Part(f"part {n}", 90, n, [f"line {n} " + "x" * 400], droppable=False)
+             for n in range(20)]
+    text = render.fit(parts, 2000)
+    assert len(text) <= 2000
+    lines = text.splitlines()
+    assert lines[0].startswith("line 0 x") and lines[0].endswith("x…")
+    assert "…" in lines[-3]
+    assert lines[-1].startswith("[Left out to fit 2,000 characters: ")
+    assert lines[-1].count("(shortened)") == 20 and "the end of the block" in lines[-1]
+
+
+def test_a_memory_file_of_a_quarter_million_lines_is_cut_in_one_pass(tmp_path: Path) -> None:
+    """The cut takes as many lines at once as the excess needs: its cost is linear in
+    the block's lines, not their square."""
+    import datetime as dt
+    import time
+
+    from lets_hooks.summary import build_summary, render
+
+    project, home = tmp_path / "p", tmp_path / "h"
+    (project / "memory").mkdir(parents=True)
+    (project / "memory" / "MEMORY.md").write_text("- a fact\n" * 250_000)
+    summary = build_summary(project, home, dt.date(2026, 11, 29))
+    began = time.perf_counter()
+    block = render.render_markdown(summary)
+    assert time.perf_counter() - began < 2.0
+    assert len(block) <= BUDGET
+    counted = re.search(r"^… and (\d+) more lines of this section", block, re.M)
+    assert counted is not None
+    assert block.count("\n- a fact") + int(counted.group(1)) == 250_000

@@ -41,6 +41,7 @@ ON_DEMAND_LABEL = "**MEMORY.md (on demand, search it when a topic comes up):**"
 DEFAULT_BUDGET = 8000  # characters of the block; Claude Code keeps 10,000 of a hook's output
 MIN_BUDGET = 2000
 LINE_CHARS = 1000  # a longer line is shortened (ending in "…") in the block
+SHORT_LINE_CHARS = 200  # ... and to this, in what is never dropped, when nothing else fits
 KEEP_ITEMS = 3  # a list is first cut down to this many items before any part goes
 
 
@@ -87,19 +88,43 @@ class Part:
     gentle: bool = True  # cut down to ``KEEP_ITEMS`` items before any part is dropped
     cut: int = 0  # items cut to fit the budget
     dropped: bool = False
+    shortened: bool = False  # long lines of a part that is never dropped were shortened
     _fixed: int = 0  # characters of the head and tail lines, each with its line end
     _listed: int = 0  # characters of the item lines, each with its line end
+    _removed: list[str] = field(default_factory=list)  # the items cut, the last cut last
 
     def __post_init__(self) -> None:
         self._fixed = sum(len(line) + 1 for line in (*self.head, *self.tail))
         self._listed = sum(len(self.bullet) + len(item) + 1 for item in self.items)
 
+    def shorten(self, limit: int) -> bool:
+        """Shorten the head and tail lines past ``limit`` characters; True if any was."""
+        changed = False
+        for lines in (self.head, self.tail):
+            for index, line in enumerate(lines):
+                if len(line) > limit:
+                    lines[index] = line[: limit - 1] + "…"
+                    changed = True
+        if changed:
+            self._fixed = sum(len(line) + 1 for line in (*self.head, *self.tail))
+            self.shortened = True
+        return changed
+
     def cut_one(self) -> None:
         """Cut the last item (it is counted in ``… and N more`` from now on)."""
         item = self.items.pop()
+        self._removed.append(item)
         self._listed -= len(self.bullet) + len(item) + 1
         self.more += 1
         self.cut += 1
+
+    def restore_one(self) -> None:
+        """Put back the item cut last."""
+        item = self._removed.pop()
+        self.items.append(item)
+        self._listed += len(self.bullet) + len(item) + 1
+        self.more -= 1
+        self.cut -= 1
 
     def lines(self) -> list[str]:
         if self.dropped:
@@ -289,14 +314,19 @@ def _size(parts: Sequence[Part]) -> int:
     return total + 2 * max(0, groups - 1) + 1
 
 
-def left_out_line(parts: Sequence[Part], budget: int) -> str | None:
-    """What the budget cut, and where to read it; None when nothing was cut."""
+def left_out_line(parts: Sequence[Part], budget: int, tail: bool = False) -> str | None:
+    """What the budget cut, and where to read it; None when nothing was cut. ``tail``:
+    the end of the block was cut off too."""
     named: list[str] = []
     for part in parts:
         if part.dropped:
             named.append(f"{part.name} (all)")
         elif part.cut:
             named.append(f"{part.name} ({part.cut})")
+        elif part.shortened:
+            named.append(f"{part.name} (shortened)")
+    if tail:
+        named.append("the end of the block")
     if not named:
         return None
     return (f"[Left out to fit {budget:,} characters: {', '.join(named)}. Run"
@@ -304,19 +334,28 @@ def left_out_line(parts: Sequence[Part], budget: int) -> str | None:
             "LATEST.md and memory/MEMORY.md]")
 
 
-def _cut_items(part: Part, keep: int, fits: Callable[[], bool]) -> None:
-    while len(part.items) > keep and not fits():
-        part.cut_one()
+def _cut_items(part: Part, keep: int, over: Callable[[], int]) -> None:
+    """Cut items from the end, down to ``keep``, until the block fits: as many at once as
+    the excess needs (a list of a million lines costs one pass, not a million sums)."""
+    while len(part.items) > keep:
+        excess = over()
+        if excess <= 0:
+            return
+        removed = 0
+        while len(part.items) > keep and removed < excess:
+            removed += len(part.bullet) + len(part.items[-1]) + 1
+            part.cut_one()
 
 
 def fit(parts: list[Part], budget: int) -> str:
     """The block within ``budget`` characters, cut by rank (see the module's docstring)."""
-    def total() -> int:
+    def over() -> int:
+        """By how many characters the block with its left-out line is too long."""
         note = left_out_line(parts, budget)
-        return _size(parts) + (len(note) + 2 if note is not None else 0)
+        return _size(parts) + (len(note) + 2 if note is not None else 0) - budget
 
     def fits() -> bool:
-        return total() <= budget
+        return over() <= 0
 
     if fits():
         return _join(parts)
@@ -324,34 +363,55 @@ def fit(parts: list[Part], budget: int) -> str:
                                                 key=lambda index: (parts[index].rank, -index))]
     for part in order:  # first every list down to its first few items
         if part.gentle:
-            _cut_items(part, KEEP_ITEMS, fits)
+            _cut_items(part, KEEP_ITEMS, over)
             if fits():
                 return _finish(parts, budget)
     for part in order:  # then part by part, lowest rank first: its items, then itself
-        _cut_items(part, 0, fits)
+        _cut_items(part, 0, over)
         if not fits() and part.droppable:
             part.dropped = True
         if fits():
             return _finish(parts, budget)
+    for part in order:  # what is never dropped, but too long: its long lines shortened
+        if not part.dropped and part.shorten(SHORT_LINE_CHARS) and fits():
+            _refill(order, fits)
+            break
     return _finish(parts, budget)
 
 
+def _refill(order: Sequence[Part], fits: Callable[[], bool]) -> None:
+    """Once long lines were shortened there may be room again: put back what was cut,
+    highest rank first, until something does not fit (nothing of a lower rank is put
+    back while a part of a higher rank still lacks some of its lines)."""
+    for part in reversed(order):
+        if part.dropped:
+            part.dropped = False
+            if not fits():
+                part.dropped = True
+                return
+        while part._removed:
+            part.restore_one()
+            if not fits():
+                part.cut_one()
+                return
+
+
 def _finish(parts: list[Part], budget: int) -> str:
-    """The block and the left-out line; past the budget still (only the parts that are
-    never dropped are left, and they are too long), the text is cut at a line end."""
-    note = left_out_line(parts, budget) or ""
+    """The block and the left-out line; past the budget still (the budget is small and
+    only what is never dropped is left), the block is cut at a line end, and the left-out
+    line says so."""
+    note = left_out_line(parts, budget)
     text = _join(parts)
-    room = budget - (len(note) + 2 if note else 0)
+    if note is None or len(text) + len(note) + 2 > budget:
+        note = left_out_line(parts, budget, tail=len(text) + len(note or "") + 2 > budget)
+    assert note is not None or len(text) <= budget
+    if note is None:
+        return text
+    room = budget - len(note) - 2
     if len(text) > room:
-        cut = text.rfind("\n", 0, max(0, room - 2))
-        text = text[: cut + 1] if cut >= 0 else ""
-        text += "…\n"
-        if not note:
-            note = left_out_line(parts, budget) or ("[Left out to fit"
-                                                    f" {budget:,} characters: the end of"
-                                                    " the block. Run `lets-session-start"
-                                                    " --json` for everything]")
-    return text + ("\n" + note + "\n" if note else "")
+        cut = text.rfind("\n", 0, max(0, room - 1))
+        text = text[: cut + 1] + "…\n" if cut >= 0 else ""
+    return text + "\n" + note + "\n"
 
 
 def render_markdown(summary: Summary, budget: int | None = DEFAULT_BUDGET) -> str:
