@@ -673,10 +673,11 @@ class Repo:
         older than ``since``, so its cost follows the commits it returns.
         """
         _require_sha(head)
-        mark = "\x01lets\x01"
+        since = max(0, since)
+        mark = "\x01lets\x01"  # begins each commit's line in the --format below
         out = self._must("log", "-z", "--no-renames", "--no-show-signature", "--relative",
-                         f"--max-count={limit + 1}", f"--since=@{max(0, int(since))}",
-                         f"--format={mark}%H %ct %P", "--name-only", head, "--")
+                         f"--max-count={limit + 1}", f"--since=@{since}",
+                         "--format=\x01lets\x01%H %ct %P", "--name-only", head, "--")
         commits: list[tuple[str, tuple[str, ...], int, list[str]]] = []
         fresh = False
         for field in out.split(b"\0"):
