@@ -488,6 +488,19 @@ _CONFIG = re.compile(r"\b(?:by default|in (?:the |our |its |a )?[\w./-]*[ \t]*"
                      r"(?:config|configuration|settings|defaults)\b)", re.IGNORECASE)
 
 
+# Each word ``_GRANTED`` looks for holds one of these: a line without any is skipped at
+# the speed of a substring test (the pattern itself tries many words at many positions).
+_GRANT_ROOTS = ("approv", "allow", "enabl", "authori", "grant", "permi", "ok", "sign",
+                "green", "clear", "fine", "alright", "all right", "go ahead", "go-ahead",
+                "consent", "blessing", "whitelist")
+
+
+def may_grant(text: str) -> bool:
+    """Could ``text`` hold a word that says something was approved (a quick test)?"""
+    low = text.lower()
+    return any(root in low for root in _GRANT_ROOTS)
+
+
 def grants(line: str) -> bool:
     """Does the text say that something was approved, allowed or enabled (and not that it
     was not, nor that approval is still to be had)? A question is not an approval; a
@@ -552,7 +565,7 @@ def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[st
             if stripped.startswith(("```", "~~~")):
                 in_fence = not in_fence
                 continue
-            if (in_fence or not stripped
+            if (in_fence or not stripped or not may_grant(stripped)
                     or _GRANTED.search(stripped.replace("\u2019", "'")) is None):
                 continue
             item = list_item(line)
