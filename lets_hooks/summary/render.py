@@ -46,9 +46,9 @@ KEEP_ITEMS = 3  # a list is first cut down to this many items before any part go
 
 
 def size_of(text: str) -> int:
-    """How long ``text`` is as Claude Code counts (UTF-16 code units, as JavaScript
-    does): a character outside the Basic Multilingual Plane, such as most emoji, counts
-    as two."""
+    """How long ``text`` is in UTF-16 code units, as JavaScript counts a string's length:
+    a character outside the Basic Multilingual Plane, such as most emoji, counts as two
+    (never less than the code points, so the budget holds either way)."""
     return len(text) if text.isascii() else len(text.encode("utf-16-le")) >> 1
 
 
