@@ -26,6 +26,11 @@ CASES = ["full", "prose", "fresh", "malformed", "written", "done"]
 TODAY = "2026-11-29"
 
 
+def size_of(text: str) -> int:
+    """Length as Claude Code counts it (UTF-16 code units): at least ``len``."""
+    return len(text.encode("utf-16-le")) // 2
+
+
 def copy_case(case: str, tmp_path: Path) -> tuple[Path, Path]:
     """The case's project and home, copied where nothing else can reach them."""
     project, home = tmp_path / "project", tmp_path / "home"
@@ -406,7 +411,7 @@ def test_the_block_never_exceeds_its_budget_and_cuts_by_priority(
     extra = ["--budget", budget] if budget else []
     limit = int(budget) if budget else BUDGET
     block, data = _blocks(capsys, project, home, *extra)
-    assert len(block) <= limit
+    assert size_of(block) <= limit
     whole, _ = _blocks(capsys, project, home, "--budget", "0")
     # The title, the priorities, the closing line and MEMORY.md's always-loaded section
     # are kept; the rest is cut first.
@@ -452,7 +457,7 @@ def test_lines_too_long_for_any_budget_are_shortened_and_said_so(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], budget: int) -> None:
     project, home = _long_lines_project(tmp_path)
     block, _ = _blocks(capsys, project, home, "--budget", str(budget))
-    assert len(block) <= budget
+    assert size_of(block) <= budget
     lines = block.splitlines()
     assert lines[0] == "## Session Ready"
     assert any(line.startswith("**Priority 1:** aaa") and line.endswith("a…")
@@ -478,7 +483,7 @@ def test_what_is_cut_goes_by_rank(tmp_path: Path, make: str) -> None:
     for budget in (2000, 3000, 5000, 8000, 12000, 20000):
         parts = render.summary_parts(summary)
         text = render.fit(parts, budget)
-        assert len(text) <= budget
+        assert size_of(text) <= budget
         for part in parts:
             for lower in parts:
                 if lower.rank >= part.rank:
@@ -511,7 +516,7 @@ def test_memory_five_times_the_budget_keeps_its_start_and_says_so(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     project, home = _big_project(tmp_path, memory_lines=500)
     block, data = _blocks(capsys, project, home)
-    assert len(block) <= BUDGET
+    assert size_of(block) <= BUDGET
     assert "**Priority 1:** step 0 " in block
     assert "- always fact 0:" in block
     assert "- always fact 499:" not in block
@@ -555,7 +560,7 @@ def test_a_huge_single_line_is_shortened(tmp_path: Path,
     (project / "memory").mkdir(parents=True)
     (project / HANDOFF_PATH).write_text("## Next steps\n- " + "x" * 1_000_000 + "\n")
     code, block, _ = run(capsys, "--root", str(project), "--home", str(home), "--today", TODAY)
-    assert code == 0 and len(block) <= BUDGET
+    assert code == 0 and size_of(block) <= BUDGET
     assert "**Priority 1:** xxx" in block and "x…" in block
 
 
@@ -822,7 +827,7 @@ def test_the_claude_code_hook_output_fits_claude_codes_cap(
     code, out, _ = run(capsys, "--claude-hook", "--home", str(home), "--today", TODAY)
     assert code == 0
     assert out.startswith("## Session Ready\n")
-    assert len(out) <= BUDGET < 10_000
+    assert size_of(out) <= BUDGET < 10_000
     assert "[Left out to fit 8,000 characters: " in out
 
 
@@ -834,7 +839,7 @@ def test_the_last_resort_cuts_at_a_line_end_and_says_so() -> None:
     parts = [render.Part(f"part {n}", 90, n, [f"line {n} " + "x" * 400], droppable=False)
              for n in range(20)]
     text = render.fit(parts, 2000)
-    assert len(text) <= 2000
+    assert size_of(text) <= 2000
     lines = text.splitlines()
     assert lines[0].startswith("line 0 x") and lines[0].endswith("x…")
     assert "…" in lines[-3]
@@ -857,7 +862,24 @@ def test_a_memory_file_of_a_quarter_million_lines_is_cut_in_one_pass(tmp_path: P
     began = time.perf_counter()
     block = render.render_markdown(summary)
     assert time.perf_counter() - began < 2.0
-    assert len(block) <= BUDGET
+    assert size_of(block) <= BUDGET
     counted = re.search(r"^… and (\d+) more lines of this section", block, re.M)
     assert counted is not None
     assert block.count("\n- a fact") + int(counted.group(1)) == 250_000
+
+
+@pytest.mark.parametrize("budget", [2000, 8000])
+def test_characters_outside_the_basic_plane_count_twice(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], budget: int) -> None:
+    """Claude Code counts a hook's output in UTF-16 code units: a block full of emoji
+    stays within the budget as it counts, not only as Python's ``len`` does."""
+    project, home = _big_project(tmp_path)
+    (project / HANDOFF_PATH).write_text(
+        "## Next steps\n- ship 🚀🚀🚀\n- test\n\n## Blockers\n"
+        + "".join(f"- blocker {n} " + "😀" * 60 + "\n" for n in range(30))
+        + "\n## Open questions\n"
+        + "".join(f"- question {n} " + "🙂" * 60 + "?\n" for n in range(30)))
+    block, _ = _blocks(capsys, project, home, "--budget", str(budget))
+    assert budget - 1000 < size_of(block) <= budget  # full, as Claude Code counts
+    assert len(block) < size_of(block)
+    assert "**Priority 1:** ship 🚀🚀🚀" in block

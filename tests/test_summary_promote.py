@@ -477,3 +477,12 @@ def test_the_message_shows_outside_text_escaped(tmp_path: Path) -> None:
     assert all(line.isprintable() for line in result.lines)
     assert any("title \\x1b]0;pwned\\x07 here" in line for line in result.lines)
     assert "\x1b]0;pwned\x07" in memory_of(root)  # the file gets the entry as logged
+
+
+def test_the_message_of_a_file_without_a_final_line_end_says_one_was_added(
+        tmp_path: Path) -> None:
+    root = project(tmp_path, "# Memory\n- one")
+    result = promote(root)
+    assert result.lines[0] == ("memory/MEMORY.md: added 2 context-log entries; the lines"
+                               " written (after a line end for its last line):")
+    assert memory_of(root) == "# Memory\n- one\n" + written(result.lines[1:])

@@ -630,11 +630,11 @@ def plan_promotion(memory_text: str, entries: Sequence[LogEntry]) -> PromotionPl
         gap = newline if base.strip() and not base.endswith(newline * 2) else ""
         block = [f"## {PROMOTED_HEADING}{tag}", "", *new_lines]
         inserted = gap + newline.join(block) + newline
-        return PromotionPlan(base + inserted, added, ending + inserted)
+        return PromotionPlan(base + inserted, added, inserted, bool(ending))
     cr = "\r" if newline == "\r\n" else ""
     merged = pieces[:where] + [line + cr for line in new_lines] + pieces[where:]
     return PromotionPlan("\n".join(merged), added,
-                         ending + "".join(line + newline for line in new_lines))
+                         "".join(line + newline for line in new_lines), bool(ending))
 
 
 def _promoted_section_end(pieces: Sequence[str]) -> int | None:

@@ -141,12 +141,16 @@ def _written(plan: PromotionPlan, merged: bool) -> tuple[str, ...]:
     added = plan.inserted.split("\n")
     if added and added[-1] == "":
         added.pop()
-    crlf = " (CRLF line ends)" if "\r\n" in plan.inserted else ""
+    notes = [note for note, holds in (("CRLF line ends", "\r\n" in plan.inserted),
+                                      ("after a line end for its last line", plan.completed))
+             if holds]
     head = (f"{MEMORY_INDEX} changed after it was read: kept that change and added"
             f" {count} context-log {noun} on top of it" if merged
             else f"{MEMORY_INDEX}: added {count} context-log {noun}")
-    lines = [f"  + {files.shown(line.removesuffix(chr(13)))}".rstrip() for line in added]
-    return (f"{head}; the lines written{crlf}:", *lines)
+    lines = [f"  + {files.shown(line.removesuffix(chr(13)))}" if line.strip("\r") else "  +"
+             for line in added]
+    detail = f" ({', '.join(notes)})" if notes else ""
+    return (f"{head}; the lines written{detail}:", *lines)
 
 
 def _stop(ok: bool, message: str, *more: str) -> PromotionResult:

@@ -388,4 +388,5 @@ class Summary:
 class PromotionPlan:
     text: str  # MEMORY.md with the new lines in place (the input text when none)
     added: tuple[LogEntry, ...]
-    inserted: str = ""  # exactly what was added to the text (a line end it lacked too)
+    inserted: str = ""  # exactly the lines added to the text
+    completed: bool = False  # a line end was added after the text's last line too

@@ -38,11 +38,18 @@ APPROVALS_LABEL = "Approved earlier, confirm again this session (approvals do no
 ALWAYS_LABEL = "**MEMORY.md (always loaded):**"
 ON_DEMAND_LABEL = "**MEMORY.md (on demand, search it when a topic comes up):**"
 
-DEFAULT_BUDGET = 8000  # characters of the block; Claude Code keeps 10,000 of a hook's output
+DEFAULT_BUDGET = 8000  # characters of the block (``size_of``); Claude Code keeps 10,000
 MIN_BUDGET = 2000
 LINE_CHARS = 1000  # a longer line is shortened (ending in "…") in the block
 SHORT_LINE_CHARS = 200  # ... and to this, in what is never dropped, when nothing else fits
 KEEP_ITEMS = 3  # a list is first cut down to this many items before any part goes
+
+
+def size_of(text: str) -> int:
+    """How long ``text`` is in UTF-16 code units, as JavaScript counts a string's length:
+    a character outside the Basic Multilingual Plane, such as most emoji, counts as two
+    (never less than the code points, so the budget holds either way)."""
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) >> 1
 
 
 def shown_text(text: str) -> str:
@@ -94,8 +101,8 @@ class Part:
     _removed: list[str] = field(default_factory=list)  # the items cut, the last cut last
 
     def __post_init__(self) -> None:
-        self._fixed = sum(len(line) + 1 for line in (*self.head, *self.tail))
-        self._listed = sum(len(self.bullet) + len(item) + 1 for item in self.items)
+        self._fixed = sum(size_of(line) + 1 for line in (*self.head, *self.tail))
+        self._listed = sum(size_of(self.bullet + item) + 1 for item in self.items)
 
     def shorten(self, limit: int) -> bool:
         """Shorten the head and tail lines past ``limit`` characters; True if any was."""
@@ -106,7 +113,7 @@ class Part:
                     lines[index] = line[: limit - 1] + "…"
                     changed = True
         if changed:
-            self._fixed = sum(len(line) + 1 for line in (*self.head, *self.tail))
+            self._fixed = sum(size_of(line) + 1 for line in (*self.head, *self.tail))
             self.shortened = True
         return changed
 
@@ -114,7 +121,7 @@ class Part:
         """Cut the last item (it is counted in ``… and N more`` from now on)."""
         item = self.items.pop()
         self._removed.append(item)
-        self._listed -= len(self.bullet) + len(item) + 1
+        self._listed -= size_of(self.bullet + item) + 1
         self.more += 1
         self.cut += 1
 
@@ -122,7 +129,7 @@ class Part:
         """Put back the item cut last."""
         item = self._removed.pop()
         self.items.append(item)
-        self._listed += len(self.bullet) + len(item) + 1
+        self._listed += size_of(self.bullet + item) + 1
         self.more -= 1
         self.cut -= 1
 
@@ -138,15 +145,15 @@ class Part:
         return lines + self.tail
 
     def size(self) -> int:
-        """``len("\\n".join(self.lines()))``, without building the lines."""
+        """``size_of("\\n".join(self.lines()))``, without building the lines."""
         if self.dropped:
             return 0
         if not self.items and not self.more and self.empty_head is not None:
-            return len(self.empty_head)
+            return size_of(self.empty_head)
         total = self._fixed + self._listed
         if self.more:
             words = self.more_one if self.more == 1 and self.more_one else self.more_text
-            total += len(f"{self.bullet}… and {self.more} {words}") + 1
+            total += size_of(f"{self.bullet}… and {self.more} {words}") + 1
         return total - 1 if total else 0
 
 
@@ -299,7 +306,7 @@ def _join(parts: Sequence[Part]) -> str:
 
 
 def _size(parts: Sequence[Part]) -> int:
-    """``len(_join(parts))`` without building the text."""
+    """``size_of(_join(parts))`` without building the text."""
     total, groups, current = 0, 0, -1
     for part in parts:
         size = part.size()
@@ -343,7 +350,7 @@ def _cut_items(part: Part, keep: int, over: Callable[[], int]) -> None:
             return
         removed = 0
         while len(part.items) > keep and removed < excess:
-            removed += len(part.bullet) + len(part.items[-1]) + 1
+            removed += size_of(part.bullet + part.items[-1]) + 1
             part.cut_one()
 
 
@@ -352,7 +359,7 @@ def fit(parts: list[Part], budget: int) -> str:
     def over() -> int:
         """By how many characters the block with its left-out line is too long."""
         note = left_out_line(parts, budget)
-        return _size(parts) + (len(note) + 2 if note is not None else 0) - budget
+        return _size(parts) + (size_of(note) + 2 if note is not None else 0) - budget
 
     def fits() -> bool:
         return over() <= 0
@@ -402,15 +409,17 @@ def _finish(parts: list[Part], budget: int) -> str:
     line says so."""
     note = left_out_line(parts, budget)
     text = _join(parts)
-    if note is None or len(text) + len(note) + 2 > budget:
-        note = left_out_line(parts, budget, tail=len(text) + len(note or "") + 2 > budget)
-    assert note is not None or len(text) <= budget
+    over = size_of(text) + (size_of(note) + 2 if note is not None else 0) > budget
+    if over:
+        note = left_out_line(parts, budget, tail=True)
     if note is None:
         return text
-    room = budget - len(note) - 2
-    if len(text) > room:
-        cut = text.rfind("\n", 0, max(0, room - 1))
-        text = text[: cut + 1] + "…\n" if cut >= 0 else ""
+    room = budget - size_of(note) - 2
+    if over:
+        cut = len(text) - 1
+        while cut > 0 and size_of(text[:cut]) + 3 > room:  # its line end, "…" and another
+            cut = text.rfind("\n", 0, cut)
+        text = text[: cut + 1] + "…\n" if cut > 0 else ""
     return text + "\n" + note + "\n"
 
 

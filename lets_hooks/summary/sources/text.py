@@ -216,6 +216,11 @@ _PLACEHOLDER = re.compile(
     r"(?:\s+" + _TAIL + r")*")
 
 
+# Every first word a placeholder can have (``n/a`` begins with ``n``).
+_FIRST_WORDS = frozenset(("none", "nothing", "nil", "null", "n", "na", "not", "nada", "empty",
+                          "no", "currently", "still", "so", "for", "as", "there"))
+
+
 def _bare(text: str) -> str:
     """``text`` without what wraps a word: emphasis, quotes, brackets, dashes, list
     punctuation; lowercase, blanks collapsed."""
@@ -247,6 +252,14 @@ def is_placeholder(text: str) -> bool:
     """
     if len(text) > PLACEHOLDER_CHARS:
         return False
+    for index, char in enumerate(text):  # most items fail on their first word, cheaply
+        if char.isalnum():
+            end = index
+            while end < len(text) and text[end].isalpha():
+                end += 1
+            if text[index:end].lower() not in _FIRST_WORDS:
+                return False
+            break
     bare = _bare(text)
     if not bare:
         return True
@@ -261,6 +274,7 @@ def is_placeholder(text: str) -> bool:
 # --------------------------------------------------------------------------- facts
 
 FACT_WORDS = 3  # a shorter text is too common to say a fact is already written down
+# (``Facts`` indexes the text by its first three words: keep the two in step)
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -287,6 +301,9 @@ class Facts:
         wanted = words(fact)
         if len(wanted) < FACT_WORDS:
             return False
+        starts = self._starts.get((wanted[0], wanted[1], wanted[2]))
+        if not starts:
+            return False
         size = len(wanted)
-        return any(self._words[start:start + size] == wanted
-                   for start in self._starts.get(tuple(wanted[:FACT_WORDS]), ()))
+        found = self._words
+        return any(found[start:start + size] == wanted for start in starts)
