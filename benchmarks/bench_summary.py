@@ -4,12 +4,15 @@
 
 Builds, in a temporary folder, a git repository whose ``memory/context-log.md`` holds
 10,000 entries, whose ``tasks/lessons.md`` holds 2,000 lessons (and an 18-gate table),
-with a dated state-snapshot handoff that names paths and functions, a tagged MEMORY.md, a
-recorded session boundary and a changed working tree; and a home folder whose
+with a dated state-snapshot handoff whose prose lists 40 decisions, 80 blockers (half of
+them placeholders) and 40 next steps and names about 40 paths and 25 functions, a tagged
+MEMORY.md whose always-loaded section has 150 lines, a recorded session boundary and a
+changed working tree; and a home folder whose
 ``~/.claude/.harness/interventions/`` holds 100,000 JSONL lines over twelve files. Then
 runs the installed command as a user would (a new process each time, markdown and
 ``--json``), prints the median, min and max wall time, and the git processes one summary
-starts. The budget is 0.5 s.
+starts, and the size of the text each form prints (the block stays within its 8,000
+characters; ``--budget 0`` shows how much it would be without). The time budget is 0.5 s.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import datetime as dt
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -78,10 +82,20 @@ def make_project(root: Path, rng: random.Random) -> None:
         "next: [profile the reader, write the report]\n"
         "diff: [{op: added, item: src/main.py, why: entry point}]\n"
         "blocked: [{item: none yet, risk: L}]\n```\n\n"
-        "## Outstanding decisions\n- keep the cap at 32 MiB?\n\n"
-        "## Context notes\nSee `src/main.py` and `src/missing.py`; `main()` calls"
-        " `helper_199()`, and `gone_function()` was removed.\n")
-    memory = ["# Memory", "", "## Core <!-- #always -->", "- fact", ""]
+        "## Outstanding decisions\n- keep the cap at 32 MiB?\n"
+        + "".join(f"- question {n}: should component {n} keep its own reader?\n"
+                  for n in range(40))
+        + "\n## Blockers\n"
+        + "".join(f"- _none_\n- component {n} waits on a review of `src/module_{n}.py`\n"
+                  for n in range(40))
+        + "\n## Next steps\n"
+        + "".join(f"{n + 1}. Wire component {n} into the reader\n" for n in range(40))
+        + "\n## Context notes\nSee `src/main.py` and `src/missing.py`; `main()` calls"
+        " `helper_199()`, and `gone_function()` was removed.\n"
+        + "".join(f"- `src/gone_{n}.py` and `missing_helper_{n}()` were renamed\n"
+                  for n in range(20)))
+    facts = [f"- always-loaded fact {n}: a rule the session keeps in mind" for n in range(150)]
+    memory = ["# Memory", "", "## Core <!-- #always -->", "- fact", *facts, ""]
     for number in range(40):
         memory += [f"## Topic {number} <!-- #on-demand -->", f"- detail {number}", ""]
     (root / "memory" / "MEMORY.md").write_text("\n".join(memory))
@@ -93,7 +107,11 @@ def make_home(home: Path, rng: random.Random) -> None:
     folder.mkdir(parents=True)
     (claude / "memory").mkdir()
     (claude / "memory" / "model-diff-ledger.md").write_text("last-analysis: 2026-10-01\n")
-    (claude / "STATE.md").write_text("# State\n\n## Active blockers\n- VPN\n")
+    (claude / "STATE.md").write_text(
+        "# State\n\n## Active blockers\n- VPN\n- (none)\n"
+        + "".join(f"- global blocker {n} across projects\n" for n in range(30))
+        + "\n## Open decisions\n"
+        + "".join(f"- global decision {n}, to settle this week\n" for n in range(30)))
     (claude / "settings.json").write_text(json.dumps({"model": "opus"}))
     (claude / "settings.local.json").write_text(
         json.dumps({"permissions": {"allow": [f"Bash(x{n})" for n in range(8)]}}))
@@ -150,18 +168,34 @@ def timed(argv: list[str], runs: int) -> list[float]:
     env = dict(os.environ, LETS_SESSION_ID=SESSION)
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)  # warm the cache
     samples = []
+    cpu = []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         began = time.perf_counter()
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        env=env)
         samples.append(time.perf_counter() - began)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    CPU[" ".join(argv[-2:])] = cpu
     return samples
+
+
+CPU: dict[str, list[float]] = {}  # CPU time (user + system) of each run, by its last arguments
+
+
+def output(argv: list[str]) -> str:
+    env = dict(os.environ, LETS_SESSION_ID=SESSION)
+    return subprocess.run(argv, check=True, stdout=subprocess.PIPE, env=env,
+                          encoding="utf-8").stdout
 
 
 def report(name: str, samples: list[float]) -> bool:
     median = statistics.median(samples)
-    print(f"{name:<28} median {median * 1000:7.1f} ms   min {min(samples) * 1000:7.1f} ms"
-          f"   max {max(samples) * 1000:7.1f} ms   ({len(samples)} runs)")
+    cpu = statistics.median(list(CPU.values())[-1]) if CPU else float("nan")
+    print(f"{name:<30} median {median * 1000:7.1f} ms   min {min(samples) * 1000:7.1f} ms"
+          f"   max {max(samples) * 1000:7.1f} ms   CPU {cpu * 1000:7.1f} ms"
+          f"   ({len(samples)} runs)")
     return median < BUDGET_SECONDS
 
 
@@ -195,6 +229,12 @@ def main(argv: list[str] | None = None) -> int:
                      "--today", TODAY.isoformat()]
         ok = report("lets-session-start", timed(base_argv, args.runs))
         ok = report("lets-session-start --json", timed([*base_argv, "--json"], args.runs)) and ok
+        ok = report("lets-session-start --budget 0", timed([*base_argv, "--budget", "0"],
+                                                            args.runs)) and ok
+        for name, extra in (("the block", []), ("the block, --budget 0", ["--budget", "0"]),
+                            ("--json", ["--json"])):
+            text = output([*base_argv, *extra])
+            print(f"output size, {name:<22} {len(text):7,} characters")
         print(f"git processes per summary: {git_processes(project, home)}")
         print(f"budget {BUDGET_SECONDS * 1000:.0f} ms (median): {'met' if ok else 'MISSED'}")
         return 0 if ok else 1

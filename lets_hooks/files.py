@@ -26,6 +26,8 @@ TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as
 if TYPE_CHECKING:
     import re
     from collections.abc import Iterator
+if TYPE_CHECKING:  # atomic_write's before_rename
+    from collections.abc import Callable
 
 MAX_BYTES = 1 << 20  # the one limit for a state file: the reader, the writer and lint
 LOCK_WAIT = 10.0  # seconds to wait for another writer's lock before giving up
@@ -152,11 +154,13 @@ def read_inside(root: str, relative: str, limit: int, git_dir: str | None = None
     return read_capped(target, limit, name=relative)
 
 
-def write_inside(root: str, relative: str, data: bytes, git_dir: str | None = None) -> str:
+def write_inside(root: str, relative: str, data: bytes, git_dir: str | None = None, *,
+                 before_rename: Callable[[], None] | None = None) -> str:
     """Atomically replace ``root/relative`` (through links that stay inside the root, which
-    are kept as links); returns the real path written. ``Refused`` otherwise."""
+    are kept as links); returns the real path written. ``Refused`` otherwise.
+    ``before_rename``: see ``atomic_write``."""
     target = inside(root, relative, git_dir)
-    atomic_write(target, data, shown=relative)
+    atomic_write(target, data, shown=relative, before_rename=before_rename)
     return target
 
 
@@ -205,11 +209,16 @@ def _tail(path: str) -> str:
 # -- writing ----------------------------------------------------------------------------------
 
 def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | None = None,
-                 keep_mode: bool = True) -> None:
+                 keep_mode: bool = True, *,
+                 before_rename: Callable[[], None] | None = None) -> None:
     """Replace ``path`` with ``data``: a temporary sibling ``<name>.<digits>.tmp`` (0600,
     created exclusively, never through a link), written, synced, given ``mode`` (or the
     old file's mode when ``keep_mode``, else 0600) and renamed over the file; the folder
-    is synced too. ``path`` itself must not be a symbolic link (it would be replaced)."""
+    is synced too. ``path`` itself must not be a symbolic link (it would be replaced).
+
+    ``before_rename`` runs once the new bytes are durable, immediately before the rename:
+    the last moment to check that nobody changed the file meanwhile (a compare-and-swap).
+    Whatever it raises stops the write: the temporary file is removed, the file untouched."""
     import stat
 
     label = shown or os.path.basename(path)
@@ -240,10 +249,15 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
             os.fsync(fd)
         finally:
             os.close(fd)
+        if before_rename is not None:
+            before_rename()
         os.replace(tmp, path)
     except OSError as exc:
         discard(tmp)
         raise Refused(why(exc, f"cannot write {label}")) from exc
+    except BaseException:
+        discard(tmp)
+        raise
     sync_folder(folder or ".")
     sweep_temporaries(folder or ".", name)
 

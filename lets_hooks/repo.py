@@ -478,6 +478,18 @@ class Repo:
             raise failure(("check-ignore",), code, self.last_error)
         return code == 0
 
+    def ignored(self, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` (relative to the top; they need not exist) git ignores: one
+        ``check-ignore -z --stdin``, the paths on stdin, never as arguments."""
+        clean = [path for path in paths if path and "\0" not in path]
+        if not clean:
+            return set()
+        code, out = self.run("check-ignore", "-z", "--stdin", stdin=b"".join(
+            path.encode("utf-8", "surrogateescape") + b"\0" for path in clean))
+        if code not in (0, 1):
+            raise failure(("check-ignore",), code, self.last_error)
+        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+
     # -- history ----------------------------------------------------------------------
     def merge_base(self, a: str, b: str) -> str | None:
         """``git merge-base a b`` for two object names already checked to be shas; None
@@ -747,6 +759,56 @@ class Repo:
     def walk_graph(self, tips: Sequence[str]) -> bytes:
         """Everything reachable from ``tips`` (``walk`` with nothing excluded)."""
         return self.walk(tips)
+
+    def commits_since_time(self, head: str, since: int, limit: int
+                           ) -> tuple[list[tuple[str, tuple[str, ...], int, list[str]]], bool]:
+        """The commits of ``head``'s history whose committer time is ``since`` (seconds
+        since the epoch) or later, newest first, as (sha, parents, committer time, the
+        paths each changed), at most ``limit`` of them, and whether more were left unread.
+
+        One ``log -z --name-only --no-renames --since``: a rename is its old path deleted
+        and its new one added, so both names show; paths are relative to the folder the
+        repository was opened at (``--relative``: changes outside it show no path) and
+        split on NUL only; a merge
+        lists no paths (git shows no diff for it by default). The walk stops at commits
+        older than ``since``, so its cost follows the commits it returns.
+        """
+        _require_sha(head)
+        since = max(0, since)
+        mark = "\x01lets\x01"  # begins each commit's line in the --format below
+        out = self._must("log", "-z", "--no-renames", "--no-show-signature", "--relative",
+                         f"--max-count={limit + 1}", f"--since=@{since}",
+                         "--format=\x01lets\x01%H %ct %P", "--name-only", head, "--")
+        commits: list[tuple[str, tuple[str, ...], int, list[str]]] = []
+        fresh = False
+        for field in out.split(b"\0"):
+            text = field.decode("utf-8", "surrogateescape")
+            if text.startswith(mark):
+                sha, stamp, *parents = text[len(mark):].split()
+                commits.append((sha, tuple(parents), int(stamp) if stamp.isdigit() else 0, []))
+                fresh = True
+                continue
+            if fresh and text.startswith("\n"):
+                text = text[1:]  # git puts a line end between a commit's header and paths
+            fresh = False
+            if text and commits:
+                commits[-1][3].append(text)
+        return commits[:limit], len(commits) > limit
+
+    def deleted(self, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` a commit of HEAD's history deleted (a rename counts: it
+        deletes the old name). One ``log --diff-filter=D``, the paths read literally (no
+        pathspec magic), after ``--``, relative to the folder the repository was opened at
+        (and answered so: ``--relative``)."""
+        clean = [path for path in paths if path and "\0" not in path]
+        if not clean:
+            return set()
+        out = self._must("--literal-pathspecs", "log", "-z", "--no-renames",
+                         "--no-show-signature", "--relative", "--diff-filter=D",
+                         "--format=", "--name-only", "HEAD", "--", *clean)
+        wanted = set(clean)
+        return {name for name in (p.decode("utf-8", "surrogateescape").lstrip("\n")
+                                  for p in out.split(b"\0")) if name in wanted}
 
     def head_reflog(self, count: int = 2) -> list[tuple[str, str]]:
         """The newest ``count`` entries of HEAD's reflog as (sha, subject), newest first."""

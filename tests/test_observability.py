@@ -69,8 +69,9 @@ def test_parse_period(text: str, days: int | None) -> None:
     ({"ts": "2026-11-28"}, dt.date(2026, 11, 28)),
     ({"date": "2026-11-01", "ts": "2026-11-28T00:00:00Z"}, dt.date(2026, 11, 1)),
     ({"date": "someday", "ts": "2026-11-28T00:00:00Z"}, dt.date(2026, 11, 28)),
-    ({"ts": 1796083200}, dt.date(2026, 12, 1)),
-    ({"ts": 1796083200000}, dt.date(2026, 12, 1)),
+    ({"ts": 1796083200}, None),  # an epoch number has no date part: undated
+    ({"ts": 1796083200000}, None), ({"ts": 1796083200.5}, None),
+    ({"date": 20261128, "ts": "2026-11-28"}, dt.date(2026, 11, 28)),
     ({"ts": "2026-02-30"}, None), ({"ts": "2026-W48-7"}, None),
     ({"ts": "\uff12\uff10\uff12\uff16-11-28"}, None),  # full-width digits
     ({"ts": True}, None), ({"ts": None}, None), ({}, None),
@@ -78,6 +79,15 @@ def test_parse_period(text: str, days: int | None) -> None:
 def test_record_date_is_date_else_the_date_part_of_ts(record: dict[str, object],
                                                       day: dt.date | None) -> None:
     assert obs.record_date(record) == day
+
+
+def test_a_record_with_an_epoch_ts_is_counted_in_no_period(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home = home_with(tmp_path, {"a.jsonl": lines(
+        {"ts": 1796083200, "type": "rejection"}, {"ts": "2026-11-28", "type": "rejection"},
+        {"ts": "2026-11-28", "type": "nudge"})})
+    assert run(capsys, "--home", str(home), "--today", TODAY.isoformat(), "rejection-rate",
+               "--period", "30d")[1] == "rejections=1 total=2 rate=50.0%\n"
 
 
 # --------------------------------------------------------------------------- the reader

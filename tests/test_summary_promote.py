@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -64,11 +64,15 @@ def test_promote_appends_a_promoted_section(tmp_path: Path) -> None:
     result = promote(root)
     assert (result.ok, result.written, result.merged) == (True, True, False)
     assert memory_of(root) == MEMORY + "\n" + ADDED
-    assert result.lines == (
-        "memory/MEMORY.md: added 2 context-log entries",
-        "  + [2026-11-02][DECISION] take the same lock as the lets tool (ref:3)",
-        "  + [2026-11-03][BUG] CRLF lost the session id (ref:5)",
-    )
+    assert result.lines[0] == "memory/MEMORY.md: added 2 context-log entries; the lines written:"
+    assert written(result.lines[1:]) == "\n" + ADDED  # exactly the bytes added
+
+
+def written(lines: Sequence[str]) -> str:
+    """The text the ``  + `` lines of a message show (one line each, a bare ``  +`` for
+    a blank one)."""
+    assert all(line == "  +" or line.startswith("  + ") for line in lines), lines
+    return "".join(line[4:] + "\n" for line in lines)
 
 
 def test_promote_twice_adds_nothing_the_second_time(tmp_path: Path) -> None:
@@ -112,7 +116,9 @@ def test_concurrent_change_survives_and_ours_is_merged_on_top(tmp_path: Path) ->
     assert (result.ok, result.written, result.merged) == (True, True, True)
     assert memory_of(root) == other + "\n" + ADDED
     assert result.lines[0] == ("memory/MEMORY.md changed after it was read: kept that change"
-                               " and added 2 context-log entries on top of it")
+                               " and added 2 context-log entries on top of it; the lines"
+                               " written:")
+    assert written(result.lines[1:]) == "\n" + ADDED
     assert len(calls) == 2  # planned again on the new content, and checked again
 
 
@@ -251,11 +257,10 @@ def test_command_promotes_says_so_and_shows_the_result(tmp_path: Path,
     root = project(tmp_path)
     code, out, err = run(capsys, root, "--promote")
     assert code == 0
-    assert err.splitlines() == [
-        "lets-session-start: memory/MEMORY.md: added 2 context-log entries",
-        "  + [2026-11-02][DECISION] take the same lock as the lets tool (ref:3)",
-        "  + [2026-11-03][BUG] CRLF lost the session id (ref:5)",
-    ]
+    assert err.splitlines()[0] == ("lets-session-start: memory/MEMORY.md: added 2 context-log"
+                                   " entries; the lines written:")
+    assert written(err.splitlines()[1:]) == "\n" + ADDED
+    assert memory_of(root) == MEMORY + "\n" + ADDED
     assert "**Memory alerts:** none" in out.splitlines()  # read after the write
     assert "- [2026-11-03][BUG] CRLF lost the session id (ref:5)" in out
 
@@ -285,7 +290,7 @@ def test_command_race_keeps_the_other_writers_change(
     assert target.read_text().endswith(ADDED)
     assert err.splitlines()[0] == (
         "lets-session-start: memory/MEMORY.md changed after it was read: kept that change"
-        " and added 2 context-log entries on top of it")
+        " and added 2 context-log entries on top of it; the lines written:")
 
 
 def test_command_that_cannot_promote_exits_1(tmp_path: Path,
@@ -333,3 +338,151 @@ def test_an_entry_logged_twice_is_promoted_once(tmp_path: Path) -> None:
     result = promote(root)
     assert [entry.ref for entry in result.added] == [3, 5]
     assert memory_of(root).count("CRLF lost the session id") == 1
+
+
+# --------------------------------------------------------------------------- the window
+
+
+def test_the_check_comes_after_the_new_bytes_are_durable(tmp_path: Path) -> None:
+    """An editor saves MEMORY.md while the promotion's new bytes sit, written and synced,
+    in a temporary file: the save is seen at the check right before the rename, and it is
+    never replaced. The seam runs at exactly that moment, so the race is deterministic."""
+    root = project(tmp_path)
+    folder = root / "memory"
+    target = folder / "MEMORY.md"
+    saved = MEMORY.replace("- fact one\n", "- fact one\n- the editor's save\n")
+    seen: list[tuple[list[str], bytes]] = []
+
+    def editor_saves() -> None:
+        temps = sorted(path.name for path in folder.iterdir() if path.name.endswith(".tmp"))
+        content = (folder / temps[0]).read_bytes() if temps else b""
+        seen.append((temps, content))
+        if len(seen) == 1:
+            target.write_text(saved)
+
+    result = promote(root, before_replace=editor_saves)
+    # The first call: the new text was already whole in its temporary file.
+    temps, content = seen[0]
+    assert len(temps) == 1 and temps[0].startswith("MEMORY.md.")
+    assert content == (MEMORY + "\n" + ADDED).encode()
+    # The save was kept, and ours was planned again on top of it.
+    assert (result.ok, result.written, result.merged) == (True, True, True)
+    assert memory_of(root) == saved + "\n" + ADDED
+    assert seen[1][1] == (saved + "\n" + ADDED).encode()
+    assert sorted(p.name for p in folder.iterdir()) == ["MEMORY.md", "context-log.md"]
+
+
+def test_a_save_at_every_check_is_never_overwritten(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    folder = root / "memory"
+    saves: list[str] = []
+
+    def editor_saves_each_time() -> None:
+        saves.append(MEMORY + f"- save {len(saves)}\n")
+        (folder / "MEMORY.md").write_text(saves[-1])
+
+    result = promote(root, before_replace=editor_saves_each_time)
+    assert (result.ok, result.written) == (False, False)
+    assert memory_of(root) == saves[-1]
+    assert sorted(p.name for p in folder.iterdir()) == ["MEMORY.md", "context-log.md"]
+
+
+def test_memory_deleted_in_the_window_is_not_recreated(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    target = root / "memory" / "MEMORY.md"
+    result = promote(root, before_replace=target.unlink)
+    assert (result.ok, result.written) == (False, False)
+    assert result.lines == ("memory/MEMORY.md disappeared during the promotion; nothing"
+                            " written",)
+    assert sorted(p.name for p in target.parent.iterdir()) == ["context-log.md"]
+
+
+# --------------------------------------------------------------------------- facts held
+
+
+@pytest.mark.parametrize("held", [
+    "- Take the same lock as the lets tool.",
+    "- **Take the same lock** as the *lets* tool!",
+    "We decided to _take the same lock as the LETS tool_ (see the log).",
+    "- take the same\n  lock as the lets tool",
+    "- Both writers lock the task file, the same way.",
+])
+def test_an_entry_memory_already_holds_in_its_own_words_is_skipped(
+        tmp_path: Path, held: str) -> None:
+    root = project(tmp_path, MEMORY.replace("- fact one\n", f"- fact one\n{held}\n"))
+    result = promote(root)
+    assert [entry.title for entry in result.added] == ["CRLF lost the session id"]
+    assert memory_of(root).count("take the same lock as the lets tool (ref:3)") == 0
+
+
+def test_a_fact_held_is_no_promotion_candidate_in_the_summary(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = project(tmp_path, MEMORY.replace("- fact one\n",
+                                            "- fact one\n- **Take the same lock** as the"
+                                            " lets tool.\n"))
+    _, out, _ = run(capsys, root)
+    assert "promotion candidate: [2026-11-03][BUG] CRLF lost the session id (ref:5)" in out
+    assert "take the same lock as the lets tool (ref:3)" not in out
+
+
+@pytest.mark.parametrize("near", [
+    "- Take the same lock.",  # a part of it
+    "- take the same lock as the lets tool maker",  # a longer fact: no word boundary
+    "- never take the same lock as the lets toolkit",
+])
+def test_a_fact_only_partly_written_is_still_promoted(tmp_path: Path, near: str) -> None:
+    root = project(tmp_path, MEMORY.replace("- fact one\n", f"- fact one\n{near}\n"))
+    titles = [entry.title for entry in promote(root).added]
+    if near.endswith("maker"):  # the whole title is there, then more words: held
+        assert titles == ["CRLF lost the session id"]
+    else:
+        assert titles == ["take the same lock as the lets tool", "CRLF lost the session id"]
+
+
+def test_a_short_title_needs_its_date_to_count_as_held(tmp_path: Path) -> None:
+    log = "# Log\n\n## [2026-11-05][BUG][ttl:30d][ref:4] CRLF bug\nsee\n"
+    root = project(tmp_path, MEMORY.replace("- fact one\n", "- fact one\n- A CRLF bug.\n"),
+                   log=log)
+    assert [entry.title for entry in promote(root).added] == ["CRLF bug"]
+
+
+# --------------------------------------------------------------------------- the message
+
+
+def test_the_message_shows_the_bytes_added_in_place(tmp_path: Path) -> None:
+    memory = ("# Memory\n\n## Promoted from the context log\n\n- older one\n\n"
+              "## Later\n- kept\n")
+    root = project(tmp_path, memory)
+    result = promote(root)
+    after = memory_of(root)
+    assert after == memory.replace("- older one\n", "- older one\n" + ADDED.split("\n\n", 1)[1])
+    shown = written(result.lines[1:])
+    assert after.replace(shown, "", 1) == memory
+
+
+def test_the_message_of_a_crlf_file_says_so(tmp_path: Path) -> None:
+    original = MEMORY.replace("\n", "\r\n")
+    root = project(tmp_path, original.encode())
+    result = promote(root)
+    assert result.lines[0].endswith("; the lines written (CRLF line ends):")
+    assert written(result.lines[1:]) == "\n" + ADDED
+
+
+def test_the_message_shows_outside_text_escaped(tmp_path: Path) -> None:
+    log = ("# Log\n\n## [2026-11-05][BUG][ttl:30d][ref:4] title \x1b]0;pwned\x07 here\n"
+           "body \u202e reversed\n")
+    root = project(tmp_path, log=log)
+    result = promote(root)
+    assert result.written
+    assert all(line.isprintable() for line in result.lines)
+    assert any("title \\x1b]0;pwned\\x07 here" in line for line in result.lines)
+    assert "\x1b]0;pwned\x07" in memory_of(root)  # the file gets the entry as logged
+
+
+def test_the_message_of_a_file_without_a_final_line_end_says_one_was_added(
+        tmp_path: Path) -> None:
+    root = project(tmp_path, "# Memory\n- one")
+    result = promote(root)
+    assert result.lines[0] == ("memory/MEMORY.md: added 2 context-log entries; the lines"
+                               " written (after a line end for its last line):")
+    assert memory_of(root) == "# Memory\n- one\n" + written(result.lines[1:])

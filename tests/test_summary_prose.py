@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from test_summary_phases import HANDOFF, INTERVENTIONS, LESSONS, TODAY, block, l
 
 from lets_hooks.summary import prose
 from lets_hooks.summary.phases import DONE_ONLY, NOTHING_ACTIONABLE
+from lets_hooks.summary.records import Section
 from lets_hooks.summary.render import render_json
 
 
@@ -54,7 +56,7 @@ def test_numbered_sections_in_their_numbers_order_before_other_next_steps(
     body = ("## Next steps\n- a plain next step\n\n### Priority 2: second\n\n"
             "#### Priority 1: first\n")
     assert priorities(block(tmp_path, {HANDOFF: body})) == [
-        "**Priority 1:** first", "**Priority 2:** second"]
+        "**Priority 1:** first", "**Priority 2:** second (… and 1 more in the handoff)"]
 
 
 def test_only_priority_1_numbered_then_the_next_steps(tmp_path: Path) -> None:
@@ -84,7 +86,8 @@ def test_sub_headings_under_next_steps_are_the_steps(tmp_path: Path) -> None:
     body = ("## Next steps\n### 1. Wire the hook\n- details\n- more details\n"
             "### Step 2: Time it\n\n### Docs\n- write the README section\n")
     assert priorities(block(tmp_path, {HANDOFF: body})) == [
-        "**Priority 1:** Wire the hook", "**Priority 2:** Time it"]
+        "**Priority 1:** Wire the hook",
+        "**Priority 2:** Time it (… and 1 more in the handoff)"]
 
 
 def test_prose_parts_directly() -> None:
@@ -192,7 +195,7 @@ def test_versions_and_hosts_are_not_paths(tmp_path: Path) -> None:
             " github.com/acme/tool.git or `gitlab.example.org/acme/tool.md`; see"
             " python/3.12 and `v1.2/v1.3`. But `docs/gone.md` and src/gone.py are real.\n")
     data = json.loads(render_json(summary(tmp_path, {HANDOFF: body})))
-    assert data["stale_references"] == ["docs/gone.md", "src/gone.py"]
+    assert data["stale_references"]["items"] == ["docs/gone.md", "src/gone.py"]
 
 
 # --------------------------------------------------------------------------- false positives
@@ -278,3 +281,206 @@ def test_a_lesson_with_two_model_lines_is_one_tagged_lesson(tmp_path: Path) -> N
             "model: sonnet\n- model: haiku\nbody\n")
     result = summary(tmp_path, {LESSONS: body})
     assert result.model_tags is not None and result.model_tags.lessons_tagged == 1
+
+
+# --------------------------------------------------------------------------- headings by meaning
+
+RISKS = "Risks and gotchas"
+
+
+@pytest.mark.parametrize("heading", ["Notes on the CRLF bug", "Problems solved today"])
+def test_notes_and_solved_problems_are_not_blockers(tmp_path: Path, heading: str) -> None:
+    body = f"## Next steps\n- x\n\n## {heading}\n- the reader kept the CR\n"
+    lines = block(tmp_path, {HANDOFF: body})
+    assert "**Active blockers:** none" in lines
+    assert not any("the reader kept the CR" in line for line in lines)
+
+
+def test_a_decision_log_is_not_outstanding_decisions(tmp_path: Path) -> None:
+    body = "## Next steps\n- x\n\n## Decision log\n- 2026-11-20: keep the 32 MiB cap\n"
+    lines = block(tmp_path, {HANDOFF: body})
+    assert "**Outstanding decisions:** none" in lines
+    assert not any("32 MiB" in line for line in lines)
+
+
+@pytest.mark.parametrize("heading", ["Risks", "Gotchas", "Known risks", "Caveats"])
+def test_risks_and_gotchas_get_their_own_line(tmp_path: Path, heading: str) -> None:
+    body = (f"## Next steps\n- x\n\n## {heading}\n- the lock is advisory only\n\n"
+            "## Dead ends\n- parsing YAML by hand\n")
+    lines = block(tmp_path, {HANDOFF: body})
+    assert labelled(lines, RISKS) == [f"**{RISKS}:**", "  - the lock is advisory only"]
+    assert labelled(lines, "Do not repeat") == ["**Do not repeat:**",
+                                                "  - parsing YAML by hand"]
+    assert "**Active blockers:** none" in lines
+    data = json.loads(render_json(summary(tmp_path, {HANDOFF: body})))
+    assert data["handoff"]["risks"] == {"items": ["the lock is advisory only"], "more": 0}
+
+
+def test_no_risks_no_line(tmp_path: Path) -> None:
+    lines = block(tmp_path, {HANDOFF: "## Next steps\n- x\n\n## Risks\n- None.\n"})
+    assert not any(line.startswith(f"**{RISKS}") for line in lines)
+
+
+@pytest.mark.parametrize("heading", ["Tomorrow", "Plan for tomorrow", "Next session"])
+def test_tomorrow_is_a_next_steps_heading(tmp_path: Path, heading: str) -> None:
+    body = f"## Done\n- split the readers\n\n## {heading}\n- time the reader\n"
+    assert priorities(block(tmp_path, {HANDOFF: body})) == ["**Priority 1:** time the reader"]
+
+
+def test_prose_blockers_are_read_beside_the_snapshot_blocked(tmp_path: Path) -> None:
+    body = ("<!-- state-snapshot v1 -->\n```yaml\nnext: [ship it]\n"
+            "blocked: [{item: review pending, risk: H}]\n```\n\n"
+            "## Remaining Issues\n- CRLF files still lose their last line\n"
+            "- review pending (risk: H)\n")
+    assert labelled(block(tmp_path, {HANDOFF: body}), "Active blockers") == [
+        "**Active blockers:**", "  - review pending (risk: H)",
+        "  - CRLF files still lose their last line"]
+
+
+@pytest.mark.parametrize(("heading", "kind"), [
+    ("Notes on the CRLF bug", prose.NOTES),
+    ("Problems solved today", prose.DONE),
+    ("Decision log", prose.DONE),
+    ("Risks", prose.RISKS),
+    ("Gotchas", prose.RISKS),
+    ("Tomorrow", prose.PRIORITIES),
+    ("Remaining Issues", prose.BLOCKERS),
+    ("Questions for the user", prose.DECISIONS),
+    ("Update on blockers", prose.BLOCKERS),
+    ("Context notes", prose.AVOID),
+    ("Failed approaches", prose.AVOID),
+    ("Known issues", prose.BLOCKERS),
+    ("Decisions made", prose.DONE),
+    ("Next steps (after the risks are handled)", prose.PRIORITIES),
+    ("Open questions: risks to consider", prose.DECISIONS),
+    ("Notes (risks)", prose.NOTES),
+    ("Week 48: blockers", prose.BLOCKERS),
+])
+def test_heading_roles(heading: str, kind: str) -> None:
+    role = prose.role_of(heading)
+    assert role is not None and role.kind == kind
+
+
+def test_next_steps_past_priority_2_are_counted(tmp_path: Path) -> None:
+    body = "## Next steps\n- one\n- two\n- three\n- four\n"
+    assert priorities(block(tmp_path, {HANDOFF: body})) == [
+        "**Priority 1:** one", "**Priority 2:** two (… and 2 more in the handoff)"]
+    data = json.loads(render_json(summary(tmp_path, {HANDOFF: body})))
+    assert data["handoff"]["more_steps"] == 2
+
+
+def test_bold_markers_are_dropped_from_items(tmp_path: Path) -> None:
+    body = ("## Priority 1: **Fix** the **CRLF** reader\n\n## Next steps\n"
+            "- **Time** it\n\n## Blockers\n- **CI** is red\n- `f(**kwargs)` is **slow**\n")
+    lines = block(tmp_path, {HANDOFF: body})
+    assert priorities(lines) == ["**Priority 1:** Fix the CRLF reader",
+                                 "**Priority 2:** Time it"]
+    assert labelled(lines, "Active blockers")[1:] == ["  - CI is red",
+                                                      "  - `f(**kwargs)` is slow"]
+
+
+# --------------------------------------------------------------------------- approvals both ways
+
+
+@pytest.mark.parametrize("sentence", [
+    "The user OK'd force-pushing the topic branch.",
+    "The user OK\u2019d the rename.",
+    "It's fine to rebase onto main.",
+    "Got the go-ahead to delete the old reader.",
+    "The user gave the go ahead for the release.",
+    "Got approval from ops to deploy on Friday.",
+    "The user approved force-pushing to `feat/x`.",
+    "Retries are allowed again.",
+])
+def test_approvals_are_caught(tmp_path: Path, sentence: str) -> None:
+    body = f"## Next steps\n- x\n\n## Notes\n{sentence}\n"
+    assert labelled(block(tmp_path, {HANDOFF: body}), APPROVALS) == [
+        f"**{APPROVALS}:**", f"  - {sentence}"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "The retry flag is enabled by default in the prod config.",
+    "Tracing is enabled in the staging config.",
+    "The deploy is not approved.",
+    "There was no go-ahead for the deploy.",
+    "It isn't fine to push to main.",
+    "It is not OK to push to main.",
+    "Is it fine to drop the cache?",
+    "The migration still needs approval from ops.",
+    "Still awaiting the go-ahead.",
+    "Go ahead and merge it once CI is green.",
+    "Deploys were never authorized.",
+    "The user hasn't OK'd the rename.",
+])
+def test_what_is_not_an_approval(tmp_path: Path, sentence: str) -> None:
+    body = f"## Next steps\n- x\n\n## Notes\n{sentence}\n"
+    assert not any(line.startswith(f"**{APPROVALS}")
+                   for line in block(tmp_path, {HANDOFF: body}))
+
+
+# --------------------------------------------------------------------------- what it says of names
+
+
+def test_what_the_handoff_says_of_the_names_it_mentions() -> None:
+    text = ("The reader lives in `src/reader.py` (see `read_lines()`); `src/io.py` and\n"
+            "`split_records()` were removed.\n"
+            "- Renamed `a.py` to `b.py`.\n- `d.py` (renamed from `c.py`)\n"
+            "- `h.py` was replaced by `i.py`.\n- `e.py` will be removed next week.\n"
+            "- `f.py` was not deleted.\n- See docs/moved/guide.md and `gone_fn()`.\n"
+            "```\nremoved `j.py`\n```\n")
+    names = ["src/reader.py", "read_lines()", "src/io.py", "split_records()", "a.py", "b.py",
+             "c.py", "d.py", "e.py", "f.py", "h.py", "i.py", "j.py", "docs/moved/guide.md",
+             "gone_fn()"]
+    removed, added = prose.reference_claims(text, names)
+    assert removed == {"src/io.py", "split_records()", "a.py", "c.py", "h.py"}
+    assert added == {"src/reader.py", "read_lines()", "b.py", "d.py", "i.py"}
+
+
+def test_the_headings_table_in_the_docs_is_what_the_reader_does() -> None:
+    """Every example heading of docs/summary.md's table gets the role of its row."""
+    import re
+
+    docs = (Path(__file__).parent.parent / "docs" / "summary.md").read_text()
+    kinds = {"Priority 1, 2 (numbered)": prose.PRIORITIES,
+             "Priority 1, 2 (next steps)": prose.PRIORITIES,
+             "**Do not repeat**": prose.AVOID, "finished work (no line)": prose.DONE,
+             "**Risks and gotchas**": prose.RISKS,
+             "**Outstanding decisions**": prose.DECISIONS,
+             "**Active blockers**": prose.BLOCKERS, "notes (no line)": prose.NOTES}
+    rows = [line.strip() for line in docs.splitlines()
+            if line.strip().startswith("| ") and line.strip().split("|")[1].strip() in kinds]
+    assert len(rows) == len(kinds) + 1
+    checked = 0
+    for row in rows:
+        label, _, examples = (cell.strip() for cell in row.strip("|").split("|"))
+        for heading in re.findall(r"`#+ ([^`]+)`", examples):
+            role = prose.role_of(heading)
+            assert role is not None and role.kind == kinds[label], heading
+            if label.endswith("(numbered)"):
+                assert role.number is not None, heading
+            checked += 1
+    assert checked >= 20
+
+
+# --------------------------------------------------------------------------- linear time
+
+
+MB = 1024 * 1024
+
+
+@pytest.mark.parametrize(("name", "run"), [
+    ("removal words", lambda: prose.reference_claims("`a.py` removed " * (MB // 15), ["a.py"])),
+    ("renames", lambda: prose.reference_claims("renamed `a/b.py` to " * (MB // 20),
+                                               ["a/b.py"])),
+    ("one long sentence", lambda: prose.reference_claims(
+        "removed " + "`x.py` " * (MB // 7), ["x.py", "y.py"])),
+    ("approvals", lambda: prose.approvals([Section("Notes", 2, (
+        "it's fine to " * (MB // 13),))])),
+    ("enabled in", lambda: prose.grants("enabled in " + "x" * MB)),
+    ("bold", lambda: prose.plain("**a " * (MB // 4))),
+    ("topic words", lambda: prose.role_of("on " * (MB // 3))),
+])
+def test_the_readers_patterns_are_linear(name: str, run: Callable[[], object]) -> None:
+    began = time.perf_counter()
+    run()
+    assert time.perf_counter() - began < 2.0, name

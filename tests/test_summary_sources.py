@@ -43,6 +43,41 @@ def test_handoff_parts(tmp_path: Path) -> None:
     )
 
 
+def test_the_handoff_is_read_once_into_one_record(tmp_path: Path) -> None:
+    """The reader reads what the handoff says; the phases decide with that record only."""
+    from dataclasses import replace
+
+    from lets_hooks.summary.phases import handoff_view
+
+    root = put(tmp_path, sources.HANDOFF, (
+        "---\nts: 2026-11-25T09:00:00Z\n---\n<!-- state-snapshot v1 -->\n```yaml\n"
+        "next: []\ndiff: [{op: added, item: the reader}]\nblocked: ship it\n```\n"
+        "## Priority 1: **Fix** the reader\n## Next steps\n- time it\n- _none_\n"
+        "## Open questions\n- keep the cap?\n## Remaining issues\n- CRLF\n"
+        "## Risks\n- the lock is advisory\n## Dead ends\n- YAML by hand\n"
+        "## Done\n- [x] split\n- merged\n"
+        "## Notes on the CRLF bug\nThe user OK'd it. `src/old.py` was removed; `main()`"
+        " lives in `src/app.py`.\n"))
+    handoff = sources.read_handoff(root).value
+    assert handoff is not None and handoff.reading is not None
+    reading = handoff.reading
+    assert reading == records.HandoffReading(
+        changes=("added the reader",), blocked=("ship it",),
+        priorities=("Fix the reader", "time it"), decisions=("keep the cap?",),
+        blockers=("CRLF",), avoid=("YAML by hand",), risks=("the lock is advisory",),
+        done=2, approvals=("The user OK'd it.",),
+        date=records.HandoffDate(dt.date(2026, 11, 25), dt.datetime(
+            2026, 11, 25, 9, tzinfo=dt.timezone.utc).timestamp(),
+                                 "2026-11-25 09:00 UTC", "frontmatter ts"),
+        paths=("src/old.py", "src/app.py"), functions=(("main()", "main"),),
+        said_removed=frozenset({"src/old.py"}),
+        said_added=frozenset({"main()", "src/app.py"}))
+    view = handoff_view(replace(handoff, reading=replace(
+        reading, priorities=("from the record",), blockers=())))
+    assert view is not None and view.priority_1 == "from the record"
+    assert view.active_blockers.items == ("ship it",)
+
+
 @pytest.mark.parametrize(("body", "warning"), [
     ("---\ntitle: [x\n---\n## Next\n- a\n",
      "frontmatter not valid YAML at line 3: did not find expected ',' or ']'; ignored"),

@@ -96,44 +96,187 @@ def test_outside_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 # --------------------------------------------------------------------------- the handoff's age
 
 
-def recorded_session(box: Sandbox, when: str) -> str:
-    """A commit made at ``when`` (UTC), recorded as this session's boundary."""
+def commit_at(box: Sandbox, when: str, files: dict[str, str | None] | None = None,
+              message: str = "work") -> str:
+    """A commit made at ``when`` (UTC) writing (or, for None, deleting) ``files``."""
+    for name, body in (files or {}).items():
+        path = box.path / name
+        if body is None:
+            box.git.rm("-q", name)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+        box.git.add("-f", name)
     stamp = f"{when}+00:00"
-    box.git.commit("--allow-empty", "-q", "-m", "work", env={
+    box.git.commit("--allow-empty", "-q", "-m", message, env={
         "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-    (box.path / ".lets").mkdir(exist_ok=True)
-    (box.path / ".lets" / "config.toml").write_text("max_age_days = 100000\n")
-    box.write_task("main", f"session: {box.head()} {SID}\n")
-    exclude_state(box)
     return box.head()
 
 
-@pytest.mark.parametrize(("front", "shown", "stale"), [
-    ("date: 2026-11-20", "2026-11-20", True),
-    ("date: 2026-11-25", "2026-11-25", False),  # the same day: never called stale
-    ("updated: 2026-11-25T09:00:00Z", "2026-11-25 09:00 UTC", True),
-    ("ts: '2026-11-25 11:00:00+02:00'", "2026-11-25 09:00 UTC", True),
-    ("date: 2026-11-26", "2026-11-26", False),
-    ("date: 2026-11-20\nupdated: 2026-11-26", "2026-11-26", False),  # the newest counts
-])
-def test_a_handoff_older_than_the_boundary_commit_is_said(
-        sandbox: Sandbox, tmp_path: Path, front: str, shown: str, stale: bool) -> None:
-    recorded_session(sandbox, "2026-11-25T10:00:00")
-    handoff(sandbox, f"---\n{front}\n---\n## Next\n- x\n")
+def record_boundary(box: Sandbox, sha: str) -> None:
+    (box.path / ".lets").mkdir(exist_ok=True)
+    (box.path / ".lets" / "config.toml").write_text("max_age_days = 100000\n")
+    box.write_task("main", f"session: {sha} {SID}\n")
+    exclude_state(box)
+
+
+def recorded_session(box: Sandbox, when: str) -> str:
+    """A commit made at ``when`` (UTC), recorded as this session's boundary."""
+    sha = commit_at(box, when)
+    record_boundary(box, sha)
+    return sha
+
+
+NAMES = ("---\n{front}\n---\n## Next\n- finish `src/reader.py` and `docs/guide.md`\n")
+
+
+def stale_line(count: str, shown: str, which: str) -> str:
+    return (f"  - ⚠️ {count} since the handoff ({shown}), {which}: it was written before that"
+            " work; check those commits before trusting it")
+
+
+def test_a_handoff_committed_as_the_boundary_is_not_stale(sandbox: Sandbox,
+                                                          tmp_path: Path) -> None:
+    """Written at 18:42, committed at 18:44, that commit the session's boundary: nothing
+    has happened since, whatever the boundary commit's own time."""
+    body = NAMES.format(front="ts: 2026-11-25T18:42:00Z")
+    sha = commit_at(sandbox, "2026-11-25T18:44:00", {
+        HANDOFF: body, "src/reader.py": "x\n", "docs/guide.md": "x\n"})
+    record_boundary(sandbox, sha)
+    lines = lines_of(sandbox, tmp_path)
+    assert lines[2].endswith("(0 commits)")
+    assert branch_lines(lines) == [
+        "**Branch:** main · working tree: clean · handoff of 2026-11-25 18:42 UTC"]
+
+
+def test_commits_after_the_handoff_since_the_boundary_are_counted(sandbox: Sandbox,
+                                                                  tmp_path: Path) -> None:
+    """Three commits of teammates after the handoff, since the (older) boundary: one
+    renames a path it names, one changes another, one touches neither."""
+    body = NAMES.format(front="ts: 2026-11-25T09:00:00Z")
+    boundary = commit_at(sandbox, "2026-11-25T08:00:00", {
+        "src/reader.py": "x\n", "docs/guide.md": "x\n", "other.txt": "x\n"})
+    commit_at(sandbox, "2026-11-25T08:30:00", {HANDOFF: body}, "the handoff")
+    sandbox.git.mv("src/reader.py", "src/read.py")
+    commit_at(sandbox, "2026-11-25T10:00:00", message="rename the reader")
+    commit_at(sandbox, "2026-11-25T11:00:00", {"docs/guide.md": "y\n"})
+    commit_at(sandbox, "2026-11-26T09:00:00", {"other.txt": "y\n"})
+    record_boundary(sandbox, boundary)
+    assert branch_lines(lines_of(sandbox, tmp_path)) == [
+        "**Branch:** main · working tree: clean · handoff of 2026-11-25 09:00 UTC",
+        stale_line("3 commits", "2026-11-25 09:00 UTC", "2 touch paths it names")]
+
+
+def test_before_the_boundary_only_commits_touching_what_it_names_count(
+        sandbox: Sandbox, tmp_path: Path) -> None:
+    """A session that starts after a pull: the boundary is HEAD (0 commits), but the
+    teammates' commits after the handoff renamed a path it names."""
+    body = NAMES.format(front="ts: 2026-11-25T09:00:00Z")
+    commit_at(sandbox, "2026-11-25T08:00:00", {HANDOFF: body, "src/reader.py": "x\n"})
+    sandbox.git.mv("src/reader.py", "src/read.py")
+    commit_at(sandbox, "2026-11-25T10:00:00", message="a teammate renames the reader")
+    commit_at(sandbox, "2026-11-25T11:00:00", {"other.txt": "y\n"})
+    record_boundary(sandbox, sandbox.head())
+    lines = lines_of(sandbox, tmp_path)
+    assert lines[2].endswith("(0 commits)")
+    assert branch_lines(lines)[1:] == [
+        stale_line("1 commit", "2026-11-25 09:00 UTC", "1 touches paths it names")]
+
+
+def test_work_committed_before_the_handoff_itself_is_not_after_it(sandbox: Sandbox,
+                                                                   tmp_path: Path) -> None:
+    """Written at 18:42, the code committed at 18:43, the handoff at 18:44: the handoff
+    was committed after that work."""
+    boundary = commit_at(sandbox, "2026-11-25T08:00:00")
+    commit_at(sandbox, "2026-11-25T18:43:00", {"src/reader.py": "x\n"})
+    commit_at(sandbox, "2026-11-25T18:44:00",
+              {HANDOFF: NAMES.format(front="ts: 2026-11-25T18:42:00Z")})
+    record_boundary(sandbox, boundary)
+    assert len(branch_lines(lines_of(sandbox, tmp_path))) == 1
+
+
+def test_a_project_in_a_folder_of_the_repository(sandbox: Sandbox, tmp_path: Path) -> None:
+    """``--root`` below the top: paths are the project's own (the handoff's commit is
+    known, a commit changing ``app/src/reader.py`` touches ``src/reader.py``, a path
+    deleted by a commit is confirmed)."""
+    body = ("---\nts: 2026-11-25T09:00:00Z\n---\n## Next\n- finish `src/reader.py`\n"
+            "- see `src/doomed.py`\n")
+    boundary = commit_at(sandbox, "2026-11-25T08:00:00", {
+        "app/src/reader.py": "x\n", "app/src/doomed.py": "x\n"})
+    commit_at(sandbox, "2026-11-25T09:05:00", {f"app/{HANDOFF}": body}, "the handoff")
+    commit_at(sandbox, "2026-11-25T10:00:00", {"app/src/reader.py": "y\n",
+                                               "app/src/doomed.py": None})
+    commit_at(sandbox, "2026-11-25T11:00:00", {"elsewhere.txt": "y\n"})
+    record_boundary(sandbox, boundary)
+    app = sandbox.path / "app"
+    git = look(app, {"LETS_SESSION_ID": SID}, time.time())
+    lines = render_markdown(build_summary(app, tmp_path, TODAY, git)).splitlines()
+    assert branch_lines(lines)[1:] == [
+        stale_line("2 commits", "2026-11-25 09:00 UTC", "1 touches paths it names")]
+    assert alerts(lines) == ["  - stale reference: `src/doomed.py` is named in the handoff"
+                             " but a commit deleted or renamed it"]
+
+
+def test_commits_that_touch_nothing_it_names_are_said_so(sandbox: Sandbox,
+                                                        tmp_path: Path) -> None:
+    boundary = commit_at(sandbox, "2026-11-25T08:00:00")
+    handoff(sandbox, NAMES.format(front="ts: 2026-11-25T09:00:00Z"))
+    commit_at(sandbox, "2026-11-25T10:00:00", {"other.txt": "y\n"})
+    record_boundary(sandbox, boundary)
+    assert branch_lines(lines_of(sandbox, tmp_path))[1:] == [
+        stale_line("1 commit", "2026-11-25 09:00 UTC", "none touches a path it names")]
+
+
+def test_a_handoff_at_or_after_the_newest_commit_is_not_stale(sandbox: Sandbox,
+                                                             tmp_path: Path) -> None:
+    boundary = commit_at(sandbox, "2026-11-25T08:00:00")
+    commit_at(sandbox, "2026-11-25T08:30:00", {"src/reader.py": "x\n"})
+    commit_at(sandbox, "2026-11-25T09:00:00", {"docs/guide.md": "x\n"})
+    handoff(sandbox, NAMES.format(front="ts: 2026-11-25T09:00:00Z"))
+    record_boundary(sandbox, boundary)
     found = branch_lines(lines_of(sandbox, tmp_path))
-    assert found[0] == f"**Branch:** main · working tree: clean · handoff of {shown}"
-    warning = (f"  - ⚠️ the handoff ({shown}) is older than the session boundary's commit"
-               " (2026-11-25 10:00 UTC): it was written before the work since; check the"
-               " commits before trusting it")
-    assert found[1:] == ([warning] if stale else [])
+    assert found == ["**Branch:** main · working tree: clean · handoff of 2026-11-25 09:00 UTC"]
+
+
+def test_the_handoffs_own_commit_and_memory_only_commits_are_not_work_after_it(
+        sandbox: Sandbox, tmp_path: Path) -> None:
+    boundary = commit_at(sandbox, "2026-11-25T08:00:00")
+    body = NAMES.format(front="ts: 2026-11-25T09:00:00Z")
+    commit_at(sandbox, "2026-11-25T09:05:00", {HANDOFF: body, "src/reader.py": "x\n"})
+    commit_at(sandbox, "2026-11-25T09:10:00", {"memory/context-log.md": "# log\n"})
+    record_boundary(sandbox, boundary)
+    assert len(branch_lines(lines_of(sandbox, tmp_path))) == 1
+
+
+@pytest.mark.parametrize(("commits", "warning"), [
+    ([("2026-11-26T10:00:00", "other.txt")], ("1 commit", "none touches a path it names")),
+    ([("2026-11-25T23:00:00", "other.txt")], None),  # the same day, nothing it names
+    ([("2026-11-25T23:00:00", "src/reader.py")], ("1 commit", "1 touches paths it names")),
+    ([("2026-11-24T23:00:00", "src/reader.py")], None),  # the day before
+])
+def test_a_handoff_with_only_a_day(sandbox: Sandbox, tmp_path: Path,
+                                   commits: list[tuple[str, str]],
+                                   warning: tuple[str, str] | None) -> None:
+    boundary = commit_at(sandbox, "2026-11-20T08:00:00")
+    for when, name in commits:
+        commit_at(sandbox, when, {name: when})
+    handoff(sandbox, NAMES.format(front="date: 2026-11-25"))
+    record_boundary(sandbox, boundary)
+    found = branch_lines(lines_of(sandbox, tmp_path))
+    assert found[1:] == ([stale_line(warning[0], "2026-11-25", warning[1])] if warning
+                         else [])
 
 
 def test_the_snapshot_ts_dates_the_handoff(sandbox: Sandbox, tmp_path: Path) -> None:
-    recorded_session(sandbox, "2026-11-25T10:00:00")
+    boundary = commit_at(sandbox, "2026-11-20T08:00:00")
+    commit_at(sandbox, "2026-11-25T10:00:00", {"src/reader.py": "x\n"})
+    record_boundary(sandbox, boundary)
     handoff(sandbox, "<!-- state-snapshot v1 -->\n```yaml\nts: 2026-11-24T08:00:00Z\n"
-                     "next: [x]\n```\n")
+                     "next: [read `src/reader.py`]\n```\n")
     found = branch_lines(lines_of(sandbox, tmp_path))
-    assert found[0].endswith("handoff of 2026-11-24 08:00 UTC") and len(found) == 2
+    assert found == [
+        "**Branch:** main · working tree: clean · handoff of 2026-11-24 08:00 UTC",
+        stale_line("1 commit", "2026-11-24 08:00 UTC", "1 touches paths it names")]
 
 
 def test_no_boundary_no_age_warning(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -183,7 +326,7 @@ def test_the_handoff_itself_and_memory_files_do_not_count(sandbox: Sandbox,
     (sandbox.path / ".git" / "info" / "exclude").write_text(".lets/\n")  # memory/ tracked
     (sandbox.path / "memory").mkdir()
     (sandbox.path / "memory" / "notes.md").write_text("old_function() lived here\n")
-    handoff(sandbox, "## Next\n- `old_function()` is gone\n")
+    handoff(sandbox, "## Next\n- call `old_function()` again\n")
     sandbox.git.add("memory")
     sandbox.git.commit("-q", "-m", "notes")
     assert alerts(lines_of(sandbox, tmp_path)) == [
@@ -212,6 +355,80 @@ def test_without_git_names_are_unchecked(tmp_path: Path) -> None:
         (), ("nowhere_at_all()",))
 
 
+# --------------------------------------------------------------------------- stale references
+
+
+def gone(ref: str) -> str:
+    return f"  - stale reference: `{ref}` is named in the handoff but does not exist"
+
+
+def test_what_the_handoff_says_was_removed_is_no_alert(sandbox: Sandbox,
+                                                      tmp_path: Path) -> None:
+    project_with_code(sandbox)
+    handoff(sandbox, "## Notes\nThe reader lives in `pkg/sources.py`; `pkg/legacy.py` and\n"
+                     "`split_records()` were removed. Renamed `pkg/old.py` to `pkg/new.py`.\n"
+                     "- `pkg/kept.py` was not deleted.\n")
+    assert alerts(lines_of(sandbox, tmp_path)) == [
+        "  - stale reference: `pkg/new.py` is named in the handoff as added but does not"
+        " exist",
+        gone("pkg/kept.py")]
+
+
+def test_package_relative_paths_are_found_among_the_listed_files(sandbox: Sandbox,
+                                                                 tmp_path: Path) -> None:
+    project_with_code(sandbox)
+    handoff(sandbox, "## Next\n- edit `render.py`, `pkg/render.py` and `sources.py`\n"
+                     "- not `lib/render.py` nor `other/sources.py`\n")
+    assert alerts(lines_of(sandbox, tmp_path)) == [gone("lib/render.py"),
+                                                   gone("other/sources.py")]
+
+
+def test_paths_under_ignored_or_installed_folders_are_skipped(sandbox: Sandbox,
+                                                              tmp_path: Path) -> None:
+    project_with_code(sandbox)
+    (sandbox.path / ".gitignore").write_text("build/\n")
+    handoff(sandbox, "## Notes\nThe bug is in `.venv/lib/python3.11/site-packages/yaml/x.py`"
+                     " and node_modules/left-pad/index.js; `build/out.js` is generated;"
+                     " `src/missing.py` is not there.\n")
+    result = build_summary(sandbox.path, tmp_path, TODAY,
+                           look(sandbox.path, {"LETS_SESSION_ID": SID}, time.time()))
+    assert result.stale_references == ("src/missing.py",)
+    assert alerts(render_markdown(result).splitlines()) == [gone("src/missing.py")]
+
+
+def test_findings_confirmed_by_git_come_first_and_the_cap_says_how_many_more(
+        sandbox: Sandbox, tmp_path: Path) -> None:
+    """Eleven paths that never existed, then one a commit deleted, then a promotion
+    candidate and a 13th function name: the confirmed path comes first, the candidate
+    before the doubtful ones, and the line ends with how many more."""
+    project_with_code(sandbox)
+    (sandbox.path / "pkg" / "doomed.py").write_text("x\n")
+    sandbox.git.add("pkg/doomed.py")
+    sandbox.git.commit("-q", "-m", "doomed")
+    sandbox.git.rm("-q", "pkg/doomed.py")
+    sandbox.git.commit("-q", "-m", "drop doomed")
+    names = " ".join(f"`pkg/never{n}.py`" for n in range(11))
+    calls = " ".join(f"`helper_{n}()`" for n in range(12))
+    handoff(sandbox, f"## Notes\nSee {names} and `pkg/doomed.py`. Calls: {calls}"
+                     " `render_toc()` `thirteenth_name()`.\n")
+    memory = sandbox.path / "memory"
+    (memory / "MEMORY.md").write_text("# Memory\n")
+    (memory / "context-log.md").write_text("## [2026-11-20][DECISION][ttl:30d][ref:3] Keep it\n")
+    result = build_summary(sandbox.path, tmp_path, TODAY,
+                           look(sandbox.path, {"LETS_SESSION_ID": SID}, time.time()))
+    assert result.memory_alerts is not None
+    shown = result.memory_alerts.items
+    assert shown[0] == ("stale reference: `pkg/doomed.py` is named in the handoff but a commit"
+                        " deleted or renamed it")
+    assert shown[1] == "promotion candidate: [2026-11-20][DECISION] Keep it (ref:3)"
+    assert len(shown) == 10 and result.memory_alerts.more == 11 + 13 + 2 - 10
+    assert result.stale_references[0] == "pkg/doomed.py"
+    assert "thirteenth_name()" in result.stale_references
+    assert "render_toc()" not in result.stale_references
+    lines = render_markdown(result).splitlines()
+    assert f"  - … and {result.memory_alerts.more} more" in lines
+
+
 # --------------------------------------------------------------------------- git processes
 
 
@@ -223,9 +440,8 @@ def count(box: Sandbox, home: Path) -> int:
 
 def test_git_processes_the_summary_adds(sandbox: Sandbox, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The ladder's processes, one status; the boundary's time comes with the ladder's
-    answer (a recorded boundary: no process more for a dated handoff); one ls-files only
-    when the handoff names functions."""
+    """The ladder's processes, one status; one log for a dated handoff (the commits from
+    its time on); one ls-files only when the handoff names functions."""
     project_with_code(sandbox)
     recorded_session(sandbox, "2026-11-25T10:00:00")
     spawned: list[list[str]] = []
@@ -241,11 +457,27 @@ def test_git_processes_the_summary_adds(sandbox: Sandbox, tmp_path: Path,
     handoff(sandbox, "## Next\n- x\n")
     assert count(sandbox, tmp_path) == bare
     handoff(sandbox, "---\ndate: 2026-11-20\n---\n## Next\n- x\n")
-    assert count(sandbox, tmp_path) == bare
-    handoff(sandbox, "---\ndate: 2026-11-20\n---\n## Next\n- `render_toc()`\n")
     assert count(sandbox, tmp_path) == bare + 1
+    handoff(sandbox, "---\ndate: 2026-11-20\n---\n## Next\n- `render_toc()`\n")
+    assert count(sandbox, tmp_path) == bare + 2
     assert bare <= 5
-    assert len(spawned) == 4 * bare + 1  # every process went through the counted door
+    assert len(spawned) == 4 * bare + 3  # every process went through the counted door
+
+
+def test_one_log_reads_the_commits_since_the_boundary(sandbox: Sandbox,
+                                                     tmp_path: Path) -> None:
+    """A dated handoff: one ``log`` more, whatever the number of commits; an undated
+    handoff asks for none."""
+    boundary = commit_at(sandbox, "2026-11-20T08:00:00")
+    record_boundary(sandbox, boundary)
+    handoff(sandbox, "## Next\n- x\n")
+    at_boundary = count(sandbox, tmp_path)
+    for day in range(21, 26):
+        commit_at(sandbox, f"2026-11-{day}T08:00:00", {f"f{day}.txt": "x\n"})
+    undated = count(sandbox, tmp_path)
+    handoff(sandbox, "---\ndate: 2026-11-22\n---\n## Next\n- x\n")
+    assert count(sandbox, tmp_path) == undated + 1
+    assert undated >= at_boundary
 
 
 # --------------------------------------------------------------------------- fences

@@ -40,6 +40,20 @@ def _date(text: str) -> dt.date:
     return day
 
 
+def _budget(text: str) -> int:
+    from lets_hooks.summary.render import MIN_BUDGET
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value != 0 and value < MIN_BUDGET:
+        raise argparse.ArgumentTypeError(
+            f"must be 0 (no limit) or a number of characters of at least {MIN_BUDGET},"
+            f" not {text!r}")
+    return value
+
+
 def find_top(start: Path) -> Path:
     """The nearest folder at or above ``start`` holding a ``.git`` entry, else ``start``.
 
@@ -212,6 +226,11 @@ def _session_start(argv: Sequence[str]) -> int:
     parser.add_argument("--today", type=_date, metavar="YYYY-MM-DD",
                         help="the date ages are counted to (default: today)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--budget", type=_budget, metavar="N", default=None,
+                        help="the most characters the block may print (default 8000, under"
+                             " the 10,000 Claude Code keeps of a hook's output; 0: no"
+                             " limit); what does not fit is left out by priority and named"
+                             " on the last line. --json is never cut")
     parser.add_argument("--promote", action="store_true",
                         help="copy context-log entries with [ref:N], N >= 3, into"
                              " memory/MEMORY.md (the only write), then print the summary")
@@ -274,7 +293,8 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
     git.settle(environ, time.time(), hook.session_id if hook is not None else None)
 
     summary = build_summary(root, home, today, git)
-    out(render.render_json(summary) if args.json else render.render_markdown(summary))
+    budget = render.DEFAULT_BUDGET if args.budget is None else args.budget or None
+    out(render.render_json(summary) if args.json else render.render_markdown(summary, budget))
     return 0 if hook is not None else status  # a hook never stops a session from starting
 
 

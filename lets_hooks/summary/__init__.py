@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     import datetime as dt
     from pathlib import Path
 
-    from lets_hooks.summary.records import Inputs, Summary
+    from lets_hooks.summary.records import Handoff, Inputs, References, Summary
     from lets_hooks.summary.sources.worktree import Git
 
 
@@ -27,9 +27,8 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
     """
     from dataclasses import replace
 
-    from lets_hooks.summary import phases
     from lets_hooks.summary.interventions import read_interventions
-    from lets_hooks.summary.records import Inputs, References
+    from lets_hooks.summary.records import Inputs
     from lets_hooks.summary.sources import (
         read_context_log,
         read_handoff,
@@ -40,7 +39,7 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
         read_settings,
         read_state,
     )
-    from lets_hooks.summary.sources.references import check_functions, check_paths
+    from lets_hooks.summary.sources.handoff import date_floor
 
     git_dir = git.git_dir if git is not None else None
     handoff = read_handoff(root, git_dir)
@@ -53,27 +52,16 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
     interventions = read_interventions(home)
     ledger = read_model_ledger(home)
 
-    paths = phases.path_references(handoff.value)
-    functions = phases.function_references(handoff.value)
-    listed = git.listed_files() if git is not None and functions else None
-    search = check_functions(root, listed, functions, git_dir)
-    references = References(
-        paths=paths,
-        missing_paths=check_paths(root, home, paths),
-        functions=tuple(text for text, _ in functions),
-        missing_functions=search.missing,
-        unchecked_functions=search.unchecked,
-        searched_files=search.files,
-        searched_bytes=search.size,
-    )
+    references = check_references(root, home, handoff.value, git)
 
     where = None
     if git is not None:
         where = git.where
-        date = (phases.handoff_date(handoff.value)
-                if handoff.value is not None and not handoff.value.empty else None)
-        if date is not None and where.boundary is not None and where.boundary_time is None:
-            where = replace(where, boundary_time=git.commit_time(where.boundary))
+        reading = handoff.value.reading if handoff.value is not None else None
+        date = reading.date if reading is not None else None
+        if date is not None:
+            where = replace(where, since=git.commits_since(where.boundary,
+                                                           date_floor(date)))
         where = replace(where, git_calls=git.repo.calls)
 
     warnings = (*settings.warnings, *allow.warnings, *handoff.warnings, *lessons.warnings,
@@ -95,10 +83,64 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
     )
 
 
+def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git | None
+                     ) -> References:
+    """The paths and function names the handoff mentions, checked: those it says were
+    removed are left alone; a path not found where written is looked for as a path
+    under a package folder among the files git lists, skipped when git ignores it or it
+    lies under installed code (``.venv``, ``site-packages``, ``node_modules``), and
+    confirmed stale when a commit deleted it."""
+    from lets_hooks.summary.records import References
+    from lets_hooks.summary.sources import references as refs
+
+    if handoff is None or handoff.empty:
+        return References()
+    reading = handoff.reading
+    if reading is None:  # a record built by hand, without its reader
+        from lets_hooks.summary.sources.handoff import read
+
+        reading = read(handoff)
+    if not (reading.paths or reading.functions):
+        return References()
+    paths, functions = reading.paths, reading.functions
+    removed, added = reading.said_removed, reading.said_added
+    checked_paths = [path for path in paths if path not in removed]
+    checked_functions = [(text, name) for text, name in functions if text not in removed]
+    git_dir = git.git_dir if git is not None else None
+    missing = refs.check_paths(root, home, checked_paths)
+    listed = (git.listed_files() if git is not None and (checked_functions or missing)
+              else None)
+    missing, resolved = refs.resolve_relative(missing, listed)
+    skipped = [path for path in missing if refs.under_dependencies(path)]
+    rest = [path for path in missing if path not in skipped and not path.startswith("~/")]
+    if git is not None and rest:
+        ignored = git.ignored(rest)
+        skipped.extend(path for path in rest if path in ignored)
+    missing = tuple(path for path in missing if path not in skipped)
+    deleted = (git.deleted([path for path in missing if not path.startswith("~/")])
+               if git is not None and missing else set())
+    search = refs.check_functions(root, listed, checked_functions, git_dir)
+    return References(
+        paths=paths,
+        missing_paths=missing,
+        functions=tuple(text for text, _ in functions),
+        missing_functions=search.missing,
+        unchecked_functions=search.unchecked,
+        searched_files=search.files,
+        searched_bytes=search.size,
+        said_removed=tuple(name for name in (*paths, *(t for t, _ in functions))
+                           if name in removed),
+        said_added=tuple(sorted(added)),
+        deleted=tuple(path for path in missing if path in deleted),
+        skipped=tuple(skipped),
+        resolved=tuple(resolved.items()),
+    )
+
+
 def build_summary(root: Path, home: Path, today: dt.date, git: Git | None = None) -> Summary:
     from lets_hooks.summary import phases
 
     return phases.summarize(collect(root, home, git), today)
 
 
-__all__ = ["build_summary", "collect"]
+__all__ = ["build_summary", "check_references", "collect"]

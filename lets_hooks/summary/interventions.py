@@ -9,7 +9,8 @@ functions of those day counts.
 - ``model_tag_count``: records that carry a non-empty ``model`` field.
 - ``rejection_rate``: ``type == "rejection"`` records among all records dated inside the
   period that ends on ``today`` (a record dated ``today`` is 0 days old; a 30-day period
-  holds ages 0 to 29). Records with no readable date are not counted in any period.
+  holds ages 0 to 29). Records with no readable date (no ``date`` or ``ts`` text, or a
+  ``ts`` that is an epoch number) are not counted in any period.
 - ``false_positive_rate``: the same, counting records labelled ``false_positive: true``;
   None when no record of the period carries the label (the summary then keeps the proxy).
 
@@ -147,7 +148,9 @@ def parse_period(text: str) -> int | None:
 
 
 def record_date(record: dict[str, object]) -> dt.date | None:
-    """A record's date: its ``date`` field, else the date part of its ``ts``."""
+    """A record's date: its ``date`` field, else the date part of its ``ts``. Only text
+    has a date part (``2026-11-28``, ``2026-11-28T10:00:00Z``): a number (seconds since
+    the epoch) has none, so such a record is undated, like one without a ``ts``."""
     for key in ("date", "ts"):
         if key in record:
             found = _as_date(record[key])
@@ -157,19 +160,7 @@ def record_date(record: dict[str, object]) -> dt.date | None:
 
 
 def _as_date(value: object) -> dt.date | None:
-    if isinstance(value, str):
-        return _date_prefix(value)
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        seconds = float(value)
-        if seconds > 1e11:  # milliseconds since the epoch
-            seconds /= 1000.0
-        try:
-            return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date()
-        except (OverflowError, OSError, ValueError):
-            return None
-    return None
+    return _date_prefix(value) if isinstance(value, str) else None
 
 
 def iso_date(text: str) -> dt.date | None:

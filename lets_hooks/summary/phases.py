@@ -7,15 +7,15 @@ record that ``render`` turns into markdown or JSON.
 The rules, phase by phase (the numbers are the constants below):
 
 - Where the work stands: the ladder's range line; the branch, the working tree's
-  staged / modified / untracked counts, the handoff's own date, and a warning when the
-  handoff is older than the session boundary's commit.
+  staged / modified / untracked counts, the handoff's own date, and a warning when work
+  was committed after the handoff (``stale_handoff``).
 - Environment: the ``model`` of ``~/.claude/settings.json`` (a ``[1m]``-style suffix
   dropped) must be one of ``KNOWN_MODELS``; ``permissions.allow`` of
   ``settings.local.json`` may hold at most ``ALLOW_LIMIT`` entries.
-- Handoff: the state-snapshot block first (``next`` → Priority 1 and 2, ``blocked`` →
-  active blockers, ``diff`` → recent changes), the prose sections (``prose``) for
-  whatever it lacks: numbered priorities, next steps, questions → outstanding
-  decisions, failed approaches → do not repeat, approvals that do not carry over, and a
+- Handoff: what its reader read in one pass (``Handoff.reading``, see
+  ``sources.handoff.read``): the state-snapshot's ``next`` first, the prose's
+  priorities for what it lacks; the snapshot's ``blocked`` beside the prose's blockers;
+  decisions, do not repeat, risks and gotchas, approvals that do not carry over, and a
   warning when it records only finished work. An empty handoff counts as none.
 - Graduated gates: every row of the table, ``id trigger → check``.
 - Lesson flags: conf ≥ 0.7 → title and a one-line summary; 0.5 ≤ conf < 0.7 and legacy
@@ -26,14 +26,14 @@ The rules, phase by phase (the numbers are the constants below):
   records labelled ``false_positive`` replace the rejection proxy.
 - Memory: ``#always`` sections loaded, ``#on-demand`` headers listed; stale paths and
   function names in the handoff and context-log entries with ref ≥ ``PROMOTE_REF`` are
-  memory alerts.
+  memory alerts, ranked before the cap (``stale_findings``, ``memory_alerts``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 from lets_hooks.summary import prose
 from lets_hooks.summary.interventions import (
@@ -41,12 +41,11 @@ from lets_hooks.summary.interventions import (
     Rate,
     earliest_tagged,
     false_positive_rate,
-    iso_date,
     model_tag_count,
     rejection_rate,
     tagged_after,
 )
-from lets_hooks.summary.prose import one_line, real_items
+from lets_hooks.summary.prose import one_line, scalar
 from lets_hooks.summary.records import (
     AllowList,
     Autoimmunity,
@@ -55,6 +54,7 @@ from lets_hooks.summary.records import (
     ContextRot,
     Handoff,
     HandoffDate,
+    HandoffReading,
     HandoffView,
     Inputs,
     Lesson,
@@ -67,11 +67,14 @@ from lets_hooks.summary.records import (
     ModelSetting,
     ModelTags,
     PromotionPlan,
+    References,
+    Since,
     StateFile,
     Summary,
     Where,
 )
 from lets_hooks.summary.sources.memory_index import parse_memory_index
+from lets_hooks.summary.sources.text import Facts, is_placeholder
 
 KNOWN_MODELS = frozenset({
     "opus", "sonnet", "haiku", "fable",
@@ -91,8 +94,6 @@ IMMUNE_WARN_PERCENT = 5
 IMMUNE_ALARM_PERCENT = 15
 PROMOTE_REF = 3
 MAX_LISTED = 10  # items on one list line before "and N more"
-MAX_PATH_REFERENCES = 20
-MAX_FUNCTION_REFERENCES = 10
 SUMMARY_CHARS = 160
 
 NO_HANDOFF = "[No handoff — starting fresh]"
@@ -103,6 +104,8 @@ PROMOTED_HEADING = "Promoted from the context log"
 
 
 def listing(items: Sequence[str], limit: int = MAX_LISTED) -> Listing:
+    """The items (placeholders such as ``_none_`` dropped), the first ``limit`` shown."""
+    items = [item for item in items if not is_placeholder(item)]
     return Listing(tuple(items[:limit]), max(0, len(items) - limit))
 
 
@@ -110,7 +113,8 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
     """Every phase, in the order of the readiness block."""
     handoff = handoff_view(inputs.handoff)
     references = inputs.references
-    stale = (*references.missing_paths, *references.missing_functions)
+    confirmed, doubtful = stale_findings(references)
+    stale = tuple(ref for ref, _ in (*confirmed, *doubtful))
     candidates = promotion_candidates(inputs.context_log, inputs.memory)
     tags = model_tags(inputs.lessons, inputs.interventions, inputs.ledger, today)
     immune = autoimmunity(inputs.interventions, today)
@@ -118,12 +122,12 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
     return Summary(
         today=today,
         session_range=where.range_desc if where is not None else None,
-        branch=branch_view(where, handoff.date if handoff else None, inputs.handoff),
+        branch=branch_view(where, handoff.date if handoff else None, inputs.handoff,
+                           references.paths),
         handoff=handoff,
         gates=(inputs.lessons.gates or ()) if inputs.lessons else (),
         lesson_flags=lesson_flags(inputs.lessons, today),
-        memory_alerts=memory_alerts(inputs.memory, references.missing_paths,
-                                    references.missing_functions, candidates),
+        memory_alerts=memory_alerts(inputs.memory, confirmed, doubtful, candidates),
         model_analysis=model_analysis(tags),
         immune_rate=immune_rate(immune),
         global_items=global_items(inputs.state),
@@ -146,185 +150,141 @@ def _clip(text: str, limit: int = SUMMARY_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _scalar(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return ", ".join(f"{_scalar(k)}: {_scalar(v)}" for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return "; ".join(_scalar(v) for v in value)
-    return one_line(str(value))
-
-
-def _as_items(value: object) -> list[object]:
-    """A snapshot field as a list: writers give a list, a single string, or nothing."""
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return [item for item in value if item is not None and item != ""]
-    return [value]
-
-
-def _pick(mapping: Mapping[object, object], *keys: str) -> str | None:
-    for key in keys:
-        value = mapping.get(key)
-        if value is not None and value != "":
-            return _scalar(value)
-    return None
-
-
-def next_item_text(item: object) -> str:
-    if isinstance(item, Mapping):
-        main = _pick(item, "item", "task", "title", "what")
-        if main is None:
-            return _scalar(item)
-        why = _pick(item, "why")
-        return f"{main} ({why})" if why else main
-    return _scalar(item)
-
-
-def diff_item_text(item: object) -> str:
-    if isinstance(item, Mapping):
-        op, what, why = _pick(item, "op"), _pick(item, "item"), _pick(item, "why")
-        if op is None and what is None:
-            return _scalar(item)
-        head = " ".join(part for part in (op, what) if part)
-        return f"{head} ({why})" if why else head
-    return _scalar(item)
-
-
-def blocked_item_text(item: object) -> str:
-    if isinstance(item, Mapping):
-        what, risk = _pick(item, "item"), _pick(item, "risk")
-        if what is None:
-            return _scalar(item)
-        return f"{what} (risk: {risk})" if risk else what
-    return _scalar(item)
-
-
 # --------------------------------------------------------------------------- Phase 1: handoff
 
 
 def handoff_view(handoff: Handoff | None) -> HandoffView | None:
-    """None when there is no handoff, or it is empty: the block says to start fresh."""
+    """None when there is no handoff, or it is empty: the block says to start fresh.
+
+    Decides with what the reader read (``Handoff.reading``): the snapshot's ``next``
+    wins over the prose's priorities; the snapshot's ``blocked`` and the prose's blocker
+    sections are read side by side; a handoff with no next step but finished work gets
+    the done-work warning."""
     if handoff is None or handoff.empty:
         return None
+    reading = handoff.reading or read_handoff_once(handoff)
     snapshot = handoff.snapshot
-    parts = prose.parts(handoff.sections)
-    next_items: list[str] = []
-    changes: list[str] = []
-    blocked: list[str] = []
-    source = "prose"
-    if snapshot is not None:
-        next_items = real_items(next_item_text(item) for item in _as_items(snapshot.get("next")))
-        changes = real_items(diff_item_text(item) for item in _as_items(snapshot.get("diff")))
-        blocked = real_items(blocked_item_text(item)
-                             for item in _as_items(snapshot.get("blocked")))
-    priorities = next_items
-    if priorities:
-        source = "state-snapshot"
-    else:
-        priorities = prose.priorities(parts)
-
-    if snapshot is not None and "blocked" in snapshot:
-        blockers = blocked
-    else:
-        blockers = prose.items_of(parts, prose.BLOCKERS)
-
+    priorities = list(reading.next_items)
+    source = "state-snapshot" if priorities else "prose"
+    if not priorities:
+        priorities = list(reading.priorities)
+    blockers = list(dict.fromkeys((*reading.blocked, *reading.blockers)))
     done_only = None
-    if not priorities and (changes or prose.done_work(parts)):
+    if not priorities and (reading.changes or reading.done):
         done_only = DONE_ONLY
-
     return HandoffView(
         source=source,
         priority_1=priorities[0] if priorities else NOTHING_ACTIONABLE,
         priority_2=priorities[1] if len(priorities) > 1 else None,
-        recent_changes=("; ".join(changes) or "none") if snapshot is not None else None,
-        outstanding_decisions=listing(prose.items_of(parts, prose.DECISIONS)),
+        more_steps=max(0, len(priorities) - 2),
+        recent_changes=("; ".join(reading.changes) or "none") if snapshot is not None else None,
+        outstanding_decisions=listing(reading.decisions),
         active_blockers=listing(blockers),
         frontmatter=handoff.frontmatter,
         snapshot=snapshot,
-        do_not_repeat=listing(prose.items_of(parts, prose.AVOID)),
-        approvals=listing([_clip(item) for item in prose.approvals(
-            handoff.sections, (*next_items, *changes, *blocked))]),
+        do_not_repeat=listing(reading.avoid),
+        risks=listing(reading.risks),
+        approvals=listing([_clip(item) for item in reading.approvals]),
         done_only=done_only,
-        date=handoff_date(handoff),
+        date=reading.date,
     )
 
 
-DATE_KEYS = ("ts", "timestamp", "date", "updated", "last_updated", "last-updated",
-             "written", "created")
+def read_handoff_once(handoff: Handoff) -> HandoffReading:
+    """The reading of a handoff made without its reader (a record built by hand)."""
+    from lets_hooks.summary.sources.handoff import read
+
+    return read(handoff)
 
 
-def handoff_date(handoff: Handoff) -> HandoffDate | None:
-    """The newest date the handoff gives for itself: its frontmatter's ``ts``, ``date``,
-    ``updated`` (and the like) or its state-snapshot's ``ts``; a value with a time of day
-    beats one with only the same day."""
-    found: list[HandoffDate] = []
-    for where, mapping in (("frontmatter", handoff.frontmatter),
-                           ("state-snapshot", handoff.snapshot)):
-        for key in DATE_KEYS:
-            if mapping is not None and key in mapping:
-                parsed = _parse_when(mapping[key], f"{where} {key}")
-                if parsed is not None:
-                    found.append(parsed)
-    if not found:
-        return None
-    return max(found, key=lambda d: (d.day, d.instant is not None, d.instant or 0.0))
+HANDOFF_FILE = "memory/session-handoff-LATEST.md"
+# The summary's own inputs: a commit that changes only these is bookkeeping, not work.
+BOOKKEEPING = ("memory/", "tasks/lessons.md")
 
 
-def _parse_when(value: object, source: str) -> HandoffDate | None:
-    if isinstance(value, dt.datetime):
-        return _instant(value, source)
-    if isinstance(value, dt.date):
-        return HandoffDate(value, None, value.isoformat(), source)
-    if not isinstance(value, str):
-        return None
-    text = value.strip()
-    day = iso_date(text[:10])
-    if day is None:
-        return None
-    rest = text[10:].strip()
-    if rest and text[10:11] in ("T", "t", " "):
-        stamp = text[:10] + "T" + text[11:].strip()
-        if stamp.endswith(("Z", "z")):
-            stamp = stamp[:-1] + "+00:00"
-        try:
-            return _instant(dt.datetime.fromisoformat(stamp), source)
-        except ValueError:
-            pass
-    return HandoffDate(day, None, day.isoformat(), source)
-
-
-def _instant(value: dt.datetime, source: str) -> HandoffDate:
-    aware = value if value.tzinfo is not None else value.replace(tzinfo=dt.timezone.utc)
-    utc = aware.astimezone(dt.timezone.utc)
-    return HandoffDate(utc.date(), utc.timestamp(), utc.strftime("%Y-%m-%d %H:%M UTC"), source)
-
-
-def branch_view(where: Where | None, date: HandoffDate | None, handoff: Handoff | None
-                ) -> BranchView | None:
-    """None when git was not asked. The handoff is stale when it was written before the
-    session boundary's commit: by the instant when it gives a time, else by the day
-    (both in UTC), so a handoff written the same day is never called stale."""
+def branch_view(where: Where | None, date: HandoffDate | None, handoff: Handoff | None,
+                named: Sequence[str] = ()) -> BranchView | None:
+    """None when git was not asked. The stale-handoff warning: see ``stale_handoff``."""
     if where is None:
         return None
-    stale = None
-    if date is not None and where.boundary_time is not None:
-        commit = dt.datetime.fromtimestamp(where.boundary_time, dt.timezone.utc)
-        older = (date.instant < where.boundary_time if date.instant is not None
-                 else date.day < commit.date())
-        if older:
-            stale = (f"⚠️ the handoff ({date.text}) is older than the session boundary's"
-                     f" commit ({commit.strftime('%Y-%m-%d %H:%M UTC')}): it was written"
-                     " before the work since; check the commits before trusting it")
+    shown = date if handoff is not None and not handoff.empty else None
     return BranchView(
         repository=where.repository, branch=where.branch, head=where.head, tree=where.tree,
-        handoff_date=date if handoff is not None and not handoff.empty else None,
-        stale_handoff=stale,
+        handoff_date=shown,
+        stale_handoff=stale_handoff(where.since, shown, named),
     )
+
+
+def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence[str]
+                  ) -> str | None:
+    """The warning when work was committed after the handoff was written: commits since
+    the session boundary that came after it, and commits after it (before the boundary
+    too) that touch paths it names; the line says how many of them touch such paths.
+
+    A commit is after the handoff when its committer time is later than the handoff's
+    time; when the handoff gives only a day, a commit of a later day (UTC) is, and one of
+    the same day only when it touches a path the handoff names (the order within the day
+    is unknown, and those are the commits that matter). The handoff's own commits (those
+    that change the handoff file) are not work after it, and neither is anything
+    committed before the newest of them: the handoff was committed after that work. Nor
+    are commits that change only the summary's own inputs (``memory/``,
+    ``tasks/lessons.md``). A handoff at or after the newest commit gets no warning.
+    """
+    if since is None or date is None or not since.commits:
+        return None
+    instant = date.instant
+    committed = [when for when, paths, _ in since.commits if HANDOFF_FILE in paths]
+    if committed and (instant is None or max(committed) > instant):
+        instant = float(max(committed))
+    touches = _Touches(named)
+    after = touching = 0
+    for when, paths, in_range in since.commits:
+        if HANDOFF_FILE in paths or (paths and all(
+                path.startswith(BOOKKEEPING) for path in paths)):
+            continue
+        touched = touches.any(paths)
+        if not (in_range or touched):
+            continue  # before the boundary, and nothing the handoff names
+        if instant is not None:
+            later = when > instant
+        else:
+            day = dt.datetime.fromtimestamp(when, dt.timezone.utc).date()
+            later = day > date.day or (day == date.day and touched)
+        if later:
+            after += 1
+            touching += touched
+    if not after:
+        return None
+    count = f"{'at least ' if since.more else ''}{after} commit{'s' if after != 1 else ''}"
+    if touching:
+        which = f"{touching} touch{'es' if touching == 1 else ''} paths it names"
+    else:
+        which = "none touches a path it names"
+    return (f"⚠️ {count} since the handoff ({date.text}), {which}: it was written before"
+            " that work; check those commits before trusting it")
+
+
+class _Touches:
+    """Does a changed path touch a path the handoff names: the path itself, a file in a
+    folder it names, or the same path under a package folder (``summary/render.py`` for
+    ``lets_hooks/summary/render.py``)?"""
+
+    def __init__(self, named: Sequence[str]) -> None:
+        self.named = frozenset(name.rstrip("/") for name in named
+                               if name and not name.startswith("~/"))
+
+    def any(self, paths: Iterable[str]) -> bool:
+        if not self.named:
+            return False
+        for path in paths:
+            if path in self.named:
+                return True
+            at = path.find("/")
+            while at >= 0:
+                if path[:at] in self.named or path[at + 1:] in self.named:
+                    return True
+                at = path.find("/", at + 1)
+        return False
 
 
 # --------------------------------------------------------------------------- Phase 0.5
@@ -346,7 +306,7 @@ def environment_alerts(settings: ModelSetting | None, allow: AllowList | None
     alerts: list[str] = []
     if settings is not None and settings.present and not model_id_ok(settings.value):
         value = settings.value
-        shown = value if isinstance(value, str) else "null" if value is None else _scalar(value)
+        shown = value if isinstance(value, str) else "null" if value is None else scalar(value)
         alerts.append(f'⚠️ ~/.claude/settings.json: model "{shown}" is not a known model id;'
                       " update it")
     if allow is not None and allow.count > ALLOW_LIMIT:
@@ -459,12 +419,14 @@ def model_analysis(tags: ModelTags | None) -> str | None:
 
 
 def context_rot(log: ContextLog | None, today: dt.date) -> ContextRot | None:
-    """Entries with ref:0 older than ``STALE_LOG_DAYS`` (by their own date) are skipped."""
+    """Entries with ref:0 older than ``STALE_LOG_DAYS`` (by their own date) are skipped.
+    The total counts the entries: a ``##`` heading that is not an entry header (``##
+    Archive``) is a warning, and counted nowhere."""
     if log is None:
         return None
     skipped = sum(1 for entry in log.entries
                   if entry.ref == 0 and _age(today, entry.date) > STALE_LOG_DAYS)
-    return ContextRot(log.headers, skipped)
+    return ContextRot(len(log.entries), skipped)
 
 
 # --------------------------------------------------------------------------- Phase 2.4
@@ -517,10 +479,11 @@ def global_items(state: StateFile | None) -> Listing:
         return listing([])
     items: list[str] = []
     for part in prose.parts(state.sections):
+        open_items = [item for item in part.open_items if not is_placeholder(item)]
         if part.role.kind == prose.DECISIONS:
-            items.extend(f"decision: {item}" for item in part.open_items)
+            items.extend(f"decision: {item}" for item in open_items)
         elif part.role.kind == prose.BLOCKERS:
-            items.extend(f"blocker: {item}" for item in part.open_items)
+            items.extend(f"blocker: {item}" for item in open_items)
     return listing(items)
 
 
@@ -536,142 +499,6 @@ def memory_view(memory: MemoryIndex | None) -> MemoryView | None:
     always = tuple(section.text for section in memory.sections if section.tag == "always")
     on_demand = tuple(section.title for section in memory.sections if section.tag == "on-demand")
     return MemoryView(always, on_demand, True)
-
-
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
-_BARE_PATH = re.compile(
-    r"(?<![\w./~@:$-])((?:~/|\./)?(?:[\w.-]+/)+[\w.-]*\.[A-Za-z0-9]{1,10})(?![\w/])")
-FILE_SUFFIXES = frozenset((
-    "md", "txt", "rst", "py", "pyi", "json", "jsonl", "yaml", "yml", "toml", "cfg", "ini",
-    "sh", "bash", "js", "mjs", "ts", "tsx", "jsx", "rs", "go", "java", "kt", "c", "h", "cpp",
-    "hpp", "rb", "php", "html", "css", "sql", "csv", "xml", "lock", "log", "env",
-))
-_FILE_NAME = re.compile(r"[\w-][\w.-]*\.(?:" + "|".join(sorted(FILE_SUFFIXES)) + r")")
-_LINE_SUFFIX = re.compile(r"(?::\d+(?::\d+)?|#L\d+(?:-L?\d+)?)$")
-# The last label of a host name: "github.com/acme/tool.git" is an address, not a path.
-HOST_SUFFIXES = frozenset((
-    "com", "org", "net", "io", "dev", "app", "ai", "co", "gov", "edu", "info", "me", "us",
-    "uk", "de", "fr", "jp", "cn", "ru", "eu", "ca", "au", "nl", "ch", "se", "es", "it", "pl",
-    "br", "in", "xyz", "cloud", "site", "tech", "page", "so", "ly", "gg", "tv", "fm", "rs",
-    "sh", "to", "cc", "biz", "online", "pub", "services",
-))
-
-
-def _is_version(part: str) -> bool:
-    """``3.11``, ``v1.2.0``: digits and dots (an optional leading ``v``), with a dot."""
-    body = part[1:] if part[:1] in ("v", "V") else part
-    return "." in body and bool(body) and all(c in "0123456789." for c in body)
-
-
-def _is_host(part: str) -> bool:
-    """``github.com``, ``www.example.org``: a dotted name ending in a host suffix."""
-    if "." not in part:
-        return False
-    return part.startswith("www.") or part.rsplit(".", 1)[1].lower() in HOST_SUFFIXES
-
-
-def _path_candidate(token: str, quoted: bool) -> str | None:
-    token = _LINE_SUFFIX.sub("", token.strip().rstrip(".,;:)"))
-    if (not token or "://" in token or token.startswith(("/", "-"))
-            or re.search(r"[\s*?\[\]{}<>$|@'\"\\]", token)):
-        return None
-    parts = [part for part in token.split("/") if part not in ("", ".")]
-    if not parts or ".." in parts or (parts[0] == "~" and len(parts) == 1):
-        return None
-    last = token.rstrip("/").rsplit("/", 1)[-1]
-    suffix = last.rsplit(".", 1)[1] if "." in last else ""
-    if _is_version(last) or suffix.isdigit():
-        return None  # "3.11/3.12", "python/3.12", "v1.2": versions, not files
-    if "/" in token:
-        if parts[0] != "~" and _is_host(parts[0]):
-            return None  # "github.com/acme/tool.git": an address
-        looks_like_file = 1 <= len(suffix) <= 10 and suffix.isalnum() and suffix.isascii()
-        if not (looks_like_file or (quoted and token.endswith("/"))):
-            return None
-    elif not (quoted and _FILE_NAME.fullmatch(token)):
-        return None
-    return token[2:] if token.startswith("./") else token
-
-
-def path_references(handoff: Handoff | None) -> tuple[str, ...]:
-    """File paths the handoff names: in backticks (with a ``/`` or a known file
-    extension), or bare with a ``/`` and an extension. Absolute paths, URLs, host names,
-    versions and paths that climb out with ``..`` are left out; the first
-    ``MAX_PATH_REFERENCES`` count."""
-    if handoff is None or handoff.empty:
-        return ()
-    found: dict[str, None] = {}
-    for line in handoff.text.split("\n"):
-        for span in _CODE_SPAN.findall(line):
-            candidate = _path_candidate(span, quoted=True)
-            if candidate:
-                found.setdefault(candidate)
-        for bare in _BARE_PATH.findall(_CODE_SPAN.sub(" ", line)):
-            candidate = _path_candidate(bare, quoted=False)
-            if candidate:
-                found.setdefault(candidate)
-        if len(found) >= MAX_PATH_REFERENCES:
-            break
-    return tuple(found)[:MAX_PATH_REFERENCES]
-
-
-_DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
-_QUOTED_CALL = re.compile(r"(" + _DOTTED + r")(\([^()]*\))?")
-_BARE_CALL = re.compile(r"(?<![\w.])(" + _DOTTED + r")\(\)")
-
-
-def _builtin_names() -> frozenset[str]:
-    import builtins
-    import keyword
-
-    return frozenset((*dir(builtins), *keyword.kwlist, "self", "cls", "this"))
-
-
-def _function_candidate(text: str, quoted: bool, builtin: frozenset[str]) -> str | None:
-    """The dotted name when ``text`` names a function: ``name()``, ``name(args)``,
-    ``module.func`` (quoted only) or ``module.func()``; None for anything else."""
-    match = _QUOTED_CALL.fullmatch(text) if quoted else _BARE_CALL.fullmatch(text)
-    if match is None:
-        return None
-    dotted = match.group(1)
-    called = (match.group(2) is not None) if quoted else True
-    segments = dotted.split(".")
-    last = segments[-1]
-    if not called:
-        if len(segments) < 2:
-            return None  # a bare word in backticks: a variable, a command, a value
-        if last.lower() in FILE_SUFFIXES or last.lower() in HOST_SUFFIXES:
-            return None  # "config.toml", "example.com"
-    if last in builtin or len(last) < 3:
-        return None
-    return dotted
-
-
-def function_references(handoff: Handoff | None) -> tuple[tuple[str, str], ...]:
-    """Function names the handoff mentions, as (what it says, the dotted name):
-    ``render_toc()`` or ``module.func`` in backticks, and ``name()`` calls in the text.
-    Names of the language's built-ins and very short names are left out; the first
-    ``MAX_FUNCTION_REFERENCES`` count. (``sources.references`` decides which are looked
-    for: a dotted name only when its first part is one of the project's modules.)"""
-    if handoff is None or handoff.empty:
-        return ()
-    builtin = _builtin_names()
-    found: dict[str, str] = {}
-    for line in handoff.text.split("\n"):
-        for span in _CODE_SPAN.findall(line):
-            text = span.strip()
-            if _path_candidate(text, quoted=True) is not None:
-                continue
-            name = _function_candidate(text, True, builtin)
-            if name:
-                found.setdefault(text, name)
-        for match in _BARE_CALL.finditer(_CODE_SPAN.sub(" ", line)):
-            name = _function_candidate(match.group(0), False, builtin)
-            if name:
-                found.setdefault(match.group(0), name)
-        if len(found) >= MAX_FUNCTION_REFERENCES:
-            break
-    return tuple(found.items())[:MAX_FUNCTION_REFERENCES]
 
 
 def promotion_key(entry: LogEntry) -> tuple[str, str]:
@@ -692,16 +519,23 @@ def _lines_by_date(memory_text: str) -> dict[str, list[str]]:
 
 
 def not_yet_promoted(entries: Iterable[LogEntry], memory_text: str) -> tuple[LogEntry, ...]:
-    """Entries with ref ≥ ``PROMOTE_REF`` for which no line of MEMORY.md holds both the
-    entry's ``[date]`` and its title; each date and title once, in log order."""
+    """Entries with ref ≥ ``PROMOTE_REF`` that MEMORY.md does not hold yet: no line holds
+    both the entry's ``[date]`` and its title, and MEMORY.md does not say its title or its
+    first body line in other case, emphasis or punctuation (``Facts``); each date and
+    title once, in log order."""
     by_date = _lines_by_date(memory_text)
+    facts: Facts | None = None
     chosen: dict[tuple[str, str], LogEntry] = {}
     for entry in entries:
         if entry.ref < PROMOTE_REF:
             continue
         key = promotion_key(entry)
-        if key not in chosen and not any(key[1] in line for line in by_date.get(key[0], ())):
-            chosen[key] = entry
+        if key in chosen or any(key[1] in line for line in by_date.get(key[0], ())):
+            continue
+        facts = facts or Facts(memory_text)
+        if facts.holds(entry.title) or (entry.summary and facts.holds(entry.summary)):
+            continue
+        chosen[key] = entry
     return tuple(chosen.values())
 
 
@@ -718,17 +552,48 @@ def candidate_text(entry: LogEntry) -> str:
     return f"[{entry.date.isoformat()}]{kind} {entry.title} (ref:{entry.ref})"
 
 
-def memory_alerts(memory: MemoryIndex | None, missing_paths: Sequence[str],
-                  missing_functions: Sequence[str], candidates: Sequence[LogEntry]
+def stale_findings(references: References
+                   ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The stale references as (what the handoff says, the alert), in two ranks: those
+    confirmed (a commit deleted or renamed the path away, or the handoff says it was
+    added and it is not there), then the rest; each rank in the handoff's order."""
+    deleted = frozenset(references.deleted)
+    added = frozenset(references.said_added)
+    confirmed: list[tuple[str, str]] = []
+    doubtful: list[tuple[str, str]] = []
+    for ref in references.missing_paths:
+        if ref in deleted:
+            confirmed.append((ref, f"stale reference: `{ref}` is named in the handoff but a"
+                                   " commit deleted or renamed it"))
+        elif ref in added:
+            confirmed.append((ref, f"stale reference: `{ref}` is named in the handoff as"
+                                   " added but does not exist"))
+        else:
+            doubtful.append((ref, f"stale reference: `{ref}` is named in the handoff but"
+                                  " does not exist"))
+    for ref in references.missing_functions:
+        if ref in added:
+            confirmed.append((ref, f"stale reference: `{ref}` is named in the handoff as"
+                                   " added but found in none of the project's files"))
+        else:
+            doubtful.append((ref, f"stale reference: `{ref}` is named in the handoff but"
+                                  " found in none of the project's files"))
+    return confirmed, doubtful
+
+
+def memory_alerts(memory: MemoryIndex | None, confirmed: Sequence[tuple[str, str]],
+                  doubtful: Sequence[tuple[str, str]], candidates: Sequence[LogEntry]
                   ) -> Listing | None:
-    """None when there is no MEMORY.md and nothing named in the handoff is stale."""
-    if memory is None and not missing_paths and not missing_functions:
+    """None when there is no MEMORY.md and nothing named in the handoff is stale.
+
+    Ranked, so that the cap never hides a sure finding behind a doubtful one: stale
+    references confirmed by git or by the handoff's own words, then promotion
+    candidates, then the other stale references."""
+    if memory is None and not confirmed and not doubtful:
         return None
-    items = [f"stale reference: `{ref}` is named in the handoff but does not exist"
-             for ref in missing_paths]
-    items.extend(f"stale reference: `{ref}` is named in the handoff but found in none of"
-                 " the project's files" for ref in missing_functions)
+    items = [text for _, text in confirmed]
     items.extend(f"promotion candidate: {candidate_text(entry)}" for entry in candidates)
+    items.extend(text for _, text in doubtful)
     return listing(items)
 
 
@@ -756,17 +621,20 @@ def plan_promotion(memory_text: str, entries: Sequence[LogEntry]) -> PromotionPl
         return PromotionPlan(memory_text, ())
     newline = "\r\n" if "\r\n" in memory_text else "\n"
     new_lines = [promotion_line(entry) for entry in added]
-    base = memory_text if not memory_text or memory_text.endswith("\n") else memory_text + newline
+    ending = "" if not memory_text or memory_text.endswith("\n") else newline
+    base = memory_text + ending
     pieces = base.split("\n")  # ends with "" since ``base`` ends with a line end
     where = _promoted_section_end(pieces)
     if where is None:
         tag = " <!-- #always -->" if index.tagged else ""
         gap = newline if base.strip() and not base.endswith(newline * 2) else ""
         block = [f"## {PROMOTED_HEADING}{tag}", "", *new_lines]
-        return PromotionPlan(base + gap + newline.join(block) + newline, added)
+        inserted = gap + newline.join(block) + newline
+        return PromotionPlan(base + inserted, added, inserted, bool(ending))
     cr = "\r" if newline == "\r\n" else ""
     merged = pieces[:where] + [line + cr for line in new_lines] + pieces[where:]
-    return PromotionPlan("\n".join(merged), added)
+    return PromotionPlan("\n".join(merged), added,
+                         "".join(line + newline for line in new_lines), bool(ending))
 
 
 def _promoted_section_end(pieces: Sequence[str]) -> int | None:

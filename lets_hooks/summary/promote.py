@@ -1,12 +1,20 @@
 """The summary's one write: promote well-referenced context-log entries into MEMORY.md.
 
-Other writers (a checkpoint tool, another session) change MEMORY.md too, and they take
-no lock, so the write is a compare-and-swap: the file's bytes are read, the new text is
-planned from them, the file is read again just before the atomic replace, and only if it
-is byte for byte what was planned from is it replaced (``files.write_inside``: a temporary
-file in the same folder, then a rename). When it changed, the plan is made again on top of
+Other writers (a checkpoint tool, another session, an editor) change MEMORY.md too, and
+they take no lock, so the write is a compare-and-swap: the file's bytes are read, the new
+text is planned from them and written to a temporary file in the same folder and synced;
+then, immediately before the rename (``files.write_inside``'s ``before_rename``), the file
+is read again, and only if it is byte for byte what was planned from is the temporary file
+renamed over it. A save that lands while the new bytes are being written is therefore
+seen, never replaced: the temporary file is removed and the plan is made again on top of
 the new content (the other writer's change is kept, and entries it already added are not
 added twice); after ``ATTEMPTS`` changed reads in a row it gives up and writes nothing.
+What is left is the moment between that last read and the rename itself, which no writer
+that takes no lock can close.
+
+An entry is not promoted when MEMORY.md already holds it: a line with its ``[date]`` and
+title, or its title or first body line in MEMORY.md's own case, emphasis and punctuation
+(``phases.not_yet_promoted``). The message shows exactly the lines that were added.
 
 Reads and the write go through the same fence as the summary's readers
 (``files.read_inside`` / ``files.write_inside``): a MEMORY.md that links out of the project,
@@ -25,8 +33,8 @@ from pathlib import Path
 
 from lets_hooks import files
 from lets_hooks.summary.interventions import MAX_FILE_BYTES, problem_line
-from lets_hooks.summary.phases import PROMOTE_REF, candidate_text, plan_promotion
-from lets_hooks.summary.records import LogEntry
+from lets_hooks.summary.phases import PROMOTE_REF, plan_promotion
+from lets_hooks.summary.records import LogEntry, PromotionPlan
 from lets_hooks.summary.sources.context_log import CONTEXT_LOG, read_context_log
 from lets_hooks.summary.sources.memory_index import MEMORY_INDEX
 
@@ -42,14 +50,27 @@ class PromotionResult:
     lines: tuple[str, ...]  # what happened, for people
 
 
+class _Changed(Exception):
+    """MEMORY.md is not what the plan was made from (``bytes``: what it is now)."""
+
+    def __init__(self, now: bytes) -> None:
+        super().__init__("changed")
+        self.now = now
+
+
+class _Stopped(Exception):
+    """MEMORY.md cannot be read any more (the message says why)."""
+
+
 def promote(root: Path, git_dir: str | None = None, *,
             before_replace: Callable[[], None] | None = None,
             attempts: int = ATTEMPTS) -> PromotionResult:
     """Copy context-log entries with ref ≥ 3 that MEMORY.md lacks into MEMORY.md.
 
     ``git_dir`` is the repository's git directory, fenced off like ``.git``.
-    ``before_replace`` runs after each plan and before the second read: the seam where a
-    concurrent writer's change lands (tests use it to be that writer).
+    ``before_replace`` runs once the new bytes are in a synced temporary file, just
+    before MEMORY.md is read again and the temporary file renamed over it: the window
+    where a concurrent writer's save lands (tests use it to be that writer).
     """
     log = read_context_log(root, git_dir)
     if log.value is None:
@@ -74,34 +95,62 @@ def promote(root: Path, git_dir: str | None = None, *,
                    else "no context-log entry with ref >= 3 is missing from it")
             return PromotionResult(True, False, merged, (),
                                    (f"{MEMORY_INDEX}: nothing to promote ({why})",))
-        if before_replace is not None:
-            before_replace()
-        current, problem = _read_bytes(root, git_dir)
-        if problem:
-            return _stop(False, problem)
-        if current is None:
-            return _stop(False, f"{MEMORY_INDEX} disappeared during the promotion;"
-                                " nothing written")
-        if current != data:
-            merged, data = True, current
-            continue
         new = plan.text.encode("utf-8")
         if len(new) > MAX_FILE_BYTES:
             return _stop(False, f"{MEMORY_INDEX}: would grow past the"
                                 f" {MAX_FILE_BYTES >> 20} MiB the summary reads; nothing written")
         try:
-            files.write_inside(str(root), MEMORY_INDEX, new, git_dir)
+            files.write_inside(str(root), MEMORY_INDEX, new, git_dir,
+                               before_rename=_unchanged(root, git_dir, data, before_replace))
+        except _Changed as change:
+            merged, data = True, change.now
+            continue
+        except _Stopped as stop:
+            return _stop(False, str(stop))
         except files.Refused as exc:
             return _stop(False, f"{problem_line(MEMORY_INDEX, str(exc))}; nothing written")
-        noun = "entry" if len(plan.added) == 1 else "entries"
-        head = (f"{MEMORY_INDEX} changed after it was read: kept that change and added"
-                f" {len(plan.added)} context-log {noun} on top of it" if merged
-                else f"{MEMORY_INDEX}: added {len(plan.added)} context-log {noun}")
-        return PromotionResult(True, True, merged, plan.added,
-                               (head, *(f"  + {candidate_text(e)}" for e in plan.added)))
+        return PromotionResult(True, True, merged, plan.added, _written(plan, merged))
     return PromotionResult(False, False, True, (), (
         f"{MEMORY_INDEX} kept changing while promoting ({attempts} tries); nothing written,"
         " run again when the other writer is done",))
+
+
+def _unchanged(root: Path, git_dir: str | None, planned_from: bytes,
+               before_replace: Callable[[], None] | None) -> Callable[[], None]:
+    """The check made once the new bytes are durable, right before the rename: MEMORY.md
+    must still be ``planned_from``, else ``_Changed`` (or ``_Stopped``) stops the write."""
+    def check() -> None:
+        if before_replace is not None:
+            before_replace()
+        now, problem = _read_bytes(root, git_dir)
+        if problem:
+            raise _Stopped(problem)
+        if now is None:
+            raise _Stopped(f"{MEMORY_INDEX} disappeared during the promotion;"
+                           " nothing written")
+        if now != planned_from:
+            raise _Changed(now)
+    return check
+
+
+def _written(plan: PromotionPlan, merged: bool) -> tuple[str, ...]:
+    """What was done, then every line added, as written (escaped for the terminal; a
+    blank line as a bare ``+``)."""
+    count = len(plan.added)
+    noun = "entry" if count == 1 else "entries"
+    added = plan.inserted.split("\n")
+    if added and added[-1] == "":
+        added.pop()
+    notes = [note for note, holds in (("CRLF line ends", "\r\n" in plan.inserted),
+                                      ("after a line end for its last line", plan.completed))
+             if holds]
+    head = (f"{MEMORY_INDEX} changed after it was read: kept that change and added"
+            f" {count} context-log {noun} on top of it" if merged
+            else f"{MEMORY_INDEX}: added {count} context-log {noun}")
+    lines = [f"  + {files.shown(line.removesuffix(chr(13)))}" if line.strip("\r") else "  +"
+             for line in added]
+    detail = f" ({', '.join(notes)})" if notes else ""
+    return (f"{head}; the lines written{detail}:", *lines)
 
 
 def _stop(ok: bool, message: str, *more: str) -> PromotionResult:

@@ -1,17 +1,21 @@
 """Reading a prose handoff as people write it (pure: records in, records out).
 
-A heading gives its section a *role* by what it says:
+A heading gives its section a *role* by what it means (the table of heading words is in
+docs/summary.md, and a test holds it to ``role_of``):
 
 - ``Priority 1``, ``P2``, ``Priority #1: Fix the reader``: a numbered priority; the
   text after the number, when there is one, is the task itself;
-- ``Next steps``, ``TODO``, ``Priorities``, ``Remaining work``, ``Not done yet``: priorities;
-- ``Done``, ``Completed``, ``Shipped``, ``Resolved issues``, ``Decisions made``: done work
-  (feeds no line; a handoff with only these gets the done-work warning);
+- ``Next steps``, ``TODO``, ``Tomorrow``, ``Remaining work``, ``Not done yet``: priorities;
+- ``Done``, ``Completed``, ``Problems solved today``, ``Decision log``, ``Decisions made``:
+  done work (feeds no line; a handoff with only these gets the done-work warning);
 - ``Context notes``, ``Failed approaches``, ``Dead ends``, ``Don't retry``, ``Tried``: what
   not to repeat;
+- ``Risks``, ``Gotchas``, ``Pitfalls``, ``Caveats``: risks and gotchas, a line of their own;
 - ``Open questions``, ``Questions for the user``, ``Decisions needed``: outstanding
   decisions;
-- ``Blockers``, ``Known issues``, ``Remaining issues``, ``Bugs``: active blockers.
+- ``Blockers``, ``Known issues``, ``Remaining issues``, ``Bugs``: active blockers;
+- ``Notes on the CRLF bug``, ``Background``: notes (feed no line). What a heading is
+  about comes before a topic word (*on*, *about*, *for*...), so a note on a bug is a note.
 
 A heading without a role of its own (any level) belongs to the nearest heading above it
 of a lower level that has one: ``### 1. Fix the reader`` under ``## Next steps`` is a
@@ -26,11 +30,13 @@ expressions without nested or overlapping repeats.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lets_hooks.summary.records import Section
+from lets_hooks.summary.sources.text import is_placeholder
 
 ROLE_CHARS = 200  # of a heading, read to find its role
 PRIORITIES = "priorities"
@@ -38,6 +44,8 @@ DONE = "done"
 AVOID = "avoid"
 DECISIONS = "decisions"
 BLOCKERS = "blockers"
+RISKS = "risks"
+NOTES = "notes"  # read, and feeds no line: background, notes on a topic, a log
 
 
 def _phrases(*words: str) -> tuple[str, ...]:
@@ -48,23 +56,39 @@ def _phrases(*words: str) -> tuple[str, ...]:
 # In this order: a heading that says both "not done" and "done" is still open, a dead end
 # that was "closed" is still a dead end, and "Decisions made" is done, not a question.
 _STILL_OPEN = _phrases("not done", "not yet done", "unfinished", "incomplete", "in progress",
-                       "not started", "not yet started", "open task", "open tasks", "todo")
+                       "not started", "not yet started", "open task", "open tasks", "todo",
+                       "unresolved", "not fixed", "not yet fixed", "still open")
 _AVOID = _phrases("context note", "context notes", "failed", "failure", "failures",
                   "dead end", "dead ends", "don't retry", "do not retry", "dont retry",
                   "never retry", "don't repeat", "do not repeat", "dont repeat",
                   "don't try again", "do not try again", "didn't work", "did not work",
-                  "pitfall", "pitfalls", "gotcha", "gotchas", "tried", "avoid", "abandoned")
+                  "tried", "abandoned", "rejected approach", "rejected approaches")
+_RISKS = _phrases("risk", "risks", "gotcha", "gotchas", "pitfall", "pitfalls", "caveat",
+                  "caveats", "watch out", "watch outs", "careful", "beware", "warning",
+                  "warnings", "footgun", "footguns", "traps", "trap", "avoid", "danger",
+                  "dangers", "landmine", "landmines")
 _DONE = _phrases("done", "complete", "completed", "shipped", "finished", "accomplished",
                  "resolved", "fixed", "closed", "made", "merged", "answered", "landed",
-                 "released")
+                 "released", "solved", "achieved", "wins", "changelog", "log", "history",
+                 "decision record", "decision records", "adr", "adrs")
 _DECISIONS = _phrases("decision", "decisions", "question", "questions", "to decide",
                       "undecided", "ask the user", "needs input", "need input",
                       "input needed", "open point", "open points")
-_BLOCKERS = _phrases("blocker", "blockers", "blocked", "issue", "issues", "problem",
-                     "problems", "bug", "bugs")
+_BLOCKERS = _phrases("blocker", "blockers", "blocked", "blocking", "issue", "issues",
+                     "problem", "problems", "bug", "bugs", "broken", "failing")
 _PRIORITIES = _phrases("priority", "priorities", "next step", "next steps", "next up",
                        "up next", "to do", "task", "tasks", "remaining", "pending",
-                       "action item", "action items", "follow up", "follow ups", "plan for")
+                       "action item", "action items", "follow up", "follow ups", "plan for",
+                       "plan", "plans", "tomorrow", "next session", "next time", "upcoming",
+                       "where to start", "start here", "what's next", "roadmap")
+# What a heading is about comes before these words: "Notes on the CRLF bug" is notes,
+# "Questions for the user" questions. (Only where the head itself has a role, or says it
+# is notes: "Update on blockers" is judged by all its words.)
+_TOPIC = _phrases("on", "about", "regarding", "re", "concerning", "for", "from", "of",
+                  "in", "with", "to")
+_NOTES = _phrases("note", "notes", "background", "context", "summary", "overview",
+                  "observations", "learnings", "lessons", "thoughts", "reference",
+                  "references", "links", "status", "journal", "retrospective", "retro")
 _WORD = re.compile(r"[a-z0-9']+")
 
 
@@ -93,24 +117,77 @@ class Role:
 
 
 def role_of(heading: str) -> Role | None:
-    """Which part of the readiness block a heading feeds, if any. What a heading is about
-    is said in its first words: a long one is judged by its first ``ROLE_CHARS``."""
+    """Which part of the readiness block a heading feeds, if any (``NOTES``: none).
+
+    What a heading is about is said in its first words (a long one is judged by its first
+    ``ROLE_CHARS``), and before a topic word: ``Notes on the CRLF bug`` is notes, not a
+    blocker; ``Questions for the user`` are questions. A head without a role of its own is
+    judged by all its words (``Update on blockers``)."""
     numbered = numbered_priority(heading)
     if numbered is not None:
         return numbered
-    words = _words_of(heading)
+    lead = _lead(heading)
+    for text in ((lead, heading) if lead != heading else (heading,)):
+        role = _role_of_words(_words_of(text))
+        if role is not None:
+            return role
+    return None
+
+
+def _lead(heading: str) -> str:
+    """The heading before a remark: a parenthesis, a colon or a dash between blanks
+    (``Next steps (after the risks are handled)``, ``Open questions: risks``)."""
+    text = heading[:ROLE_CHARS]
+    cut = len(text)
+    for mark in ("(", ":", " \u2014 ", " \u2013 ", " - "):
+        at = text.find(mark)
+        if 0 < at < cut:
+            cut = at
+    return text[:cut]
+
+
+def _role_of_words(words: str) -> Role | None:
+    head = _head(words)
+    if head != words:
+        kind = _kind(head)
+        if kind is not None:
+            return Role(kind)
+        if _says(head, _NOTES):
+            return Role(NOTES)
+    kind = _kind(words)
+    if kind is not None:
+        return Role(kind)
+    if _says(words, _NOTES):
+        return Role(NOTES)
+    return None
+
+
+def _head(words: str) -> str:
+    """The words before the first topic word (all of them when there is none, or when the
+    heading starts with one)."""
+    cut = len(words)
+    for phrase in _TOPIC:
+        at = words.find(phrase, 1)
+        if 0 < at < cut:
+            cut = at
+    return words[:cut + 1] if cut < len(words) else words
+
+
+def _kind(words: str) -> str | None:
     if _says(words, _STILL_OPEN):
-        return Role(PRIORITIES)
+        return PRIORITIES
     if _says(words, _AVOID):
-        return Role(AVOID)
+        return AVOID
     if _says(words, _DONE):
-        return Role(DONE)
+        return DONE
+    if _says(words, _RISKS):
+        return RISKS
     if _says(words, _DECISIONS):
-        return Role(DECISIONS)
+        return DECISIONS
     if _says(words, _BLOCKERS):
-        return Role(BLOCKERS)
+        return BLOCKERS
     if _says(words, _PRIORITIES) or words.startswith(" next ") or words.endswith(" next "):
-        return Role(PRIORITIES)
+        return PRIORITIES
     return None
 
 
@@ -224,14 +301,25 @@ def _set_last(found: Items, parts: list[str]) -> None:
     found.open[-1] = one_line(" ".join(parts))
 
 
-_NOTHING = re.compile(
-    r"[-—*]?\s*(?:none|nothing|n/?a)(?:\s+(?:yet|so far|for now))?\s*[.!]?", re.IGNORECASE)
+_BOLD = re.compile(r"\*\*(?=[^\s*])([^*\n]+?)(?<=\S)\*\*")
+
+
+def plain(text: str) -> str:
+    """``text`` without ``**bold**`` markers (the words kept). Each try stops at the next
+    ``*``, so the work is linear in the text's length."""
+    return _BOLD.sub(r"\1", text) if "**" in text else text
 
 
 def real_items(items: Iterable[str]) -> list[str]:
-    """Items without the empty ones and the placeholders that say there are none
-    ("None.", "none yet", "N/A"); "none of the tests pass" is an item."""
-    return [item for item in items if item and not _NOTHING.fullmatch(item)]
+    """The items as plain text (``**bold**`` markers dropped), without the empty ones and
+    the placeholders that say there are none (``sources.text.is_placeholder``: "None.",
+    "_none_", "(none)", "No blockers.", "N/A"...); "none of the tests pass" is an item."""
+    found = []
+    for item in items:
+        text = plain(item).strip()
+        if text and not is_placeholder(text):
+            found.append(text)
+    return found
 
 
 def step_text(heading: str) -> tuple[bool, str]:
@@ -313,21 +401,124 @@ def done_work(found: Sequence[Part]) -> int:
                for part in found)
 
 
+# --------------------------------------------------------------------------- the snapshot's items
+
+
+def scalar(value: object) -> str:
+    """A YAML value as one line of text (dates as ISO, mappings as ``key: value``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return ", ".join(f"{scalar(k)}: {scalar(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "; ".join(scalar(v) for v in value)
+    return one_line(str(value))
+
+
+def as_items(value: object) -> list[object]:
+    """A snapshot field as a list: writers give a list, a single string, or nothing."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [item for item in value if item is not None and item != ""]
+    return [value]
+
+
+def pick(mapping: Mapping[object, object], *keys: str) -> str | None:
+    for key in keys:
+        value = mapping.get(key)
+        if value is not None and value != "":
+            return scalar(value)
+    return None
+
+
+def next_item_text(item: object) -> str:
+    if isinstance(item, Mapping):
+        main = pick(item, "item", "task", "title", "what")
+        if main is None:
+            return scalar(item)
+        why = pick(item, "why")
+        return f"{main} ({why})" if why else main
+    return scalar(item)
+
+
+def diff_item_text(item: object) -> str:
+    if isinstance(item, Mapping):
+        op, what, why = pick(item, "op"), pick(item, "item"), pick(item, "why")
+        if op is None and what is None:
+            return scalar(item)
+        head = " ".join(part for part in (op, what) if part)
+        return f"{head} ({why})" if why else head
+    return scalar(item)
+
+
+def blocked_item_text(item: object) -> str:
+    if isinstance(item, Mapping):
+        what, risk = pick(item, "item"), pick(item, "risk")
+        if what is None:
+            return scalar(item)
+        return f"{what} (risk: {risk})" if risk else what
+    return scalar(item)
+
+
 # --------------------------------------------------------------------------- approvals
 
-_GRANTED = re.compile(r"\b(?:approved|allowed|enabled|authori[sz]ed|granted|permitted|"
-                      r"okayed|whitelisted|allowlisted)\b", re.IGNORECASE)
-_NEGATIONS = frozenset({"not", "never", "no", "longer", "nor", "neither"})
+# What says that something was approved, allowed or enabled. Named groups say which kind
+# of word matched, for the checks in ``grants``; no group repeats, so the search is linear.
+_GRANTED = re.compile(  # the first letters up front let the engine skip other positions
+    r"(?=[aAbBcCeEfFgGoOpPsSwW])\b(?:(?P<verb>approved|allowed|authori[sz]ed|granted|permitted|okayed|ok'?e?d"
+    r"|whitelisted|allowlisted|signed off|green-?lit|green lit|cleared to)"
+    r"|(?P<enabled>enabled)"
+    r"|(?P<fine>(?:fine|ok|okay|alright|all right) to)"
+    r"|(?P<goahead>go-ahead|go ahead)"
+    r"|(?P<noun>approval|permission|consent|sign-off|signoff|blessing))\b",
+    re.IGNORECASE)
+# Words just before that turn it into its opposite, or into something still to be had.
+_NEGATIONS = frozenset({"not", "never", "no", "longer", "nor", "neither", "without",
+                        "pending", "awaiting", "needs", "need", "needed", "requires",
+                        "require", "required", "ask", "asking", "request", "requested",
+                        "un", "yet"})
+# A noun ("approval") or "go ahead" is an approval only after a word that says it was had.
+_HAD = frozenset({"got", "get", "has", "have", "had", "gave", "given", "give", "received",
+                  "with", "the", "a", "user's", "their", "his", "her", "explicit",
+                  "written", "verbal", "full"})
+_CONFIG = re.compile(r"\b(?:by default|in (?:the |our |its |a )?[\w./-]*[ \t]*"
+                     r"(?:config|configuration|settings|defaults)\b)", re.IGNORECASE)
+
+
+# Each word ``_GRANTED`` looks for holds one of these: a line without any is skipped at
+# the speed of a substring test (the pattern itself tries many words at many positions).
+_GRANT_ROOTS = ("approv", "allow", "enabl", "authori", "grant", "permi", "ok", "sign",
+                "green", "clear", "fine", "alright", "all right", "go ahead", "go-ahead",
+                "consent", "blessing", "whitelist")
+
+
+def may_grant(text: str) -> bool:
+    """Could ``text`` hold a word that says something was approved (a quick test)?"""
+    low = text.lower()
+    return any(root in low for root in _GRANT_ROOTS)
 
 
 def grants(line: str) -> bool:
-    """Does the line say that something was approved, allowed or enabled (and not that it
-    was not)?"""
-    for match in _GRANTED.finditer(line):
-        before = line[max(0, match.start() - 24):match.start()].lower().replace("\u2019", "'")
-        words = before.split()[-2:]
-        if not any(word in _NEGATIONS or word.endswith("n't") for word in words):
-            return True
+    """Does the text say that something was approved, allowed or enabled (and not that it
+    was not, nor that approval is still to be had)? A question is not an approval; a
+    setting "enabled by default" or "enabled in the prod config" is a fact about the
+    configuration, not a permission."""
+    text = line.replace("\u2019", "'")
+    if text.rstrip().endswith("?"):
+        return False
+    for match in _GRANTED.finditer(text):
+        before = text[max(0, match.start() - 40):match.start()].lower().split()[-3:]
+        if any(word in _NEGATIONS or word.endswith("n't") for word in before):
+            continue
+        if match.group("enabled") and _CONFIG.match(text, match.end() + 1):
+            continue
+        if (match.group("noun") or (match.group("goahead") or "").lower() == "go ahead") and not (
+                before and before[-1] in _HAD):
+            continue
+        return True
     return False
 
 
@@ -337,6 +528,29 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])[ \t]+")
 def _sentences(text: str) -> list[str]:
     """``text`` cut after ``.``, ``!``, ``?`` or ``;`` followed by blanks."""
     return [sentence for sentence in _SENTENCE_END.split(text) if sentence]
+
+
+def _granting_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that say something was approved (``grants``): only
+    those holding one of the words are judged, so a long line costs one scan."""
+    starts = [match.start() for match in _GRANTED.finditer(text.replace("\u2019", "'"))]
+    if not starts:
+        return []
+    found: list[str] = []
+    at = next_start = 0
+    for sentence in _SENTENCE_END.split(text):
+        end = at + len(sentence)
+        while next_start < len(starts) and starts[next_start] < at:
+            next_start += 1
+        if next_start < len(starts) and starts[next_start] < end and grants(sentence):
+            found.append(sentence)
+        at = end
+        if next_start >= len(starts):
+            break
+        gap = _SENTENCE_END.match(text, at)
+        if gap is not None:
+            at = gap.end()
+    return found
 
 
 def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[str]:
@@ -351,14 +565,128 @@ def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[st
             if stripped.startswith(("```", "~~~")):
                 in_fence = not in_fence
                 continue
-            if in_fence or not stripped or not grants(stripped):
+            if (in_fence or not stripped or not may_grant(stripped)
+                    or _GRANTED.search(stripped.replace("\u2019", "'")) is None):
                 continue
             item = list_item(line)
             text = _checkbox(item[1])[1] if item else stripped
-            for sentence in _sentences(one_line(text)):
-                if grants(sentence):
-                    found.setdefault(sentence)
+            for sentence in _granting_sentences(one_line(text)):
+                found.setdefault(sentence)
     for text in extra:
         if grants(text):
             found.setdefault(one_line(text))
     return [item for item in found if item]
+
+
+# --------------------------------------------------------------------------- what it says of names
+
+# Past forms only: "remove `x`" is a step to take, "removed `x`" a thing done.
+_REMOVAL = re.compile(  # the first letters up front let the engine skip other positions
+    r"(?=[dDgGmMnNoOrR])\b(?:removed|deleted|dropped|renamed|moved|retired|gone|replaced"
+    r"|obsolete|no longer exists?|deprecated)\b", re.IGNORECASE)
+_ADDITION = re.compile(
+    r"(?=[aAcCiIlLnNwW])\b(?:added|created|introduced|wrote|written|lives in|live in"
+    r"|now in|new file|new module|new function)\b", re.IGNORECASE)
+# After a removal word: what follows these is the new name ("renamed `a` to `b`").
+_TARGET = re.compile(r"(?:\b(?:to|into|with|by|as)\b|\u2192|->)", re.IGNORECASE)
+_FROM = re.compile(r"\bfrom\b", re.IGNORECASE)
+_NOT_DONE = frozenset({"not", "never", "no", "be", "nor", "neither", "yet"})
+_IN_NAME = frozenset({"/", "_", "-", "."})
+
+
+def _in_name(text: str, start: int, end: int) -> bool:
+    """Is ``text[start:end]`` part of a path or a name (``docs/moved/x.md``, ``gone_fn``,
+    ``gone.py``) rather than a word of the sentence (``were removed.``)?"""
+    before, after, then = text[start - 1:start], text[end:end + 1], text[end + 1:end + 2]
+    return (before in _IN_NAME and before != "") or (after in _IN_NAME and after != "."
+                                                     and after != "") or (
+        after == "." and then.isalnum())
+
+
+def _said(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
+    """The first match of ``pattern`` that is not negated or still to come ("not
+    removed", "will be removed")."""
+    for match in pattern.finditer(sentence):
+        if _in_name(sentence, match.start(), match.end()):
+            continue  # part of a path or a name: "docs/moved/guide.md", "gone_fn"
+        before = sentence[max(0, match.start() - 24):match.start()].lower().split()[-2:]
+        if not any(word in _NOT_DONE or word.endswith("n't") for word in before):
+            return match
+    return None
+
+
+def _blocks(text: str) -> Iterator[str]:
+    """Paragraphs and list items of ``text`` as single lines (a sentence may run over a
+    line end), fenced code left out."""
+    current: list[str] = []
+    in_fence = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if not stripped or stripped.startswith("#") or list_item(line) is not None:
+            if current:
+                yield " ".join(current)
+            current = [stripped] if stripped and not stripped.startswith("#") else []
+            continue
+        current.append(stripped)
+    if current:
+        yield " ".join(current)
+
+
+def reference_claims(text: str, names: Sequence[str]
+                     ) -> tuple[frozenset[str], frozenset[str]]:
+    """What the handoff says of the paths and functions it names: (those it says were
+    removed, deleted, renamed or moved away; those it says were added, created, or are
+    the new name of a rename). ``renamed `a` to `b```: ``a`` is removed, ``b`` claimed;
+    ``b (renamed from a)``: the same. "Not removed" and "will be removed" say neither.
+    A name said removed anywhere is removed."""
+    removed: set[str] = set()
+    claimed: set[str] = set()
+    wanted = [name for name in dict.fromkeys(names) if name]
+    if not wanted:
+        return frozenset(), frozenset()
+    for block in _blocks(text):
+        if _REMOVAL.search(block) is None and _ADDITION.search(block) is None:
+            continue
+        for sentence in _sentences(block):
+            present = [name for name in wanted if name in sentence
+                       and next(_occurrences(sentence, name), None) is not None]
+            if present:
+                _judge(sentence, present, removed, claimed)
+    return frozenset(removed), frozenset(claimed - removed)
+
+
+def _judge(sentence: str, names: Sequence[str], removed: set[str], claimed: set[str]
+           ) -> None:
+    gone = _said(_REMOVAL, sentence)
+    if gone is None:
+        if _said(_ADDITION, sentence) is not None:
+            claimed.update(names)
+        return
+    target = _TARGET.search(sentence, gone.end())
+    origin = _FROM.search(sentence, gone.end())
+    for name in names:
+        for at in _occurrences(sentence, name):
+            if origin is not None:
+                (claimed if at < gone.start() else removed).add(name)
+            elif target is not None and at >= target.end():
+                claimed.add(name)
+            else:
+                removed.add(name)
+
+
+def _occurrences(sentence: str, name: str) -> Iterator[int]:
+    """Where ``name`` stands whole in ``sentence`` (``a.py`` is not in ``data.py``)."""
+    at = sentence.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = sentence[at - 1:at]
+        after = sentence[end:end + 1]
+        if not (before and (before.isalnum() or before in "_./-")) and not (
+                after and (after.isalnum() or after in "_/")):
+            yield at
+        at = sentence.find(name, at + 1)

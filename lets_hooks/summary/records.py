@@ -48,6 +48,36 @@ class Handoff:
     sections: tuple[Section, ...]
     text: str
     empty: bool
+    reading: HandoffReading | None = None  # what it says, read once (``sources.handoff``)
+
+
+@dataclass(frozen=True)
+class HandoffReading:
+    """What the handoff says, read in one pass by its reader; the phases only decide
+    with it (which source wins, what is shown, what is warned about).
+
+    Items are plain text (``**bold**`` markers dropped, placeholders left out): the
+    state-snapshot's ``next``, ``diff`` and ``blocked``; the prose's priorities (numbered
+    ones first, then next steps), decisions, blockers, what not to repeat, risks and
+    gotchas; how many finished items it records; the sentences that say something was
+    approved; its own date; and the paths and function names it mentions, with those it
+    says were removed and those it says were added."""
+
+    next_items: tuple[str, ...] = ()
+    changes: tuple[str, ...] = ()
+    blocked: tuple[str, ...] = ()
+    priorities: tuple[str, ...] = ()
+    decisions: tuple[str, ...] = ()
+    blockers: tuple[str, ...] = ()
+    avoid: tuple[str, ...] = ()
+    risks: tuple[str, ...] = ()
+    done: int = 0
+    approvals: tuple[str, ...] = ()
+    date: HandoffDate | None = None
+    paths: tuple[str, ...] = ()
+    functions: tuple[tuple[str, str], ...] = ()  # (as written, the dotted name)
+    said_removed: frozenset[str] = frozenset()
+    said_added: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -163,6 +193,18 @@ class Where:
     tree: TreeCounts | None  # None: not known
     boundary_time: int | None = None
     git_calls: int = 0
+    since: Since | None = None  # commits from the handoff's time on (when it has one)
+
+
+@dataclass(frozen=True)
+class Since:
+    """The commits of HEAD's history from the handoff's time on, newest first: each one's
+    committer time, the paths it changed (a rename as both names), and whether it is one
+    of the commits since the session boundary (``boundary..HEAD``). ``more`` when some
+    were left unread."""
+
+    commits: tuple[tuple[int, tuple[str, ...], bool], ...]
+    more: bool = False
 
 
 @dataclass(frozen=True)
@@ -178,6 +220,11 @@ class References:
     unchecked_functions: tuple[str, ...] = ()
     searched_files: int = 0
     searched_bytes: int = 0
+    said_removed: tuple[str, ...] = ()  # the handoff says so: not checked, never stale
+    said_added: tuple[str, ...] = ()  # the handoff says they were added (or a new name)
+    deleted: tuple[str, ...] = ()  # missing paths a commit deleted or renamed away
+    skipped: tuple[str, ...] = ()  # missing paths under ignored or dependency folders
+    resolved: tuple[tuple[str, str], ...] = ()  # (as written, the listed file it names)
 
 
 # --------------------------------------------------------------------------- phases
@@ -202,6 +249,8 @@ class HandoffView:
     frontmatter: Mapping[str, object] | None
     snapshot: Mapping[str, object] | None
     do_not_repeat: Listing = field(default_factory=lambda: Listing(()))
+    risks: Listing = field(default_factory=lambda: Listing(()))  # Risks, Gotchas, Caveats
+    more_steps: int = 0  # next steps after Priority 2, not shown
     approvals: Listing = field(default_factory=lambda: Listing(()))
     done_only: str | None = None  # the warning when it records only finished work
     date: HandoffDate | None = None
@@ -339,3 +388,5 @@ class Summary:
 class PromotionPlan:
     text: str  # MEMORY.md with the new lines in place (the input text when none)
     added: tuple[LogEntry, ...]
+    inserted: str = ""  # exactly the lines added to the text
+    completed: bool = False  # a line end was added after the text's last line too

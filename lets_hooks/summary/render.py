@@ -1,10 +1,21 @@
 """Renderings of a ``Summary``: the markdown readiness block and one JSON object.
 
-Both show the same content. Lines that the block omits are ``null`` (or empty) in JSON.
-List lines render as ``**Label:** none`` when empty, otherwise the label alone followed
-by one indented ``- item`` line per item (and ``- … and N more`` when some were left
-off). The deterministic lines (``model_tags:``, ``context_rot:``, ``autoimmunity:``)
-keep their fixed formats. No colour, ever: the block is read by people and programs.
+Both show the same content. List lines render as ``**Label:** none`` when empty,
+otherwise the label alone followed by one indented ``- item`` line per item (and
+``- … and N more`` when some were left off). The deterministic lines (``model_tags:``,
+``context_rot:``, ``autoimmunity:``) keep their fixed formats. No colour, ever: the block
+is read by people and programs.
+
+Everything printed that came from a file, a name or a setting goes through
+``files.shown`` line by line (``shown_text``), in the block and in the JSON alike: no
+control character, escape sequence or bidi override reaches a terminal or a model.
+
+The block fits a budget of characters (``DEFAULT_BUDGET``, well under the 10,000 that
+Claude Code keeps of a hook's output). The block is built as parts, each with a rank;
+when it is too long, parts are cut lowest rank first (list items from the end, each list
+keeping its ``… and N more`` count; then whole parts), the priorities and MEMORY.md's
+always-loaded sections last of all, and a last line says what was left out and where to
+read it. JSON has no budget: it is the whole answer.
 """
 
 from __future__ import annotations
@@ -12,27 +23,149 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
+from lets_hooks import files
 from lets_hooks.summary.phases import NO_HANDOFF, candidate_text
-from lets_hooks.summary.records import BranchView, Listing, Summary, TreeCounts
+from lets_hooks.summary.records import BranchView, HandoffDate, Listing, Summary, TreeCounts
 
 GATES_LABEL = "**Graduated gates (check before acting · never run automatically):**"
 GATES_FOOTER = "  (when a trigger fires: pause, check, and ask the user if unsure)"
 CLOSING = "Next: Ready. What should we start with?"
+RISKS_LABEL = "Risks and gotchas"
 APPROVALS_LABEL = "Approved earlier, confirm again this session (approvals do not carry over)"
 ALWAYS_LABEL = "**MEMORY.md (always loaded):**"
 ON_DEMAND_LABEL = "**MEMORY.md (on demand, search it when a topic comes up):**"
 
+DEFAULT_BUDGET = 8000  # characters of the block (``size_of``); Claude Code keeps 10,000
+MIN_BUDGET = 2000
+LINE_CHARS = 1000  # a longer line is shortened (ending in "…") in the block
+SHORT_LINE_CHARS = 200  # ... and to this, in what is never dropped, when nothing else fits
+KEEP_ITEMS = 3  # a list is first cut down to this many items before any part goes
 
-def _list_lines(label: str, items: Listing) -> list[str]:
-    if not items.items and not items.more:
-        return [f"**{label}:** none"]
-    lines = [f"**{label}:**"]
-    lines.extend(f"  - {item}" for item in items.items)
-    if items.more:
-        lines.append(f"  - … and {items.more} more")
-    return lines
+
+def size_of(text: str) -> int:
+    """How long ``text`` is in UTF-16 code units, as JavaScript counts a string's length:
+    a character outside the Basic Multilingual Plane, such as most emoji, counts as two
+    (never less than the code points, so the budget holds either way)."""
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) >> 1
+
+
+def shown_text(text: str) -> str:
+    """``text`` safe to print: each line through ``files.shown`` (tabs as blanks first),
+    the line ends kept."""
+    if text.isascii() and text.isprintable():
+        return text  # (what ``files.shown`` returns as it is, found without a copy)
+    if "\n" not in text:
+        return files.shown(text.expandtabs(4) if "\t" in text else text)
+    return "\n".join(files.shown(line.expandtabs(4)) for line in text.split("\n"))
+
+
+def _line(text: str) -> str:
+    """One line of the block: escaped, and shortened past ``LINE_CHARS``."""
+    safe = files.shown(text.expandtabs(4) if "\t" in text else text)
+    return safe if len(safe) <= LINE_CHARS else safe[: LINE_CHARS - 1] + "…"
+
+
+# --------------------------------------------------------------------------- the parts
+
+
+@dataclass
+class Part:
+    """Lines of the block that are kept or cut together.
+
+    ``head`` is kept while the part is; ``items`` are cut from the end (each cut one
+    counted in the ``… and N more`` line); ``tail`` follows them. ``rank``: lower is cut
+    first. ``name`` is how the left-out line names the part.
+    """
+
+    name: str
+    rank: int
+    group: int
+    head: list[str]
+    items: list[str] = field(default_factory=list)
+    tail: list[str] = field(default_factory=list)
+    more: int = 0
+    bullet: str = "  - "
+    more_text: str = "more"
+    more_one: str = ""  # the words after "… and 1", when not ``more_text``
+    droppable: bool = True
+    empty_head: str | None = None  # the head when the list is empty and nothing is cut
+    gentle: bool = True  # cut down to ``KEEP_ITEMS`` items before any part is dropped
+    cut: int = 0  # items cut to fit the budget
+    dropped: bool = False
+    shortened: bool = False  # long lines of a part that is never dropped were shortened
+    _fixed: int = 0  # characters of the head and tail lines, each with its line end
+    _listed: int = 0  # characters of the item lines, each with its line end
+    _removed: list[str] = field(default_factory=list)  # the items cut, the last cut last
+
+    def __post_init__(self) -> None:
+        self._fixed = sum(size_of(line) + 1 for line in (*self.head, *self.tail))
+        self._listed = sum(size_of(self.bullet + item) + 1 for item in self.items)
+
+    def shorten(self, limit: int) -> bool:
+        """Shorten the head and tail lines past ``limit`` characters; True if any was."""
+        changed = False
+        for lines in (self.head, self.tail):
+            for index, line in enumerate(lines):
+                if len(line) > limit:
+                    lines[index] = line[: limit - 1] + "…"
+                    changed = True
+        if changed:
+            self._fixed = sum(size_of(line) + 1 for line in (*self.head, *self.tail))
+            self.shortened = True
+        return changed
+
+    def cut_one(self) -> None:
+        """Cut the last item (it is counted in ``… and N more`` from now on)."""
+        item = self.items.pop()
+        self._removed.append(item)
+        self._listed -= size_of(self.bullet + item) + 1
+        self.more += 1
+        self.cut += 1
+
+    def restore_one(self) -> None:
+        """Put back the item cut last."""
+        item = self._removed.pop()
+        self.items.append(item)
+        self._listed += size_of(self.bullet + item) + 1
+        self.more -= 1
+        self.cut -= 1
+
+    def lines(self) -> list[str]:
+        if self.dropped:
+            return []
+        if not self.items and not self.more and self.empty_head is not None:
+            return [self.empty_head]
+        lines = [*self.head, *(self.bullet + item for item in self.items)]
+        if self.more:
+            words = self.more_one if self.more == 1 and self.more_one else self.more_text
+            lines.append(f"{self.bullet}… and {self.more} {words}")
+        return lines + self.tail
+
+    def size(self) -> int:
+        """``size_of("\\n".join(self.lines()))``, without building the lines."""
+        if self.dropped:
+            return 0
+        if not self.items and not self.more and self.empty_head is not None:
+            return size_of(self.empty_head)
+        total = self._fixed + self._listed
+        if self.more:
+            words = self.more_one if self.more == 1 and self.more_one else self.more_text
+            total += size_of(f"{self.bullet}… and {self.more} {words}") + 1
+        return total - 1 if total else 0
+
+
+def _list_part(name: str, label: str, items: Listing, rank: int, group: int,
+               *, droppable: bool = True) -> Part:
+    return Part(name, rank, group, [f"**{label}:**"], [_line(item) for item in items.items],
+                more=items.more, droppable=droppable, empty_head=f"**{label}:** none")
+
+
+def _text_part(name: str, rank: int, group: int, lines: Sequence[str], *,
+               droppable: bool = True) -> Part:
+    return Part(name, rank, group, [_line(line) for line in lines], droppable=droppable)
 
 
 def tree_text(tree: TreeCounts | None) -> str:
@@ -58,84 +191,267 @@ def branch_text(view: BranchView) -> str:
     return " · ".join(parts)
 
 
-def render_markdown(summary: Summary) -> str:
-    groups: list[list[str]] = [["## Session Ready"]]
+def summary_parts(summary: Summary) -> list[Part]:
+    """The block as parts, in the order printed (``group``: parts between blank lines)."""
+    parts: list[Part] = [_text_part("title", 100, 0, ["## Session Ready"], droppable=False)]
     where: list[str] = []
     if summary.session_range is not None:
         where.append(f"**Session range:** {summary.session_range}")
     if summary.branch is not None:
         where.append(f"**Branch:** {branch_text(summary.branch)}")
-        if summary.branch.stale_handoff is not None:
-            where.append(f"  - {summary.branch.stale_handoff}")
-    groups.append(where)
+    parts.append(_text_part("Session range and Branch", 85, 1, where, droppable=False))
+    if summary.branch is not None and summary.branch.stale_handoff is not None:
+        parts.append(_text_part("the stale-handoff warning", 90, 1,
+                                [f"  - {summary.branch.stale_handoff}"], droppable=False))
 
     handoff = summary.handoff
     if handoff is None:
-        groups.append([NO_HANDOFF])
+        parts.append(_text_part("handoff", 90, 2, [NO_HANDOFF], droppable=False))
     else:
         priorities = [f"**Priority 1:** {handoff.priority_1}"]
         if handoff.priority_2 is not None:
-            priorities.append(f"**Priority 2:** {handoff.priority_2}")
+            more = (f" (… and {handoff.more_steps} more in the handoff)"
+                    if handoff.more_steps else "")
+            priorities.append(f"**Priority 2:** {handoff.priority_2}{more}")
+        parts.append(_text_part("the priorities", 90, 2, priorities, droppable=False))
         if handoff.done_only is not None:
-            priorities.append(f"**Handoff:** {handoff.done_only}")
-        groups.append(priorities)
+            parts.append(_text_part("the done-work warning", 90, 2,
+                                    [f"**Handoff:** {handoff.done_only}"], droppable=False))
         if handoff.recent_changes is not None:
-            groups.append([f"**Recent changes:** {handoff.recent_changes}"])
-        notes = (_list_lines("Outstanding decisions", handoff.outstanding_decisions)
-                 + _list_lines("Active blockers", handoff.active_blockers))
+            parts.append(_text_part("Recent changes", 35, 3,
+                                    [f"**Recent changes:** {handoff.recent_changes}"]))
+        parts.append(_list_part("Outstanding decisions", "Outstanding decisions",
+                                handoff.outstanding_decisions, 70, 4))
+        parts.append(_list_part("Active blockers", "Active blockers",
+                                handoff.active_blockers, 72, 4))
         if handoff.do_not_repeat.items:
-            notes += _list_lines("Do not repeat", handoff.do_not_repeat)
+            parts.append(_list_part("Do not repeat", "Do not repeat",
+                                    handoff.do_not_repeat, 55, 4))
+        if handoff.risks.items:
+            parts.append(_list_part(RISKS_LABEL, RISKS_LABEL, handoff.risks, 57, 4))
         if handoff.approvals.items:
-            notes += _list_lines(APPROVALS_LABEL, handoff.approvals)
-        groups.append(notes)
+            parts.append(_list_part("approvals to confirm", APPROVALS_LABEL,
+                                    handoff.approvals, 65, 4))
 
     if summary.gates:
-        gate_lines = [GATES_LABEL]
-        for gate in summary.gates:
-            head = " ".join(part for part in (gate.id, gate.trigger) if part)
-            gate_lines.append(f"  {head} → {gate.check}")
-        gate_lines.append(GATES_FOOTER)
-        groups.append(gate_lines)
+        lines = [" ".join(part for part in (gate.id, gate.trigger) if part) + f" → {gate.check}"
+                 for gate in summary.gates]
+        parts.append(Part("Graduated gates", 60, 5, [GATES_LABEL], [_line(x) for x in lines],
+                          tail=[GATES_FOOTER], bullet="  ", more_text="more gates"))
 
-    alerts: list[str] = []
     if summary.lesson_flags is not None:
-        alerts += _list_lines("Lesson flags", summary.lesson_flags)
+        parts.append(_list_part("Lesson flags", "Lesson flags", summary.lesson_flags, 30, 6))
     if summary.memory_alerts is not None:
-        alerts += _list_lines("Memory alerts", summary.memory_alerts)
+        parts.append(_list_part("Memory alerts", "Memory alerts", summary.memory_alerts, 45, 6))
     if summary.model_analysis is not None:
-        alerts.append(f"**Model analysis:** {summary.model_analysis}")
+        parts.append(_text_part("Model analysis", 25, 6,
+                                [f"**Model analysis:** {summary.model_analysis}"]))
     if summary.immune_rate is not None:
-        alerts.append(f"**Immune rate:** {summary.immune_rate}")
-    groups.append(alerts)
+        parts.append(_text_part("Immune rate", 26, 6,
+                                [f"**Immune rate:** {summary.immune_rate}"]))
 
-    context = _list_lines("Global", summary.global_items)
+    parts.append(_list_part("Global", "Global", summary.global_items, 50, 7))
     if summary.environment_alerts:
-        context += _list_lines("Environment alerts", Listing(summary.environment_alerts))
-    groups.append(context)
+        parts.append(_list_part("Environment alerts", "Environment alerts",
+                                listing_of(summary.environment_alerts), 50, 7))
 
-    groups.append([metric.line for metric in (summary.model_tags, summary.context_rot,
-                                              summary.autoimmunity) if metric is not None])
+    metrics = [metric.line for metric in (summary.model_tags, summary.context_rot,
+                                          summary.autoimmunity) if metric is not None]
+    if metrics:
+        parts.append(_text_part("the model_tags / context_rot / autoimmunity lines", 20, 8,
+                                metrics))
     if summary.warnings:
-        groups.append(["**Warnings:**", *(f"  - {warning}" for warning in summary.warnings)])
-    groups.append([CLOSING])
+        parts.append(Part("Warnings", 40, 9, ["**Warnings:**"],
+                          [_line(warning) for warning in summary.warnings]))
+    parts.append(_text_part("closing", 100, 10, [CLOSING], droppable=False))
 
     memory = summary.memory
+    group = 11
     if memory is not None and memory.always:
-        groups.append([ALWAYS_LABEL])
-        groups.extend([section] for section in memory.always)
+        for number, section in enumerate(memory.always, 1):
+            group += 1
+            lines = [_line(line) for line in section.split("\n")]
+            label = [ALWAYS_LABEL, ""] if number == 1 else []
+            parts.append(Part(f"MEMORY.md always-loaded section {number}", 95, group,
+                              label + lines[:1], lines[1:], bullet="", gentle=False,
+                              more_text="more lines of this section (in memory/MEMORY.md)",
+                              more_one="more line of this section (in memory/MEMORY.md)"))
     if memory is not None and memory.on_demand:
-        groups.append([ON_DEMAND_LABEL, *(f"- {title}" for title in memory.on_demand)])
+        parts.append(Part("MEMORY.md on-demand headers", 10, group + 1, [ON_DEMAND_LABEL],
+                          [_line(title) for title in memory.on_demand], bullet="- ",
+                          more_text="more on-demand sections (in memory/MEMORY.md)",
+                          more_one="more on-demand section (in memory/MEMORY.md)"))
+    return parts
 
-    return "\n\n".join("\n".join(group) for group in groups if group) + "\n"
+
+def listing_of(value: Listing | Sequence[str]) -> Listing:
+    return value if isinstance(value, Listing) else Listing(tuple(value))
+
+
+# --------------------------------------------------------------------------- the budget
+
+
+def _join(parts: Sequence[Part]) -> str:
+    groups: list[list[str]] = []
+    current = -1
+    for part in parts:
+        lines = part.lines()
+        if not lines:
+            continue
+        if part.group != current:
+            groups.append([])
+            current = part.group
+        groups[-1].extend(lines)
+    return "\n\n".join("\n".join(group) for group in groups) + "\n"
+
+
+def _size(parts: Sequence[Part]) -> int:
+    """``size_of(_join(parts))`` without building the text."""
+    total, groups, current = 0, 0, -1
+    for part in parts:
+        size = part.size()
+        if part.dropped or (size == 0 and not part.lines()):
+            continue  # a part with no lines (an empty one-line part still counts)
+        if part.group != current:
+            groups += 1
+            current = part.group
+            total += size
+        else:
+            total += size + 1
+    return total + 2 * max(0, groups - 1) + 1
+
+
+def left_out_line(parts: Sequence[Part], budget: int, tail: bool = False) -> str | None:
+    """What the budget cut, and where to read it; None when nothing was cut. ``tail``:
+    the end of the block was cut off too."""
+    named: list[str] = []
+    for part in parts:
+        if part.dropped:
+            named.append(f"{part.name} (all)")
+        elif part.cut:
+            named.append(f"{part.name} ({part.cut})")
+        elif part.shortened:
+            named.append(f"{part.name} (shortened)")
+    if tail:
+        named.append("the end of the block")
+    if not named:
+        return None
+    return (f"[Left out to fit {budget:,} characters: {', '.join(named)}. Run"
+            " `lets-session-start --json` for everything, or read memory/session-handoff-"
+            "LATEST.md and memory/MEMORY.md]")
+
+
+def _cut_items(part: Part, keep: int, over: Callable[[], int]) -> None:
+    """Cut items from the end, down to ``keep``, until the block fits: as many at once as
+    the excess needs (a list of a million lines costs one pass, not a million sums)."""
+    while len(part.items) > keep:
+        excess = over()
+        if excess <= 0:
+            return
+        removed = 0
+        while len(part.items) > keep and removed < excess:
+            removed += size_of(part.bullet + part.items[-1]) + 1
+            part.cut_one()
+
+
+def fit(parts: list[Part], budget: int) -> str:
+    """The block within ``budget`` characters, cut by rank (see the module's docstring)."""
+    def over() -> int:
+        """By how many characters the block with its left-out line is too long."""
+        note = left_out_line(parts, budget)
+        return _size(parts) + (size_of(note) + 2 if note is not None else 0) - budget
+
+    def fits() -> bool:
+        return over() <= 0
+
+    if fits():
+        return _join(parts)
+    order = [parts[index] for index in sorted(range(len(parts)),
+                                                key=lambda index: (parts[index].rank, -index))]
+    for part in order:  # first every list down to its first few items
+        if part.gentle:
+            _cut_items(part, KEEP_ITEMS, over)
+            if fits():
+                return _finish(parts, budget)
+    for part in order:  # then part by part, lowest rank first: its items, then itself
+        _cut_items(part, 0, over)
+        if not fits() and part.droppable:
+            part.dropped = True
+        if fits():
+            return _finish(parts, budget)
+    for part in order:  # what is never dropped, but too long: its long lines shortened
+        if not part.dropped and part.shorten(SHORT_LINE_CHARS) and fits():
+            _refill(order, fits)
+            break
+    return _finish(parts, budget)
+
+
+def _refill(order: Sequence[Part], fits: Callable[[], bool]) -> None:
+    """Once long lines were shortened there may be room again: put back what was cut,
+    highest rank first, until something does not fit (nothing of a lower rank is put
+    back while a part of a higher rank still lacks some of its lines)."""
+    for part in reversed(order):
+        if part.dropped:
+            part.dropped = False
+            if not fits():
+                part.dropped = True
+                return
+        while part._removed:
+            part.restore_one()
+            if not fits():
+                part.cut_one()
+                return
+
+
+def _finish(parts: list[Part], budget: int) -> str:
+    """The block and the left-out line; past the budget still (the budget is small and
+    only what is never dropped is left), the block is cut at a line end, and the left-out
+    line says so."""
+    note = left_out_line(parts, budget)
+    text = _join(parts)
+    over = size_of(text) + (size_of(note) + 2 if note is not None else 0) > budget
+    if over:
+        note = left_out_line(parts, budget, tail=True)
+    if note is None:
+        return text
+    room = budget - size_of(note) - 2
+    if over:
+        cut = len(text) - 1
+        while cut > 0 and size_of(text[:cut]) + 3 > room:  # its line end, "…" and another
+            cut = text.rfind("\n", 0, cut)
+        text = text[: cut + 1] + "…\n" if cut > 0 else ""
+    return text + "\n" + note + "\n"
+
+
+def render_markdown(summary: Summary, budget: int | None = DEFAULT_BUDGET) -> str:
+    """The readiness block; within ``budget`` characters unless it is None."""
+    parts = summary_parts(summary)
+    if budget is None:
+        return _join(parts)
+    return fit(parts, max(budget, MIN_BUDGET))
 
 
 # --------------------------------------------------------------------------- JSON
 
 
-def _listing(items: Listing | None) -> dict[str, object] | None:
+def _listing(items: Listing | Sequence[object] | None) -> dict[str, object]:
+    """Every list of the JSON has this one shape; an absent list is an empty one."""
     if items is None:
+        return {"items": [], "more": 0}
+    if isinstance(items, Listing):
+        return {"items": list(items.items), "more": items.more}
+    return {"items": list(items), "more": 0}
+
+
+def iso_date(value: HandoffDate | None) -> str | None:
+    """A handoff's date in ISO 8601: ``2026-11-27``, or ``2026-11-27T18:42:00Z`` when it
+    gives a time of day (in UTC)."""
+    if value is None:
         return None
-    return {"items": list(items.items), "more": items.more}
+    if value.instant is None:
+        return value.day.isoformat()
+    moment = dt.datetime.fromtimestamp(value.instant, dt.timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def jsonable(value: object, depth: int = 0) -> object:
@@ -165,6 +481,23 @@ def _key(key: object) -> str:
 
 
 def summary_dict(summary: Summary) -> dict[str, object]:
+    """The summary as JSON data, every string escaped (see ``safe``); the shape is in
+    docs/summary.md, and ``tests/test_summary_output.py`` walks it."""
+    return safe(_summary_data(summary))  # type: ignore[return-value]
+
+
+def safe(value: object) -> object:
+    """``value`` with every string (keys too) through ``shown_text``."""
+    if isinstance(value, str):
+        return shown_text(value)
+    if isinstance(value, dict):
+        return {shown_text(str(key)): safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [safe(item) for item in value]
+    return value
+
+
+def _summary_data(summary: Summary) -> dict[str, object]:
     handoff = summary.handoff
     handoff_data: dict[str, object] | None = None
     if handoff is not None:
@@ -176,10 +509,12 @@ def summary_dict(summary: Summary) -> dict[str, object]:
             "outstanding_decisions": _listing(handoff.outstanding_decisions),
             "active_blockers": _listing(handoff.active_blockers),
             "do_not_repeat": _listing(handoff.do_not_repeat),
+            "risks": _listing(handoff.risks),
+            "more_steps": handoff.more_steps,
             "approvals_to_confirm": _listing(handoff.approvals),
             "done_only_warning": handoff.done_only,
             "date": None if handoff.date is None else {
-                "text": handoff.date.text, "day": handoff.date.day.isoformat(),
+                "value": iso_date(handoff.date), "day": handoff.date.day.isoformat(),
                 "source": handoff.date.source},
             "frontmatter": jsonable(handoff.frontmatter),
             "state_snapshot": jsonable(handoff.snapshot),
@@ -198,27 +533,27 @@ def summary_dict(summary: Summary) -> dict[str, object]:
                 "staged": branch.tree.staged, "modified": branch.tree.modified,
                 "untracked": branch.tree.untracked, "conflicted": branch.tree.conflicted,
                 "clean": branch.tree.clean},
-            "handoff_date": None if branch.handoff_date is None else branch.handoff_date.text,
+            "handoff_date": iso_date(branch.handoff_date),
             "stale_handoff": branch.stale_handoff,
             "line": branch_text(branch),
         },
         "starting_fresh": handoff is None,
         "handoff": handoff_data,
-        "graduated_gates": [{"id": gate.id, "trigger": gate.trigger, "check": gate.check}
-                            for gate in summary.gates],
+        "graduated_gates": _listing([
+            {"id": gate.id, "trigger": gate.trigger, "check": gate.check}
+            for gate in summary.gates]),
         "lesson_flags": _listing(summary.lesson_flags),
         "memory_alerts": _listing(summary.memory_alerts),
-        "stale_references": list(summary.stale_references),
-        "unchecked_references": list(summary.unchecked_references),
-        "promotion_candidates": [
+        "stale_references": _listing(summary.stale_references),
+        "unchecked_references": _listing(summary.unchecked_references),
+        "promotion_candidates": _listing([
             {"date": entry.date.isoformat(), "type": entry.type, "title": entry.title,
              "ref": entry.ref, "summary": entry.summary, "text": candidate_text(entry)}
-            for entry in summary.promotion_candidates
-        ],
+            for entry in summary.promotion_candidates]),
         "model_analysis": summary.model_analysis,
         "immune_rate": summary.immune_rate,
         "global": _listing(summary.global_items),
-        "environment_alerts": list(summary.environment_alerts),
+        "environment_alerts": _listing(summary.environment_alerts),
         "model_tags": None if tags is None else {
             "total": tags.total, "new": tags.new, "days_elapsed": tags.days_elapsed,
             "lessons_tagged": tags.lessons_tagged, "records_tagged": tags.records_tagged,
@@ -235,10 +570,10 @@ def summary_dict(summary: Summary) -> dict[str, object]:
             "line": immune.line,
         },
         "memory": None if memory is None else {
-            "always": list(memory.always), "on_demand": list(memory.on_demand),
+            "always": _listing(memory.always), "on_demand": _listing(memory.on_demand),
             "tagged": memory.tagged,
         },
-        "warnings": list(summary.warnings),
+        "warnings": _listing(summary.warnings),
     }
 
 

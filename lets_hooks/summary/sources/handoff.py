@@ -1,14 +1,23 @@
 """The handoff, ``memory/session-handoff-LATEST.md``: a YAML frontmatter, then an optional
 ``<!-- state-snapshot v1 -->`` marker and its YAML block (fenced, or bare lines up to a
-blank one), then prose sections. The reader parses; ``phases`` decides what each part
-means."""
+blank one), then prose sections.
+
+The reader parses, then reads what it says in one pass (``read``: the snapshot's items,
+the prose's sections by their headings' meaning, approvals, its own date, the paths and
+function names it mentions and what it says of them) into one ``HandoffReading``;
+``phases`` only decides with that record."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from lets_hooks.summary.records import Handoff, Read
+from lets_hooks.summary import prose
+from lets_hooks.summary.interventions import iso_date
+from lets_hooks.summary.records import Handoff, HandoffDate, HandoffReading, Read
+from lets_hooks.summary.sources.references import function_references, path_references
 from lets_hooks.summary.sources.text import lines_of, parse_yaml, read_project_text, sections
 
 HANDOFF = "memory/session-handoff-LATEST.md"
@@ -52,7 +61,7 @@ def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
 
     body = list(lines[start:])
     snapshot: Mapping[str, object] | None = None
-    prose = body
+    prose_lines = body
     marker = next((i for i, line in enumerate(body) if is_snapshot_marker(line)), None)
     if marker is not None:
         block, after, problem = _snapshot_block(body, marker)
@@ -70,11 +79,54 @@ def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
                 snapshot = dict(value)
                 if "next" not in snapshot:
                     warnings.append(f"{label}: state-snapshot block has no 'next'")
-        prose = body[:marker] + body[after:]
+        prose_lines = body[:marker] + body[after:]
 
     text = "\n".join(body)
     empty = not text.strip()
-    return Read(Handoff(frontmatter, snapshot, sections(prose), text, empty), tuple(warnings))
+    handoff = Handoff(frontmatter, snapshot, sections(prose_lines), text, empty)
+    return Read(replace(handoff, reading=read(handoff)), tuple(warnings))
+
+
+def read(handoff: Handoff) -> HandoffReading:
+    """What the handoff says, in one pass over its parts (see ``HandoffReading``)."""
+    if handoff.empty:
+        return HandoffReading()
+    snapshot = handoff.snapshot
+    next_items: list[str] = []
+    changes: list[str] = []
+    blocked: list[str] = []
+    if snapshot is not None:
+        next_items = prose.real_items(prose.next_item_text(item)
+                                      for item in prose.as_items(snapshot.get("next")))
+        changes = prose.real_items(prose.diff_item_text(item)
+                                   for item in prose.as_items(snapshot.get("diff")))
+        blocked = prose.real_items(prose.blocked_item_text(item)
+                                   for item in prose.as_items(snapshot.get("blocked")))
+    parts = prose.parts(handoff.sections)
+    by_kind: dict[str, list[str]] = {}
+    for part in parts:
+        by_kind.setdefault(part.role.kind, []).extend(part.open_items)
+    paths = path_references(handoff.text)
+    functions = function_references(handoff.text)
+    removed, added = prose.reference_claims(
+        handoff.text, [*paths, *(text for text, _ in functions)])
+    return HandoffReading(
+        next_items=tuple(next_items),
+        changes=tuple(changes),
+        blocked=tuple(blocked),
+        priorities=tuple(prose.priorities(parts)),
+        decisions=tuple(by_kind.get(prose.DECISIONS, ())),
+        blockers=tuple(by_kind.get(prose.BLOCKERS, ())),
+        avoid=tuple(by_kind.get(prose.AVOID, ())),
+        risks=tuple(by_kind.get(prose.RISKS, ())),
+        done=prose.done_work(parts),
+        approvals=tuple(prose.approvals(handoff.sections, (*next_items, *changes, *blocked))),
+        date=handoff_date(handoff),
+        paths=paths,
+        functions=functions,
+        said_removed=removed,
+        said_added=added,
+    )
 
 
 def _snapshot_block(body: Sequence[str], marker: int
@@ -101,3 +153,64 @@ def _snapshot_block(body: Sequence[str], marker: int
     while end < len(body) and body[end].strip():
         end += 1
     return (index, list(body[index:end])), end, None
+
+
+# --------------------------------------------------------------------------- its own date
+
+DATE_KEYS = ("ts", "timestamp", "date", "updated", "last_updated", "last-updated",
+             "written", "created")
+
+
+def handoff_date(handoff: Handoff) -> HandoffDate | None:
+    """The newest date the handoff gives for itself: its frontmatter's ``ts``, ``date``,
+    ``updated`` (and the like) or its state-snapshot's ``ts``; a value with a time of day
+    beats one with only the same day."""
+    found: list[HandoffDate] = []
+    for where, mapping in (("frontmatter", handoff.frontmatter),
+                           ("state-snapshot", handoff.snapshot)):
+        for key in DATE_KEYS:
+            if mapping is not None and key in mapping:
+                parsed = _parse_when(mapping[key], f"{where} {key}")
+                if parsed is not None:
+                    found.append(parsed)
+    if not found:
+        return None
+    return max(found, key=lambda d: (d.day, d.instant is not None, d.instant or 0.0))
+
+
+def _parse_when(value: object, source: str) -> HandoffDate | None:
+    if isinstance(value, dt.datetime):
+        return _instant(value, source)
+    if isinstance(value, dt.date):
+        return HandoffDate(value, None, value.isoformat(), source)
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    day = iso_date(text[:10])
+    if day is None:
+        return None
+    rest = text[10:].strip()
+    if rest and text[10:11] in ("T", "t", " "):
+        stamp = text[:10] + "T" + text[11:].strip()
+        if stamp.endswith(("Z", "z")):
+            stamp = stamp[:-1] + "+00:00"
+        try:
+            return _instant(dt.datetime.fromisoformat(stamp), source)
+        except ValueError:
+            pass
+    return HandoffDate(day, None, day.isoformat(), source)
+
+
+def date_floor(date: HandoffDate) -> int:
+    """The first second a commit after the handoff can have: its time, else its day's
+    start (UTC)."""
+    if date.instant is not None:
+        return int(date.instant)
+    start = dt.datetime(date.day.year, date.day.month, date.day.day, tzinfo=dt.timezone.utc)
+    return int(start.timestamp())
+
+
+def _instant(value: dt.datetime, source: str) -> HandoffDate:
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=dt.timezone.utc)
+    utc = aware.astimezone(dt.timezone.utc)
+    return HandoffDate(utc.date(), utc.timestamp(), utc.strftime("%Y-%m-%d %H:%M UTC"), source)

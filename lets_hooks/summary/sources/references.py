@@ -1,5 +1,6 @@
-"""The handoff's references, checked against the project: do the paths it names exist,
-and do the function names it mentions still occur in the project's files?
+"""The handoff's references: the paths and function names it mentions (read from its
+text, ``path_references`` and ``function_references``), and checked against the project:
+do the paths it names exist, and do the function names still occur in its files?
 
 Paths are looked up on disk (``~/`` paths under home, the rest under the root); nothing is
 read. A function name is looked for by its last part (``render_toc`` of ``render_toc()``,
@@ -25,6 +26,11 @@ from pathlib import Path
 
 from lets_hooks import files
 
+# How many paths and function names of the handoff are read and checked: enough that no
+# true finding is dropped before the findings are ranked (the alerts line shows ten of
+# them, then how many more).
+MAX_PATH_REFERENCES = 100
+MAX_FUNCTION_REFERENCES = 40
 MAX_SEARCH_FILES = 5_000
 MAX_SEARCH_BYTES = 16 * 1024 * 1024
 MAX_SEARCH_FILE_BYTES = 1024 * 1024
@@ -49,6 +55,52 @@ def check_paths(root: Path, home: Path, references: Iterable[str]) -> tuple[str,
         except (OSError, ValueError):
             continue  # cannot tell: do not raise an alarm
     return tuple(missing)
+
+
+# Folders of installed or generated code: a path under one is not the project's to keep.
+DEPENDENCY_FOLDERS = frozenset({
+    ".venv", "venv", ".virtualenvs", "site-packages", "dist-packages", "node_modules",
+    "bower_components", "__pycache__", ".tox", ".nox", ".eggs", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", ".git",
+})
+
+
+def resolve_relative(missing: Iterable[str], listed: Sequence[str] | None
+                     ) -> tuple[tuple[str, ...], dict[str, str]]:
+    """(the paths still missing, {path: the listed file it names}) for paths written
+    relative to a package folder: ``summary/render.py`` names
+    ``lets_hooks/summary/render.py`` when exactly that file, or files under one folder
+    (``summary/``), are listed. A path matching several files names the first."""
+    wanted = [path for path in missing if not path.startswith("~/")]
+    if not wanted or not listed:
+        return tuple(missing), {}
+    by_name: dict[str, list[str]] = {}
+    for path in wanted:
+        by_name.setdefault(path.rstrip("/").rsplit("/", 1)[-1], [])
+    folders = {path.rstrip("/") for path in wanted if path.endswith("/")}
+    for name in listed:
+        last = name.rsplit("/", 1)[-1]
+        if last in by_name:
+            by_name[last].append(name)
+        if folders:
+            parts = name.split("/")
+            for depth in range(1, len(parts) - 1):
+                if parts[depth] in by_name:
+                    by_name[parts[depth]].append("/".join(parts[:depth + 1]) + "/")
+    resolved: dict[str, str] = {}
+    for path in wanted:
+        tail = "/" + path.rstrip("/") + ("/" if path.endswith("/") else "")
+        for name in by_name[path.rstrip("/").rsplit("/", 1)[-1]]:
+            if name.endswith(tail) or ("/" + name).endswith(tail):
+                resolved[path] = name
+                break
+    return tuple(path for path in missing if path not in resolved), resolved
+
+
+def under_dependencies(path: str) -> bool:
+    """Is ``path`` under a folder of installed or generated code (``.venv/``,
+    ``site-packages/``, ``node_modules/``, ``__pycache__/``...)?"""
+    return any(part in DEPENDENCY_FOLDERS for part in path.split("/")[:-1])
 
 
 class Search:
@@ -113,7 +165,7 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
         return Search((), (), 0, 0)
     if listed is None:
         return Search((), tuple(names), 0, 0)
-    wanted = {name: _word_pattern(name) for name in names}
+    wanted = {name: (name.encode("utf-8"), _word_pattern(name)) for name in names}
     read_files = read_bytes = 0
     capped = False
     folders = _Folders(str(root), git_dir)
@@ -130,7 +182,9 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
         read_bytes += len(data)
         if b"\0" in data[:8192]:
             continue  # binary
-        for name in [n for n, pattern in wanted.items() if pattern.search(data)]:
+        # A plain substring test first (fast), the whole-word pattern only where it holds.
+        for name in [n for n, (raw, pattern) in wanted.items()
+                     if raw in data and pattern.search(data)]:
             del wanted[name]
     not_found = tuple(name for name in names if name in wanted)
     if capped:
@@ -168,3 +222,137 @@ def _word_pattern(name: str) -> re.Pattern[bytes]:
     two one-character lookarounds, so a search is linear in the file's length."""
     return re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode("utf-8"))
                       + rb"(?![A-Za-z0-9_])")
+
+
+# --------------------------------------------------------------------------- what the handoff names
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_BARE_PATH = re.compile(
+    r"(?<![\w./~@:$-])((?:~/|\./)?(?:[\w.-]+/)+[\w.-]*\.[A-Za-z0-9]{1,10})(?![\w/])")
+FILE_SUFFIXES = frozenset((
+    "md", "txt", "rst", "py", "pyi", "json", "jsonl", "yaml", "yml", "toml", "cfg", "ini",
+    "sh", "bash", "js", "mjs", "ts", "tsx", "jsx", "rs", "go", "java", "kt", "c", "h", "cpp",
+    "hpp", "rb", "php", "html", "css", "sql", "csv", "xml", "lock", "log", "env",
+))
+_FILE_NAME = re.compile(r"[\w-][\w.-]*\.(?:" + "|".join(sorted(FILE_SUFFIXES)) + r")")
+_LINE_SUFFIX = re.compile(r"(?::\d+(?::\d+)?|#L\d+(?:-L?\d+)?)$")
+# The last label of a host name: "github.com/acme/tool.git" is an address, not a path.
+HOST_SUFFIXES = frozenset((
+    "com", "org", "net", "io", "dev", "app", "ai", "co", "gov", "edu", "info", "me", "us",
+    "uk", "de", "fr", "jp", "cn", "ru", "eu", "ca", "au", "nl", "ch", "se", "es", "it", "pl",
+    "br", "in", "xyz", "cloud", "site", "tech", "page", "so", "ly", "gg", "tv", "fm", "rs",
+    "sh", "to", "cc", "biz", "online", "pub", "services",
+))
+
+
+def _is_version(part: str) -> bool:
+    """``3.11``, ``v1.2.0``: digits and dots (an optional leading ``v``), with a dot."""
+    body = part[1:] if part[:1] in ("v", "V") else part
+    return "." in body and bool(body) and all(c in "0123456789." for c in body)
+
+
+def _is_host(part: str) -> bool:
+    """``github.com``, ``www.example.org``: a dotted name ending in a host suffix."""
+    if "." not in part:
+        return False
+    return part.startswith("www.") or part.rsplit(".", 1)[1].lower() in HOST_SUFFIXES
+
+
+def _path_candidate(token: str, quoted: bool) -> str | None:
+    token = _LINE_SUFFIX.sub("", token.strip().rstrip(".,;:)"))
+    if (not token or "://" in token or token.startswith(("/", "-"))
+            or re.search(r"[\s*?\[\]{}<>$|@'\"\\]", token)):
+        return None
+    parts = [part for part in token.split("/") if part not in ("", ".")]
+    if not parts or ".." in parts or (parts[0] == "~" and len(parts) == 1):
+        return None
+    last = token.rstrip("/").rsplit("/", 1)[-1]
+    suffix = last.rsplit(".", 1)[1] if "." in last else ""
+    if _is_version(last) or suffix.isdigit():
+        return None  # "3.11/3.12", "python/3.12", "v1.2": versions, not files
+    if "/" in token:
+        if parts[0] != "~" and _is_host(parts[0]):
+            return None  # "github.com/acme/tool.git": an address
+        looks_like_file = 1 <= len(suffix) <= 10 and suffix.isalnum() and suffix.isascii()
+        if not (looks_like_file or (quoted and token.endswith("/"))):
+            return None
+    elif not (quoted and _FILE_NAME.fullmatch(token)):
+        return None
+    return token[2:] if token.startswith("./") else token
+
+
+def path_references(text: str) -> tuple[str, ...]:
+    """File paths the handoff names: in backticks (with a ``/`` or a known file
+    extension), or bare with a ``/`` and an extension. Absolute paths, URLs, host names,
+    versions and paths that climb out with ``..`` are left out; the first
+    ``MAX_PATH_REFERENCES`` count."""
+    found: dict[str, None] = {}
+    for line in text.split("\n"):
+        for span in _CODE_SPAN.findall(line):
+            candidate = _path_candidate(span, quoted=True)
+            if candidate:
+                found.setdefault(candidate)
+        for bare in _BARE_PATH.findall(_CODE_SPAN.sub(" ", line)):
+            candidate = _path_candidate(bare, quoted=False)
+            if candidate:
+                found.setdefault(candidate)
+        if len(found) >= MAX_PATH_REFERENCES:
+            break
+    return tuple(found)[:MAX_PATH_REFERENCES]
+
+
+_DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+_QUOTED_CALL = re.compile(r"(" + _DOTTED + r")(\([^()]*\))?")
+_BARE_CALL = re.compile(r"(?<![\w.])(" + _DOTTED + r")\(\)")
+
+
+def _builtin_names() -> frozenset[str]:
+    import builtins
+    import keyword
+
+    return frozenset((*dir(builtins), *keyword.kwlist, "self", "cls", "this"))
+
+
+def _function_candidate(text: str, quoted: bool, builtin: frozenset[str]) -> str | None:
+    """The dotted name when ``text`` names a function: ``name()``, ``name(args)``,
+    ``module.func`` (quoted only) or ``module.func()``; None for anything else."""
+    match = _QUOTED_CALL.fullmatch(text) if quoted else _BARE_CALL.fullmatch(text)
+    if match is None:
+        return None
+    dotted = match.group(1)
+    called = (match.group(2) is not None) if quoted else True
+    segments = dotted.split(".")
+    last = segments[-1]
+    if not called:
+        if len(segments) < 2:
+            return None  # a bare word in backticks: a variable, a command, a value
+        if last.lower() in FILE_SUFFIXES or last.lower() in HOST_SUFFIXES:
+            return None  # "config.toml", "example.com"
+    if last in builtin or len(last) < 3:
+        return None
+    return dotted
+
+
+def function_references(text: str) -> tuple[tuple[str, str], ...]:
+    """Function names the handoff mentions, as (what it says, the dotted name):
+    ``render_toc()`` or ``module.func`` in backticks, and ``name()`` calls in the text.
+    Names of the language's built-ins and very short names are left out; the first
+    ``MAX_FUNCTION_REFERENCES`` count. (``check_functions`` decides which are looked for: a
+    dotted name only when its first part is one of the project's modules.)"""
+    builtin = _builtin_names()
+    found: dict[str, str] = {}
+    for line in text.split("\n"):
+        for span in _CODE_SPAN.findall(line):
+            text = span.strip()
+            if _path_candidate(text, quoted=True) is not None:
+                continue
+            name = _function_candidate(text, True, builtin)
+            if name:
+                found.setdefault(text, name)
+        for match in _BARE_CALL.finditer(_CODE_SPAN.sub(" ", line)):
+            name = _function_candidate(match.group(0), False, builtin)
+            if name:
+                found.setdefault(match.group(0), name)
+        if len(found) >= MAX_FUNCTION_REFERENCES:
+            break
+    return tuple(found.items())[:MAX_FUNCTION_REFERENCES]

@@ -13,6 +13,7 @@ a heading line of a megabyte is as cheap as any other line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -186,3 +187,123 @@ def parse_yaml(text: str, label: str, what: str, first_line: int
     if _too_big(value):
         return None, f"{label}: {what} is too large once its aliases are expanded; ignored"
     return value, None
+
+
+# --------------------------------------------------------------------------- placeholders
+
+PLACEHOLDER_CHARS = 120  # longer text is never a placeholder (and is not looked at further)
+# emphasis, quotes (curly ones too), dashes (en, em) and closing punctuation
+_EDGE = " \t*_`~\"'\u201c\u201d\u2018\u2019.,;:!?-\u2013\u2014\u2026"
+_PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_TAIL = (r"(?:yet|so far|for now|at the moment|at this time|at present|currently|right now"
+         r"|today|to report|to note|to add|to do|open|pending|outstanding|remaining|left"
+         r"|known|identified|found|here|needed|required|blocking|else|new|planned"
+         r"|in progress|at all|recorded|listed|noted|all clear|all done|all resolved"
+         r"|resolved|this session|this time|as of now|as yet)")
+_KIND = (r"(?:blockers?|blocks|blocking issues?|decisions?|questions?|open questions?"
+         r"|issues?|problems?|risks?|items?|open items?|next steps?|steps?|tasks?|todos?"
+         r"|to-dos?|changes?|approvals?|entries|entry|gotchas?|dead ends?"
+         r"|failed approaches|approaches|notes?|concerns?|bugs?|errors?|warnings?|alerts?"
+         r"|actions?|action items?|work|updates?|news|findings?|lessons?|gates?"
+         r"|priorities|priority|plans?|follow-ups?|followups?|ones?|known issues?"
+         r"|outstanding items?|impediments?)")
+_QUALIFIER = (r"(?:known|open|current|outstanding|active|new|further|other|real|more|pending"
+              r"|major|blocking|unresolved|remaining|serious|specific|particular|big)")
+_PLACEHOLDER = re.compile(
+    r"(?:(?:currently|still|so far|for now|as of now|there are|there is|there's)\s+)?"
+    r"(?:none|nothing|nil|null|n/a|n\.a|na|not applicable|nada|empty"
+    r"|no\s+(?:" + _QUALIFIER + r"\s+)?" + _KIND + r")"
+    r"(?:\s+" + _TAIL + r")*")
+
+
+# Every first word a placeholder can have (``n/a`` begins with ``n``).
+_FIRST_WORDS = frozenset(("none", "nothing", "nil", "null", "n", "na", "not", "nada", "empty",
+                          "no", "currently", "still", "so", "for", "as", "there"))
+
+
+def _bare(text: str) -> str:
+    """``text`` without what wraps a word: emphasis, quotes, brackets, dashes, list
+    punctuation; lowercase, blanks collapsed."""
+    bare = " ".join(text.split()).lower()
+    while True:
+        before = bare
+        bare = bare.strip(_EDGE)
+        if len(bare) >= 2 and _PAIRS.get(bare[0]) == bare[-1]:
+            bare = bare[1:-1]
+        if bare == before:
+            return bare
+
+
+def is_placeholder(text: str) -> bool:
+    """Does this item say there is nothing (so it is no item at all)?
+
+    True for "none" in its common spellings, in any emphasis, quotes or brackets, with
+    the usual tails: ``_none_``, ``*None*``, ``**None.**``, ``(none)``, ``[none]``,
+    ``None.``, ``None at the moment.``, ``none yet``, ``Nothing yet``, ``n/a``, ``N/A``,
+    ``—``, ``-``, an empty string; and for "no <kind of item>", such as ``No blockers.``,
+    ``No open questions at this time``, ``no decisions pending``. A remark in brackets
+    after it is allowed: ``None (all resolved)``.
+
+    False for anything that says something: ``none of the tests pass``, ``No network
+    access on the CI runner``, ``Nothing is cached, so reads are slow``. Every reader that
+    lists items (blockers, decisions, next steps, STATE.md's items, do-not-repeat notes)
+    drops the items this is True for. Text longer than ``PLACEHOLDER_CHARS`` is never a
+    placeholder; the work is linear in the text's length.
+    """
+    if len(text) > PLACEHOLDER_CHARS:
+        return False
+    for index, char in enumerate(text):  # most items fail on their first word, cheaply
+        if char.isalnum():
+            end = index
+            while end < len(text) and text[end].isalpha():
+                end += 1
+            if text[index:end].lower() not in _FIRST_WORDS:
+                return False
+            break
+    bare = _bare(text)
+    if not bare:
+        return True
+    if _PLACEHOLDER.fullmatch(bare):
+        return True
+    opening = bare.find(" (")
+    if opening > 0 and bare.endswith(")"):
+        return _PLACEHOLDER.fullmatch(_bare(bare[:opening])) is not None
+    return False
+
+
+# --------------------------------------------------------------------------- facts
+
+FACT_WORDS = 3  # a shorter text is too common to say a fact is already written down
+# (``Facts`` indexes the text by its first three words: keep the two in step)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` as compared for facts: case folded, and whatever is not a
+    letter or digit (markdown emphasis, punctuation, blanks, line ends) only a gap."""
+    return _WORD.findall(text.casefold())
+
+
+class Facts:
+    """What a text (MEMORY.md) already says, for ``holds``: built once, linear in the
+    text's length; each question costs about the length of the fact asked about."""
+
+    def __init__(self, text: str) -> None:
+        self._words = words(text)
+        self._starts: dict[tuple[str, ...], list[int]] = {}
+        for index in range(len(self._words) - FACT_WORDS + 1):
+            key = tuple(self._words[index:index + FACT_WORDS])
+            self._starts.setdefault(key, []).append(index)
+
+    def holds(self, fact: str) -> bool:
+        """Does the text say ``fact`` in the same words, whatever its case, emphasis,
+        punctuation and line breaks? Never for a fact of fewer than ``FACT_WORDS`` words."""
+        wanted = words(fact)
+        if len(wanted) < FACT_WORDS:
+            return False
+        starts = self._starts.get((wanted[0], wanted[1], wanted[2]))
+        if not starts:
+            return False
+        size = len(wanted)
+        found = self._words
+        return any(found[start:start + size] == wanted for start in starts)

@@ -2,9 +2,10 @@
 
 Every git process goes through one ``Repo`` (``lets_hooks/repo.py``, the one door to
 git), which counts them. ``open_repository`` starts one ``rev-parse``; ``Git.settle`` the
-ladder's few (``cat-file``, ``rev-list``) and one ``status``; ``Git.commit_time`` one
-``cat-file`` when the handoff has a date to compare with the boundary, and
-``Git.listed_files`` one ``ls-files`` when the handoff names functions to look for.
+ladder's few (``cat-file``, ``rev-list``) and one ``status``; ``Git.commits_since`` one
+``log`` when the handoff has a date (the commits from its time on), and
+``Git.listed_files`` one ``ls-files`` when the handoff names functions to look for or
+paths not found where written.
 
 Never raises: outside a repository, or when git fails, the answer says so (the range line
 is then the ladder's ``none`` description) and the summary goes on without git.
@@ -12,11 +13,13 @@ is then the ladder's ``none`` description) and the summary goes on without git.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from lets_hooks.repo import Location, Repo
-from lets_hooks.summary.records import TreeCounts, Where
+from lets_hooks.summary.records import Since, TreeCounts, Where
+
+SINCE_LIMIT = 1000  # commits from the handoff's time on, read for its age
 
 
 class Git:
@@ -51,15 +54,56 @@ class Git:
                            boundary_time=boundary.boundary_time)
         return self.where
 
-    def commit_time(self, name: str) -> int | None:
-        """The committer time of commit ``name`` (one ``cat-file --batch``), else None."""
+    def commits_since(self, boundary: str | None, since: int, limit: int = SINCE_LIMIT
+                      ) -> Since | None:
+        """HEAD's commits from ``since`` (seconds since the epoch) on, each marked for
+        whether it is one of ``boundary..HEAD`` (one ``log``), else None when git cannot
+        say. A commit of the window reached from the boundary through its parents is not
+        one of the range; the rest are (the walk stops at older commits, so an ancestor of
+        the boundary older than the window is never seen)."""
         from lets_hooks.repo import GitError
 
+        head = self.where.head
+        if head is None:
+            return None
         try:
-            [info] = self.repo.objects([name])
+            commits, more = self.repo.commits_since_time(head, since, limit)
         except GitError:
             return None
-        return info.commit_time if info.type == "commit" else None
+        parents = {sha: up for sha, up, _, _ in commits}
+        before: set[str] = set()
+        if boundary is not None:
+            start = [sha for sha in parents if sha.startswith(boundary)][:1]
+            while start:
+                sha = start.pop()
+                if sha not in before:
+                    before.add(sha)
+                    start.extend(up for up in parents.get(sha, ()) if up in parents)
+        return Since(tuple((when, tuple(paths), boundary is not None and sha not in before)
+                           for sha, _, when, paths in commits), more)
+
+    def ignored(self, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` git ignores (one ``check-ignore``); none when it cannot say."""
+        from lets_hooks.repo import GitError
+
+        if not self.where.repository or not paths:
+            return set()
+        try:
+            return self.repo.ignored(paths)
+        except GitError:
+            return set()
+
+    def deleted(self, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` a commit deleted or renamed away (one ``log``); none when git
+        cannot say."""
+        from lets_hooks.repo import GitError
+
+        if not self.where.repository or self.where.head is None or not paths:
+            return set()
+        try:
+            return self.repo.deleted(paths)
+        except GitError:
+            return set()
 
     def listed_files(self) -> list[str] | None:
         """Tracked and untracked-but-not-ignored files (one ``ls-files``), else None."""
