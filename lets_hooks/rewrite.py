@@ -321,6 +321,9 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
     if store.problem is not None:
         return [f"branch {files.quoted(branch)}: the boundary was not moved: {store.problem}"]
     pairs, old_tip, guessed = recover_pairs(repo, command, stdin, rebase)
+    from lets_hooks import witness
+
+    witness.note_rewrite(where.top, pairs)  # the ledger: what each copy is a copy of
     targets = _targets(store, branch, old_tip, where.head, rebase)
     if not any(t.recorded.sha for t in targets):
         return []

@@ -1,0 +1,383 @@
+"""The witness: which commits of a range this session made (see docs/witness.md).
+
+Two records are read, never inferred from the graph's shape:
+
+- git's HEAD reflog of the work tree whose state is read. Every move of HEAD in a work
+  tree is logged there with its reason and time: ``commit:``, ``commit (amend):``,
+  ``merge X: Merge made by ...``, ``cherry-pick:``, ``revert:``, ``am:`` made the commit
+  they name; ``rebase (pick):`` and its kin made a *copy*; ``checkout:``, ``reset:``,
+  ``pull: Fast-forward`` and the like only moved HEAD to a commit that already existed.
+  On the ``files`` ref backend the log is ``<that work tree's git dir>/logs/HEAD`` and it
+  is read as a file, from its end backwards, only as far back as the question needs: no
+  git process. On ``reftable`` one ``git log -g`` reads it.
+- the rewrite ledger ``.lets/sessions/.rewritten``: ``<new> <old>`` lines that
+  post-rewrite appends (``note_rewrite``). A copy is the session's exactly when what it
+  copies is.
+
+A commit of the range is then the session's (made here, or a copy of one), not the
+session's (it came from elsewhere, or copies a commit that did), or not vouched for (a
+copy the ledger does not know: the hooks did not run for that rewrite; or a reflog that
+does not reach back far enough).
+"""
+
+from __future__ import annotations
+
+import os
+
+from lets_hooks import files
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from lets_hooks.repo import Repo
+
+CREATED = "created"  # the entry made the commit it names
+COPY = "copy"  # a rewrite made it as a copy of another commit
+MOVED = "moved"  # HEAD moved to a commit that already existed
+
+SESSION = "session"
+ELSEWHERE = "elsewhere"
+UNVOUCHED = "unvouched"
+
+REFLOG = "reflog"
+REFTABLE = "reftable"
+NO_WITNESS = "none"
+
+LEDGER = ".rewritten"  # in .lets/sessions/
+LEDGER_LOCK = "rewritten.lock"  # in .lets/locks/
+LEDGER_KEEP = 20_000  # lines kept; the oldest go first (about 1.6 MB)
+LEDGER_LIMIT = 4 << 20  # a ledger larger than this is not read
+SLACK = 86_400  # clocks of the commits' makers may run apart by this much
+CHUNK = 1 << 16
+REFTABLE_LIMIT = 20_000  # entries asked of ``git log -g``
+
+_NULL = "0" * 40
+_CREATING = frozenset(("commit", "commit (initial)", "commit (amend)", "commit (merge)",
+                       "commit (cherry-pick)", "am", "cherry-pick", "revert"))
+_COPYING = frozenset(("pick", "reword", "edit", "squash", "fixup", "merge", "continue"))
+
+
+def classify(message: str) -> str:
+    """What a reflog entry's message says the entry did to the commit it names.
+
+    The strings are git's own (builtin/commit.c, merge.c, am.c, pull.c, rebase.c,
+    sequencer.c, checkout.c, reset.c, 2.25 to today): ``<action>: <detail>``, where a
+    rebase's action is ``rebase (pick)`` (``rebase -i (pick)`` before 2.26; ``pull
+    <args> (pick)`` under ``git pull --rebase``).
+    """
+    action, sep, detail = message.partition(": ")
+    if not sep:
+        return MOVED  # "rebase finished: ..." has one; a bare word is a move
+    if action == "commit (rebase)":
+        return COPY  # a conflicted pick committed by hand: the rebase lists it
+    if action in _CREATING:
+        return MOVED if detail.startswith("fast-forward") else CREATED
+    if detail.startswith("Merge made by"):
+        return CREATED  # merge X / pull: the merge commit itself
+    if detail.startswith(("Fast-forward", "fast-forward")):
+        return MOVED
+    base, sub = _split_sub(action)
+    if base.startswith(("rebase", "pull")):
+        if sub is not None:
+            return COPY if sub in _COPYING else MOVED
+        if detail.startswith(("checkout ", "returning to ")) or base == "rebase finished":
+            return MOVED
+        # An old git's apply-backend pick ("rebase: <subject>"); the ledger decides.
+        return COPY
+    return MOVED
+
+
+def _split_sub(action: str) -> tuple[str, str | None]:
+    """``rebase (pick)`` -> (``rebase``, ``pick``); ``rebase`` -> (``rebase``, None)."""
+    if action.endswith(")"):
+        start = action.rfind(" (")
+        if start > 0:
+            return action[:start], action[start + 2:-1]
+    return action, None
+
+
+class Entry:
+    """One reflog entry: the commit it names, the one before, when, and what it did."""
+
+    __slots__ = ("kind", "new", "old", "replaces", "time")
+
+    def __init__(self, old: str | None, new: str, time: int, kind: str,
+                 replaces: bool = False) -> None:
+        self.old = old
+        self.new = new
+        self.time = time
+        self.kind = kind
+        # an amend or a rewrite's copy: made in place of ``old``, which left HEAD's history
+        self.replaces = replaces or kind == COPY
+
+
+def parse_line(line: bytes) -> Entry | None:
+    """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>``, or None when it is not."""
+    head, tab, message = line.partition(b"\t")
+    parts = head.split(b" ", 2)
+    if len(parts) < 3:
+        return None
+    old, new = parts[0].decode("ascii", "replace"), parts[1].decode("ascii", "replace")
+    if not (files.is_sha(old) and files.is_sha(new)):
+        return None
+    tail = parts[2].rsplit(b" ", 2)
+    if len(tail) != 3 or not tail[1].isdigit():
+        return None
+    text = message.decode("utf-8", "replace") if tab else ""
+    return Entry(old, new, int(tail[1]), classify(text), text.startswith("commit (amend): "))
+
+
+def read_backwards(path: str, chunk: int = CHUNK) -> Iterable[bytes]:
+    """The lines of ``path`` from the last to the first, read in chunks from the end (a
+    reader that stops early reads only the file's tail). Missing file: nothing."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return
+    try:
+        end = os.fstat(fd).st_size
+        rest = b""
+        while end > 0:
+            start = max(0, end - chunk)
+            os.lseek(fd, start, os.SEEK_SET)
+            block = os.read(fd, end - start) + rest
+            end = start
+            lines = block.split(b"\n")
+            rest = lines[0] if start > 0 else b""
+            first = 1 if start > 0 else 0
+            for line in reversed(lines[first:]):
+                if line:
+                    yield line
+        if rest:
+            yield rest
+    finally:
+        os.close(fd)
+
+
+# -- where the log is ---------------------------------------------------------------------------
+
+def git_dir_of(top: str, fallback: str) -> str:
+    """The git dir of the work tree at ``top`` (``.git`` itself, or where a linked work
+    tree's ``.git`` file points), else ``fallback``. No process."""
+    dot = os.path.join(top, ".git")
+    if os.path.isdir(dot):
+        return dot
+    data, _ = files.read_capped(dot, 1 << 12)
+    text = (data or b"").decode("utf-8", "surrogateescape").strip()
+    if text.startswith("gitdir: "):
+        path = text[len("gitdir: "):]
+        if not os.path.isabs(path):
+            path = os.path.normpath(os.path.join(top, path))
+        if os.path.isdir(path):
+            return path
+    return fallback
+
+
+def common_dir_of(git_dir: str) -> str:
+    data, _ = files.read_capped(os.path.join(git_dir, "commondir"), 1 << 12)
+    if not data:
+        return git_dir
+    return os.path.normpath(os.path.join(
+        git_dir, data.decode("utf-8", "surrogateescape").strip()))
+
+
+def uses_reftable(git_dir: str) -> bool:
+    """The ``reftable`` ref backend (``extensions.refStorage = reftable``) keeps its
+    tables in ``reftable/`` of the common git dir; ``files`` has no such folder."""
+    return os.path.isdir(os.path.join(common_dir_of(git_dir), "reftable"))
+
+
+# -- the ledger ---------------------------------------------------------------------------------
+
+def ledger_path(top: str) -> str:
+    return os.path.join(top, ".lets", "sessions", LEDGER)
+
+
+def read_ledger(top: str | None) -> dict[str, str]:
+    """new -> old from ``.lets/sessions/.rewritten`` (the newest line wins)."""
+    if top is None:
+        return {}
+    data, _ = files.read_capped(ledger_path(top), LEDGER_LIMIT)
+    found: dict[str, str] = {}
+    for line in (data or b"").split(b"\n"):
+        parts = line.split()
+        if len(parts) == 2:
+            new, old = parts[0].decode("ascii", "replace"), parts[1].decode("ascii", "replace")
+            if files.is_sha(new) and files.is_sha(old):
+                found[new] = old
+    return found
+
+
+def note_rewrite(top: str, pairs: Sequence[tuple[str, str]]) -> str | None:
+    """Append a rewrite's ``(old, new)`` pairs to the ledger as ``<new> <old>`` lines,
+    under ``.lets/locks/rewritten.lock``, keeping the newest ``LEDGER_KEEP`` lines.
+    Never raises: returns why nothing was written, or None."""
+    lines = [f"{new} {old}\n".encode() for old, new in pairs
+             if files.is_sha(old) and files.is_sha(new) and old != new]
+    if not lines:
+        return None
+    sessions = os.path.join(top, ".lets", "sessions")
+    locks = os.path.join(top, ".lets", "locks")
+    try:
+        for folder in (sessions, locks):
+            if os.path.islink(folder):
+                return f"{folder} is a symbolic link - the rewrite was not noted"
+            os.makedirs(folder, exist_ok=True)
+        path = os.path.join(sessions, LEDGER)
+        with files.locked(os.path.join(locks, LEDGER_LOCK), shown=".lets/locks/" + LEDGER_LOCK):
+            data, problem = files.read_capped(path, LEDGER_LIMIT)
+            if problem is not None and data is None and os.path.lexists(path):
+                return problem
+            kept = (data or b"").splitlines(keepends=True)
+            kept = [k if k.endswith(b"\n") else k + b"\n" for k in kept] + lines
+            if len(kept) > LEDGER_KEEP:
+                kept = kept[-LEDGER_KEEP:]
+            files.atomic_write(path, b"".join(kept), shown=".lets/sessions/" + LEDGER)
+    except (OSError, files.Refused) as exc:
+        return str(exc)
+    return None
+
+
+# -- the verdict --------------------------------------------------------------------------------
+
+class Verdict:
+    """What the witness says of a range: each commit's status, where it came from."""
+
+    __slots__ = ("candidates", "notes", "source", "status")
+
+    def __init__(self, source: str) -> None:
+        self.source = source  # "reflog", "reftable", or "none"
+        self.status: dict[str, str] = {}  # range commit -> SESSION / ELSEWHERE / UNVOUCHED
+        self.notes: list[str] = []
+        # commits this work tree made since the session began that are not in the range
+        # (and not replaced since): the ladder checks none of them is below the boundary
+        self.candidates: list[str] = []
+
+    def of(self, sha: str) -> str:
+        return self.status.get(sha, UNVOUCHED)
+
+
+def no_witness(why: str) -> Verdict:
+    verdict = Verdict(NO_WITNESS)
+    verdict.notes.append(why)
+    return verdict
+
+
+def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequence[str],
+          since: int | None, floor_time: int | None) -> Verdict:
+    """Which of ``commits`` (the range, any order) this work tree made.
+
+    ``git_dir`` is the git dir of the work tree whose state is read, ``head`` its HEAD;
+    ``since`` the time the session began (its ``session-recorded`` time), when known:
+    what was made before it is not the session's, and the reading ends there. Without it,
+    ``floor_time``, the boundary commit's committer time: nothing above the boundary was
+    made before it (less a day of clock slack).
+    """
+    if since is not None:
+        cutoff: int | None = since  # made before the session began: not the session's
+    elif floor_time is not None:
+        cutoff = floor_time - SLACK  # nothing above the boundary was made before it
+    else:
+        cutoff = None
+    if uses_reftable(git_dir):
+        source = REFTABLE
+        entries: Iterable[Entry] = _reftable_entries(repo)
+    else:
+        source = REFLOG
+        path = os.path.join(git_dir, "logs", "HEAD")
+        if not os.path.isfile(path):
+            return no_witness(
+                "no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
+                "removed): which commits this session made cannot be checked")
+        entries = _file_entries(path)
+    return _read(entries, source, head, set(commits), top, since, cutoff)
+
+
+def _file_entries(path: str) -> Iterable[Entry]:
+    for line in read_backwards(path):
+        entry = parse_line(line)
+        if entry is not None:
+            yield entry
+
+
+def _reftable_entries(repo: Repo) -> Iterable[Entry]:
+    rows = repo.reflog_entries("HEAD", REFTABLE_LIMIT)
+    for i, (new, time, message) in enumerate(rows):
+        old = rows[i + 1][0] if i + 1 < len(rows) else _NULL
+        yield Entry(old, new, time, classify(message), message.startswith("commit (amend): "))
+
+
+def _read(entries: Iterable[Entry], source: str, head: str, wanted: set[str],
+          top: str | None, since: int | None, cutoff: int | None) -> Verdict:
+    verdict = Verdict(source)
+    created: set[str] = set()
+    copied: set[str] = set()
+    after: list[str] = []  # made here since the session began, newest first
+    replaced: set[str] = set()  # commits an amend or a rewrite replaced since
+    ledger: dict[str, str] | None = None
+    open_ = set(wanted)  # range (and copied-from) commits not yet settled
+    first = True
+    complete = False
+    oldest: Entry | None = None
+    for entry in entries:
+        if first:
+            first = False
+            if entry.new != head:
+                return no_witness(
+                    f"the HEAD reflog's newest entry ({entry.new[:12]}) is not HEAD "
+                    f"({head[:12]}): it is not a record of this work tree's commits")
+        if cutoff is not None and entry.time < cutoff:
+            complete = True
+            break
+        if not open_ and since is None:
+            complete = True
+            break
+        oldest = entry
+        sha = entry.new
+        if entry.kind == CREATED:
+            created.add(sha)
+            open_.discard(sha)
+            if since is not None and sha not in wanted and sha not in replaced:
+                after.append(sha)
+        elif entry.kind == COPY:
+            copied.add(sha)
+            if sha in open_:
+                if ledger is None:
+                    ledger = read_ledger(top)
+                old = ledger.get(sha)
+                if old is not None and old != sha:
+                    open_.discard(sha)
+                    if old not in created:
+                        open_.add(old)
+        if entry.replaces and entry.old:
+            replaced.add(entry.old)
+    else:
+        if first:
+            return no_witness("the HEAD reflog of this work tree is empty: which commits "
+                              "this session made cannot be checked")
+        complete = oldest is None or oldest.old in (None, _NULL)
+    if ledger is None and copied & wanted:
+        ledger = read_ledger(top)
+    for sha in wanted:
+        verdict.status[sha] = _status(sha, created, copied, ledger or {}, complete, 0)
+    verdict.candidates = after
+    if not complete and any(s == UNVOUCHED for s in verdict.status.values()):
+        verdict.notes.append("the HEAD reflog does not reach back to the session's start "
+                             "(expired or cut short): older commits cannot be vouched for")
+    return verdict
+
+
+def _status(sha: str, created: set[str], copied: set[str], ledger: dict[str, str],
+            complete: bool, depth: int) -> str:
+    if sha in created:
+        return SESSION
+    if sha in copied:
+        old = ledger.get(sha)
+        if old is None:
+            return UNVOUCHED  # a rewrite the hooks did not see
+        if old == sha or depth > 64:
+            return ELSEWHERE if complete else UNVOUCHED
+        return _status(old, created, copied, ledger, complete, depth + 1)
+    return ELSEWHERE if complete else UNVOUCHED
