@@ -174,6 +174,8 @@ def day(ops: list[str], scratch: Path) -> None:
             world.steps.append(f"-- {op} --")
             if player.play(op):
                 player.check()
+            else:
+                world.steps[-1] += " (does not apply here: nothing done)"
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

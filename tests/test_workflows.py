@@ -151,6 +151,22 @@ def merge_teammates_branch(w: World) -> None:
     exact(w)
 
 
+def merge_main_and_teammates_branch(w: World) -> None:
+    """Main merged in and a teammate's branch merged in: both kinds of commit the session
+    did not make are left out, each said in the description."""
+    topic(w, commits=1)
+    w.mate_push("main", 1)
+    w.pull("merge", "origin", "main")
+    got = exact(w)
+    assert words(got) == "2 commits, not counting 1 already on main", got.desc
+    w.mate_push("lib", 2, base="origin/main")
+    w.git("fetch", "-q", "origin")
+    w.merge("origin/lib")
+    got = exact(w)
+    assert words(got) == ("3 commits, not counting 1 already on main and 2 from elsewhere"
+                          ), got.desc
+
+
 def pull_main_then_rebase_on_stale_main(w: World) -> None:
     """``git pull origin main`` into the topic, then ``git rebase main`` with a stale local
     main: main's commit is copied between the session's; the copy is not the session's."""
@@ -410,7 +426,8 @@ EXACT: list[Callable[[World], None]] = [
     pull_ff_only_on_topic, pull_merge_on_topic, pull_rebase_on_topic,
     pull_on_main_without_commits("ff-only"), pull_on_main_without_commits("merge"),
     pull_on_main_without_commits("rebase"), pull_merge_on_main, pull_rebase_on_main,
-    merge_teammates_branch, pull_main_then_rebase_on_stale_main,
+    merge_teammates_branch, merge_main_and_teammates_branch,
+    pull_main_then_rebase_on_stale_main,
     merge_main_then_rebase_after_main_caught_up, rebase_merges_onto_origin_main,
     new_branch("switch -c"), new_branch("checkout -b"), new_branch("checkout -B"),
     new_branch("checkout -B existing"), new_branch("worktree add -b"),
@@ -465,3 +482,19 @@ def test_the_truth_is_read_off_git(tmp_path: Path) -> None:
     merge = w.rev("HEAD")
     assert w.read("log", "-1", "--format=%s", merge).startswith(MARK)
     assert w.marked() == {copy, merge}
+
+
+def test_strict_pre_push_blocks_a_rejected_boundary(tmp_path: Path) -> None:
+    """The strict pre-push the PR workflow relies on does block where it should (so its
+    passing there means something): a boundary that is not on HEAD is rejected."""
+    w = World(tmp_path / "w").build()
+    w.config("[pre_push]\nstrict = true\n")
+    topic(w, commits=1)
+    elsewhere = w.mate_push("main", 1)[0]
+    w.git("fetch", "-q", "origin")
+    task = w.me / ".lets" / "sessions" / ".task-feat"
+    text = task.read_text()
+    line = next(x for x in text.splitlines() if x.startswith("session: "))
+    task.write_text(text.replace(line, f"session: {elsewhere} {line.split()[2]}"))
+    done = w.push(check=False)
+    assert done.returncode != 0 and "feat" in done.stderr, done.stderr
