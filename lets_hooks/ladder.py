@@ -601,7 +601,7 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         return PRIOR
     if verdict.candidates and facts.since is not None:
         in_range = set(counted.commits)
-        asked = [c for c in verdict.candidates if c not in in_range][:200]
+        asked = [c for c in verdict.candidates if c not in in_range and c != boundary][:200]
         below = facts.repo.below(boundary, asked, facts.since - witness.SLACK) if asked else []
         if below:
             notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
