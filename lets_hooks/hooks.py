@@ -51,11 +51,11 @@ def _open(cwd: str | None, environ: Mapping[str, str],
 # -- recording ---------------------------------------------------------------------------
 
 def touch(repo: Repo, where: Location, sid: str | None, result: Result, now: float,
-          force: bool = False) -> bool:
+          force: bool = False, previous: str | None = None) -> bool:
     """``record.touch``, its problem said on ``result``."""
     from lets_hooks import record
 
-    changed, problem = record.touch(repo, where, sid, now, force)
+    changed, problem = record.touch(repo, where, sid, now, force, previous)
     if problem is not None:
         result.say(f"branch {files.quoted(where.branch)}: session boundary not recorded: {problem}")
     return changed
@@ -134,13 +134,21 @@ def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
     flag = argv[2] if len(argv) >= 3 else environ.get("PRE_COMMIT_CHECKOUT_TYPE", "")
     if flag != "1":
         return result  # a file checkout: nothing to do
+    previous = argv[0] if len(argv) >= 3 else environ.get("PRE_COMMIT_FROM_REF", "")
     try:
         repo, where, settings = _open(cwd, environ, result)
         if where.top is None or where.branch is None or where.head is None:
             return result  # detached HEAD (a rebase starting, a tag): nothing to keep
         sid = settings.session_id(environ)
-        touch(repo, where, sid, result, now)
+        came_from = previous if files.is_sha(previous) else None
+        touch(repo, where, sid, result, now, previous=came_from)
         boundary = ladder.resolve(repo, settings, sid, now, where=where)
+        if boundary.reason is not None and boundary.reason.startswith("not an ancestor"):
+            from lets_hooks import record
+
+            # ``checkout -B`` reset a branch this session had touched: carry again
+            if record.recarry(repo, where, sid, came_from):
+                boundary = ladder.resolve(repo, settings, sid, now, where=where)
         _warn_rejected(boundary, result, "post-checkout")
     except Exception as exc:  # never break the checkout
         result.say(f"post-checkout: skipped ({reason(exc)})")

@@ -322,7 +322,23 @@ def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
     if store is None or store.top != where.top:
         store = state.open_store(where.top, repo)
     recorded = state.read_recorded(store, branch)
+    if recorded.source is None and not recorded.notes:
+        recorded = _renamed(repo, where, store, branch, recorded)
     notes.extend(recorded.notes)
+    return recorded
+
+
+def _renamed(repo: Repo, where: Location, store: state.Store, branch: str,
+             recorded: state.Recorded) -> state.Recorded:
+    """Nothing recorded for ``branch``: a branch renamed with ``git branch -m`` (no hook
+    runs) takes the state its old name left (``record.adopt_renamed``)."""
+    from lets_hooks import record
+
+    try:
+        if record.adopt_renamed(repo, where, store, branch):
+            return state.read_recorded(store, branch)
+    except (GitError, state.StateError):
+        pass
     return recorded
 
 
@@ -601,7 +617,7 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         return PRIOR
     if verdict.candidates and facts.since is not None:
         in_range = set(counted.commits)
-        asked = [c for c in verdict.candidates if c not in in_range][:200]
+        asked = [c for c in verdict.candidates if c not in in_range and c != boundary][:200]
         below = facts.repo.below(boundary, asked, facts.since - witness.SLACK) if asked else []
         if below:
             notes.append(f"commit {below[0][:12]} was made by this session and lies below the "

@@ -1,5 +1,6 @@
 """When a session line is written: on a branch checkout, by ``lets-hooks record``, and at
-the start of a Claude Code session.
+the start of a Claude Code session; and how a new or renamed branch carries the session's
+boundary.
 
 One rule (``touch``): no session line yet, write ``session: <HEAD> <sid>`` (sid-less when
 no session is known). A line recorded by another session, or by no known session (a
@@ -7,23 +8,54 @@ sid-less line, or only a legacy file), while a session is known: this is the new
 session's first touch of the branch, so replace it. The same session, or no session known
 now: keep the line. The decision is taken under the task file's lock, on the line as it
 is then, so a line another writer put there a moment ago is judged, not overwritten.
+
+Before a line is written at HEAD, where the branch came from is looked up in git's own
+record (``carried``), so that the session's commits below HEAD stay the session's:
+
+- ``git branch -m old new`` runs no hook: a branch with no state whose reflog says it was
+  renamed takes the state its old name left (moved, under both locks);
+- a branch first touched in this work tree whose line is in another work tree
+  (``git worktree add wt feat``) takes that line;
+- a branch checked out (made) from HEAD while this session had its line on the branch it
+  came from (``switch -c``, ``checkout -b``/``-B``; HEAD's reflog: ``checkout: moving
+  from X to Y``) starts with that boundary and its recorded time, when the boundary is an
+  ancestor of the new HEAD and the new HEAD one of the commit the session left: then
+  ``boundary..HEAD`` holds only what ``boundary..`` the old tip did;
+- from a detached HEAD whose every move since it left a branch was a commit, amend,
+  cherry-pick, revert, merge or rebase step (the session's own work), the same, through
+  that branch: its boundary when the detached commits were built on the branch's line,
+  else the commit the HEAD was detached at;
+- ``git worktree add -b new`` (git's previous HEAD is null; the branch's reflog says
+  ``branch: Created from <start>``): the line of the work tree whose HEAD it was made from.
+
+A boundary is never placed above a commit the session made: every carried boundary is
+checked to be an ancestor of HEAD (one ``merge-base --is-ancestor``), and nothing is
+carried for a session that is not known.
 """
 
 from __future__ import annotations
 
-from lets_hooks import state
-from lets_hooks.repo import GitError
+from lets_hooks import files, state
+from lets_hooks.repo import NULL_SHA, GitError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lets_hooks.repo import Location, Repo
 
+REFLOG_LOOK = 50  # HEAD reflog entries read when following a detached HEAD back
+# Reflog entries of moves that make commits: what the session did while detached.
+MADE = ("commit", "cherry-pick", "revert", "merge ", "rebase", "am:", "am ")
+MOVING = "checkout: moving from "
+CREATED = ("branch: created from ", "branch: reset to ")
+
 
 def touch(repo: Repo, where: Location, sid: str | None, now: float,
-          force: bool = False) -> tuple[bool, str | None]:
+          force: bool = False, previous: str | None = None) -> tuple[bool, str | None]:
     """Record the checked-out branch's line when the rule says so (``force``: whatever is
-    there, ``lets-hooks record``). Returns (whether the file changed, the problem that
-    kept it from being written, if any)."""
+    there, ``lets-hooks record``). ``previous``: the commit HEAD was at before the checkout
+    (git's first post-checkout argument), which lets a new branch carry the session's
+    boundary. Returns (whether the file changed, the problem that kept it from being
+    written, if any)."""
     top, branch, head = where.top, where.branch, where.head
     if top is None or branch is None or head is None:
         return False, None
@@ -36,21 +68,293 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
         legacy_only = bool(legacy and state.tokens(state.first_line(legacy)))
     stamp = state.utc_stamp(now)
 
-    def decide(current: state.Recorded) -> state.Line | None:
-        if not force:
-            if current.source == "task" and (sid is None or current.sid == sid):
-                return None
-            if current.source is None and legacy_only and sid is None:
-                return None
-        return state.Line(head, sid, stamp)
+    def keep(current: state.Recorded) -> bool:
+        if current.source == "task" and (sid is None or current.sid == sid):
+            return True
+        return current.source is None and legacy_only and sid is None
 
-    if not force and decide(state.read_recorded(store, branch)) is None:
-        return False, None  # the steady state of every checkout: no lock, no more git
+    if not force:
+        current = state.read_recorded(store, branch)
+        if keep(current):
+            return False, None  # the steady state of every checkout: no lock, no more git
     try:
         names: list[str] | None = [name for name, _ in repo.branches()]
     except GitError:
         names = None
+    wanted = state.Line(head, sid, stamp)
+    if not force:
+        try:
+            if current.source is None and not current.notes and names is not None \
+                    and adopt_renamed(repo, where, store, branch, names):
+                current = state.read_recorded(store, branch)
+                if keep(current):
+                    return True, None
+            found = carried(repo, where, store, sid, previous, bare=current.source is None)
+        except (GitError, state.StateError):
+            found = None  # carrying is a refinement: the rule's own line is still right
+        if found is not None:
+            wanted = found
+
+    def decide(current: state.Recorded) -> state.Line | None:
+        if not force and keep(current):
+            return None
+        return wanted
+
     try:
         return state.update(store, branch, decide, names), None
     except state.StateError as exc:
         return False, str(exc)
+
+
+# -- git branch -m -------------------------------------------------------------------------
+
+def renamed_from(repo: Repo, git_dir: str, branch: str) -> list[str]:
+    """The names ``branch`` had before, newest first, as its reflog records the renames
+    (``Branch: renamed refs/heads/old to refs/heads/new``); no process on the ``files``
+    backend."""
+    names: list[str] = []
+    wanted = branch
+    for _, message in repo.reflog(git_dir, "refs/heads/" + branch, REFLOG_LOOK):
+        lower = message.lower()
+        if not lower.startswith("branch: renamed refs/heads/"):
+            continue
+        old, sep, new = message[len("branch: renamed "):].partition(" to ")
+        if sep and new == "refs/heads/" + wanted and old.startswith("refs/heads/"):
+            wanted = old[len("refs/heads/"):]
+            if wanted == branch or wanted in names:
+                break
+            names.append(wanted)
+    return names
+
+
+def adopt_renamed(repo: Repo, where: Location, store: state.Store, branch: str,
+                  names: list[str] | None = None) -> bool:
+    """A branch with no state that was renamed (``git branch -m``, which runs no hook)
+    takes the state its old name left, when no branch has that name now. True when state
+    moved."""
+    old_names = renamed_from(repo, where.git_dir, branch)
+    if not old_names:
+        return False
+    if names is None:
+        names = [name for name, _ in repo.branches()]
+    existing = set(names)
+    for old in old_names:
+        if old in existing:
+            return False  # a branch has that name again: its state is its own
+        if state.read_recorded(store, old).sha is not None:
+            return state.move_branch(store, old, branch, names)
+    return False
+
+
+# -- where a branch came from ----------------------------------------------------------------
+
+def carried(repo: Repo, where: Location, store: state.Store, sid: str | None,
+            previous: str | None, bare: bool = True) -> state.Line | None:
+    """The line a branch about to be recorded at HEAD should start with instead, or None
+    (see the module's notes). ``bare``: the branch has no line in this work tree."""
+    head, branch = where.head, where.branch
+    assert head is not None and branch is not None
+    created = _created(repo, where.git_dir, branch)
+    if bare and _has_worktrees(where.git_dir):
+        found = _from_other_worktree(repo, where, branch, sid)
+        if found is not None:
+            return found
+    if sid is None:
+        return None
+    if previous == NULL_SHA or previous is None:
+        if created is not None and _has_worktrees(where.git_dir):
+            return _from_worktree_head(repo, where, store, created, sid)
+        return None
+    return _from_checkout(repo, where, store, sid, previous)
+
+
+def _created(repo: Repo, git_dir: str, branch: str) -> str | None:
+    """The start point ``branch`` was just made from (``branch: Created from HEAD``, or
+    ``Reset to`` for ``checkout -B``), when that is the newest entry of its reflog."""
+    log = repo.reflog(git_dir, "refs/heads/" + branch, 1)
+    if not log:
+        return None
+    message = log[0][1]
+    lower = message.lower()
+    for prefix in CREATED:
+        if lower.startswith(prefix):
+            return message[len(prefix):].strip()
+    return None
+
+
+def _has_worktrees(git_dir: str) -> bool:
+    import os
+
+    from lets_hooks.repo import common_dir_of
+
+    return os.path.isdir(os.path.join(common_dir_of(git_dir), "worktrees"))
+
+
+def _session_line(store: state.Store, branch: str, sid: str) -> state.Recorded | None:
+    found = state.read_recorded(store, branch)
+    if found.source == "task" and found.sid == sid and found.sha:
+        return found
+    return None
+
+
+def _line(found: state.Recorded, sha: str | None = None) -> state.Line:
+    assert found.sha is not None
+    return state.Line(sha or found.sha, found.sid, found.recorded_at, found.approx)
+
+
+def _full(repo: Repo, sha: str) -> str | None:
+    info = repo.objects([sha + "^{commit}"])[0]
+    return info.sha
+
+
+def _from_checkout(repo: Repo, where: Location, store: state.Store, sid: str,
+                   previous: str) -> state.Line | None:
+    """``checkout: moving from X to <branch>``: X's line, or through a detached HEAD."""
+    head, branch = where.head, where.branch
+    assert head is not None and branch is not None
+    log = repo.reflog(where.git_dir, "HEAD", REFLOG_LOOK)
+    if not log or log[0][0] != head:
+        return None
+    source, target = _moved(log[0][1])
+    if source is None or target != branch:
+        return None
+    if not _is_commit_name(source):
+        found = _session_line(store, source, sid)
+        if found is None or found.sha is None:
+            return None
+        boundary = _full(repo, found.sha)
+        if boundary is None:
+            return None
+        if previous != head and not repo.is_ancestor(head, previous):
+            return None  # made somewhere else than the session's line
+        if not repo.is_ancestor(boundary, head):
+            return None
+        return _line(found)
+    return _from_detached(repo, store, sid, head, log)
+
+
+def _from_detached(repo: Repo, store: state.Store, sid: str, head: str,
+                   log: list[tuple[str, str]]) -> state.Line | None:
+    """A branch made on a detached HEAD: back through the reflog over the commits made
+    while detached, to the checkout that left a branch."""
+    for index in range(1, len(log)):
+        sha, message = log[index]
+        if message.startswith(MOVING):
+            source, _ = _moved(message)
+            if source is None or _is_commit_name(source):
+                return None  # moved about while detached: not only the session's work
+            found = _session_line(store, source, sid)
+            if found is None or found.sha is None:
+                return None
+            detached_at = sha
+            left_at = log[index + 1][0] if index + 1 < len(log) else None
+            if not repo.is_ancestor(detached_at, head):
+                return None
+            boundary = _full(repo, found.sha)
+            on_line = (boundary is not None and left_at is not None
+                       and repo.is_ancestor(boundary, detached_at)
+                       and repo.is_ancestor(detached_at, left_at))
+            return _line(found) if on_line else _line(found, detached_at)
+        if not message.startswith(MADE):
+            return None  # a reset, a pull, a rebase's checkout: not only the session's
+    return None
+
+
+def _from_worktree_head(repo: Repo, where: Location, store: state.Store, start: str,
+                        sid: str) -> state.Line | None:
+    """``git worktree add -b <branch> <path> [<start>]``: the line of the branch checked
+    out in the work tree whose HEAD (or whose named branch) the new one was made from."""
+    head = where.head
+    assert head is not None
+    lines: dict[tuple[str, str | None, str | None], state.Recorded] = {}
+    for top, at, checked_out in repo.worktree_heads():
+        if top == where.top or checked_out is None:
+            continue
+        if start == "HEAD" and at != head:
+            continue
+        if start != "HEAD" and start != checked_out:
+            continue
+        other = state.open_store(top, repo)
+        if other.problem is not None:
+            continue
+        found = _session_line(other, checked_out, sid)
+        if found is not None and found.sha is not None:
+            lines[(found.sha, found.recorded_at, found.approx)] = found
+    if len(lines) != 1:
+        return None  # none, or several work trees it may have come from
+    found = next(iter(lines.values()))
+    assert found.sha is not None
+    boundary = _full(repo, found.sha)
+    if boundary is None or not repo.is_ancestor(boundary, head):
+        return None
+    return _line(found)
+
+
+def _from_other_worktree(repo: Repo, where: Location, branch: str,
+                         sid: str | None) -> state.Line | None:
+    """A branch first touched in this work tree: its line in another work tree (this
+    session's, or any when no session is known), copied as it is, when its boundary is an
+    ancestor of HEAD."""
+    import os
+
+    head = where.head
+    assert head is not None and where.top is not None
+    mine = os.path.realpath(state.sessions_dir(where.top))
+    for top, _, _ in repo.worktree_heads():
+        if top == where.top or os.path.realpath(state.sessions_dir(top)) == mine:
+            continue  # this work tree, or one sharing its .lets
+        other = state.open_store(top, repo)
+        if other.problem is not None:
+            continue
+        found = state.read_recorded(other, branch)
+        if found.source == "task" and found.sha and (sid is None or found.sid == sid):
+            boundary = _full(repo, found.sha)
+            if boundary is not None and repo.is_ancestor(boundary, head):
+                return _line(found)
+    return None
+
+
+def _moved(message: str) -> tuple[str | None, str | None]:
+    """(X, Y) of ``checkout: moving from X to Y``."""
+    if not message.startswith(MOVING):
+        return None, None
+    source, sep, target = message[len(MOVING):].partition(" to ")
+    if not sep or not source or not target:
+        return None, None
+    return source, target
+
+
+def _is_commit_name(name: str) -> bool:
+    """A detached HEAD's name in the reflog: a full sha (``moving from <sha> to x``)."""
+    return files.is_sha(name)
+
+
+def recarry(repo: Repo, where: Location, sid: str | None, previous: str | None
+            ) -> bool:
+    """This session's own line was just rejected as no ancestor of HEAD after a checkout
+    (``git checkout -B name`` reset a branch the session had touched before): take the
+    line of the branch the checkout came from instead, when one carries. True when the
+    line was rewritten."""
+    if sid is None or where.top is None or where.branch is None or where.head is None:
+        return False
+    store = state.open_store(where.top, repo)
+    if store.problem is not None:
+        return False
+    seen = state.read_recorded(store, where.branch)
+    if seen.source != "task" or seen.sid != sid:
+        return False
+    try:
+        found = carried(repo, where, store, sid, previous, bare=False)
+    except GitError:
+        return False
+    if found is None or found.sha == seen.sha:
+        return False
+
+    def decide(current: state.Recorded) -> state.Line | None:
+        return found if current.line == seen.line else None
+
+    try:
+        names = [name for name, _ in repo.branches()]
+        return state.update(store, where.branch, decide, names)
+    except (GitError, state.StateError):
+        return False

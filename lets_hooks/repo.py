@@ -665,6 +665,41 @@ class Repo:
         return [r["worktree"] for r in self._worktree_records()
                 if "worktree" in r and "bare" not in r]
 
+    def worktree_heads(self) -> list[tuple[str, str | None, str | None]]:
+        """Every work tree as (top, HEAD commit or None, checked-out branch or None), in
+        one process."""
+        found: list[tuple[str, str | None, str | None]] = []
+        for record in self._worktree_records():
+            if "worktree" not in record or "bare" in record:
+                continue
+            head = record.get("HEAD")
+            found.append((record["worktree"], head if head and files.is_sha(head) else None,
+                          _branch_of(record.get("branch", ""))))
+        return found
+
+    def reflog(self, git_dir: str, ref: str, count: int) -> list[tuple[str, str]]:
+        """The newest ``count`` entries of a ref's reflog as (commit, message), newest
+        first: ``HEAD`` (this work tree's own) or ``refs/heads/<name>``.
+
+        On the ``files`` ref backend the log is a file git appends to, and its tail is read
+        without a process; on any other backend (``reftable``: a ``reftable`` folder in the
+        common git directory) git reads it (``log -g``). No reflog: an empty list.
+        """
+        if not ref or ref.startswith("-") or "\n" in ref or ".." in ref:
+            raise GitError(f"refusing to read the reflog of {ref!r}")
+        common = common_dir_of(git_dir)
+        if os.path.isdir(os.path.join(common, "reftable")):
+            out = self._out("log", "-g", f"-n{count}", "--format=%H%x09%gs",
+                            "--end-of-options", ref, "--")
+            entries = []
+            for line in (out or "").split("\n"):
+                sha, _, message = line.partition("\t")
+                if files.is_sha(sha):
+                    entries.append((sha, message))
+            return entries
+        base = git_dir if ref == "HEAD" else common
+        return _reflog_tail(os.path.join(base, "logs", *ref.split("/")), count)
+
     def hooks_dir(self) -> str:
         """The folder git runs hooks from (``core.hooksPath`` honoured), as an absolute path.
 
@@ -755,20 +790,64 @@ class Repo:
                 found.append((parts[0], parts[1]))
         return found
 
+    def ref_commit(self, name: str) -> str | None:
+        """The commit a ref names (``ORIG_HEAD``, ``refs/heads/x``), read by git from
+        whichever ref store the repository uses; None when there is none."""
+        if not name or name.startswith("-") or "\n" in name:
+            raise GitError(f"refusing to pass {name!r} to git as a ref")
+        out = self._out("rev-parse", "--verify", "-q", "--end-of-options",
+                        name + "^{commit}")
+        sha = (out or "").strip()
+        return sha if files.is_sha(sha) else None
+
     def rebase_state(self, git_dir: str) -> RebaseState:
         """A rebase still in progress (as while its post-rewrite hook runs), read from its
         state folder: no process."""
         return read_rebase_state(git_dir)
 
 
+def common_dir_of(git_dir: str) -> str:
+    """The git directory every work tree shares, from a work tree's own (its
+    ``commondir`` file), no process."""
+    pointer = _read_small(os.path.join(git_dir, "commondir"))
+    if not pointer:
+        return git_dir
+    return os.path.normpath(os.path.join(git_dir, pointer.decode(
+        "utf-8", "surrogateescape").strip()))
+
+
+def _reflog_tail(path: str, count: int) -> list[tuple[str, str]]:
+    """The newest ``count`` entries of a ``files``-backend reflog (``<old> <new> <who>
+    <when>\t<message>`` lines), newest first; only its last 256 KB are read."""
+    try:
+        with open(path, "rb") as log:
+            size = log.seek(0, os.SEEK_END)
+            start = max(0, size - (256 << 10))
+            log.seek(start)
+            data = log.read()
+    except OSError:
+        return []
+    rows = data.split(b"\n")
+    if start:
+        rows = rows[1:]  # a partial first line
+    entries: list[tuple[str, str]] = []
+    for row in reversed(rows):
+        head, tab, message = row.partition(b"\t")
+        fields = head.split(b" ", 2)
+        if not tab or len(fields) < 3:
+            continue
+        sha = fields[1].decode("ascii", "replace")
+        if files.is_sha(sha):
+            entries.append((sha, message.decode("utf-8", "surrogateescape")))
+            if len(entries) >= count:
+                break
+    return entries
+
+
 def has_commit_graph(git_dir: str) -> bool:
     """Does this repository have a commit-graph file (written by ``git commit-graph
     write`` or ``git gc``)? Read from files in the common git directory, no process."""
-    common = git_dir
-    pointer = _read_small(os.path.join(git_dir, "commondir"))
-    if pointer:
-        common = os.path.normpath(os.path.join(git_dir, pointer.decode(
-            "utf-8", "surrogateescape").strip()))
+    common = common_dir_of(git_dir)
     info = os.path.join(common, "objects", "info")
     return (os.path.isfile(os.path.join(info, "commit-graph"))
             or os.path.isdir(os.path.join(info, "commit-graphs")))
@@ -789,18 +868,17 @@ class RebaseState:
 
 
 def read_rebase_state(git_dir: str) -> RebaseState:
-    """The rebase state under ``git_dir``; with none in progress, only ``orig_head``
-    (from ``ORIG_HEAD``) is set."""
+    """The rebase state under ``git_dir`` (files git keeps in its rebase folder, not
+    refs). ``ORIG_HEAD`` is a ref (on the reftable backend it is in the ref store, not a
+    file): ask for it with ``Repo.ref_commit`` when the folder does not say."""
     state = RebaseState()
-    state.orig_head = _sha_in(_read_small(os.path.join(git_dir, "ORIG_HEAD")))
     for folder, listing in (("rebase-merge", "rewritten-list"), ("rebase-apply", "rewritten")):
         base = os.path.join(git_dir, folder)
         if not os.path.isdir(base):
             continue
         state.backend = folder
         state.rewritten = _read_small(os.path.join(base, listing))
-        state.orig_head = _sha_in(_read_small(os.path.join(base, "orig-head"))) or (
-            state.orig_head)
+        state.orig_head = _sha_in(_read_small(os.path.join(base, "orig-head")))
         state.onto = _sha_in(_read_small(os.path.join(base, "onto")))
         name = (_read_small(os.path.join(base, "head-name")) or b"").decode(
             "utf-8", "surrogateescape").strip()

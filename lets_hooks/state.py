@@ -517,6 +517,35 @@ def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | 
     return True
 
 
+def move_branch(store: Store, old: str, new: str,
+                branches: Iterable[str] | None = None) -> bool:
+    """Give ``new`` the state files ``old`` left behind (``git branch -m`` runs no hook):
+    each of ``old``'s task and legacy files is renamed to ``new``'s name when ``new`` has
+    none, under both branches' locks (taken in one order, so two movers never wait on
+    each other). True when anything moved. Raises ``StateError`` with one line."""
+    if store.problem is not None:
+        raise StateError(store.problem)
+    _check_branch(store, new, branches)
+    if slug(old) == slug(new):
+        return False
+    _prepare(store)
+    moved = False
+    first, second = sorted({store.lock_path(old), store.lock_path(new)})
+    try:
+        with files.locked(first, shown=_shown(first)), \
+                files.locked(second, shown=_shown(second)):
+            for source, target in ((store.task_path(old), store.task_path(new)),
+                                   (store.legacy_path(old), store.legacy_path(new))):
+                if os.path.islink(source) or not os.path.isfile(source) \
+                        or os.path.lexists(target):
+                    continue
+                files.move(source, target, shown_as=_shown(source))
+                moved = True
+    except files.Refused as exc:
+        raise StateError(str(exc)) from exc
+    return moved
+
+
 def write_session_line(where: Store | str, branch: str, sha: str, sid: str | None,
                        branches: Iterable[str] | None = None, now: float | None = None,
                        approx: str | None = None) -> bool:

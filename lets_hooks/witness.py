@@ -339,7 +339,9 @@ def _read(entries: Iterable[Entry], source: str, head: str, wanted: set[str],
         if entry.kind == CREATED:
             created.add(sha)
             open_.discard(sha)
-            if since is not None and sha not in wanted and sha not in replaced:
+            if since is not None and entry.time > since and sha not in wanted \
+                    and sha not in replaced:
+                # strictly after: the recorded time is truncated to its second
                 after.append(sha)
         elif entry.kind == COPY:
             copied.add(sha)

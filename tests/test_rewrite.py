@@ -173,3 +173,90 @@ def test_a_second_pick_of_an_old_commit_is_not_taken_for_its_copy() -> None:
     identity = {P1: b"p1", P1x: b"p1", X1: b"p1", B: b"b", Bx: b"b"}
     copies = rewrite.recognize(rewrite.originals(images), images, [X1], identity)
     assert copies == rewrite.originals(images)
+
+
+# -- only what was replayed moves the boundary; what came in through a merge is not the
+# session's ----------------------------------------------------------------------------
+
+T1, MG, F = sha(40), sha(41), sha(42)
+
+
+def test_pull_rebase_replaying_part_of_the_session_keeps_the_boundary() -> None:
+    """You pushed S1, a teammate built T1 on it, ``git pull --rebase`` replays only S2
+    (and S3) onto T1: S1 is in onto's history, not replayed, so the boundary may not move
+    above it."""
+    old = History(walk((S2, [S1]), (S3, [S2])))  # the walk excluded T1 and so S1, B
+    new = History(walk((S2x, [T1]), (S3x, [S2x])))
+    images = {S2: S2x, S3: S3x}
+    asked: list[str] = []
+
+    def below(commit: str) -> bool:
+        asked.append(commit)
+        return commit == S1  # B is an ancestor of S1
+
+    move = place(B, S3, S3x, T1, images, old, new, below=below)
+    assert move.boundary is None and "not replayed" in move.why
+    assert asked == [S1]
+    # without git to ask, the same answer (the boundary stays)
+    assert place(B, S3, S3x, T1, images, old, new).boundary is None
+
+
+def test_rebase_after_main_caught_up_with_a_merge_moves_to_the_fork_point() -> None:
+    """The session merged main (M1, M2) into the topic (MG), then ``git rebase main`` with
+    main at M2 (onto is the merge's second parent): every session commit was replayed and
+    the merge dropped; the boundary moves from below the fork point to onto."""
+    old = History(walk((S1, [B]), (MG, [S1, M2]), (S2, [MG])))  # B, M1, M2 excluded
+    new = History(walk((S1x, [M2]), (S2x, [S1x])))
+    move = place(B, S2, S2x, M2, {S1: S1x, S2: S2x}, old, new, below=lambda c: False)
+    assert (move.boundary, move.approx) == (M2, None)
+
+
+def test_rebase_merges_that_keeps_the_merge_places_the_boundary_on_the_first_parent_line(
+        ) -> None:
+    """``--rebase-merges`` onto a main that moved to M2: S1 stays where it was (on F, the
+    fork point), the merge is remade with M2; onto is off HEAD's first-parent line, so the
+    boundary goes where that line meets onto's history (F), not to onto."""
+    old = History(walk((S1, [F]), (MG, [S1, M1]), (S2, [MG])))
+    mgx = sha(43)
+    new = History(walk((S1, [F]), (mgx, [S1, M2]), (S2x, [mgx])))
+    move = place(B, S2, S2x, M2, {MG: mgx, S2: S2x, S1: S1}, old, new, below=lambda c: False)
+    assert move.boundary == F and move.approx is None
+
+
+def test_copies_of_merged_in_commits_are_neither_session_nor_earlier() -> None:
+    """The topic holds P1 and B from before the session, then a merge of main's M1 (MG),
+    then S1. ``git rebase`` onto a new base flattens it: M1's copy lands between the
+    earlier commits and the session's. It is not session work, so the boundary still
+    moves to B's copy, exactly."""
+    old = History(walk((P1, [OLD]), (B, [P1]), (M1, [OLD]), (MG, [B, M1]), (S1, [MG])))
+    m1x = sha(44)
+    new = History(walk((P1x, [M2]), (Bx, [P1x]), (m1x, [Bx]), (S1x, [m1x])))
+    images = {P1: P1x, B: Bx, M1: m1x, S1: S1x}
+    move = place(B, S1, S1x, M2, images, old, new)
+    assert (move.boundary, move.approx) == (Bx, None)
+    # the same copy below the earlier ones: the boundary is B's copy all the same
+    new = History(walk((m1x, [M2]), (P1x, [m1x]), (Bx, [P1x]), (S1x, [Bx])))
+    assert place(B, S1, S1x, M2, images, old, new).boundary == Bx
+
+
+def test_a_session_commit_below_an_earlier_copy_is_never_skipped() -> None:
+    """An earlier commit's copy on top of a session commit: the boundary cannot go to it
+    (that would drop S1); it goes below S1 and is marked approximate."""
+    old = old_history(exclude_below=OLD)
+    new = History(walk((S1x, [OLD]), (P1x, [S1x]), (Bx, [P1x])))
+    move = place(B, S1, Bx, OLD, {P1: P1x, B: Bx, S1: S1x}, old, new)
+    assert move.approx is not None and move.boundary == OLD
+
+
+def test_many_earlier_commits_are_sorted_in_one_pass() -> None:
+    """``rebase --root`` of a long branch whose session began at its tip: 5,000 earlier
+    commits replayed. The newest copy is found without comparing every pair (this took
+    minutes when every earlier commit was checked against every other one)."""
+    count = 5_000
+    olds = [sha(100_000 + k) for k in range(count)]
+    news = [sha(200_000 + k) for k in range(count)]
+    old = History(walk(*[(c, [olds[k - 1]] if k else []) for k, c in enumerate(olds)]))
+    new = History(walk(*[(c, [news[k - 1]] if k else []) for k, c in enumerate(news)]))
+    images = dict(zip(olds, news))
+    move = place(olds[-1], olds[-1], news[-1], news[0], images, old, new)
+    assert (move.boundary, move.approx) == (news[-1], None)
