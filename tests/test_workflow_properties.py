@@ -4,11 +4,15 @@ with ``workflows``' invariant checked after every step.
 
 The session starts on ``main`` (its first touch) and every branch it works on is one it
 touched, so wherever HEAD is on a branch the answer is knowable (SPEC sections 3 and 4) and
-must be ``exact``, counting exactly the marked commits on HEAD; on a detached HEAD the
-answer is ``none`` with a NOTE. A failure prints the generated sequence (the op names) and
-the recipe: every git command run, and the graph of my clone.
+must be ``exact``, counting exactly the marked commits on HEAD, with one exception the
+SPEC makes: its floor (section 3, rung 4) rejects a line below where HEAD's first-parent
+line meets main, as when a topic with no commits of its own is fast-forwarded onto main;
+the answer then degrades with a NOTE (unless the session's own commits reached main
+through its pull request: then the floor must not reject, and ``exact`` is required).
+On a detached HEAD the answer is ``none`` with a NOTE. A failure prints the generated
+sequence (the op names) and the recipe: every git command run, and the graph of my clone.
 
-Measured on a busy 2-core machine: about 3 s an example (a world of three repositories,
+Measured on a busy 2-core machine: about 4 s an example (a world of three repositories,
 then up to nine steps of a few git commands and hook processes each, and one
 ``lets-session-boundary`` per step), so the module takes about 2 to 3 minutes. Shrinking a
 failure would run hundreds more examples: it is off unless ``LETS_WORKFLOW_SHRINK=1``.
@@ -25,7 +29,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from workflows import World
 
-EXAMPLES = 45
+EXAMPLES = 35
 OPS = (
     "commit", "commit", "commit", "push", "push",
     "mate-topic", "mate-main", "mate-pr", "mate-lib",
@@ -159,7 +163,17 @@ class Day:
         return True
 
     def check(self) -> None:
-        self.w.check(must_exact=self.w.branch() is not None)
+        """The invariant; ``exact`` on a branch, except where SPEC section 3's floor
+        rejects the recorded line (a topic fast-forwarded onto main: the script rejects it
+        too), which is then held to the invariant only."""
+        got = self.w.check(must_exact=False)
+        if self.w.branch() is None or got.trust == "exact":
+            return
+        recorded = got.data.get("recorded")
+        if isinstance(recorded, str) and got.data.get("reason") and self.w.floor_rejects(
+                recorded):
+            return
+        self.w.check(must_exact=True)
 
 
 def day(ops: list[str], scratch: Path) -> None:

@@ -406,6 +406,25 @@ class World:
             problems.append(f"desc {got.desc!r}, want {want!r}")
         return problems
 
+    def floor_rejects(self, recorded: str, cwd: Path | None = None) -> bool:
+        """SPEC section 3, rung 4's floor, worked out here from git: off the merge branch,
+        ``recorded`` is not on HEAD's first-parent line at or above the fork point off
+        ``origin/main`` (where that line meets main), and none of the session's commits in
+        the range reached ``origin/main`` or ``main`` (through its own pull request: then
+        the SPEC says the floor must not reject)."""
+        if self.branch(cwd) in (None, "main"):
+            return False
+        line = self.read("rev-list", "--first-parent", "HEAD", "^origin/main",
+                         cwd=cwd).split()
+        fork = self.read("rev-parse", (line[-1] + "^") if line else "HEAD", cwd=cwd)
+        if recorded in line or recorded == fork:
+            return False
+        ranged = self.read("log", "--format=%H %s", f"{recorded}..HEAD", cwd=cwd)
+        outside = set(self.read("rev-list", f"{recorded}..HEAD", "^origin/main", "^main",
+                                cwd=cwd).split())
+        return not any(MARK in row.split(" ", 1)[1] and row.split(" ", 1)[0] not in outside
+                       for row in ranged.splitlines())
+
     # -- reading a failure -----------------------------------------------------------------
 
     def label(self, shas: list[str], cwd: Path | None = None) -> str:
