@@ -167,6 +167,23 @@ def merge_main_and_teammates_branch(w: World) -> None:
                           ), got.desc
 
 
+def cherry_pick_and_revert(w: World) -> None:
+    """A cherry-pick of a teammate's commit and a revert are commits the session makes
+    (SPEC section 3): both count (their messages are edited, so they carry the mark)."""
+    topic(w, commits=2)
+    w.mate_push("lib", 2, base="origin/main")
+    w.git("fetch", "-q", "origin")
+    w.git("cherry-pick", "--edit", "origin/lib~1")
+    got = exact(w)
+    assert words(got) == "3 commits", got.desc
+    w.git("revert", "--edit", "HEAD~1")
+    got = exact(w)
+    assert words(got) == "4 commits", got.desc
+    w.git("commit", "-q", "--amend", "-m", f"{MARK} the revert, reworded")
+    got = exact(w)
+    assert words(got) == "4 commits", got.desc
+
+
 def pull_main_then_rebase_on_stale_main(w: World) -> None:
     """``git pull origin main`` into the topic, then ``git rebase main`` with a stale local
     main: main's commit is copied between the session's; the copy is not the session's."""
@@ -426,7 +443,7 @@ EXACT: list[Callable[[World], None]] = [
     pull_ff_only_on_topic, pull_merge_on_topic, pull_rebase_on_topic,
     pull_on_main_without_commits("ff-only"), pull_on_main_without_commits("merge"),
     pull_on_main_without_commits("rebase"), pull_merge_on_main, pull_rebase_on_main,
-    merge_teammates_branch, merge_main_and_teammates_branch,
+    merge_teammates_branch, merge_main_and_teammates_branch, cherry_pick_and_revert,
     pull_main_then_rebase_on_stale_main,
     merge_main_then_rebase_after_main_caught_up, rebase_merges_onto_origin_main,
     new_branch("switch -c"), new_branch("checkout -b"), new_branch("checkout -B"),
