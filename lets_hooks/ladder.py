@@ -40,6 +40,7 @@ NONE = "none"
 SECONDS_PER_DAY = 86400
 FUTURE_SLACK = SECONDS_PER_DAY  # a recorded time this far ahead of the clock is ignored
 LIST_CAP = 1000  # the session's commits listed by --json
+SKEW = 600  # seconds two clocks may disagree by when one commit is made on another's
 RECORD_HINT = "to record this session's boundary, run: lets-hooks record"
 
 
@@ -601,7 +602,11 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         return PRIOR
     if verdict.candidates and facts.since is not None:
         in_range = set(counted.commits)
-        asked = [c for c in verdict.candidates if c not in in_range and c != boundary][:200]
+        # a commit below the boundary was made before it: one made later cannot be there
+        latest = None if facts.boundary_time is None else facts.boundary_time + SKEW
+        asked = [c for c, when in verdict.candidates
+                 if c not in in_range and c != boundary and (latest is None or when <= latest)]
+        asked = asked[:200]
         below = facts.repo.below(boundary, asked, facts.since - witness.SLACK) if asked else []
         if below:
             notes.append(f"commit {below[0][:12]} was made by this session and lies below the "

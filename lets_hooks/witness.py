@@ -220,11 +220,12 @@ def note_rewrite(top: str, pairs: Sequence[tuple[str, str]]) -> str | None:
         return None
     sessions = os.path.join(top, ".lets", "sessions")
     locks = os.path.join(top, ".lets", "locks")
+    if not os.path.isdir(sessions) or os.path.islink(sessions):
+        return "no session state in this work tree: nothing to note"
     try:
-        for folder in (sessions, locks):
-            if os.path.islink(folder):
-                return f"{folder} is a symbolic link - the rewrite was not noted"
-            os.makedirs(folder, exist_ok=True)
+        if os.path.islink(locks):
+            return f"{locks} is a symbolic link - the rewrite was not noted"
+        os.makedirs(locks, exist_ok=True)
         path = os.path.join(sessions, LEDGER)
         with files.locked(os.path.join(locks, LEDGER_LOCK), shown=".lets/locks/" + LEDGER_LOCK):
             data, problem = files.read_capped(path, LEDGER_LIMIT)
@@ -251,9 +252,9 @@ class Verdict:
         self.source = source  # "reflog", "reftable", or "none"
         self.status: dict[str, str] = {}  # range commit -> SESSION / ELSEWHERE / UNVOUCHED
         self.notes: list[str] = []
-        # commits this work tree made since the session began that are not in the range
-        # (and not replaced since): the ladder checks none of them is below the boundary
-        self.candidates: list[str] = []
+        # (commit, when) this work tree made since the session began that are not in the
+        # range (and not replaced since): the ladder checks none is below the boundary
+        self.candidates: list[tuple[str, int]] = []
 
     def of(self, sha: str) -> str:
         return self.status.get(sha, UNVOUCHED)
@@ -314,7 +315,7 @@ def _read(entries: Iterable[Entry], source: str, head: str, wanted: set[str],
     verdict = Verdict(source)
     created: set[str] = set()
     copied: set[str] = set()
-    after: list[str] = []  # made here since the session began, newest first
+    after: list[tuple[str, int]] = []  # made here since the session began, newest first
     replaced: set[str] = set()  # commits an amend or a rewrite replaced since
     ledger: dict[str, str] | None = None
     open_ = set(wanted)  # range (and copied-from) commits not yet settled
@@ -342,7 +343,7 @@ def _read(entries: Iterable[Entry], source: str, head: str, wanted: set[str],
             if since is not None and entry.time > since and sha not in wanted \
                     and sha not in replaced:
                 # strictly after: the recorded time is truncated to its second
-                after.append(sha)
+                after.append((sha, entry.time))
         elif entry.kind == COPY:
             copied.add(sha)
             if sha in open_:
