@@ -56,7 +56,8 @@ PULLED = (2, 3, 2)  # topic/pulled: the session's commits, a teammate's, the ses
 SEEN_MERGES = 316  # topic/seen: topic merges on its first-parent line (git's own seen)
 SEEN_BACK = 3000  # ... each topic based on main up to this far back
 LONG = 10_000  # topic/long: a session of this many commits
-TOPICS_SPAN = LONG + 3 * SEEN_MERGES * 5 + 400  # seconds the topics' own work takes
+APART = 3600  # the topics' sessions happen an hour apart
+TOPICS_SPAN = LONG + 3 * SEEN_MERGES * 5 + 7 * APART  # seconds the topics' own work takes
 OLDER_BASE = 0.2  # ... the share based on an older point of main
 
 
@@ -252,12 +253,12 @@ def topics(writer: Writer, trunk: Trunk, feature: int, feature_back: int
     itself."""
     boundaries: dict[str, int] = {}
     tip_mark, tip_when, _ = trunk.line[-1]
-    clock = tip_when + 100
+    clock = tip_when + APART
     boundaries["topic/merged"] = merge_branch_topic(writer, trunk, "topic/merged", 0, clock)
-    clock += 100
+    clock += APART
     boundaries["topic/merged-late"] = merge_branch_topic(writer, trunk, "topic/merged-late", 2,
                                                          clock)
-    clock += 100
+    clock += APART
     fork, top = trunk.back(ESTIMATE_BACK), len(trunk.line) - 1
     head = trunk.line[fork][0]
     for k in range(12):
@@ -265,13 +266,14 @@ def topics(writer: Writer, trunk: Trunk, feature: int, feature_back: int
         head = writer.commit("refs/heads/topic/estimate", when, f"estimate commit {k + 1}",
                              [head], "estimate.txt", f"estimate {k + 1}", here=True)
     clock, boundaries["topic/pulled"] = pulled(writer, tip_mark, clock)
+    clock += APART
     boundaries["topic/long"] = tip_mark
     head = tip_mark
     for k in range(LONG):
         clock += 1
         head = writer.commit("refs/heads/topic/long", clock, f"long session {k + 1}", [head],
                              "long.txt", f"long {k + 1}", here=True)
-    clock = seen(writer, trunk, clock + 10)
+    clock = seen(writer, trunk, clock + APART) + APART
     for k in range(feature):
         if k == feature - feature_back:
             boundaries["feature"] = tip_mark if k == 0 else head

@@ -198,8 +198,9 @@ class _Facts:
                     if os.path.realpath(git_dir) == os.path.realpath(where.git_dir):
                         git_dir = where.git_dir
                 tip = where.head if git_dir == where.git_dir else self.head
+                until = None if self.boundary_time is None else self.boundary_time + SKEW
                 self.verdict = witness.judge(self.repo, git_dir, where.top, tip or self.head,
-                                             commits, self.since, self.boundary_time)
+                                             commits, self.since, self.boundary_time, until)
         return self.verdict
 
     @property
@@ -607,7 +608,9 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         asked = [c for c, when in verdict.candidates
                  if c not in in_range and c != boundary and (latest is None or when <= latest)]
         asked = asked[:200]
-        below = facts.repo.below(boundary, asked, facts.since - witness.SLACK) if asked else []
+        # committed when they were made, since the session began: git's --since walk
+        # stops at anything older
+        below = facts.repo.below(boundary, asked, facts.since - SKEW) if asked else []
         if below:
             notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
                          f"boundary {boundary[:12]} on HEAD: the boundary is too high, so "

@@ -112,20 +112,33 @@ class Entry:
         self.replaces = replaces or kind == COPY
 
 
+def split_line(line: bytes) -> tuple[str, str, int, bytes] | None:
+    """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>`` as (old, new, time,
+    message), or None when it is not that shape. Byte slicing only: a 10,000-entry tail
+    is read in milliseconds."""
+    tab = line.find(b"\t")
+    head = line if tab < 0 else line[:tab]
+    first = head.find(b" ")
+    second = head.find(b" ", first + 1)
+    end = head.rfind(b" ")
+    start = head.rfind(b" ", 0, end)
+    if first < 0 or second < 0 or start <= second:
+        return None
+    stamp = head[start + 1:end]
+    if not stamp.isdigit():
+        return None
+    return (head[:first].decode("ascii", "replace"),
+            head[first + 1:second].decode("ascii", "replace"), int(stamp),
+            b"" if tab < 0 else line[tab + 1:])
+
+
 def parse_line(line: bytes) -> Entry | None:
-    """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>``, or None when it is not."""
-    head, tab, message = line.partition(b"\t")
-    parts = head.split(b" ", 2)
-    if len(parts) < 3:
+    """One reflog line as an ``Entry``, or None when it is not one."""
+    row = split_line(line)
+    if row is None or not (files.is_sha(row[0]) and files.is_sha(row[1])):
         return None
-    old, new = parts[0].decode("ascii", "replace"), parts[1].decode("ascii", "replace")
-    if not (files.is_sha(old) and files.is_sha(new)):
-        return None
-    tail = parts[2].rsplit(b" ", 2)
-    if len(tail) != 3 or not tail[1].isdigit():
-        return None
-    text = message.decode("utf-8", "replace") if tab else ""
-    return Entry(old, new, int(tail[1]), classify(text), text.startswith("commit (amend): "))
+    text = row[3].decode("utf-8", "replace")
+    return Entry(row[0], row[1], row[2], classify(text), text.startswith("commit (amend): "))
 
 
 def read_backwards(path: str, chunk: int = CHUNK) -> Iterable[bytes]:
@@ -267,14 +280,16 @@ def no_witness(why: str) -> Verdict:
 
 
 def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequence[str],
-          since: int | None, floor_time: int | None) -> Verdict:
+          since: int | None, floor_time: int | None, until: int | None = None) -> Verdict:
     """Which of ``commits`` (the range, any order) this work tree made.
 
     ``git_dir`` is the git dir of the work tree whose state is read, ``head`` its HEAD;
     ``since`` the time the session began (its ``session-recorded`` time), when known:
     what was made before it is not the session's, and the reading ends there. Without it,
     ``floor_time``, the boundary commit's committer time: nothing above the boundary was
-    made before it (less a day of clock slack).
+    made before it (less a day of clock slack). The commits made since the session began
+    and up to ``until`` (when given) that are not in the range are the verdict's
+    ``candidates``.
     """
     if since is not None:
         cutoff: int | None = since  # made before the session began: not the session's
@@ -282,9 +297,10 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
         cutoff = floor_time - SLACK  # nothing above the boundary was made before it
     else:
         cutoff = None
+    rows: Iterable[tuple[str, str, int, bytes | str]]
     if uses_reftable(git_dir):
         source = REFTABLE
-        entries: Iterable[Entry] = _reftable_entries(repo)
+        rows = _reftable_rows(repo)
     else:
         source = REFLOG
         path = os.path.join(git_dir, "logs", "HEAD")
@@ -292,26 +308,28 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
             return no_witness(
                 "no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
                 "removed): which commits this session made cannot be checked")
-        entries = _file_entries(path)
-    return _read(entries, source, head, set(commits), top, since, cutoff)
+        rows = _file_rows(path)
+    return _read(rows, source, head, set(commits), top, since, cutoff, until)
 
 
-def _file_entries(path: str) -> Iterable[Entry]:
+def _file_rows(path: str) -> Iterable[tuple[str, str, int, bytes | str]]:
     for line in read_backwards(path):
-        entry = parse_line(line)
-        if entry is not None:
-            yield entry
+        row = split_line(line)
+        if row is not None:
+            yield row
 
 
-def _reftable_entries(repo: Repo) -> Iterable[Entry]:
+def _reftable_rows(repo: Repo) -> Iterable[tuple[str, str, int, bytes | str]]:
     rows = repo.reflog_entries("HEAD", REFTABLE_LIMIT)
     for i, (new, time, message) in enumerate(rows):
-        old = rows[i + 1][0] if i + 1 < len(rows) else _NULL
-        yield Entry(old, new, time, classify(message), message.startswith("commit (amend): "))
+        yield (rows[i + 1][0] if i + 1 < len(rows) else _NULL), new, time, message
 
 
-def _read(entries: Iterable[Entry], source: str, head: str, wanted: set[str],
-          top: str | None, since: int | None, cutoff: int | None) -> Verdict:
+def _read(rows: Iterable[tuple[str, str, int, bytes | str]], source: str, head: str,
+          wanted: set[str], top: str | None, since: int | None, cutoff: int | None,
+          until: int | None) -> Verdict:
+    """Read entries newest first; only those about a commit still asked about, or made in
+    the window where candidates are looked for, are classified."""
     verdict = Verdict(source)
     created: set[str] = set()
     copied: set[str] = set()
@@ -321,46 +339,49 @@ def _read(entries: Iterable[Entry], source: str, head: str, wanted: set[str],
     open_ = set(wanted)  # range (and copied-from) commits not yet settled
     first = True
     complete = False
-    oldest: Entry | None = None
-    for entry in entries:
+    oldest: str | None = None  # the old side of the oldest entry read
+    for old, new, when, message in rows:
         if first:
             first = False
-            if entry.new != head:
+            if new != head:
                 return no_witness(
-                    f"the HEAD reflog's newest entry ({entry.new[:12]}) is not HEAD "
+                    f"the HEAD reflog's newest entry ({new[:12]}) is not HEAD "
                     f"({head[:12]}): it is not a record of this work tree's commits")
-        if cutoff is not None and entry.time < cutoff:
+        if cutoff is not None and when < cutoff:
             complete = True
             break
         if not open_ and since is None:
             complete = True
             break
-        oldest = entry
-        sha = entry.new
-        if entry.kind == CREATED:
-            created.add(sha)
-            open_.discard(sha)
-            if since is not None and entry.time > since and sha not in wanted \
-                    and sha not in replaced:
-                # strictly after: the recorded time is truncated to its second
-                after.append((sha, entry.time))
-        elif entry.kind == COPY:
-            copied.add(sha)
-            if sha in open_:
+        oldest = old
+        window = since is not None and when > since and (until is None or when <= until)
+        if new not in open_ and not window:
+            continue
+        text = message.decode("utf-8", "replace") if isinstance(message, bytes) else message
+        kind = classify(text)
+        if kind == CREATED:
+            created.add(new)
+            open_.discard(new)
+            if window and new not in wanted and new not in replaced:
+                # strictly after since: the recorded time is truncated to its second
+                after.append((new, when))
+        elif kind == COPY:
+            copied.add(new)
+            if new in open_:
                 if ledger is None:
                     ledger = read_ledger(top)
-                old = ledger.get(sha)
-                if old is not None and old != sha:
-                    open_.discard(sha)
-                    if old not in created:
-                        open_.add(old)
-        if entry.replaces and entry.old:
-            replaced.add(entry.old)
+                origin = ledger.get(new)
+                if origin is not None and origin != new:
+                    open_.discard(new)
+                    if origin not in created:
+                        open_.add(origin)
+        if old and (kind == COPY or text.startswith("commit (amend): ")):
+            replaced.add(old)  # an amend or a rewrite's copy replaced what it came from
     else:
         if first:
             return no_witness("the HEAD reflog of this work tree is empty: which commits "
                               "this session made cannot be checked")
-        complete = oldest is None or oldest.old in (None, _NULL)
+        complete = oldest in (None, _NULL)
     if ledger is None and copied & wanted:
         ledger = read_ledger(top)
     for sha in wanted:
