@@ -297,10 +297,10 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
         cutoff = floor_time - SLACK  # nothing above the boundary was made before it
     else:
         cutoff = None
-    rows: Iterable[tuple[str, str, int, bytes | str]]
+    lines: Iterable[bytes]
     if uses_reftable(git_dir):
         source = REFTABLE
-        rows = _reftable_rows(repo)
+        lines = _reftable_lines(repo)
     else:
         source = REFLOG
         path = os.path.join(git_dir, "logs", "HEAD")
@@ -308,84 +308,103 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
             return no_witness(
                 "no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
                 "removed): which commits this session made cannot be checked")
-        rows = _file_rows(path)
-    return _read(rows, source, head, set(commits), top, since, cutoff, until)
+        lines = read_backwards(path)
+    return _read(lines, source, head, set(commits), top, since, cutoff, until)
 
 
-def _file_rows(path: str) -> Iterable[tuple[str, str, int, bytes | str]]:
-    for line in read_backwards(path):
-        row = split_line(line)
-        if row is not None:
-            yield row
-
-
-def _reftable_rows(repo: Repo) -> Iterable[tuple[str, str, int, bytes | str]]:
+def _reftable_lines(repo: Repo) -> Iterable[bytes]:
+    """``git log -g``'s answer in the files backend's line shape, newest first (the old
+    side of each entry is the next one's new side)."""
     rows = repo.reflog_entries("HEAD", REFTABLE_LIMIT)
     for i, (new, time, message) in enumerate(rows):
-        yield (rows[i + 1][0] if i + 1 < len(rows) else _NULL), new, time, message
+        old = rows[i + 1][0] if i + 1 < len(rows) else _NULL
+        yield f"{old} {new} - <> {time} +0000\t{message}".encode("utf-8", "surrogateescape")
 
 
-def _read(rows: Iterable[tuple[str, str, int, bytes | str]], source: str, head: str,
-          wanted: set[str], top: str | None, since: int | None, cutoff: int | None,
+def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
+          top: str | None, since: int | None, cutoff: int | None,
           until: int | None) -> Verdict:
-    """Read entries newest first; only those about a commit still asked about, or made in
-    the window where candidates are looked for, are classified."""
+    """Read entries newest first. Most lines are only sliced (their new side looked up,
+    their time read when a cutoff needs it); only those about a commit still asked about,
+    or made where a too-high boundary could hide, are parsed and classified."""
     verdict = Verdict(source)
-    created: set[str] = set()
-    copied: set[str] = set()
+    created: set[bytes] = set()
+    copied: set[bytes] = set()
     after: list[tuple[str, int]] = []  # made here since the session began, newest first
-    replaced: set[str] = set()  # commits an amend or a rewrite replaced since
+    replaced: set[bytes] = set()  # commits an amend or a rewrite replaced since
     ledger: dict[str, str] | None = None
-    open_ = set(wanted)  # range (and copied-from) commits not yet settled
+    asked = {sha.encode() for sha in wanted}
+    open_ = set(asked)  # range (and copied-from) commits not yet settled
+    timed = cutoff is not None or since is not None
     first = True
     complete = False
-    oldest: str | None = None  # the old side of the oldest entry read
-    for old, new, when, message in rows:
+    oldest = b""  # the oldest line read
+    for line in lines:
+        space = line.find(b" ")
+        if space not in (40, 64):
+            continue
+        new = line[space + 1:2 * space + 1]
         if first:
             first = False
-            if new != head:
+            if new != head.encode():
                 return no_witness(
-                    f"the HEAD reflog's newest entry ({new[:12]}) is not HEAD "
-                    f"({head[:12]}): it is not a record of this work tree's commits")
+                    f"the HEAD reflog's newest entry ({new[:12].decode('ascii', 'replace')}) "
+                    f"is not HEAD ({head[:12]}): it is not a record of this work tree's "
+                    "commits")
+        tab = line.find(b"\t")
+        when = 0
+        if timed:  # the time: the second-to-last field before the tab
+            end = line.rfind(b" ", 0, tab if tab >= 0 else len(line))
+            stamp = line[line.rfind(b" ", 0, end) + 1:end]
+            if not stamp.isdigit():
+                continue
+            when = int(stamp)
         if cutoff is not None and when < cutoff:
             complete = True
             break
         if not open_ and since is None:
             complete = True
             break
-        oldest = old
+        oldest = line
         window = since is not None and when > since and (until is None or when <= until)
         if new not in open_ and not window:
             continue
-        text = message.decode("utf-8", "replace") if isinstance(message, bytes) else message
-        kind = classify(text)
+        message = line[tab + 1:] if tab >= 0 else b""
+        if message.startswith(b"commit: "):  # by far the most common: no decoding
+            kind, amend = CREATED, False
+        else:
+            text = message.decode("utf-8", "replace")
+            kind, amend = classify(text), text.startswith("commit (amend): ")
         if kind == CREATED:
             created.add(new)
             open_.discard(new)
-            if window and new not in wanted and new not in replaced:
+            if window and new not in asked and new not in replaced:
                 # strictly after since: the recorded time is truncated to its second
-                after.append((new, when))
+                after.append((new.decode("ascii", "replace"), when))
         elif kind == COPY:
             copied.add(new)
             if new in open_:
                 if ledger is None:
                     ledger = read_ledger(top)
-                origin = ledger.get(new)
-                if origin is not None and origin != new:
+                sha = new.decode("ascii", "replace")
+                origin = ledger.get(sha)
+                if origin is not None and origin != sha:
                     open_.discard(new)
-                    if origin not in created:
-                        open_.add(origin)
-        if old and (kind == COPY or text.startswith("commit (amend): ")):
-            replaced.add(old)  # an amend or a rewrite's copy replaced what it came from
+                    if origin.encode() not in created:
+                        open_.add(origin.encode())
+        if kind == COPY or amend:
+            replaced.add(line[:space])  # an amend or a copy replaced what it came from
     else:
         if first:
             return no_witness("the HEAD reflog of this work tree is empty: which commits "
                               "this session made cannot be checked")
-        complete = oldest in (None, _NULL)
-    if ledger is None and copied & wanted:
+        complete = not oldest or oldest[:oldest.find(b" ")].strip(b"0") == b""
+    if ledger is None and copied & asked:
         ledger = read_ledger(top)
+    made = {c.decode("ascii", "replace") for c in created}
+    copies = {c.decode("ascii", "replace") for c in copied}
     for sha in wanted:
-        verdict.status[sha] = _status(sha, created, copied, ledger or {}, complete, 0)
+        verdict.status[sha] = _status(sha, made, copies, ledger or {}, complete, 0)
     verdict.candidates = after
     if not complete and any(s == UNVOUCHED for s in verdict.status.values()):
         verdict.notes.append("the HEAD reflog does not reach back to the session's start "
