@@ -141,18 +141,35 @@ def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
             return result  # detached HEAD (a rebase starting, a tag): nothing to keep
         sid = settings.session_id(environ)
         came_from = previous if files.is_sha(previous) else None
-        touch(repo, where, sid, result, now, previous=came_from)
+        written = touch(repo, where, sid, result, now, previous=came_from)
         boundary = ladder.resolve(repo, settings, sid, now, where=where)
-        if boundary.reason is not None and boundary.reason.startswith("not an ancestor"):
-            from lets_hooks import record
-
-            # ``checkout -B`` reset a branch this session had touched: carry again
-            if record.recarry(repo, where, sid, came_from):
-                boundary = ladder.resolve(repo, settings, sid, now, where=where)
+        if boundary.reason is not None:
+            boundary = _carry_again(repo, where, settings, sid, now, came_from, written,
+                                    boundary)
         _warn_rejected(boundary, result, "post-checkout")
     except Exception as exc:  # never break the checkout
         result.say(f"post-checkout: skipped ({reason(exc)})")
     return result
+
+
+def _carry_again(repo: Repo, where: Location, settings: Config, sid: str | None, now: int,
+                 came_from: str | None, written: bool,
+                 boundary: ladder.Boundary) -> ladder.Boundary:
+    """A line this session holds, rejected right after a checkout: ``checkout -B`` reset a
+    branch the session had touched (carry the line it came from again), or a boundary
+    carried from main is below this branch's point off it (lift it to that point)."""
+    from lets_hooks import record
+
+    reason = boundary.reason or ""
+    changed = False
+    if reason.startswith("not an ancestor"):
+        changed = record.recarry(repo, where, sid, came_from)
+    elif written and reason.startswith("older than this branch's point") \
+            and boundary.trust == ladder.ESTIMATE and boundary.boundary and boundary.recorded:
+        changed = record.lift(repo, where, sid, boundary.recorded, boundary.boundary)
+    if not changed:
+        return boundary
+    return ladder.resolve(repo, settings, sid, now, where=where)
 
 
 def _warn_rejected(boundary: ladder.Boundary, result: Result, hook: str) -> None:

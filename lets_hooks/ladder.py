@@ -40,6 +40,7 @@ NONE = "none"
 SECONDS_PER_DAY = 86400
 FUTURE_SLACK = SECONDS_PER_DAY  # a recorded time this far ahead of the clock is ignored
 LIST_CAP = 1000  # the session's commits listed by --json
+SKEW = 600  # seconds two clocks may disagree by when one commit is made on another's
 RECORD_HINT = "to record this session's boundary, run: lets-hooks record"
 
 
@@ -197,8 +198,9 @@ class _Facts:
                     if os.path.realpath(git_dir) == os.path.realpath(where.git_dir):
                         git_dir = where.git_dir
                 tip = where.head if git_dir == where.git_dir else self.head
+                until = None if self.boundary_time is None else self.boundary_time + SKEW
                 self.verdict = witness.judge(self.repo, git_dir, where.top, tip or self.head,
-                                             commits, self.since, self.boundary_time)
+                                             commits, self.since, self.boundary_time, until)
         return self.verdict
 
     @property
@@ -322,7 +324,7 @@ def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
     if store is None or store.top != where.top:
         store = state.open_store(where.top, repo)
     recorded = state.read_recorded(store, branch)
-    if recorded.source is None and not recorded.notes:
+    if recorded.source is None and not recorded.notes and branch == where.branch:
         recorded = _renamed(repo, where, store, branch, recorded)
     notes.extend(recorded.notes)
     return recorded
@@ -330,8 +332,10 @@ def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
 
 def _renamed(repo: Repo, where: Location, store: state.Store, branch: str,
              recorded: state.Recorded) -> state.Recorded:
-    """Nothing recorded for ``branch``: a branch renamed with ``git branch -m`` (no hook
-    runs) takes the state its old name left (``record.adopt_renamed``)."""
+    """Nothing recorded for the checked-out ``branch``: a branch renamed with ``git
+    branch -m`` (no hook runs) takes the state its old name left (``record.adopt_renamed``;
+    its reflog is a file read on the ``files`` backend, no process). Other branches find
+    theirs when they are checked out (post-checkout)."""
     from lets_hooks import record
 
     try:
@@ -617,8 +621,14 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         return PRIOR
     if verdict.candidates and facts.since is not None:
         in_range = set(counted.commits)
-        asked = [c for c in verdict.candidates if c not in in_range and c != boundary][:200]
-        below = facts.repo.below(boundary, asked, facts.since - witness.SLACK) if asked else []
+        # a commit below the boundary was made before it: one made later cannot be there
+        latest = None if facts.boundary_time is None else facts.boundary_time + SKEW
+        asked = [c for c, when in verdict.candidates
+                 if c not in in_range and c != boundary and (latest is None or when <= latest)]
+        asked = asked[:200]
+        # committed when they were made, since the session began: git's --since walk
+        # stops at anything older
+        below = facts.repo.below(boundary, asked, facts.since - SKEW) if asked else []
         if below:
             notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
                          f"boundary {boundary[:12]} on HEAD: the boundary is too high, so "

@@ -203,8 +203,12 @@ def _line(found: state.Recorded, sha: str | None = None) -> state.Line:
 
 
 def _full(repo: Repo, sha: str) -> str | None:
+    """A recorded sha as a full commit name: as it is when written in full (git then
+    says whether it is a commit, at the ancestor question), else asked of git."""
+    if files.is_sha(sha):
+        return sha
     info = repo.objects([sha + "^{commit}"])[0]
-    return info.sha
+    return info.sha if info.type == "commit" else None
 
 
 def _from_checkout(repo: Repo, where: Location, store: state.Store, sid: str,
@@ -355,6 +359,35 @@ def recarry(repo: Repo, where: Location, sid: str | None, previous: str | None
 
     try:
         names = [name for name, _ in repo.branches()]
+        return state.update(store, where.branch, decide, names)
+    except (GitError, state.StateError):
+        return False
+
+
+def lift(repo: Repo, where: Location, sid: str | None, written: str, base: str) -> bool:
+    """A boundary just carried onto this branch is older than the branch's point off the
+    merge branch (the session's line was on main, and main took others' commits since):
+    what lies below that point is main's, not this branch's work, so the boundary goes up
+    to the point ``base`` (the ladder's own estimate), keeping its recorded time. Only
+    while the line is still the one written (``written``, its sha) and ``base`` is a
+    descendant of it. True when the line was rewritten."""
+    if sid is None or where.top is None or where.branch is None:
+        return False
+    store = state.open_store(where.top, repo)
+    if store.problem is not None:
+        return False
+    seen = state.read_recorded(store, where.branch)
+    if seen.source != "task" or seen.sid != sid or seen.sha != written:
+        return False
+    try:
+        full = _full(repo, written)
+        if full is None or not repo.is_ancestor(full, base):
+            return False
+        names = [name for name, _ in repo.branches()]
+
+        def decide(current: state.Recorded) -> state.Line | None:
+            return _line(current, base) if current.line == seen.line else None
+
         return state.update(store, where.branch, decide, names)
     except (GitError, state.StateError):
         return False

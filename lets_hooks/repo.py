@@ -536,7 +536,7 @@ class Repo:
         """(new sha, time, message) of ``ref``'s reflog, newest first: one ``git log -g``
         (the ``reftable`` backend keeps reflogs where no file can be read)."""
         out = self._out("log", "-g", f"-n{limit}", "--date=unix",
-                        "--format=%H %gd %gs", ref, "--")
+                        "--format=%H %gd %gs", "--end-of-options", ref, "--")
         found = []
         for line in (out or "").split("\n"):
             sha, _, rest = line.partition(" ")

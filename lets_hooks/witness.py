@@ -112,20 +112,33 @@ class Entry:
         self.replaces = replaces or kind == COPY
 
 
+def split_line(line: bytes) -> tuple[str, str, int, bytes] | None:
+    """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>`` as (old, new, time,
+    message), or None when it is not that shape. Byte slicing only: a 10,000-entry tail
+    is read in milliseconds."""
+    tab = line.find(b"\t")
+    head = line if tab < 0 else line[:tab]
+    first = head.find(b" ")
+    second = head.find(b" ", first + 1)
+    end = head.rfind(b" ")
+    start = head.rfind(b" ", 0, end)
+    if first < 0 or second < 0 or start <= second:
+        return None
+    stamp = head[start + 1:end]
+    if not stamp.isdigit():
+        return None
+    return (head[:first].decode("ascii", "replace"),
+            head[first + 1:second].decode("ascii", "replace"), int(stamp),
+            b"" if tab < 0 else line[tab + 1:])
+
+
 def parse_line(line: bytes) -> Entry | None:
-    """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>``, or None when it is not."""
-    head, tab, message = line.partition(b"\t")
-    parts = head.split(b" ", 2)
-    if len(parts) < 3:
+    """One reflog line as an ``Entry``, or None when it is not one."""
+    row = split_line(line)
+    if row is None or not (files.is_sha(row[0]) and files.is_sha(row[1])):
         return None
-    old, new = parts[0].decode("ascii", "replace"), parts[1].decode("ascii", "replace")
-    if not (files.is_sha(old) and files.is_sha(new)):
-        return None
-    tail = parts[2].rsplit(b" ", 2)
-    if len(tail) != 3 or not tail[1].isdigit():
-        return None
-    text = message.decode("utf-8", "replace") if tab else ""
-    return Entry(old, new, int(tail[1]), classify(text), text.startswith("commit (amend): "))
+    text = row[3].decode("utf-8", "replace")
+    return Entry(row[0], row[1], row[2], classify(text), text.startswith("commit (amend): "))
 
 
 def read_backwards(path: str, chunk: int = CHUNK) -> Iterable[bytes]:
@@ -220,11 +233,12 @@ def note_rewrite(top: str, pairs: Sequence[tuple[str, str]]) -> str | None:
         return None
     sessions = os.path.join(top, ".lets", "sessions")
     locks = os.path.join(top, ".lets", "locks")
+    if not os.path.isdir(sessions) or os.path.islink(sessions):
+        return "no session state in this work tree: nothing to note"
     try:
-        for folder in (sessions, locks):
-            if os.path.islink(folder):
-                return f"{folder} is a symbolic link - the rewrite was not noted"
-            os.makedirs(folder, exist_ok=True)
+        if os.path.islink(locks):
+            return f"{locks} is a symbolic link - the rewrite was not noted"
+        os.makedirs(locks, exist_ok=True)
         path = os.path.join(sessions, LEDGER)
         with files.locked(os.path.join(locks, LEDGER_LOCK), shown=".lets/locks/" + LEDGER_LOCK):
             data, problem = files.read_capped(path, LEDGER_LIMIT)
@@ -251,9 +265,9 @@ class Verdict:
         self.source = source  # "reflog", "reftable", or "none"
         self.status: dict[str, str] = {}  # range commit -> SESSION / ELSEWHERE / UNVOUCHED
         self.notes: list[str] = []
-        # commits this work tree made since the session began that are not in the range
-        # (and not replaced since): the ladder checks none of them is below the boundary
-        self.candidates: list[str] = []
+        # (commit, when) this work tree made since the session began that are not in the
+        # range (and not replaced since): the ladder checks none is below the boundary
+        self.candidates: list[tuple[str, int]] = []
 
     def of(self, sha: str) -> str:
         return self.status.get(sha, UNVOUCHED)
@@ -266,14 +280,16 @@ def no_witness(why: str) -> Verdict:
 
 
 def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequence[str],
-          since: int | None, floor_time: int | None) -> Verdict:
+          since: int | None, floor_time: int | None, until: int | None = None) -> Verdict:
     """Which of ``commits`` (the range, any order) this work tree made.
 
     ``git_dir`` is the git dir of the work tree whose state is read, ``head`` its HEAD;
     ``since`` the time the session began (its ``session-recorded`` time), when known:
     what was made before it is not the session's, and the reading ends there. Without it,
     ``floor_time``, the boundary commit's committer time: nothing above the boundary was
-    made before it (less a day of clock slack).
+    made before it (less a day of clock slack). The commits made since the session began
+    and up to ``until`` (when given) that are not in the range are the verdict's
+    ``candidates``.
     """
     if since is not None:
         cutoff: int | None = since  # made before the session began: not the session's
@@ -281,9 +297,10 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
         cutoff = floor_time - SLACK  # nothing above the boundary was made before it
     else:
         cutoff = None
+    lines: Iterable[bytes]
     if uses_reftable(git_dir):
         source = REFTABLE
-        entries: Iterable[Entry] = _reftable_entries(repo)
+        lines = _reftable_lines(repo)
     else:
         source = REFLOG
         path = os.path.join(git_dir, "logs", "HEAD")
@@ -291,79 +308,103 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
             return no_witness(
                 "no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
                 "removed): which commits this session made cannot be checked")
-        entries = _file_entries(path)
-    return _read(entries, source, head, set(commits), top, since, cutoff)
+        lines = read_backwards(path)
+    return _read(lines, source, head, set(commits), top, since, cutoff, until)
 
 
-def _file_entries(path: str) -> Iterable[Entry]:
-    for line in read_backwards(path):
-        entry = parse_line(line)
-        if entry is not None:
-            yield entry
-
-
-def _reftable_entries(repo: Repo) -> Iterable[Entry]:
+def _reftable_lines(repo: Repo) -> Iterable[bytes]:
+    """``git log -g``'s answer in the files backend's line shape, newest first (the old
+    side of each entry is the next one's new side)."""
     rows = repo.reflog_entries("HEAD", REFTABLE_LIMIT)
     for i, (new, time, message) in enumerate(rows):
         old = rows[i + 1][0] if i + 1 < len(rows) else _NULL
-        yield Entry(old, new, time, classify(message), message.startswith("commit (amend): "))
+        yield f"{old} {new} - <> {time} +0000\t{message}".encode("utf-8", "surrogateescape")
 
 
-def _read(entries: Iterable[Entry], source: str, head: str, wanted: set[str],
-          top: str | None, since: int | None, cutoff: int | None) -> Verdict:
+def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
+          top: str | None, since: int | None, cutoff: int | None,
+          until: int | None) -> Verdict:
+    """Read entries newest first. Most lines are only sliced (their new side looked up,
+    their time read when a cutoff needs it); only those about a commit still asked about,
+    or made where a too-high boundary could hide, are parsed and classified."""
     verdict = Verdict(source)
-    created: set[str] = set()
-    copied: set[str] = set()
-    after: list[str] = []  # made here since the session began, newest first
-    replaced: set[str] = set()  # commits an amend or a rewrite replaced since
+    created: set[bytes] = set()
+    copied: set[bytes] = set()
+    after: list[tuple[str, int]] = []  # made here since the session began, newest first
+    replaced: set[bytes] = set()  # commits an amend or a rewrite replaced since
     ledger: dict[str, str] | None = None
-    open_ = set(wanted)  # range (and copied-from) commits not yet settled
+    asked = {sha.encode() for sha in wanted}
+    open_ = set(asked)  # range (and copied-from) commits not yet settled
+    timed = cutoff is not None or since is not None
     first = True
     complete = False
-    oldest: Entry | None = None
-    for entry in entries:
+    oldest = b""  # the oldest line read
+    for line in lines:
+        space = line.find(b" ")
+        if space not in (40, 64):
+            continue
+        new = line[space + 1:2 * space + 1]
         if first:
             first = False
-            if entry.new != head:
+            if new != head.encode():
                 return no_witness(
-                    f"the HEAD reflog's newest entry ({entry.new[:12]}) is not HEAD "
-                    f"({head[:12]}): it is not a record of this work tree's commits")
-        if cutoff is not None and entry.time < cutoff:
+                    f"the HEAD reflog's newest entry ({new[:12].decode('ascii', 'replace')}) "
+                    f"is not HEAD ({head[:12]}): it is not a record of this work tree's "
+                    "commits")
+        tab = line.find(b"\t")
+        when = 0
+        if timed:  # the time: the second-to-last field before the tab
+            end = line.rfind(b" ", 0, tab if tab >= 0 else len(line))
+            stamp = line[line.rfind(b" ", 0, end) + 1:end]
+            if not stamp.isdigit():
+                continue
+            when = int(stamp)
+        if cutoff is not None and when < cutoff:
             complete = True
             break
         if not open_ and since is None:
             complete = True
             break
-        oldest = entry
-        sha = entry.new
-        if entry.kind == CREATED:
-            created.add(sha)
-            open_.discard(sha)
-            if since is not None and entry.time > since and sha not in wanted \
-                    and sha not in replaced:
-                # strictly after: the recorded time is truncated to its second
-                after.append(sha)
-        elif entry.kind == COPY:
-            copied.add(sha)
-            if sha in open_:
+        oldest = line
+        window = since is not None and when > since and (until is None or when <= until)
+        if new not in open_ and not window:
+            continue
+        message = line[tab + 1:] if tab >= 0 else b""
+        if message.startswith(b"commit: "):  # by far the most common: no decoding
+            kind, amend = CREATED, False
+        else:
+            text = message.decode("utf-8", "replace")
+            kind, amend = classify(text), text.startswith("commit (amend): ")
+        if kind == CREATED:
+            created.add(new)
+            open_.discard(new)
+            if window and new not in asked and new not in replaced:
+                # strictly after since: the recorded time is truncated to its second
+                after.append((new.decode("ascii", "replace"), when))
+        elif kind == COPY:
+            copied.add(new)
+            if new in open_:
                 if ledger is None:
                     ledger = read_ledger(top)
-                old = ledger.get(sha)
-                if old is not None and old != sha:
-                    open_.discard(sha)
-                    if old not in created:
-                        open_.add(old)
-        if entry.replaces and entry.old:
-            replaced.add(entry.old)
+                sha = new.decode("ascii", "replace")
+                origin = ledger.get(sha)
+                if origin is not None and origin != sha:
+                    open_.discard(new)
+                    if origin.encode() not in created:
+                        open_.add(origin.encode())
+        if kind == COPY or amend:
+            replaced.add(line[:space])  # an amend or a copy replaced what it came from
     else:
         if first:
             return no_witness("the HEAD reflog of this work tree is empty: which commits "
                               "this session made cannot be checked")
-        complete = oldest is None or oldest.old in (None, _NULL)
-    if ledger is None and copied & wanted:
+        complete = not oldest or oldest[:oldest.find(b" ")].strip(b"0") == b""
+    if ledger is None and copied & asked:
         ledger = read_ledger(top)
+    made = {c.decode("ascii", "replace") for c in created}
+    copies = {c.decode("ascii", "replace") for c in copied}
     for sha in wanted:
-        verdict.status[sha] = _status(sha, created, copied, ledger or {}, complete, 0)
+        verdict.status[sha] = _status(sha, made, copies, ledger or {}, complete, 0)
     verdict.candidates = after
     if not complete and any(s == UNVOUCHED for s in verdict.status.values()):
         verdict.notes.append("the HEAD reflog does not reach back to the session's start "

@@ -173,6 +173,28 @@ def test_commits_on_main_by_mistake_moved_to_a_new_branch(tmp_path: Path) -> Non
     assert answer(box) == ("exact", start, "2")
 
 
+def test_a_session_on_main_that_pulled_branches_off_at_the_new_point(tmp_path: Path
+                                                                     ) -> None:
+    """The session's line is on main; a pull brings a teammate's commit; then ``switch -c
+    topic``. main's boundary is below the topic's point off origin/main: carried as it is
+    it would be rejected, so it goes up to that point (the teammate's commit is main's,
+    not the topic's work)."""
+    from test_rewrite_workflows import Teammate, remote_of
+
+    box = with_remote(tmp_path)
+    box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    stamp = recorded(box, "main")
+    mate = Teammate(remote_of(box), tmp_path / "mate")
+    pulled = mate.commit("t1.txt", "main")
+    box.sh("pull", "-q", "--ff-only", "origin", "main", sid=SID)
+    done = box.sh("switch", "-q", "-c", "topic", sid=SID)
+    box.file_commit("c1.txt", "c1\n")
+    assert box.line("topic") == f"{pulled} {SID}"
+    assert stamp is not None and recorded(box, "topic") == (pulled, stamp[1])
+    assert answer(box) == ("exact", pulled, "1")
+    assert "rejected" not in done.stderr
+
+
 def test_a_branch_made_from_elsewhere_is_recorded_at_head(box: HookBox) -> None:
     session(box)
     box.sh("switch", "-q", "-c", "fresh", "main", sid=SID)
@@ -259,4 +281,40 @@ def test_a_carried_first_touch_costs_a_few_processes(box: HookBox, tmp_path: Pat
                    env={**env, "LETS_SESSION_ID": SID})
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert box.line("next") == f"{boundary} {SID}"
-    assert len(calls(log)) <= 7, calls(log)
+    assert len(calls(log)) == 5, calls(log)  # the first touch's 4, one ancestor question
+
+
+# -- one sample under pre-commit (git's arguments in PRE_COMMIT_FROM_REF and friends) -------
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    import precommit_box
+
+    return precommit_box.hook_repo(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import precommit_box
+
+    return precommit_box.pre_commit_home(tmp_path_factory)
+
+
+def test_switch_c_and_detached_commits_under_pre_commit(
+        tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import precommit_box
+
+    box = precommit_box.box(tmp_path, hook_repo, pre_commit_home, monkeypatch)
+    try:
+        boundary, stamp = session(box)
+        box.sh("switch", "-q", "-c", "next", sid=SID)
+        assert box.line("next") == f"{boundary} {SID}"
+        assert recorded(box, "next") == stamp
+        box.sh("checkout", "-q", "--detach", "HEAD~1", sid=SID)
+        box.file_commit("d1.txt", "detached\n")
+        box.sh("switch", "-q", "-c", "rescue", sid=SID)
+        assert box.line("rescue") == f"{boundary} {SID}"
+        assert answer(box) == ("exact", boundary, "2")
+    finally:
+        box.repo.close()

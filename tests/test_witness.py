@@ -13,8 +13,12 @@ from hookbox import SID, HookBox, git_version, make, with_remote
 
 from lets_hooks import state, witness
 
-# a rebase within the second its originals were made would copy them to the same shas
-LATER = {"GIT_COMMITTER_DATE": f"@{int(time.time()) + 60} +0000"}
+
+def later() -> dict[str, str]:
+    """A committer date a minute ahead: a rebase within the second its originals were made
+    would copy them to the same shas."""
+    return {"GIT_COMMITTER_DATE": f"@{int(time.time()) + 60} +0000"}
+
 
 def start_session(box: HookBox, branch: str, root: Path | None = None,
                   at: str | None = None, stamp: str | None = None) -> str:
@@ -331,7 +335,7 @@ def test_copies_of_the_sessions_commits_are_its_own_through_the_ledger(tmp_path:
     box.file_commit("b.txt", "b\n", "mine 2")
     before = box.head()
     box.sh("rebase", "-q", "-i", "--force-rebase", "HEAD~2", sid=SID,
-           extra={"GIT_SEQUENCE_EDITOR": "true", **LATER})
+           extra={"GIT_SEQUENCE_EDITOR": "true", **later()})
     assert box.head() != before
     ledger = witness.read_ledger(str(box.path))
     assert box.head() in ledger and len(ledger) == 2, ledger
@@ -349,7 +353,7 @@ def test_copies_nobody_noted_are_counted_but_not_exact(tmp_path: Path) -> None:
     box.file_commit("b.txt", "b\n", "mine 2")
     before = box.head()
     box.sh("rebase", "-q", "-i", "--force-rebase", "HEAD~2",
-           extra={"GIT_SEQUENCE_EDITOR": "true", **LATER})
+           extra={"GIT_SEQUENCE_EDITOR": "true", **later()})
     assert box.head() != before
     data = answer(box)
     assert (data["trust"], data["commits"], data["elsewhere"]) == ("prior-session", 2, 0)
@@ -382,6 +386,9 @@ def test_a_branch_that_does_not_exist_is_said(tmp_path: Path) -> None:
 def test_the_rewrite_ledger_is_capped(tmp_path: Path) -> None:
     top = str(tmp_path)
     sha = [f"{i:040x}" for i in range(1, 8)]
+    assert witness.note_rewrite(top, [(sha[0], sha[1])]) is not None  # no state: not noted
+    assert not (tmp_path / ".lets").exists()
+    (tmp_path / ".lets" / "sessions").mkdir(parents=True)
     old_keep = witness.LEDGER_KEEP
     witness.LEDGER_KEEP = 4
     try:
