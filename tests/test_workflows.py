@@ -458,7 +458,10 @@ MAY_DEGRADE: list[Callable[[World], None]] = [detached_from_origin_main_then_res
                                               no_witness]
 WORKFLOWS = {f"exact-{fn.__name__}": fn for fn in EXACT}
 WORKFLOWS.update({f"may-degrade-{fn.__name__}": fn for fn in MAY_DEGRADE})
-SAMPLE = ["exact-pull_ff_only_on_topic", "exact-pull_rebase_on_topic",
+# Under pre-commit the hooks get no stdin (post-rewrite recovers the pairs from git) and
+# pre-push sees one branch: the sample has a rewrite of each kind, a carried branch and a
+# push.
+SAMPLE = ["exact-pull_rebase_on_topic", "exact-rebase_merges_onto_origin_main",
           "exact-new_branch_switch_c", "exact-own_pr_merged_then_continue"]
 
 
