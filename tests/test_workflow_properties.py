@@ -25,7 +25,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from workflows import World
 
@@ -198,6 +198,11 @@ def day(ops: list[str], scratch: Path) -> None:
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
           print_blob=False, phases=PHASES)
 @given(ops=st.lists(st.sampled_from(OPS), min_size=4, max_size=12))
+# Days found by the generator, kept: the pull request merged and the topic fast-forwarded
+# to its merge (exact: the session's commits reached main through it); a topic with no
+# commits of its own fast-forwarded onto main (the floor may reject: a NOTE says so).
+@example(ops=["commit", "main-mistake", "push", "mate-pr", "pull-main"])
+@example(ops=["mate-main", "checkout-b", "pull-main"])
 def test_a_day_of_work_keeps_the_count_honest(ops: list[str], tmp_path: Path) -> None:
     day(ops, tmp_path)
 
