@@ -409,6 +409,26 @@ def own_pr_merged_then_pull_ff(w: World) -> None:
     assert got.commits == 3, got.desc
 
 
+def new_branch_from_origin_main_after_pr_merged(w: World) -> None:
+    """The pull request merged, the session starts its next branch from the fetched main
+    (``git switch -c next origin/main``). The session's merged commits are on HEAD, and
+    SPEC section 4 says a boundary is never placed above a commit the session made: main
+    itself, pulled, counts them (the same commits, the same HEAD), so ``next`` must too."""
+    topic(w, commits=2, push=True)
+    w.mate_merge_pr("feat")
+    w.git("fetch", "-q", "origin")
+    w.git("switch", "-q", "-c", "next", "origin/main")
+    got = exact(w)
+    assert got.commits == 2, got.desc
+    w.commit()
+    got = exact(w)
+    assert got.commits == 3, got.desc
+    w.git("switch", "-q", "main")
+    w.pull("ff-only")
+    got = exact(w)
+    assert got.commits == 2, got.desc
+
+
 def regression_local_main_ahead(w: World) -> None:
     """A session started on main at m2, committed on local main, branched, committed
     twice: exact 3 from m2 (SPEC section 3: the fork point is taken off origin/main)."""
@@ -452,7 +472,7 @@ EXACT: list[Callable[[World], None]] = [
     committed_on_main_by_mistake_branch_reset_switch, rename_branch,
     existing_branch_first_touched_in_second_worktree, teammates_branch_checked_out,
     earlier_work_on_the_branch, own_pr_merged_then_continue, own_pr_merged_then_pull_ff,
-    regression_local_main_ahead,
+    new_branch_from_origin_main_after_pr_merged, regression_local_main_ahead,
 ]
 MAY_DEGRADE: list[Callable[[World], None]] = [detached_from_origin_main_then_rescue,
                                               no_witness]
