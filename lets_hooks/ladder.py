@@ -535,15 +535,20 @@ def _classify(facts: _Facts, boundary: str, counted: _Count) -> _Split:
     elsewhere (K), and the counted ones the witness cannot vouch for."""
     verdict = facts.judge(counted.commits)
     split = _Split(verdict)
-    doubtful = [c for c in counted.commits if verdict.of(c) != witness.SESSION]
+    statuses = verdict.status
+    session = witness.SESSION
+    doubtful = [c for c in counted.commits if statuses.get(c) != session]
+    if not doubtful:
+        split.session = list(counted.commits)
+        return split
     outside: set[str] = set()
-    if doubtful and not facts.on_merge:
+    if not facts.on_merge:
         if counted.outside is None:
             counted.outside = set(facts.repo.listing(facts.head, [boundary, *facts.tips()]))
         outside = counted.outside
     for commit in counted.commits:
-        status = verdict.of(commit)
-        if status == witness.SESSION:
+        status = statuses.get(commit, witness.UNVOUCHED)
+        if status == session:
             split.session.append(commit)
         elif not facts.on_merge and commit not in outside:
             split.excluded += 1

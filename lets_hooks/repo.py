@@ -500,19 +500,17 @@ class Repo:
         return out.decode("ascii", "replace").split()
 
     def left_right(self, base: str, head: str) -> tuple[int, list[str]]:
-        """(how many commits only ``base`` reaches, the commits only ``head`` reaches):
-        ``base`` is an ancestor of ``head`` exactly when the first is 0, and the list is
-        then ``base..head``. One walk, as ``ahead_behind``'s, that prints the commits."""
+        """(how many commits only ``base`` reaches, and when that is 0, the commits only
+        ``head`` reaches): ``base`` is an ancestor of ``head`` exactly when the first is 0,
+        and the list is then ``base..head``. One walk, as ``ahead_behind``'s, that prints
+        the commits."""
         _require_sha(base, head)
         out = self._must("rev-list", "--left-right", f"{base}...{head}", "--")
-        left = 0
-        right: list[str] = []
-        for line in out.decode("ascii", "replace").split():
-            if line.startswith("<"):
-                left += 1
-            elif line.startswith(">"):
-                right.append(line[1:])
-        return left, right
+        text = out.decode("ascii", "replace")
+        left = text.count("<")
+        if left:
+            return left, []  # not an ancestor: the list is never asked for
+        return 0, text.replace(">", "").split()
 
     def merge_bases(self, a: str, b: str) -> list[str]:
         """``git merge-base --all a b`` (the first is what ``merge_base`` answers)."""

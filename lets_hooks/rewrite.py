@@ -198,7 +198,7 @@ def place(boundary: str, old_tip: str, new_tip: str, onto: str, images: Mapping[
     earlier = [c for c, kind in kinds.items() if kind == EARLIER]
     mixed = any(kind == MIXED for kind in kinds.values())
     if not mixed and not earlier:
-        left = _left_behind(boundary, old_tip, old, below)
+        left = _left_behind(boundary, old_tip, onto, old, below)
         if left is not None:
             return Move(None, f"the session's commit {left[:12]} was not replayed (it is in "
                               "the history of the rebase's base): the boundary stays")
@@ -248,7 +248,7 @@ def _session_test(boundary: str, old_tip: str, old: History) -> Callable[[str], 
     return side
 
 
-def _left_behind(boundary: str, old_tip: str, old: History,
+def _left_behind(boundary: str, old_tip: str, onto: str, old: History,
                  below: Callable[[str], bool] | None) -> str | None:
     """A session commit the rewrite did not replay, or None: where ``old_tip``'s
     first-parent line leaves the old walk (into ``onto``'s history), is that still above
@@ -258,6 +258,10 @@ def _left_behind(boundary: str, old_tip: str, old: History,
     exit_at = _meets(old_tip, old)
     if exit_at is None or exit_at == boundary:
         return None
+    if exit_at == onto:
+        # An amend, ``rebase -i HEAD~k``: the boundary is not in the walk, so it is in
+        # onto's history, below the line's exit: no need to ask git.
+        return exit_at
     if below is not None and not below(exit_at):
         return None  # the line met onto's history at or below the boundary
     return exit_at

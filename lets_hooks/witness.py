@@ -328,13 +328,13 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
     their time read when a cutoff needs it); only those about a commit still asked about,
     or made where a too-high boundary could hide, are parsed and classified."""
     verdict = Verdict(source)
-    created: set[bytes] = set()
-    copied: set[bytes] = set()
+    created: set[str] = set()
+    copied: set[str] = set()
     after: list[tuple[str, int]] = []  # made here since the session began, newest first
-    replaced: set[bytes] = set()  # commits an amend or a rewrite replaced since
+    replaced: set[str] = set()  # commits an amend or a rewrite replaced since
     ledger: dict[str, str] | None = None
-    asked = {sha.encode() for sha in wanted}
-    open_ = set(asked)  # range (and copied-from) commits not yet settled
+    asked = wanted
+    open_ = set(wanted)  # range (and copied-from) commits not yet settled
     timed = cutoff is not None or since is not None
     first = True
     complete = False
@@ -343,14 +343,13 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         space = line.find(b" ")
         if space not in (40, 64):
             continue
-        new = line[space + 1:2 * space + 1]
+        new = line[space + 1:2 * space + 1].decode("ascii", "replace")
         if first:
             first = False
-            if new != head.encode():
+            if new != head:
                 return no_witness(
-                    f"the HEAD reflog's newest entry ({new[:12].decode('ascii', 'replace')}) "
-                    f"is not HEAD ({head[:12]}): it is not a record of this work tree's "
-                    "commits")
+                    f"the HEAD reflog's newest entry ({new[:12]}) is not HEAD "
+                    f"({head[:12]}): it is not a record of this work tree's commits")
         tab = line.find(b"\t")
         when = 0
         if timed:  # the time: the second-to-last field before the tab
@@ -380,20 +379,20 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             open_.discard(new)
             if window and new not in asked and new not in replaced:
                 # strictly after since: the recorded time is truncated to its second
-                after.append((new.decode("ascii", "replace"), when))
+                after.append((new, when))
         elif kind == COPY:
             copied.add(new)
             if new in open_:
                 if ledger is None:
                     ledger = read_ledger(top)
-                sha = new.decode("ascii", "replace")
-                origin = ledger.get(sha)
-                if origin is not None and origin != sha:
+                origin = ledger.get(new)
+                if origin is not None and origin != new:
                     open_.discard(new)
-                    if origin.encode() not in created:
-                        open_.add(origin.encode())
+                    if origin not in created:
+                        open_.add(origin)
         if kind == COPY or amend:
-            replaced.add(line[:space])  # an amend or a copy replaced what it came from
+            # an amend or a copy replaced what it came from
+            replaced.add(line[:space].decode("ascii", "replace"))
     else:
         if first:
             return no_witness("the HEAD reflog of this work tree is empty: which commits "
@@ -401,10 +400,12 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         complete = not oldest or oldest[:oldest.find(b" ")].strip(b"0") == b""
     if ledger is None and copied & asked:
         ledger = read_ledger(top)
-    made = {c.decode("ascii", "replace") for c in created}
-    copies = {c.decode("ascii", "replace") for c in copied}
-    for sha in wanted:
-        verdict.status[sha] = _status(sha, made, copies, ledger or {}, complete, 0)
+    plain = ELSEWHERE if complete else UNVOUCHED  # neither made nor copied here
+    marks = ledger or {}
+    verdict.status = {
+        sha: SESSION if sha in created else
+        _status(sha, created, copied, marks, complete, 0) if sha in copied else plain
+        for sha in wanted}
     verdict.candidates = after
     if not complete and any(s == UNVOUCHED for s in verdict.status.values()):
         verdict.notes.append("the HEAD reflog does not reach back to the session's start "

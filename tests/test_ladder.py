@@ -607,3 +607,25 @@ def test_with_a_commit_graph_the_merge_branch_asks_two_cheap_questions(sandbox: 
     sandbox.write_task("main", f"session: {sandbox.rev('feat')} {SID}\n")  # not an ancestor
     fields, _ = processes(sandbox)
     assert fields["SESSION_TRUST"] == "none"
+
+
+def test_the_estimate_on_a_seen_shaped_branch_walks_twice(sandbox: Sandbox) -> None:
+    """A first-parent line of topic merges (as git's own ``seen``), nothing recorded: one
+    walk of what main has not, one ``merge-base --all`` (the script's two walks: its
+    merge-base and its count), where the estimate path once made four."""
+    for i in range(6):
+        sandbox.commit(f"main {i}", age_days=2)
+    base = [sandbox.rev(f"main~{i}") for i in range(6)]
+    sandbox.git.checkout("-q", "-b", "seen")
+    for n in range(8):
+        sandbox.git.checkout("-q", "-b", f"t{n}", base[n % 6])
+        for k in range(1 + n % 3):
+            sandbox.commit(f"topic {n} step {k}", age_days=1)
+        sandbox.git.checkout("-q", "seen")
+        sandbox.git.merge("-q", "--no-ff", "--no-edit", f"t{n}")
+    fields, calls = processes(sandbox)
+    assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"]) == ("estimate", base[0])
+    assert calls == 4, calls  # rev-parse, cat-file, rev-list, merge-base --all
+    total = git_count(sandbox, "HEAD", "^" + base[0])
+    assert fields["SESSION_RANGE_DESC"].startswith(f"approx: {base[0]}..HEAD (")
+    assert int(fields["SESSION_COMMITS"]) == total  # all made here: all counted

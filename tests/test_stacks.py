@@ -37,11 +37,15 @@ def box(tmp_path: Path) -> HookBox:
 
 
 def build_stack(box: HookBox, sids: dict[str, str]) -> dict[str, str]:
-    """``main <- a <- b <- c``, two commits each; each branch's session line recorded by
-    a checkout with its session id set. Returns each branch's boundary."""
+    """``main <- a <- b <- c``, two commits each; each branch's session line at the branch
+    below it, with its session id (``lets-hooks record`` right after the checkout: one
+    session's ``checkout -b`` from its own line carries that line up, see
+    ``test_a_stack_one_session_built_follows``). Returns each branch's boundary."""
     boundaries = {}
     for name in STACK:
         box.sh("checkout", "-q", "-b", name, sid=sids[name])
+        done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": sids[name]})
+        assert done.returncode == 0, done.stderr
         boundaries[name] = box.head()
         assert box.line(name) == f"{boundaries[name]} {sids[name]}"
         for i in (1, 2):
@@ -79,6 +83,28 @@ def test_every_branch_of_the_stack_follows(box: HookBox, how: str) -> None:
         assert fields["SESSION_COMMITS"] == "2", (name, fields)
         assert box.line(name) == f"{tips[below[name]]} {SID}"
         assert (box.path / ".lets" / "locks" / f"task-{name}.lock").exists(), name
+    assert "lets-hooks: " not in done.stderr
+
+
+@needs_update_refs
+def test_a_stack_one_session_built_follows(box: HookBox) -> None:
+    """One session makes the stack by ``checkout -b`` from each branch in turn: each
+    branch carries the session's boundary (main's tip), so ``b`` holds ``a``'s commits and
+    its own. ``rebase --update-refs`` onto a moved main moves every boundary to it."""
+    start = box.head()
+    for name in STACK:
+        box.sh("checkout", "-q", "-b", name, sid=SID)
+        assert box.line(name) == f"{start} {SID}"
+        for i in (1, 2):
+            box.file_commit(f"{name}{i}.txt", f"{name} {i}\n", f"{name}{i}")
+    box.sh("checkout", "-q", "main", sid=SID)
+    tip = box.file_commit("upstream.txt", "upstream\n", "main moved")
+    box.sh("checkout", "-q", "c", sid=SID)
+    done = box.sh("rebase", "-q", "--update-refs", "main", sid=SID)
+    for count, name in enumerate(STACK, start=1):
+        fields = answer(box, name, SID)
+        assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"]) == ("exact", tip), fields
+        assert fields["SESSION_COMMITS"] == str(2 * count), (name, fields)
     assert "lets-hooks: " not in done.stderr
 
 
