@@ -18,9 +18,11 @@ session's work on HEAD" is read off git, never computed by the code under test:
   description names those numbers in the forms SPEC section 3 gives;
 - any other trust carries a NOTE (non-empty ``notes``) saying why, and where it names a
   boundary its numbers still add up to the range;
-- ``must_exact``: the answer is knowable here (SPEC section 3 and 4), so it is ``exact``.
+- ``must_exact``: the answer is knowable here (SPEC section 3 and 4), so it is ``exact``;
+- when the answer is ``exact`` (all is well), the hooks of the steps since the last check
+  said nothing (SPEC section 4: quiet when all is well; strict pre-push did not block).
 
-Failures print every step taken so far and the graph of both clones, so a failing
+Failures print every step taken so far and the graph of my clone, so a failing
 workflow (or a generated sequence) reads as a recipe.
 
 This module stands alone (no fixtures of the test suite): a test gives it a folder.
@@ -123,6 +125,7 @@ class World:
     manager: str = PLAIN
     hook_source: tuple[Path, str] | None = None  # pre-commit's hook repository, rev
     steps: list[str] = field(default_factory=list)
+    spoken: list[str] = field(default_factory=list)  # what the hooks said since the last check
     counter: int = 0
 
     def __post_init__(self) -> None:
@@ -159,6 +162,9 @@ class World:
             tick()
         done = subprocess.run(["git", *args], cwd=where, env=self.env(who),
                               capture_output=True, text=True, check=False, timeout=300)
+        if who == "me":
+            self.spoken += [f"git {args[0]}: {line.strip()}" for line in
+                            done.stderr.splitlines() if "lets-hooks: " in line]
         if log:
             place = "" if where in (self.me, self.mate) else f" (in {where.name})"
             status = "" if done.returncode == 0 else f"  -> exit {done.returncode}"
@@ -343,8 +349,11 @@ class World:
                             f"{len(truth)})")
         if got.trust == "exact":
             problems += self._exact(got, truth, cwd)
+            if self.spoken:  # SPEC section 4: the hooks are quiet when all is well
+                problems.append("a hook spoke, yet all is well: " + " | ".join(self.spoken))
         elif got.boundary is not None and not detached:
             problems += self._arithmetic(got, cwd)
+        self.spoken = []
         if problems:
             raise WorkflowError(self.recipe(
                 "\n".join(f"- {p}" for p in problems)
