@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from workflows import World
 
-EXAMPLES = 25
+EXAMPLES = 30
 OPS = (
     "commit", "commit", "commit", "push", "push",
     "mate-topic", "mate-main", "mate-pr", "mate-pr", "mate-lib",
