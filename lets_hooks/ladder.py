@@ -624,7 +624,11 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
                      "this session's (a rewrite the hooks did not see, or a reflog that "
                      "does not reach back far enough): they are counted, but not as exact")
         return PRIOR
-    if verdict.candidates and facts.since is not None:
+    made_before = (facts.boundary_time is not None
+                   and facts.boundary_time < facts.since - SKEW) if facts.since else False
+    # A commit the session made lies below the boundary only if the boundary was made
+    # after it, so after the session began: a boundary older than that needs no check.
+    if verdict.candidates and facts.since is not None and not made_before:
         in_range = set(counted.commits)
         # a commit below the boundary was made before it: one made later cannot be there
         latest = None if facts.boundary_time is None else facts.boundary_time + SKEW

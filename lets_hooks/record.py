@@ -90,8 +90,8 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
                 if keep(current):
                     return True, None
             found = carried(repo, where, store, sid, previous, bare=current.source is None)
-        except (GitError, state.StateError):
-            found = None  # carrying is a refinement: the rule's own line is still right
+        except Exception:  # carrying is a refinement: the rule's own line is still right
+            found = None
         if found is not None:
             wanted = found
 

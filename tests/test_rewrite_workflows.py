@@ -84,6 +84,39 @@ def test_pull_rebase_after_a_teammate_built_on_your_pushed_commit(tmp_path: Path
     session_count(box, 2)
 
 
+def test_pull_rebase_on_main_replaying_the_whole_session(tmp_path: Path) -> None:
+    """A session on main itself: c1 local, a teammate pushed t1; ``git pull --rebase``
+    replays c1 onto t1, every commit of the session: the boundary moves to t1."""
+    box = with_remote(tmp_path)
+    box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    box.sh("branch", "-q", "--set-upstream-to=origin/main", sid=SID)
+    box.file_commit("c1.txt", "c1\n")
+    mate = Teammate(remote_of(box), tmp_path / "mate")
+    t1 = mate.commit("t1.txt", "main")
+    box.sh("pull", "-q", "--rebase", sid=SID)
+    assert box.line("main") == f"{t1} {SID}"
+    fields = answer(box)
+    assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"], fields["SESSION_COMMITS"]) == (
+        "exact", t1, "1"), fields
+
+
+def test_pull_rebase_on_main_after_pushing_part_of_the_session(tmp_path: Path) -> None:
+    """The same on main with c1 pushed and t1 built on it: only c2 is replayed, so the
+    boundary stays where the session began."""
+    box = with_remote(tmp_path)
+    box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    start = box.head()
+    box.sh("branch", "-q", "--set-upstream-to=origin/main", sid=SID)
+    box.file_commit("c1.txt", "c1\n")
+    box.sh("push", "-q", "origin", "main", sid=SID)
+    box.file_commit("c2.txt", "c2\n")
+    mate = Teammate(remote_of(box), tmp_path / "mate")
+    mate.commit("t1.txt", "main")
+    box.sh("pull", "-q", "--rebase", sid=SID)
+    assert box.line("main") == f"{start} {SID}"
+    session_count(box, 2)
+
+
 def test_rebase_main_after_main_caught_up_with_a_merge(tmp_path: Path) -> None:
     """The session merged main (a teammate's m1, m2) into its topic, then ``git rebase
     main`` once local main caught up: onto is the merge's second parent. The boundary moves
