@@ -30,12 +30,16 @@ from hypothesis import strategies as st
 from workflows import World
 
 EXAMPLES = 30
+# Weighted by repetition: the steps that put other people's commits in the range (a
+# teammate's pushes, pulls, merges of main and of ``lib``) come often enough that most
+# days see some.
 OPS = (
-    "commit", "commit", "commit", "push", "push",
-    "mate-topic", "mate-main", "mate-pr", "mate-pr", "mate-lib",
-    "pull-ff", "pull-merge", "pull-rebase", "pull-main",
-    "rebase-origin", "rebase-merges", "rebase-local-main", "merge-lib", "fetch-main",
-    "switch-c", "checkout-b", "checkout-B", "rename", "detach", "switch-main",
+    "commit", "commit", "commit", "push", "push", "push",
+    "mate-topic", "mate-topic", "mate-main", "mate-main", "mate-pr", "mate-pr", "mate-lib",
+    "pull-ff", "pull-ff", "pull-merge", "pull-merge", "pull-rebase", "pull-rebase",
+    "pull-main", "pull-main",
+    "rebase-origin", "rebase-merges", "rebase-local-main", "merge-lib", "merge-lib",
+    "fetch-main", "switch-c", "checkout-b", "checkout-B", "rename", "detach", "switch-main",
     "switch-back", "main-mistake",
 )
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate) + (
@@ -122,9 +126,10 @@ class Day:
             if branch in (None, "main"):
                 return False
             w.git("rebase", "-q", "main")
-        elif op == "merge-lib":
-            if branch is None or not self.remote_has("lib"):
+        elif op == "merge-lib":  # the teammate's branch, grown by one commit, merged in
+            if branch is None:
                 return False
+            w.mate_push("lib", 1, base=None if self.remote_has("lib") else "origin/main")
             w.git("fetch", "-q", "origin")
             w.merge("origin/lib")
         elif op == "fetch-main":
@@ -176,6 +181,9 @@ class Day:
         self.w.check(must_exact=True)
 
 
+TOPIC = ["switch-c", "commit", "push"]  # how a day on a pushed topic begins
+
+
 def day(ops: list[str], scratch: Path) -> None:
     work = Path(tempfile.mkdtemp(dir=scratch))
     try:
@@ -198,7 +206,8 @@ def day(ops: list[str], scratch: Path) -> None:
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
           print_blob=False, phases=PHASES)
-@given(ops=st.lists(st.sampled_from(OPS), min_size=4, max_size=12))
+@given(ops=st.tuples(st.booleans(), st.lists(st.sampled_from(OPS), min_size=4, max_size=12)
+                    ).map(lambda drawn: (TOPIC if drawn[0] else []) + drawn[1]))
 # A day the generator found, kept: a topic with no commits of its own fast-forwarded onto
 # main (the floor may reject: a NOTE says so). Another (the pull request merged, the topic
 # fast-forwarded to its merge) is test_workflows' own_pr_merged_then_pull_ff.

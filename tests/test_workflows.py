@@ -138,6 +138,21 @@ def pull_rebase_on_main(w: World) -> None:
 
 # -- merges and rebases -------------------------------------------------------------------
 
+def rebase_after_push_then_pull_rebase(w: World) -> None:
+    """You pushed c1, main moved, you ``git rebase origin/main``, then ``git pull
+    --rebase`` (instead of a forced push): git keeps the pushed c1, drops its copy and
+    replays main's commit on top of it. c1 is the session's; the copy of main's commit is
+    not (found by the generated days)."""
+    topic(w, commits=1, push=True)
+    w.mate_push("main", 1)
+    w.git("fetch", "-q", "origin")
+    w.git("rebase", "-q", "origin/main")
+    exact(w)
+    w.pull("rebase")
+    got = exact(w)
+    assert words(got) == "1 commits, not counting 1 from elsewhere", got.desc
+
+
 def merge_teammates_branch(w: World) -> None:
     """A true merge of a teammate's branch ``lib``: only the merge commit is the session's."""
     topic(w, commits=1)
@@ -463,7 +478,8 @@ EXACT: list[Callable[[World], None]] = [
     pull_ff_only_on_topic, pull_merge_on_topic, pull_rebase_on_topic,
     pull_on_main_without_commits("ff-only"), pull_on_main_without_commits("merge"),
     pull_on_main_without_commits("rebase"), pull_merge_on_main, pull_rebase_on_main,
-    merge_teammates_branch, merge_main_and_teammates_branch, cherry_pick_and_revert,
+    rebase_after_push_then_pull_rebase, merge_teammates_branch,
+    merge_main_and_teammates_branch, cherry_pick_and_revert,
     pull_main_then_rebase_on_stale_main,
     merge_main_then_rebase_after_main_caught_up, rebase_merges_onto_origin_main,
     new_branch("switch -c"), new_branch("checkout -b"), new_branch("checkout -B"),
