@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from workflows import World
 
-EXAMPLES = 30
+EXAMPLES = 25
 # Weighted by repetition: the steps that put other people's commits in the range (a
 # teammate's pushes, pulls, merges of main and of ``lib``) come often enough that most
 # days see some.
