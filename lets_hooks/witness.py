@@ -309,7 +309,46 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
                 "no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
                 "removed): which commits this session made cannot be checked")
         lines = read_backwards(path)
-    return _read(lines, source, head, set(commits), top, since, cutoff, until)
+    verdict = _read(lines, source, head, set(commits), top, since, cutoff, until)
+    if source == REFLOG:
+        _made_in_other_work_trees(verdict, git_dir, cutoff)
+    return verdict
+
+
+def _made_in_other_work_trees(verdict: Verdict, git_dir: str, cutoff: int | None) -> None:
+    """A commit of the range this work tree's log does not name, made (since ``cutoff``)
+    in another work tree of the repository: perhaps this session's, moved between work
+    trees; perhaps another session's. It is counted and not vouched for, never said to be
+    from elsewhere. Read only when the range holds such commits."""
+    absent = {sha for sha, status in verdict.status.items() if status == ELSEWHERE}
+    if not absent:
+        return
+    common = common_dir_of(git_dir)
+    logs = [os.path.join(common, "logs", "HEAD")]
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        logs += [os.path.join(common, "worktrees", name, "logs", "HEAD")
+                 for name in sorted(os.listdir(os.path.join(common, "worktrees")))]
+    own = os.path.realpath(os.path.join(git_dir, "logs", "HEAD"))
+    found: set[str] = set()
+    for log in logs:
+        if os.path.realpath(log) == own or not os.path.isfile(log):
+            continue
+        for line in read_backwards(log):
+            row = split_line(line)
+            if row is None:
+                continue
+            if cutoff is not None and row[2] < cutoff:
+                break
+            if row[1] in absent and classify(row[3].decode("utf-8", "replace")) != MOVED:
+                found.add(row[1])
+    for sha in found:
+        verdict.status[sha] = UNVOUCHED
+    if found:
+        verdict.notes.append(f"{len(found)} commits of the range were made in another work "
+                             "tree of this repository: they are counted, but not vouched for "
+                             "as this session's")
 
 
 def _reftable_lines(repo: Repo) -> Iterable[bytes]:
