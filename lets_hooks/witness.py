@@ -378,6 +378,9 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
     first = True
     complete = False
     oldest = b""  # the oldest line read
+    rebases = inside = 0  # the rebases met so far; the one being read (0: none)
+    made_by: dict[int, set[str]] = {}  # rebase -> every commit its entries name
+    rebase_of: dict[str, int] = {}  # a copy -> the rebase that made it
     for line in lines:
         space = line.find(b" ")
         if space not in (40, 64):
@@ -404,6 +407,17 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             complete = True
             break
         oldest = line
+        if tab >= 0 and line.startswith((b"rebase", b"pull"), tab + 1):
+            action = line[tab + 1:].split(b": ", 1)[0]
+            if action.endswith(b"(finish)") or action == b"rebase finished":
+                rebases += 1  # read backwards: a rebase's end comes first
+                inside = rebases
+                made_by[inside] = set()
+            elif inside and action.endswith(b"(start)"):
+                made_by[inside].add(new)
+                inside = 0
+        if inside:
+            made_by[inside].add(new)
         window = since is not None and when > since and (until is None or when <= until)
         if new not in open_ and not window:
             continue
@@ -421,6 +435,8 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
                 after.append((new, when))
         elif kind == COPY:
             copied.add(new)
+            if inside:
+                rebase_of[new] = inside
             if new in open_:
                 if ledger is None:
                     ledger = read_ledger(top)
@@ -445,6 +461,15 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         sha: SESSION if sha in created else
         _status(sha, created, copied, marks, complete, 0) if sha in copied else plain
         for sha in wanted}
+    for sha, status in verdict.status.items():
+        if status == UNVOUCHED and sha in rebase_of and sha not in marks:
+            # A copy git did not list (an edit stop's: git lists the stopped commit as
+            # rewritten into whatever HEAD is when the rebase goes on): it is a state of
+            # what that rebase rewrote, the session's when everything it rewrote was.
+            olds = [marks[n] for n in made_by[rebase_of[sha]] if n in marks]
+            if olds and all(_status(o, created, copied, marks, complete, 0) == SESSION
+                            for o in olds):
+                verdict.status[sha] = SESSION
     verdict.candidates = after
     if not complete and any(s == UNVOUCHED for s in verdict.status.values()):
         verdict.notes.append("the HEAD reflog does not reach back to the session's start "

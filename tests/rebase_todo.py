@@ -437,9 +437,18 @@ def _log_as_made_here(path: Path, shas: dict[str, str], made: list[tuple[str, in
                       tip: str) -> None:
     """The work tree's HEAD reflog as if the commits fast-import wrote had been made here
     one by one (``commit:`` entries at their own times: the pre-session ones before the
-    session's recorded start), then HEAD checked out at the branch's tip."""
+    session's recorded start), then HEAD checked out at the branch's tip. What the log
+    held already (the repository's making) is dated before all of them."""
     log = path / ".git" / "logs" / "HEAD"
-    lines = []
+    first = made[0][1] if made else int(time.time())
+    earlier = []
+    for line in log.read_text().splitlines() if log.exists() else []:
+        head, tab, message = line.partition("\t")
+        parts = head.rsplit(" ", 2)
+        if len(parts) == 3 and parts[1].isdigit() and int(parts[1]) >= first:
+            line = f"{parts[0]} {first - 1} {parts[2]}{tab}{message}"
+        earlier.append(line)
+    lines = earlier
     previous = "0" * 40
     when = 0
     for label, when, subject in made:
@@ -447,8 +456,7 @@ def _log_as_made_here(path: Path, shas: dict[str, str], made: list[tuple[str, in
         previous = shas[label]
     lines.append(f"{previous} {tip} {IDENTITY} {when + 1} +0000\tcheckout: moving from "
                  "main to feat")
-    with open(log, "a") as out:
-        out.write("\n".join(lines) + "\n")
+    log.write_text("\n".join(lines) + "\n")
 
 
 # -- running the rebase -------------------------------------------------------------------
