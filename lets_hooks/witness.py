@@ -56,6 +56,7 @@ _NULL = "0" * 40
 _CREATING = frozenset(("commit", "commit (initial)", "commit (amend)", "commit (merge)",
                        "commit (cherry-pick)", "am", "cherry-pick", "revert"))
 _COPYING = frozenset(("pick", "reword", "edit", "squash", "fixup", "merge", "continue"))
+_MAKERS = (b"commit", b"merge", b"pull", b"cherry-pick", b"revert", b"am: ")
 
 
 def classify(message: str) -> str:
@@ -420,6 +421,12 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             made_by[inside].add(new)
         window = since is not None and when > since and (until is None or when <= until)
         if new not in open_ and not window:
+            # still known as made here: a copy git did not list is judged by what its
+            # rebase rewrote, asked about only at the end
+            if line.startswith(b"commit: ", tab + 1) or (
+                    line.startswith(_MAKERS, tab + 1)
+                    and classify(line[tab + 1:].decode("utf-8", "replace")) == CREATED):
+                created.add(new)
             continue
         message = line[tab + 1:] if tab >= 0 else b""
         if message.startswith(b"commit: "):  # by far the most common: no decoding
