@@ -284,6 +284,8 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     _check_merge_branch(facts, config)
 
     trust = _claimed_trust(recorded, session_id, notes)
+    if trust == EXACT and where.top is not None:
+        facts.since = _session_began(where.top, store, recorded, facts.since, repo)
     boundary: str | None = None
     counted: _Count | None = None
     reason: str | None = None
@@ -305,6 +307,37 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     if boundary is not None and boundary == recorded.sha:
         result.boundary_time = found[recorded.sha].commit_time
     return _finish(result, branch, head, recorded, merge)
+
+
+def _session_began(top: str, store: state.Store | None, recorded: state.Recorded,
+                   since: int | None, repo: Repo) -> int | None:
+    """When this session began: the earliest ``session-recorded`` time of any line this
+    session (its id) wrote in this work tree. A branch it created, or one recorded again
+    at HEAD, may say later; the commits it made before that are still its own, and a
+    boundary above them is too high."""
+    if since is None:
+        return None
+    if store is None or store.top != top:
+        store = state.open_store(top, repo)
+    if store.problem is not None:
+        return since
+    try:
+        names = os.listdir(store.sessions)
+    except OSError:
+        return since
+    earliest = since
+    for name in names:
+        if not name.startswith(".task-") or name.endswith(".tmp"):
+            continue
+        data, _ = state.read_head(os.path.join(store.sessions, name))
+        if not data or recorded.sid is None or recorded.sid.encode() not in data:
+            continue
+        other = state.parse(data, name)
+        if other.sid == recorded.sid and other.recorded_at is not None:
+            stamp = state.parse_stamp(other.recorded_at)
+            if stamp is not None and stamp < earliest:
+                earliest = stamp
+    return earliest
 
 
 def _session_start(recorded: state.Recorded) -> int | None:

@@ -56,6 +56,7 @@ _NULL = "0" * 40
 _CREATING = frozenset(("commit", "commit (initial)", "commit (amend)", "commit (merge)",
                        "commit (cherry-pick)", "am", "cherry-pick", "revert"))
 _COPYING = frozenset(("pick", "reword", "edit", "squash", "fixup", "merge", "continue"))
+_MAKERS = (b"commit", b"merge", b"pull", b"cherry-pick", b"revert", b"am: ")
 
 
 def classify(message: str) -> str:
@@ -309,7 +310,46 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
                 "no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
                 "removed): which commits this session made cannot be checked")
         lines = read_backwards(path)
-    return _read(lines, source, head, set(commits), top, since, cutoff, until)
+    verdict = _read(lines, source, head, set(commits), top, since, cutoff, until)
+    if source == REFLOG:
+        _made_in_other_work_trees(verdict, git_dir, cutoff)
+    return verdict
+
+
+def _made_in_other_work_trees(verdict: Verdict, git_dir: str, cutoff: int | None) -> None:
+    """A commit of the range this work tree's log does not name, made (since ``cutoff``)
+    in another work tree of the repository: perhaps this session's, moved between work
+    trees; perhaps another session's. It is counted and not vouched for, never said to be
+    from elsewhere. Read only when the range holds such commits."""
+    absent = {sha for sha, status in verdict.status.items() if status == ELSEWHERE}
+    if not absent:
+        return
+    common = common_dir_of(git_dir)
+    logs = [os.path.join(common, "logs", "HEAD")]
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        logs += [os.path.join(common, "worktrees", name, "logs", "HEAD")
+                 for name in sorted(os.listdir(os.path.join(common, "worktrees")))]
+    own = os.path.realpath(os.path.join(git_dir, "logs", "HEAD"))
+    found: set[str] = set()
+    for log in logs:
+        if os.path.realpath(log) == own or not os.path.isfile(log):
+            continue
+        for line in read_backwards(log):
+            row = split_line(line)
+            if row is None:
+                continue
+            if cutoff is not None and row[2] < cutoff:
+                break
+            if row[1] in absent and classify(row[3].decode("utf-8", "replace")) != MOVED:
+                found.add(row[1])
+    for sha in found:
+        verdict.status[sha] = UNVOUCHED
+    if found:
+        verdict.notes.append(f"{len(found)} commits of the range were made in another work "
+                             "tree of this repository: they are counted, but not vouched for "
+                             "as this session's")
 
 
 def _reftable_lines(repo: Repo) -> Iterable[bytes]:
@@ -339,6 +379,9 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
     first = True
     complete = False
     oldest = b""  # the oldest line read
+    rebases = inside = 0  # the rebases met so far; the one being read (0: none)
+    made_by: dict[int, set[str]] = {}  # rebase -> every commit its entries name
+    rebase_of: dict[str, int] = {}  # a copy -> the rebase that made it
     for line in lines:
         space = line.find(b" ")
         if space not in (40, 64):
@@ -365,8 +408,25 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             complete = True
             break
         oldest = line
+        if tab >= 0 and line.startswith((b"rebase", b"pull"), tab + 1):
+            action = line[tab + 1:].split(b": ", 1)[0]
+            if action.endswith(b"(finish)") or action == b"rebase finished":
+                rebases += 1  # read backwards: a rebase's end comes first
+                inside = rebases
+                made_by[inside] = set()
+            elif inside and action.endswith(b"(start)"):
+                made_by[inside].add(new)
+                inside = 0
+        if inside:
+            made_by[inside].add(new)
         window = since is not None and when > since and (until is None or when <= until)
         if new not in open_ and not window:
+            # still known as made here: a copy git did not list is judged by what its
+            # rebase rewrote, asked about only at the end
+            if line.startswith(b"commit: ", tab + 1) or (
+                    line.startswith(_MAKERS, tab + 1)
+                    and classify(line[tab + 1:].decode("utf-8", "replace")) == CREATED):
+                created.add(new)
             continue
         message = line[tab + 1:] if tab >= 0 else b""
         if message.startswith(b"commit: "):  # by far the most common: no decoding
@@ -382,6 +442,8 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
                 after.append((new, when))
         elif kind == COPY:
             copied.add(new)
+            if inside:
+                rebase_of[new] = inside
             if new in open_:
                 if ledger is None:
                     ledger = read_ledger(top)
@@ -406,6 +468,15 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         sha: SESSION if sha in created else
         _status(sha, created, copied, marks, complete, 0) if sha in copied else plain
         for sha in wanted}
+    for sha, status in verdict.status.items():
+        if status == UNVOUCHED and sha in rebase_of and sha not in marks:
+            # A copy git did not list (an edit stop's: git lists the stopped commit as
+            # rewritten into whatever HEAD is when the rebase goes on): it is a state of
+            # what that rebase rewrote, the session's when everything it rewrote was.
+            olds = [marks[n] for n in made_by[rebase_of[sha]] if n in marks]
+            if olds and all(_status(o, created, copied, marks, complete, 0) == SESSION
+                            for o in olds):
+                verdict.status[sha] = SESSION
     verdict.candidates = after
     if not complete and any(s == UNVOUCHED for s in verdict.status.values()):
         verdict.notes.append("the HEAD reflog does not reach back to the session's start "

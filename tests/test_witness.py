@@ -421,3 +421,46 @@ def test_the_reftable_backend_is_read_through_git(tmp_path: Path) -> None:
     data = answer(box)
     assert (data["trust"], data["commits"], data["witness"]) == ("exact", 1, "reftable"), data
     assert data["desc"] == f"session: {start}..HEAD (1 commits)"
+
+
+def test_commits_made_in_another_work_tree_are_counted_not_vouched_for(tmp_path: Path) -> None:
+    """The session committed on a branch in one work tree, then went on with it in a
+    second one: those commits are not this work tree's, but they are not from elsewhere
+    either. Counted, and the answer is not exact."""
+    box = make(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic")
+    start = start_session(box, "topic")
+    box.file_commit("a.txt", "a\n", "made in the first work tree")
+    box.sh("checkout", "-q", "main")
+    second = tmp_path / "second"
+    box.sh("worktree", "add", "-q", str(second), "topic")
+    task = (box.path / ".lets" / "sessions" / ".task-topic").read_text()
+    (second / ".lets" / "sessions").mkdir(parents=True)
+    (second / ".lets" / "sessions" / ".task-topic").write_text(task)
+    (second / "b.txt").write_text("b\n")
+    box.sh("add", "b.txt", cwd=second)
+    box.sh("commit", "-q", "-m", "made in the second", cwd=second)
+    data = answer(box, cwd=second)
+    assert (data["trust"], data["commits"], data["elsewhere"]) == ("prior-session", 2, 0), data
+    assert data["desc"].startswith(f"approx: {start}..HEAD (2 commits)")  # type: ignore
+    assert "another work tree" in " ".join(data["notes"])  # type: ignore
+
+
+def test_a_line_recorded_again_later_is_still_checked_from_the_sessions_start(
+        tmp_path: Path) -> None:
+    """Commits made on main by mistake, moved to a new branch whose line was written at
+    its tip, with a later time: the session began earlier (its line on main says so), so
+    its commits below that boundary show it is too high."""
+    box = make(tmp_path)
+    start_session(box, "main")
+    box.file_commit("a.txt", "a\n", "mine on main by mistake")
+    tip = box.file_commit("b.txt", "b\n", "mine again")
+    box.sh("branch", "feat")
+    box.sh("reset", "-q", "--hard", "HEAD~2")
+    box.sh("switch", "-q", "feat")
+    later = state.utc_stamp(time.time() + 5)
+    (box.path / ".lets" / "sessions" / ".task-feat").write_text(
+        f"session: {tip} {SID}\nsession-recorded: {tip} {later}\n")
+    data = answer(box)
+    assert (data["trust"], data["commits"]) == ("prior-session", 0), data
+    assert "below the boundary" in " ".join(data["notes"])  # type: ignore
