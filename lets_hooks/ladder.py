@@ -163,7 +163,8 @@ class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
     __slots__ = ("boundary_time", "branch", "config", "found", "graph", "head", "local_tip",
-                 "merge", "notes", "now", "origin_tip", "repo", "since", "verdict", "where")
+                 "merge", "notes", "now", "origin_tip", "repo", "sid", "since", "verdict",
+                 "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
                  found: dict[str, ObjectInfo], notes: list[str], now: int,
@@ -183,6 +184,7 @@ class _Facts:
         self.since: int | None = None  # when the session began (session-recorded)
         self.boundary_time: int | None = None  # the recorded boundary's committer time
         self.verdict: witness.Verdict | None = None
+        self.sid: str | None = None  # the recorded line's session id, when it is exact
 
     def judge(self, commits: list[str]) -> witness.Verdict:
         """The witness's verdict on ``commits`` (read once per range)."""
@@ -200,7 +202,8 @@ class _Facts:
                 tip = where.head if git_dir == where.git_dir else self.head
                 until = None if self.boundary_time is None else self.boundary_time + SKEW
                 self.verdict = witness.judge(self.repo, git_dir, where.top, tip or self.head,
-                                             commits, self.since, self.boundary_time, until)
+                                             commits, self.since, self.boundary_time, until,
+                                             self.sid)
         return self.verdict
 
     @property
@@ -286,6 +289,7 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     trust = _claimed_trust(recorded, session_id, notes)
     if trust == EXACT and where.top is not None:
         facts.since = _session_began(where.top, store, recorded, facts.since, repo)
+        facts.sid = recorded.sid
     boundary: str | None = None
     counted: _Count | None = None
     reason: str | None = None
@@ -462,13 +466,31 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
         below = line[line.index(stop):line.index(commit)] if stop in line else []
         if below and _all_session(facts, commit, commits, below):
             return None, _Count(commits)
+        if _session_starts_on(facts, commit, commits, parents):
+            return None, _Count(commits)
         return f"older than this branch's point off {facts.merge}", None
     # An ancestor, but not on the first-parent line: a commit of the merge branch
     # (brought in by a merge of it) predates the branch; one on a side line merged from
     # elsewhere does not.
     if any(repo.is_ancestor(commit, tip) for tip in tips):
+        if _session_starts_on(facts, commit, commits, parents):
+            return None, _Count(commits)
         return f"older than this branch's point off {facts.merge}", None
     return None, _Count(commits)
+
+
+def _session_starts_on(facts: _Facts, boundary: str, commits: list[str],
+                       parents: dict[str, list[str]]) -> bool:
+    """Does the session's own first commit sit on the boundary (its first parent), as the
+    witness says? Then the boundary is where the session began, whatever merged its work
+    into the merge branch since (a merged pull request, then a fast-forward to it)."""
+    if facts.since is None:
+        return False
+    verdict = facts.judge(commits)
+    if verdict.source == witness.NO_WITNESS:
+        return False
+    return any(up and up[0] == boundary and verdict.of(c) == witness.SESSION
+               for c, up in parents.items())
 
 
 def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, list[str]]]:
@@ -671,6 +693,11 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         # committed when they were made, since the session began: git's --since walk
         # stops at anything older
         below = facts.repo.below(boundary, asked, facts.since - SKEW) if asked else []
+        if below and facts.origin_tip:
+            # below the boundary and on origin's merge branch: merged and pushed (its own
+            # pull request), not left behind by a boundary placed too high
+            merged = set(facts.repo.below(facts.origin_tip, below, facts.since - SKEW))
+            below = [c for c in below if c not in merged]
         if below:
             notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
                          f"boundary {boundary[:12]} on HEAD: the boundary is too high, so "

@@ -281,7 +281,8 @@ def no_witness(why: str) -> Verdict:
 
 
 def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequence[str],
-          since: int | None, floor_time: int | None, until: int | None = None) -> Verdict:
+          since: int | None, floor_time: int | None, until: int | None = None,
+          sid: str | None = None) -> Verdict:
     """Which of ``commits`` (the range, any order) this work tree made.
 
     ``git_dir`` is the git dir of the work tree whose state is read, ``head`` its HEAD;
@@ -312,15 +313,17 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
         lines = read_backwards(path)
     verdict = _read(lines, source, head, set(commits), top, since, cutoff, until)
     if source == REFLOG:
-        _made_in_other_work_trees(verdict, git_dir, cutoff)
+        _made_in_other_work_trees(verdict, git_dir, cutoff, sid)
     return verdict
 
 
-def _made_in_other_work_trees(verdict: Verdict, git_dir: str, cutoff: int | None) -> None:
+def _made_in_other_work_trees(verdict: Verdict, git_dir: str, cutoff: int | None,
+                              sid: str | None) -> None:
     """A commit of the range this work tree's log does not name, made (since ``cutoff``)
-    in another work tree of the repository: perhaps this session's, moved between work
-    trees; perhaps another session's. It is counted and not vouched for, never said to be
-    from elsewhere. Read only when the range holds such commits."""
+    in another work tree of the repository: this session's when it was current there
+    (that work tree holds a line of this session's id, recorded before the commit: the
+    session moved between work trees); otherwise counted and not vouched for, never said
+    to be from elsewhere. Read only when the range holds such commits."""
     absent = {sha for sha, status in verdict.status.items() if status == ELSEWHERE}
     if not absent:
         return
@@ -336,6 +339,7 @@ def _made_in_other_work_trees(verdict: Verdict, git_dir: str, cutoff: int | None
     for log in logs:
         if os.path.realpath(log) == own or not os.path.isfile(log):
             continue
+        began = _session_began_in(log, common, sid)
         for line in read_backwards(log):
             row = split_line(line)
             if row is None:
@@ -343,7 +347,11 @@ def _made_in_other_work_trees(verdict: Verdict, git_dir: str, cutoff: int | None
             if cutoff is not None and row[2] < cutoff:
                 break
             if row[1] in absent and classify(row[3].decode("utf-8", "replace")) != MOVED:
-                found.add(row[1])
+                if began is not None and row[2] >= began:
+                    verdict.status[row[1]] = SESSION
+                else:
+                    found.add(row[1])
+    found = {sha for sha in found if verdict.status[sha] != SESSION}
     for sha in found:
         verdict.status[sha] = UNVOUCHED
     if found:
@@ -419,7 +427,7 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
                 inside = 0
         if inside:
             made_by[inside].add(new)
-        window = since is not None and when > since and (until is None or when <= until)
+        window = since is not None and when >= since and (until is None or when <= until)
         if new not in open_ and not window:
             # still known as made here: a copy git did not list is judged by what its
             # rebase rewrote, asked about only at the end
@@ -438,7 +446,8 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             created.add(new)
             open_.discard(new)
             if window and new not in asked and new not in replaced:
-                # strictly after since: the recorded time is truncated to its second
+                # the same second as since counts: the recorded time is truncated to
+                # its second, and a doubt here only ever costs exactness
                 after.append((new, when))
         elif kind == COPY:
             copied.add(new)
@@ -482,6 +491,41 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         verdict.notes.append("the HEAD reflog does not reach back to the session's start "
                              "(expired or cut short): older commits cannot be vouched for")
     return verdict
+
+
+def _session_began_in(log: str, common: str, sid: str | None) -> int | None:
+    """When the session ``sid`` was first recorded in the work tree whose HEAD log is
+    ``log`` (its task files' ``session-recorded`` times), or None."""
+    if not sid:
+        return None
+    folder = os.path.dirname(os.path.dirname(log))
+    if os.path.realpath(folder) == os.path.realpath(common):
+        top = os.path.dirname(common) if os.path.basename(common) == ".git" else None
+    else:
+        data, _ = files.read_capped(os.path.join(folder, "gitdir"), 1 << 12)
+        pointer = (data or b"").decode("utf-8", "surrogateescape").strip()
+        top = os.path.dirname(pointer) if pointer else None
+    if top is None:
+        return None
+    from lets_hooks import state
+
+    sessions = os.path.join(top, ".lets", "sessions")
+    try:
+        names = os.listdir(sessions)
+    except OSError:
+        return None
+    earliest: int | None = None
+    for name in names:
+        if not name.startswith(".task-") or name.endswith(".tmp"):
+            continue
+        data, _ = state.read_head(os.path.join(sessions, name))
+        if not data or sid.encode("utf-8", "surrogateescape") not in data:
+            continue
+        line = state.parse(data, name)
+        stamp = state.parse_stamp(line.recorded_at) if line.recorded_at else None
+        if line.sid == sid and stamp is not None and (earliest is None or stamp < earliest):
+            earliest = stamp
+    return earliest
 
 
 def _status(sha: str, created: set[str], copied: set[str], ledger: dict[str, str],

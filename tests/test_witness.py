@@ -423,10 +423,11 @@ def test_the_reftable_backend_is_read_through_git(tmp_path: Path) -> None:
     assert data["desc"] == f"session: {start}..HEAD (1 commits)"
 
 
-def test_commits_made_in_another_work_tree_are_counted_not_vouched_for(tmp_path: Path) -> None:
+def test_commits_made_in_another_work_tree(tmp_path: Path) -> None:
     """The session committed on a branch in one work tree, then went on with it in a
-    second one: those commits are not this work tree's, but they are not from elsewhere
-    either. Counted, and the answer is not exact."""
+    second one: its commits there are its own when it was current in that work tree (a
+    line of its id, recorded before them); without such a line they are counted, not
+    vouched for, and never said to be from elsewhere."""
     box = make(tmp_path)
     box.sh("checkout", "-q", "-b", "topic")
     start = start_session(box, "topic")
@@ -440,6 +441,9 @@ def test_commits_made_in_another_work_tree_are_counted_not_vouched_for(tmp_path:
     (second / "b.txt").write_text("b\n")
     box.sh("add", "b.txt", cwd=second)
     box.sh("commit", "-q", "-m", "made in the second", cwd=second)
+    data = answer(box, cwd=second)
+    assert (data["trust"], data["commits"], data["elsewhere"]) == ("exact", 2, 0), data
+    (box.path / ".lets" / "sessions" / ".task-topic").unlink()  # no line of it there
     data = answer(box, cwd=second)
     assert (data["trust"], data["commits"], data["elsewhere"]) == ("prior-session", 2, 0), data
     assert data["desc"].startswith(f"approx: {start}..HEAD (2 commits)")  # type: ignore
