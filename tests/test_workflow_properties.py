@@ -12,9 +12,9 @@ through its pull request: then the floor must not reject, and ``exact`` is requi
 On a detached HEAD the answer is ``none`` with a NOTE. A failure prints the generated
 sequence (the op names) and the recipe: every git command run, and the graph of my clone.
 
-Measured on a busy 2-core machine: about 6 s an example (a world of three repositories,
-then up to twelve steps of a few git commands and hook processes each, and one
-``lets-session-boundary`` per step), so the module takes about 2 to 3 minutes. Shrinking a
+Measured on a 2-core machine: 3 to 4 s an example (a world of three repositories,
+then up to fifteen steps of a few git commands and hook processes each, and one
+``lets-session-boundary`` per step), so the module takes about two minutes. Shrinking a
 failure would run hundreds more examples: it is off unless ``LETS_WORKFLOW_SHRINK=1``.
 """
 
@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from workflows import World
 
-EXAMPLES = 25
+EXAMPLES = 35
 # Weighted by repetition: the steps that put other people's commits in the range (a
 # teammate's pushes, pulls, merges of main and of ``lib``) come often enough that most
 # days see some.
