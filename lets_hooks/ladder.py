@@ -163,8 +163,8 @@ class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
     __slots__ = ("boundary_time", "branch", "config", "found", "graph", "head", "local_tip",
-                 "merge", "notes", "now", "origin_tip", "repo", "sid", "since", "verdict",
-                 "where")
+                 "merge", "notes", "now", "origin_tip", "repo", "sid", "since", "started",
+                 "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
                  found: dict[str, ObjectInfo], notes: list[str], now: int,
@@ -185,6 +185,7 @@ class _Facts:
         self.boundary_time: int | None = None  # the recorded boundary's committer time
         self.verdict: witness.Verdict | None = None
         self.sid: str | None = None  # the recorded line's session id, when it is exact
+        self.started: set[str] = set()  # where this session's lines say it began
 
     def judge(self, commits: list[str]) -> witness.Verdict:
         """The witness's verdict on ``commits`` (read once per range)."""
@@ -203,7 +204,7 @@ class _Facts:
                 until = None if self.boundary_time is None else self.boundary_time + SKEW
                 self.verdict = witness.judge(self.repo, git_dir, where.top, tip or self.head,
                                              commits, self.since, self.boundary_time, until,
-                                             self.sid)
+                                             self.sid, self.started)
         return self.verdict
 
     @property
@@ -288,7 +289,8 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
 
     trust = _claimed_trust(recorded, session_id, notes)
     if trust == EXACT and where.top is not None:
-        facts.since = _session_began(where.top, store, recorded, facts.since, repo)
+        facts.since = _session_began(where.top, store, recorded, facts.since, repo,
+                                     facts.started)
         facts.sid = recorded.sid
     boundary: str | None = None
     counted: _Count | None = None
@@ -314,11 +316,13 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
 
 
 def _session_began(top: str, store: state.Store | None, recorded: state.Recorded,
-                   since: int | None, repo: Repo) -> int | None:
+                   since: int | None, repo: Repo, started: set[str]) -> int | None:
     """When this session began: the earliest ``session-recorded`` time of any line this
     session (its id) wrote in this work tree. A branch it created, or one recorded again
     at HEAD, may say later; the commits it made before that are still its own, and a
-    boundary above them is too high."""
+    boundary above them is too high. ``started`` gets the shas those lines name: where
+    the session said it began (a commit made in the same second before that is not its
+    own)."""
     if since is None:
         return None
     if store is None or store.top != top:
@@ -338,6 +342,8 @@ def _session_began(top: str, store: state.Store | None, recorded: state.Recorded
             continue
         other = state.parse(data, name)
         if other.sid == recorded.sid and other.recorded_at is not None:
+            if other.sha:
+                started.add(other.sha)
             stamp = state.parse_stamp(other.recorded_at)
             if stamp is not None and stamp < earliest:
                 earliest = stamp
@@ -688,7 +694,8 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         # a commit below the boundary was made before it: one made later cannot be there
         latest = None if facts.boundary_time is None else facts.boundary_time + SKEW
         asked = [c for c, when in verdict.candidates
-                 if c not in in_range and c != boundary and (latest is None or when <= latest)]
+                 if c not in in_range and c != boundary and c not in facts.started
+                 and (latest is None or when <= latest)]
         asked = asked[:200]
         # committed when they were made, since the session began: git's --since walk
         # stops at anything older

@@ -282,7 +282,7 @@ def no_witness(why: str) -> Verdict:
 
 def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequence[str],
           since: int | None, floor_time: int | None, until: int | None = None,
-          sid: str | None = None) -> Verdict:
+          sid: str | None = None, started: set[str] | None = None) -> Verdict:
     """Which of ``commits`` (the range, any order) this work tree made.
 
     ``git_dir`` is the git dir of the work tree whose state is read, ``head`` its HEAD;
@@ -311,7 +311,8 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
                 "no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
                 "removed): which commits this session made cannot be checked")
         lines = read_backwards(path)
-    verdict = _read(lines, source, head, set(commits), top, since, cutoff, until)
+    verdict = _read(lines, source, head, set(commits), top, since, cutoff, until,
+                    started or set())
     if source == REFLOG:
         _made_in_other_work_trees(verdict, git_dir, cutoff, sid)
     return verdict
@@ -371,7 +372,7 @@ def _reftable_lines(repo: Repo) -> Iterable[bytes]:
 
 def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
           top: str | None, since: int | None, cutoff: int | None,
-          until: int | None) -> Verdict:
+          until: int | None, started: set[str]) -> Verdict:
     """Read entries newest first. Most lines are only sliced (their new side looked up,
     their time read when a cutoff needs it); only those about a commit still asked about,
     or made where a too-high boundary could hide, are parsed and classified."""
@@ -388,6 +389,11 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
     complete = False
     oldest = b""  # the oldest line read
     rebases = inside = 0  # the rebases met so far; the one being read (0: none)
+    # commits made in the very second the session began: after its start only when they
+    # come after the first entry of that second that put HEAD where the session's lines
+    # say it began (the log's order; no marker in that second: it began before it)
+    pending: list[tuple[str, int]] = []
+    cut: int | None = None
     made_by: dict[int, set[str]] = {}  # rebase -> every commit its entries name
     rebase_of: dict[str, int] = {}  # a copy -> the rebase that made it
     for line in lines:
@@ -412,6 +418,8 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         if cutoff is not None and when < cutoff:
             complete = True
             break
+        if started and when == since and new in started:
+            cut = len(pending)  # read backwards: the last one seen is the first made
         if not open_ and since is None:
             complete = True
             break
@@ -446,9 +454,10 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             created.add(new)
             open_.discard(new)
             if window and new not in asked and new not in replaced:
-                # the same second as since counts: the recorded time is truncated to
-                # its second, and a doubt here only ever costs exactness
-                after.append((new, when))
+                if (since is not None and when > since) or not started:
+                    after.append((new, when))
+                else:
+                    pending.append((new, when))
         elif kind == COPY:
             copied.add(new)
             if inside:
@@ -469,6 +478,7 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             return no_witness("the HEAD reflog of this work tree is empty: which commits "
                               "this session made cannot be checked")
         complete = not oldest or oldest[:oldest.find(b" ")].strip(b"0") == b""
+    after.extend(pending if cut is None else pending[:cut])
     if ledger is None and copied & asked:
         ledger = read_ledger(top)
     plain = ELSEWHERE if complete else UNVOUCHED  # neither made nor copied here
