@@ -52,12 +52,18 @@ MERGED_BACK = 2000  # topic/merged forks this many commits below main's tip
 MIDDLE_BACK = 1000  # ... and first merges main as it was this far back
 ESTIMATE_BACK = 1000  # topic/estimate forks this far back
 IN_FLIGHT = 12  # merge-heavy: topics developed side by side
+PULLED = (2, 3, 2)  # topic/pulled: the session's commits, a teammate's, the session's again
+SEEN_MERGES = 316  # topic/seen: topic merges on its first-parent line (git's own seen)
+SEEN_BACK = 3000  # ... each topic based on main up to this far back
+LONG = 10_000  # topic/long: a session of this many commits
+APART = 3600  # the topics' sessions happen an hour apart
+TOPICS_SPAN = LONG + 3 * SEEN_MERGES * 5 + 7 * APART  # seconds the topics' own work takes
 OLDER_BASE = 0.2  # ... the share based on an older point of main
 
 
-def stream(commits: int, feature: int, end: int) -> Iterator[bytes]:
-    """The fast-import stream: main, then the feature branch off main's tip."""
-    start = end - commits - feature
+def stream(commits: int, feature: int, start: int, feature_start: int) -> Iterator[bytes]:
+    """The fast-import stream: main (from ``start``), then the feature branch off main's
+    tip (from ``feature_start``)."""
     author = AUTHOR
     for n in range(1, commits + 1):
         when = start + n
@@ -71,7 +77,7 @@ def stream(commits: int, feature: int, end: int) -> Iterator[bytes]:
         yield b"M 644 inline file%d.txt\ndata %d\n%s\n" % (n % 100, len(body), body)
     for k in range(1, feature + 1):
         mark = commits + k
-        when = start + commits + k
+        when = feature_start + k
         message = f"feature commit {k}\n".encode()
         body = f"feature {k}\n".encode()
         yield b"commit refs/heads/feature\nmark :%d\n" % mark
@@ -112,10 +118,17 @@ class Writer:
     def __init__(self, first_mark: int) -> None:
         self.mark = first_mark - 1
         self.chunks: list[bytes] = []
+        # (when, mark, reflog message) of the commits this work tree made: they go into
+        # its HEAD reflog, the record the witness reads
+        self.here: list[tuple[int, int, str]] = []
 
     def commit(self, ref: str, when: int, message: str, parents: list[int], path: str,
-               body: str) -> int:
+               body: str, here: bool = False) -> int:
         self.mark += 1
+        if here:
+            kind = "merge main: Merge made by the 'ort' strategy." if len(parents) > 1 \
+                else "commit: " + message
+            self.here.append((when, self.mark, kind))
         text = message.encode() + b"\n"
         content = body.encode() + b"\n"
         out = [b"commit %s\nmark :%d\n" % (ref.encode(), self.mark),
@@ -212,13 +225,14 @@ def merge_branch_topic(writer: Writer, trunk: Trunk, name: str, before: int,
         for k in range(count):
             when = spread(low, high, k, count) if high > low else after_tip + k
             tip = writer.commit(ref, when, f"{name}: {label} {k + 1}", [tip], path,
-                                f"{label} {k + 1}")
+                                f"{label} {k + 1}", here=True)
 
     def merge_main(at: int) -> None:
         nonlocal tip
         mark, when, _ = trunk.line[at]
-        tip = writer.commit(ref, when, f"Merge branch 'main' into {name}", [tip, mark],
-                            path, f"merged main {at}")
+        tip = writer.commit(ref, when if at != top else after_tip - 1,
+                            f"Merge branch 'main' into {name}", [tip, mark], path,
+                            f"merged main {at}", here=True)
 
     quarter = fork + (middle - fork) // 4
     commits(before, fork, quarter, "before the session")
@@ -231,29 +245,110 @@ def merge_branch_topic(writer: Writer, trunk: Trunk, name: str, before: int,
     return boundary
 
 
-def topics(writer: Writer, trunk: Trunk, feature: int, feature_back: int) -> dict[str, int]:
+def topics(writer: Writer, trunk: Trunk, feature: int, feature_back: int
+           ) -> tuple[dict[str, int], int]:
     """The timed branches besides main, written to ``writer``; returns branch -> the mark
-    of its boundary. ``feature`` 0: the linear shape has made ``feature`` already."""
+    of its boundary, and when the feature branch's work starts (the session's newest
+    work: after every other branch's). ``feature`` 0: the linear shape makes ``feature``
+    itself."""
     boundaries: dict[str, int] = {}
     tip_mark, tip_when, _ = trunk.line[-1]
-    head = tip_mark
-    for k in range(feature):
-        if k == feature - feature_back:
-            boundaries["feature"] = head
-        head = writer.commit("refs/heads/feature", tip_when + 1 + k,
-                             f"feature commit {k + 1}", [head], "feature.txt",
-                             f"feature {k + 1}")
-    boundaries["topic/merged"] = merge_branch_topic(writer, trunk, "topic/merged", 0,
-                                                    tip_when + 100)
+    clock = tip_when + APART
+    boundaries["topic/merged"] = merge_branch_topic(writer, trunk, "topic/merged", 0, clock)
+    clock += APART
     boundaries["topic/merged-late"] = merge_branch_topic(writer, trunk, "topic/merged-late", 2,
-                                                         tip_when + 200)
+                                                         clock)
+    clock += APART
     fork, top = trunk.back(ESTIMATE_BACK), len(trunk.line) - 1
     head = trunk.line[fork][0]
     for k in range(12):
         when = trunk.line[fork + (top - fork) * (k + 1) // 13][1]
         head = writer.commit("refs/heads/topic/estimate", when, f"estimate commit {k + 1}",
-                             [head], "estimate.txt", f"estimate {k + 1}")
-    return boundaries
+                             [head], "estimate.txt", f"estimate {k + 1}", here=True)
+    clock, boundaries["topic/pulled"] = pulled(writer, tip_mark, clock)
+    clock += APART
+    boundaries["topic/long"] = tip_mark
+    head = tip_mark
+    for k in range(LONG):
+        clock += 1
+        head = writer.commit("refs/heads/topic/long", clock, f"long session {k + 1}", [head],
+                             "long.txt", f"long {k + 1}", here=True)
+    clock = seen(writer, trunk, clock + APART) + APART
+    for k in range(feature):
+        if k == feature - feature_back:
+            boundaries["feature"] = tip_mark if k == 0 else head
+        if k == 0:
+            head = tip_mark
+        clock += 1
+        head = writer.commit("refs/heads/feature", clock, f"feature commit {k + 1}", [head],
+                             "feature.txt", f"feature {k + 1}", here=True)
+    return boundaries, clock + 1
+
+
+def pulled(writer: Writer, base: int, clock: int) -> tuple[int, int]:
+    """``topic/pulled``: the session's commits, a teammate's pushed on top (pulled with
+    ``--ff-only``: only the fast-forward is in this work tree's reflog), the session's
+    again. Returns the clock after it and the boundary's mark."""
+    mine, theirs, again = PULLED
+    head = base
+    for k in range(mine + theirs + again):
+        clock += 1
+        own = not mine <= k < mine + theirs
+        who = "mine" if own else "teammate"
+        head = writer.commit("refs/heads/topic/pulled", clock, f"pulled: {who} {k + 1}",
+                             [head], f"pulled-{who}.txt", f"{who} {k + 1}", here=own)
+        if k == mine + theirs - 1:
+            writer.here.append((clock + 1, head, "pull --ff-only: Fast-forward"))
+            clock += 1
+    return clock, base
+
+
+def seen(writer: Writer, trunk: Trunk, clock: int) -> int:
+    """``topic/seen``, shaped like git's own ``seen``: main's tip, then a long
+    first-parent line of ``--no-ff`` merges of short topics (1-4 commits each, based on
+    main up to ``SEEN_BACK`` commits back), none of them made here (a clone's)."""
+    rng = random.Random(316)
+    head = trunk.line[-1][0]
+    for n in range(SEEN_MERGES):
+        base_at = trunk.back(rng.randint(0, SEEN_BACK))
+        tip = trunk.line[base_at][0]
+        for k in range(rng.randint(1, 4)):
+            clock += 1
+            tip = writer.commit("refs/bench/topic", clock, f"seen topic {n}: step {k + 1}",
+                                [tip], f"seen/{n % 64}.txt", f"seen {n} {k}")
+        clock += 1
+        head = writer.commit("refs/heads/topic/seen", clock, f"Merge branch 'seen-{n}' into seen",
+                             [head, tip], f"seen/{n % 64}.txt", f"seen {n} merged")
+    return clock
+
+
+def write_reflog(dest: Path, writer: Writer, shas: dict[int, str], first: str,
+                 first_when: int) -> None:
+    """This work tree's HEAD reflog as git writes it: cloned at ``first``, then a line per
+    commit made here, oldest first, then whatever git has logged since (the checkout)."""
+    log = dest / ".git" / "logs" / "HEAD"
+    since = log.read_bytes() if log.exists() else b""
+    ident = AUTHOR.decode()
+    lines = [f"{'0' * 40} {first} {ident} {first_when} +0000\tclone: from bench"]
+    previous = first
+    for when, mark, message in sorted(writer.here):
+        sha = shas.get(mark)
+        if sha is None:
+            continue
+        lines.append(f"{previous} {sha} {ident} {when} +0000\t{message}")
+        previous = sha
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_bytes(("\n".join(lines) + "\n").encode() + since)
+
+
+def stamps(dest: Path, boundaries: dict[str, str]) -> dict[str, str]:
+    """Each branch's ``session-recorded`` time: when its boundary was HEAD (its commit's
+    own time): the session began there, before the commits it made."""
+    found = {}
+    for branch, sha in boundaries.items():
+        when = int(git(dest, "show", "-s", "--format=%ct", sha))
+        found[branch] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when))
+    return found
 
 
 # -- building ---------------------------------------------------------------------------------
@@ -286,16 +381,16 @@ def fast_import(dest: Path, chunks: Iterator[bytes], marks: Path) -> dict[int, s
 
 
 def write_state(dest: Path, boundaries: dict[str, str], recorded: bool) -> None:
-    """A task file per branch (``session-recorded`` now when ``recorded``), and
+    """A task file per branch (with its ``session-recorded`` time when ``recorded``), and
     ``.lets/`` kept out of commits."""
     sessions = dest / ".lets" / "sessions"
     sessions.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    when = stamps(dest, boundaries) if recorded else {}
     for branch, sha in boundaries.items():
         text = "task: benchmark feature\n" if branch == "feature" else ""
         text += f"session: {sha} {SESSION_ID}\n"
         if recorded:
-            text += f"session-recorded: {sha} {stamp}\n"
+            text += f"session-recorded: {sha} {when[branch]}\n"
         (sessions / (".task-" + branch.replace("/", "-"))).write_text(text)
     exclude = dest / ".git" / "info" / "exclude"
     if ".lets/" not in exclude.read_text().splitlines():
@@ -311,21 +406,24 @@ def init(dest: Path) -> None:
 
 def build(dest: Path, commits: int, feature: int) -> None:
     init(dest)
-    end = int(time.time()) - 3600
-    start = end - commits - feature
+    start = int(time.time()) - 600 - TOPICS_SPAN - feature - commits
     trunk = Trunk()
     for n in range(1, commits + 1):
         trunk.add(n, start + n, n)
     writer = Writer(commits + feature + 1)
-    boundaries = topics(writer, trunk, 0, 0)
+    boundaries, feature_start = topics(writer, trunk, 0, 0)
+    for k in range(1, feature + 1):
+        writer.here.append((feature_start + k, commits + k, f"commit: feature commit {k}"))
 
     def chunks() -> Iterator[bytes]:
-        yield from stream(commits, feature, end)
+        yield from stream(commits, feature, start, feature_start)
         yield writer.take()
 
     with tempfile.TemporaryDirectory() as scratch:
         shas = fast_import(dest, chunks(), Path(scratch) / "marks")
+    git(dest, "update-ref", "-d", "refs/bench/topic")
     git(dest, "checkout", "-q", "-f", "feature")
+    write_reflog(dest, writer, shas, shas[commits], start + 1)
     sessions = dest / ".lets" / "sessions"
     sessions.mkdir(parents=True)
     start_sha = git(dest, "rev-parse", f"feature~{feature}")
@@ -341,12 +439,13 @@ def build_merge_heavy(dest: Path, commits: int, feature: int, feature_back: int,
     init(dest)
     trunk = Trunk()
     writer = Writer(1)
-    start = int(time.time()) - 3600 - commits - IN_FLIGHT * 21 - feature - 300
+    start = (int(time.time()) - 600 - TOPICS_SPAN - commits - IN_FLIGHT * 21 - feature
+             - 300)
     boundaries: dict[str, int] = {}
 
     def chunks() -> Iterator[bytes]:
         yield from merge_heavy(writer, commits, start, seed, trunk)  # fills ``trunk``
-        boundaries.update(topics(writer, trunk, feature, feature_back))
+        boundaries.update(topics(writer, trunk, feature, feature_back)[0])
         yield writer.take()
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -355,6 +454,7 @@ def build_merge_heavy(dest: Path, commits: int, feature: int, feature_back: int,
     git(dest, "update-ref", "refs/remotes/origin/main", "main")
     git(dest, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
     git(dest, "checkout", "-q", "-f", "feature")
+    write_reflog(dest, writer, shas, shas[trunk.line[-1][0]], start + 1)
     found = {b: shas[m] for b, m in boundaries.items()}
     found["main"] = shas[trunk.line[0][0]]
     write_state(dest, found, recorded=True)

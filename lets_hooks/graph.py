@@ -212,6 +212,27 @@ class Graph:
                         stack.append(p)
         return count
 
+    def outside(self, head: int, stops: Sequence[int]) -> list[int]:
+        """Commits reachable from ``head`` and from none of ``stops``, children first
+        (``count_outside``'s walk, listing what it counts)."""
+        below = _Reached(self, stops)
+        if below.reaches(head):
+            return []
+        parents = self.parents
+        seen = {head}
+        stack = [head]
+        found = []
+        while stack:
+            i = stack.pop()
+            found.append(i)
+            for p in parents[i]:
+                if p not in seen:
+                    seen.add(p)
+                    if not below.reaches(p):
+                        stack.append(p)
+        found.sort()
+        return found
+
     def count_outside_all(self, head: int, stops: Sequence[int]) -> int:
         """Commits reachable from ``head`` and from none of ``stops`` (maybe none)."""
         if stops:
@@ -408,6 +429,77 @@ class BatchRepo(Repo):
         if found is None:
             return super().first_parent_floor(head, stops)
         self._mark_shared(found[0], found[1:])
-        stop, count, linear = self.graph.first_parent_floor(found[0], found[1:])
-        outside = count if linear else self.graph.count_outside_all(found[0], found[1:])
-        return Floor(None if stop is None else self.graph.sha(stop), count, linear, outside)
+        graph = self.graph
+        stop, count, linear = graph.first_parent_floor(found[0], found[1:])
+        printed = graph.outside(found[0], found[1:]) if found[1:] else sorted(
+            i for i, m in enumerate(graph.reach(found[0])) if m)
+        floor = GraphFloor(None if stop is None else graph.sha(stop), count, linear,
+                           count if linear else len(printed))
+        floor.graph = graph
+        floor.printed = printed
+        return floor
+
+    def listing(self, head: str, exclude: Sequence[str]) -> list[str]:
+        found = self._indexes([head, *exclude])
+        if found is None:
+            return super().listing(head, exclude)
+        self._mark_shared(found[0], found[1:])
+        return [self.graph.sha(i) for i in self.graph.outside(found[0], found[1:])]
+
+    def left_right(self, base: str, head: str) -> tuple[int, list[str]]:
+        pair = self._both(base, head)
+        if pair is None:
+            return super().left_right(base, head)
+        left, _ = self.graph.ahead_behind(*pair)
+        if left:
+            return left, []
+        return 0, [self.graph.sha(i) for i in self.graph.outside(pair[1], [pair[0]])]
+
+    def merge_bases(self, a: str, b: str) -> list[str]:
+        pair = self._both(a, b)
+        if pair is None:
+            return super().merge_bases(a, b)
+        self.graph.reach(pair[1])
+        return [self.graph.sha(i) for i in self.graph.merge_bases(*pair)]
+
+    def walk(self, tips: Sequence[str], exclude: Sequence[str] = ()) -> bytes:
+        found = self._indexes([*tips, *exclude])
+        if found is None or len(tips) != 1:
+            return super().walk(tips, exclude)
+        graph = self.graph
+        lines = []
+        for i in graph.outside(found[0], found[1:]):
+            lines.append(" ".join([graph.sha(i), *(graph.sha(p) for p in graph.parents[i])]))
+        return ("\n".join(lines) + "\n").encode() if lines else b""
+
+    def below(self, tip: str, candidates: Sequence[str], since: int) -> list[str]:
+        at = self.graph.find(tip)
+        if at is None:
+            return super().below(tip, candidates, since)
+        found = []
+        for sha in candidates:
+            i = self.graph.find(sha)
+            # a commit outside the graph is reachable from no tip, so not from this one
+            if i is not None and self.graph.is_ancestor(i, at):
+                found.append(sha)
+        return found
+
+
+class GraphFloor(Floor):
+    """A ``Floor`` whose listing is the graph's, not a walk's output."""
+
+    __slots__ = ("graph", "printed")
+    graph: Graph
+    printed: list[int]
+
+    def commits(self) -> list[str]:
+        if self.linear:
+            line = self.printed[:self.count]
+            return [self.graph.sha(i) for i in line]
+        return [self.graph.sha(i) for i in self.printed]
+
+    def frontier(self) -> list[str]:
+        inside = set(self.printed)
+        parents = self.graph.parents
+        out = dict.fromkeys(p for i in self.printed for p in parents[i] if p not in inside)
+        return [self.graph.sha(p) for p in out]

@@ -21,7 +21,9 @@ description says how many were left out.
 
 from __future__ import annotations
 
-from lets_hooks import files, state
+import os
+
+from lets_hooks import files, state, witness
 from lets_hooks.repo import GitError, Location, Repo, has_commit_graph
 
 TYPE_CHECKING = False
@@ -37,13 +39,17 @@ ESTIMATE = "estimate"
 NONE = "none"
 SECONDS_PER_DAY = 86400
 FUTURE_SLACK = SECONDS_PER_DAY  # a recorded time this far ahead of the clock is ignored
+LIST_CAP = 1000  # the session's commits listed by --json
+SKEW = 600  # seconds two clocks may disagree by when one commit is made on another's
+RECORD_HINT = "to record this session's boundary, run: lets-hooks record"
 
 
 class Boundary:
     """A resolved boundary: computed once, rendered many ways."""
 
-    __slots__ = ("boundary", "boundary_time", "branch", "commits", "desc", "excluded", "head",
-                 "merge_branch", "notes", "reason", "recorded", "trust")
+    __slots__ = ("boundary", "boundary_time", "branch", "commits", "desc", "elsewhere",
+                 "excluded", "head", "merge_branch", "notes", "reason", "recorded",
+                 "session_commits", "trust", "witness")
 
     def __init__(self, trust: str, boundary: str | None, commits: int | None, desc: str,
                  notes: list[str], reason: str | None = None) -> None:
@@ -58,6 +64,9 @@ class Boundary:
         self.recorded: str | None = None  # the sha the state files held, valid or not
         self.merge_branch: str | None = None
         self.excluded = 0  # commits of boundary..HEAD already on the merge branch
+        self.elsewhere = 0  # commits of boundary..HEAD this session did not make
+        self.session_commits: list[str] = []  # the counted commits, newest first
+        self.witness = "none"  # what said which commits the session made
         self.boundary_time: int | None = None  # its committer time, when already known
 
     def lines(self) -> list[str]:
@@ -83,15 +92,26 @@ class Boundary:
             "merge_branch": None if self.merge_branch is None else files.show(
                 self.merge_branch),
             "excluded": self.excluded,
+            "elsewhere": self.elsewhere,
+            "session_commits": {"items": self.session_commits[:LIST_CAP],
+                                "more": max(len(self.session_commits) - LIST_CAP, 0),
+                                "cap": LIST_CAP},
+            "witness": self.witness,
         }
 
 
 def describe(trust: str, boundary: str | None, commits: int | None, detached: bool = False,
-             excluded: int = 0, merge: str | None = None, why: str | None = None) -> str:
+             excluded: int = 0, merge: str | None = None, why: str | None = None,
+             elsewhere: int = 0) -> str:
     """The one-line description; its four forms are a public contract."""
     count = f"{commits} commits"
+    left_out = []
     if excluded:
-        count += f", not counting {excluded} already on {merge}"
+        left_out.append(f"{excluded} already on {merge}")
+    if elsewhere:
+        left_out.append(f"{elsewhere} from elsewhere")
+    if left_out:
+        count += ", not counting " + " and ".join(left_out)
     if trust == EXACT:
         return f"session: {boundary}..HEAD ({count})"
     if trust == PRIOR:
@@ -143,8 +163,9 @@ def names(head: str | None, recorded: str | None, merge: str | None) -> list[str
 class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
-    __slots__ = ("branch", "config", "found", "graph", "head", "local_tip", "merge", "notes",
-                 "now", "origin_tip", "repo")
+    __slots__ = ("boundary_time", "branch", "config", "found", "graph", "head", "local_tip",
+                 "merge", "notes", "now", "origin_tip", "repo", "sid", "since", "started",
+                 "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
                  found: dict[str, ObjectInfo], notes: list[str], now: int,
@@ -160,6 +181,32 @@ class _Facts:
         self.now = now
         self.origin_tip = found["refs/remotes/origin/" + merge].sha
         self.local_tip = found["refs/heads/" + merge].sha
+        self.where: Location | None = None
+        self.since: int | None = None  # when the session began (session-recorded)
+        self.boundary_time: int | None = None  # the recorded boundary's committer time
+        self.verdict: witness.Verdict | None = None
+        self.sid: str | None = None  # the recorded line's session id, when it is exact
+        self.started: set[str] = set()  # where this session's lines say it began
+
+    def judge(self, commits: list[str]) -> witness.Verdict:
+        """The witness's verdict on ``commits`` (read once per range)."""
+        if self.verdict is None or not all(c in self.verdict.status for c in commits):
+            where = self.where
+            if where is None or where.top is None:
+                self.verdict = witness.no_witness(
+                    "no work tree here: which commits this session made cannot be checked")
+            else:
+                git_dir = where.git_dir
+                if where.branch != self.branch:
+                    git_dir = witness.git_dir_of(where.top, where.git_dir)
+                    if os.path.realpath(git_dir) == os.path.realpath(where.git_dir):
+                        git_dir = where.git_dir
+                tip = where.head if git_dir == where.git_dir else self.head
+                until = None if self.boundary_time is None else self.boundary_time + SKEW
+                self.verdict = witness.judge(self.repo, git_dir, where.top, tip or self.head,
+                                             commits, self.since, self.boundary_time, until,
+                                             self.sid, self.started)
+        return self.verdict
 
     @property
     def on_merge(self) -> bool:
@@ -171,11 +218,14 @@ class _Facts:
 
 
 class _Count:
-    __slots__ = ("excluded", "total")
+    """The range ``boundary..HEAD``: its commits (children first), and those of them known
+    to be on neither merge-branch tip (None: not asked yet)."""
 
-    def __init__(self, total: int, excluded: int = 0) -> None:
-        self.total = total
-        self.excluded = excluded
+    __slots__ = ("commits", "outside")
+
+    def __init__(self, commits: list[str], outside: set[str] | None = None) -> None:
+        self.commits = commits
+        self.outside = outside
 
 
 def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
@@ -219,20 +269,35 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         has_main = found["refs/heads/main"].sha or found["refs/remotes/origin/main"].sha
         merge = "main" if has_main else "master"
     if head is not None and head != where.head:
+        asked_head = head
         head = found[head + "^{commit}"].sha
+        if head is None:
+            if asked_head == "refs/heads/" + branch:
+                why = f"branch {files.quoted(branch)} does not exist"
+            else:
+                why = f"{files.quoted(asked_head)} does not name a commit"
+            result = Boundary(NONE, None, None, describe(NONE, None, None), [*notes, why])
+            return _finish(result, branch, None, recorded, merge)
     if head is None:
         result = Boundary(NONE, None, None, describe(NONE, None, None),
                           [*notes, "HEAD has no commit yet"])
         return _finish(result, branch, head, recorded, merge)
     facts = _Facts(repo, config, branch, head, merge, found, notes, now,
                    has_commit_graph(where.git_dir))
+    facts.where = where
+    facts.since = _session_start(recorded)
     _check_merge_branch(facts, config)
 
     trust = _claimed_trust(recorded, session_id, notes)
+    if trust == EXACT and where.top is not None:
+        facts.since = _session_began(where.top, store, recorded, facts.since, repo,
+                                     facts.started)
+        facts.sid = recorded.sid
     boundary: str | None = None
     counted: _Count | None = None
     reason: str | None = None
     if recorded.sha:
+        facts.boundary_time = found[recorded.sha].commit_time
         reason, counted = validate(facts, recorded)
         if reason is None and counted is not None:
             boundary = recorded.sha
@@ -240,6 +305,8 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
             notes.append(f"recorded boundary {recorded.sha} rejected: {reason}")
             trust = NONE
     if boundary is None and not facts.on_merge:
+        facts.boundary_time = None
+        facts.verdict = None
         boundary, counted = estimate(facts)
         if boundary is not None:
             trust = ESTIMATE
@@ -247,6 +314,48 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     if boundary is not None and boundary == recorded.sha:
         result.boundary_time = found[recorded.sha].commit_time
     return _finish(result, branch, head, recorded, merge)
+
+
+def _session_began(top: str, store: state.Store | None, recorded: state.Recorded,
+                   since: int | None, repo: Repo, started: set[str]) -> int | None:
+    """When this session began: the earliest ``session-recorded`` time of any line this
+    session (its id) wrote in this work tree. A branch it created, or one recorded again
+    at HEAD, may say later; the commits it made before that are still its own, and a
+    boundary above them is too high. ``started`` gets the shas those lines name: where
+    the session said it began (a commit made in the same second before that is not its
+    own)."""
+    if since is None:
+        return None
+    if store is None or store.top != top:
+        store = state.open_store(top, repo)
+    if store.problem is not None:
+        return since
+    try:
+        names = os.listdir(store.sessions)
+    except OSError:
+        return since
+    earliest = since
+    for name in names:
+        if not name.startswith(".task-") or name.endswith(".tmp"):
+            continue
+        data, _ = state.read_head(os.path.join(store.sessions, name))
+        if not data or recorded.sid is None or recorded.sid.encode() not in data:
+            continue
+        other = state.parse(data, name)
+        if other.sid == recorded.sid and other.recorded_at is not None:
+            if other.sha:
+                started.add(other.sha)
+            stamp = state.parse_stamp(other.recorded_at)
+            if stamp is not None and stamp < earliest:
+                earliest = stamp
+    return earliest
+
+
+def _session_start(recorded: state.Recorded) -> int | None:
+    """When the session began: the ``session-recorded`` time of this line, when known."""
+    if recorded.recorded_at is None:
+        return None
+    return state.parse_stamp(recorded.recorded_at)
 
 
 def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
@@ -300,7 +409,7 @@ def _claimed_trust(recorded: state.Recorded, session_id: str | None, notes: list
 
 
 def validate(facts: _Facts, recorded: state.Recorded) -> tuple[str | None, _Count | None]:
-    """Rung 2: (the reason the recorded sha is rejected, or None; its commit count).
+    """Rung 2: (the reason the recorded sha is rejected, or None; its range).
 
     The first failure wins: not a commit; not an ancestor of HEAD; older than this
     branch's fork point off the merge branch (off it only); older than the age limit.
@@ -317,57 +426,109 @@ def validate(facts: _Facts, recorded: state.Recorded) -> tuple[str | None, _Coun
     return reason, counted
 
 
+NOT_ANCESTOR = "not an ancestor of HEAD (rebased, reset, or another line of work)"
+
+
 def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
-    """The ancestor rung and the fork-point floor, with the count, in as few walks as the
+    """The ancestor rung and the fork-point floor, with the range, in as few walks as the
     history allows: on a topic branch whose first-parent line from the boundary up is
-    free of merges, one ``rev-list --first-parent`` answers all three."""
+    free of merges, one ``rev-list --parents`` answers all three.
+
+    The fork point is taken off ``origin/<merge>`` when it exists, else off ``<merge>``
+    (SPEC 3): a local ``<merge>`` ahead of origin's does not raise it.
+    """
     repo, head = facts.repo, facts.head
     tips = facts.tips()
     if facts.on_merge or not tips:
         if facts.graph:
             # With a commit-graph git answers "is it an ancestor" from generation numbers
-            # without the merge-base paint a left-right count starts with: two cheap
+            # without the merge-base paint a left-right walk starts with: two cheap
             # questions beat one walk there (as the script asks them).
             if not repo.is_ancestor(commit, head):
-                return "not an ancestor of HEAD (rebased, reset, or another line of work)", None
-            total = repo.count(commit, head)
-            if total is None:
-                raise GitError("git rev-list gave no count")
-            return None, _Count(total)
-        split = repo.ahead_behind(commit, head)
-        if split is None or split[0] != 0:
-            return "not an ancestor of HEAD (rebased, reset, or another line of work)", None
-        return None, _Count(split[1])
-    floor = repo.first_parent_floor(head, [commit, *tips])
+                return NOT_ANCESTOR, None
+            return None, _Count(repo.listing(head, [commit]))
+        left, right = repo.left_right(commit, head)
+        if left:
+            return NOT_ANCESTOR, None
+        return None, _Count(right)
+    fork = tips[0]
+    floor = repo.first_parent_floor(head, [commit, fork])
+    alone = len(tips) == 1
     if floor is not None and floor.stop == commit:
         # On HEAD's first-parent line, at or above the fork point; what the walk printed
-        # is what is on neither the boundary's history nor the merge branch's.
+        # is what is on neither the boundary's history nor the fork tip's.
+        printed = floor.commits()
         if floor.linear:
-            return None, _Count(floor.count)
-        total = repo.count(commit, head)
-        if total is None:
-            raise GitError("git rev-list gave no count")
-        return None, _Count(floor.outside, max(total - floor.outside, 0))
-    split = repo.ahead_behind(commit, head)
-    if split is None or split[0] != 0:
-        return "not an ancestor of HEAD (rebased, reset, or another line of work)", None
-    # An ancestor, but not on the first-parent line above the fork point: a commit of the
-    # merge branch (older than the fork point, or brought in by a merge of it) predates
-    # the branch; one on a side line merged from elsewhere does not.
-    if any(repo.is_ancestor(commit, tip) for tip in tips):
+            return None, _Count(printed, set(printed) if alone else None)
+        return None, _Count(repo.listing(head, [commit]), set(printed) if alone else None)
+    walk = repo.walk([head], [commit])
+    line, parents = _first_parent_line(walk, head)
+    if head != commit and not any(commit in up for up in parents.values()):
+        return NOT_ANCESTOR, None
+    commits = list(parents)
+    if commit in line:
+        # On the first-parent line, below the fork point: a boundary older than the
+        # branch, unless what lies between is the session's own work that reached the
+        # merge branch through a merge of this branch (a merged pull request).
+        stop = floor.stop if floor is not None else None
+        below = line[line.index(stop):line.index(commit)] if stop in line else []
+        if below and _all_session(facts, commit, commits, below):
+            return None, _Count(commits)
+        if _session_starts_on(facts, commit, commits, parents):
+            return None, _Count(commits)
         return f"older than this branch's point off {facts.merge}", None
-    return None, _outside(facts, commit, total=split[1])
+    # An ancestor, but not on the first-parent line: a commit of the merge branch
+    # (brought in by a merge of it) predates the branch; one on a side line merged from
+    # elsewhere does not.
+    if any(repo.is_ancestor(commit, tip) for tip in tips):
+        if _session_starts_on(facts, commit, commits, parents):
+            return None, _Count(commits)
+        return f"older than this branch's point off {facts.merge}", None
+    return None, _Count(commits)
 
 
-def _outside(facts: _Facts, base: str, total: int | None = None) -> _Count:
-    """The count of ``base..HEAD`` less the commits already on the merge branch."""
-    repo = facts.repo
-    if total is None:
-        total = repo.count(base, facts.head)
-    kept = repo.count_outside(facts.head, base, facts.tips())
-    if total is None or kept is None:
-        raise GitError("git rev-list gave no count")
-    return _Count(kept, max(total - kept, 0))
+def _session_starts_on(facts: _Facts, boundary: str, commits: list[str],
+                       parents: dict[str, list[str]]) -> bool:
+    """Does the session's own first commit sit on the boundary (its first parent), as the
+    witness says? Then the boundary is where the session began, whatever merged its work
+    into the merge branch since (a merged pull request, then a fast-forward to it)."""
+    if facts.since is None:
+        return False
+    verdict = facts.judge(commits)
+    if verdict.source == witness.NO_WITNESS:
+        return False
+    return any(up and up[0] == boundary and verdict.of(c) == witness.SESSION
+               for c, up in parents.items())
+
+
+def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, list[str]]]:
+    """From a ``rev-list --parents`` listing: the first-parent line from ``head`` down to
+    the first commit not listed (that one included), and each listed commit's parents."""
+    parents: dict[str, list[str]] = {}
+    for raw in walk.decode("ascii", "replace").split("\n"):
+        fields = raw.split()
+        if fields:
+            parents[fields[0]] = fields[1:]
+    line = []
+    commit: str | None = head
+    while commit is not None:
+        line.append(commit)
+        if commit not in parents:
+            break
+        up = parents[commit]
+        commit = up[0] if up else None
+    return line, parents
+
+
+def _all_session(facts: _Facts, boundary: str, commits: list[str], line: list[str]) -> bool:
+    """Are all of ``line`` (range commits) the session's own, as the witness says? Only
+    with a known session start: without one, "made in this work tree" is not enough to
+    move the floor."""
+    if facts.since is None:
+        return False
+    verdict = facts.judge(commits)
+    return verdict.source != witness.NO_WITNESS and all(
+        verdict.of(c) == witness.SESSION for c in line)
 
 
 def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
@@ -386,6 +547,7 @@ def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
             facts.notes.append(f"session-recorded time {files.show(recorded.recorded_at)} is "
                                "ahead of "
                                "the clock by more than a day; the commit's own time is used")
+            facts.since = None
         else:
             since = stamp
     if since is None:
@@ -399,25 +561,78 @@ def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
 
 
 def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
-    """Rung 3: the merge-base with ``origin/<merge>`` (else ``<merge>``) and its count.
+    """Rung 3: the merge-base with ``origin/<merge>`` (else ``<merge>``) and its range.
 
-    When HEAD's first-parent line down to the merge branch has no merges, the fork point
-    that one walk finds is that merge-base (nothing else on the line is shared), and the
-    walk's length is the count.
+    One walk of what HEAD has that the merge branch has not: when HEAD's first-parent line
+    down to the merge branch has no merges, the fork point it finds is that merge-base
+    (nothing else on the line is shared); otherwise, where that history meets the merge
+    branch's at one commit, that commit is the one merge-base; else ``merge-base --all``
+    says (the walk and the merge-base: the script's two).
     """
     repo, head = facts.repo, facts.head
     tips = facts.tips()
     if not tips:
         return None, None
-    floor = repo.first_parent_floor(head, tips[:1])
-    if floor is not None and floor.stop is not None and floor.linear:
-        return floor.stop, _Count(floor.count)
-    base = repo.merge_base(head, facts.origin_tip) if facts.origin_tip else None
-    if base is None and facts.local_tip:
-        base = repo.merge_base(head, facts.local_tip)
+    fork = tips[0]
+    alone = len(tips) == 1
+    floor = repo.first_parent_floor(head, [fork])
+    if floor is None:
+        return None, None
+    if floor.stop is not None and floor.linear:
+        printed = floor.commits()
+        return floor.stop, _Count(printed, set(printed) if alone else None)
+    frontier = floor.frontier() if floor.count else [floor.stop] if floor.stop else []
+    bases = frontier if len(frontier) == 1 else repo.merge_bases(head, fork)
+    if not bases:
+        return None, None
+    if len(bases) == 1:
+        printed = floor.commits()
+        return bases[0], _Count(printed, set(printed) if alone else None)
+    base = repo.merge_base(head, fork)  # which of several git names is git's choice
     if base is None:
         return None, None
-    return base, _outside(facts, base)
+    return base, _Count(repo.listing(head, [base]))
+
+
+def _classify(facts: _Facts, boundary: str, counted: _Count) -> _Split:
+    """Sort the range: the session's (counted), already on the merge branch (M), from
+    elsewhere (K), and the counted ones the witness cannot vouch for."""
+    verdict = facts.judge(counted.commits)
+    split = _Split(verdict)
+    statuses = verdict.status
+    session = witness.SESSION
+    doubtful = [c for c in counted.commits if statuses.get(c) != session]
+    if not doubtful:
+        split.session = list(counted.commits)
+        return split
+    outside: set[str] = set()
+    if not facts.on_merge:
+        if counted.outside is None:
+            counted.outside = set(facts.repo.listing(facts.head, [boundary, *facts.tips()]))
+        outside = counted.outside
+    for commit in counted.commits:
+        status = statuses.get(commit, witness.UNVOUCHED)
+        if status == session:
+            split.session.append(commit)
+        elif not facts.on_merge and commit not in outside:
+            split.excluded += 1
+        elif status == witness.ELSEWHERE:
+            split.elsewhere += 1
+        else:
+            split.session.append(commit)
+            split.unvouched += 1
+    return split
+
+
+class _Split:
+    __slots__ = ("elsewhere", "excluded", "session", "unvouched", "verdict")
+
+    def __init__(self, verdict: witness.Verdict) -> None:
+        self.verdict = verdict
+        self.session: list[str] = []
+        self.excluded = 0
+        self.elsewhere = 0
+        self.unvouched = 0
 
 
 def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count | None,
@@ -425,22 +640,81 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
     """Rung 4: the answer, its description and the note that says why it is what it is."""
     notes = facts.notes
     if boundary is None or counted is None:
-        notes.append("no usable session boundary: the commit count is unknown")
+        notes.append("no usable session boundary: the commit count is unknown; "
+                     + RECORD_HINT)
         return Boundary(NONE, None, None, describe(NONE, None, None), notes, reason)
+    split = _classify(facts, boundary, counted)
+    verdict = split.verdict
+    if trust == EXACT:
+        trust = _checked(facts, boundary, counted, split)
     if trust == PRIOR:
         notes.append("the boundary was recorded by an earlier session (or by no known "
-                     "session): the count is best-effort")
+                     "session), or cannot be vouched for: the count is best-effort; "
+                     + RECORD_HINT)
     elif trust == ESTIMATE:
         notes.append(f"nothing usable recorded: range estimated from the branch point off "
                      f"{facts.merge}")
-    if counted.excluded:
-        notes.append(f"{counted.excluded} commits of the range came in from {facts.merge} "
+    if split.excluded:
+        notes.append(f"{split.excluded} commits of the range came in from {facts.merge} "
                      "(a merge of it) and are not counted as this session's")
-    desc = describe(trust, boundary, counted.total, excluded=counted.excluded,
-                    merge=facts.merge)
-    result = Boundary(trust, boundary, counted.total, desc, notes, reason)
-    result.excluded = counted.excluded
+    if split.elsewhere:
+        notes.append(f"{split.elsewhere} commits of the range were not made by this session "
+                     "in this work tree (pulled, merged in from another branch, or copies "
+                     "of such commits) and are not counted")
+    total = len(split.session)
+    desc = describe(trust, boundary, total, excluded=split.excluded, merge=facts.merge,
+                    elsewhere=split.elsewhere)
+    result = Boundary(trust, boundary, total, desc, notes, reason)
+    result.excluded = split.excluded
+    result.elsewhere = split.elsewhere
+    result.session_commits = split.session
+    result.witness = verdict.source
     return result
+
+
+def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> str:
+    """``exact`` as a checked claim: the witness must vouch for every counted commit, and
+    no commit the session made since it began may lie below the boundary."""
+    verdict = split.verdict
+    notes = facts.notes
+    if verdict.source == witness.NO_WITNESS:
+        notes.extend(verdict.notes)
+        notes.append("without a witness of the session's commits the boundary is not "
+                     "claimed exact")
+        return PRIOR
+    if split.unvouched:
+        notes.extend(verdict.notes)
+        notes.append(f"{split.unvouched} commits of the range cannot be vouched for as "
+                     "this session's (a rewrite the hooks did not see, or a reflog that "
+                     "does not reach back far enough): they are counted, but not as exact")
+        return PRIOR
+    made_before = (facts.boundary_time is not None
+                   and facts.boundary_time < facts.since - SKEW) if facts.since else False
+    # A commit the session made lies below the boundary only if the boundary was made
+    # after it, so after the session began: a boundary older than that needs no check.
+    if verdict.candidates and facts.since is not None and not made_before:
+        in_range = set(counted.commits)
+        # a commit below the boundary was made before it: one made later cannot be there
+        latest = None if facts.boundary_time is None else facts.boundary_time + SKEW
+        asked = [c for c, when in verdict.candidates
+                 if c not in in_range and c != boundary and c not in facts.started
+                 and (latest is None or when <= latest)]
+        asked = asked[:200]
+        # committed when they were made, since the session began: git's --since walk
+        # stops at anything older
+        below = facts.repo.below(boundary, asked, facts.since - SKEW) if asked else []
+        if below and facts.origin_tip:
+            # below the boundary and on origin's merge branch: merged and pushed (its own
+            # pull request), not left behind by a boundary placed too high
+            merged = set(facts.repo.below(facts.origin_tip, below, facts.since - SKEW))
+            below = [c for c in below if c not in merged]
+        if below:
+            notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
+                         f"boundary {boundary[:12]} on HEAD: the boundary is too high, so "
+                         f"the count is not exact; {RECORD_HINT} --at <the commit below "
+                         "the session's first>")
+            return PRIOR
+    return EXACT
 
 
 def _check_merge_branch(facts: _Facts, config: Config) -> None:

@@ -230,14 +230,39 @@ class Floor:
     (the line's commits, and when it is not linear, what its merges brought in).
     """
 
-    __slots__ = ("count", "linear", "outside", "stop")
+    __slots__ = ("count", "linear", "outside", "raw", "stop", "width")
 
     def __init__(self, stop: str | None, count: int, linear: bool,
-                 outside: int | None = None) -> None:
+                 outside: int | None = None, raw: bytes = b"", width: int = 40) -> None:
         self.stop = stop
         self.count = count
         self.linear = linear
         self.outside = count if outside is None else outside
+        self.raw = raw  # the walk's own listing (``rev-list --parents``), when it made one
+        self.width = width
+
+    def commits(self) -> list[str]:
+        """The commits the walk printed (reachable from the head and from no stop),
+        children first: on a linear line, the line itself."""
+        raw, width = self.raw, self.width
+        if not raw:
+            return []
+        if self.linear:
+            step = 2 * width + 2
+            return [raw[i:i + width].decode("ascii") for i in range(0, len(raw), step)]
+        return [line[:width].decode("ascii") for line in raw.split(b"\n") if line]
+
+    def frontier(self) -> list[str]:
+        """The parents of printed commits that were not printed (reachable from a stop),
+        each once: where the head's history meets the stops'."""
+        printed: set[bytes] = set()
+        parents: list[bytes] = []
+        for line in self.raw.split(b"\n"):
+            if line:
+                fields = line.split()
+                printed.add(fields[0])
+                parents += fields[1:]
+        return list(dict.fromkeys(p.decode("ascii") for p in parents if p not in printed))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Floor):
@@ -529,6 +554,58 @@ class Repo:
         out = self._must("rev-list", "--count", f"{base}..{head}", "--").strip()
         return int(out) if out.isdigit() else None
 
+    def listing(self, head: str, exclude: Sequence[str]) -> list[str]:
+        """The commits reachable from ``head`` and from none of ``exclude``, children
+        first (``rev-list --topo-order``), in one process; the names travel on stdin."""
+        _require_sha(head, *exclude)
+        out = self._must("rev-list", "--topo-order", "--stdin", stdin=_revs(head, exclude))
+        return out.decode("ascii", "replace").split()
+
+    def left_right(self, base: str, head: str) -> tuple[int, list[str]]:
+        """(how many commits only ``base`` reaches, and when that is 0, the commits only
+        ``head`` reaches): ``base`` is an ancestor of ``head`` exactly when the first is 0,
+        and the list is then ``base..head``. One walk, as ``ahead_behind``'s, that prints
+        the commits."""
+        _require_sha(base, head)
+        out = self._must("rev-list", "--left-right", f"{base}...{head}", "--")
+        text = out.decode("ascii", "replace")
+        left = text.count("<")
+        if left:
+            return left, []  # not an ancestor: the list is never asked for
+        return 0, text.replace(">", "").split()
+
+    def merge_bases(self, a: str, b: str) -> list[str]:
+        """``git merge-base --all a b`` (the first is what ``merge_base`` answers)."""
+        _require_sha(a, b)
+        code, out = self.run("merge-base", "--all", a, b)
+        if code == 1 and not out.strip():
+            return []
+        if code != 0:
+            raise failure(("merge-base",), code, self.last_error)
+        return out.decode("ascii", "replace").split()
+
+    def below(self, tip: str, candidates: Sequence[str], since: int) -> list[str]:
+        """Which of ``candidates`` (commits made after ``since``) ``tip`` reaches: one
+        ``rev-list --since``, which stops walking at commits older than ``since``."""
+        _require_sha(tip, *candidates)
+        out = self._must("rev-list", f"--since={since}", tip, "--")
+        reached = set(out.decode("ascii", "replace").split())
+        return [c for c in candidates if c in reached]
+
+    def reflog_entries(self, ref: str, limit: int) -> list[tuple[str, int, str]]:
+        """(new sha, time, message) of ``ref``'s reflog, newest first: one ``git log -g``
+        (the ``reftable`` backend keeps reflogs where no file can be read)."""
+        out = self._out("log", "-g", f"-n{limit}", "--date=unix",
+                        "--format=%H %gd %gs", "--end-of-options", ref, "--")
+        found = []
+        for line in (out or "").split("\n"):
+            sha, _, rest = line.partition(" ")
+            selector, _, message = rest.partition(" ")
+            stamp = selector[selector.find("{") + 1:-1] if selector.endswith("}") else ""
+            if files.is_sha(sha) and stamp.isdigit():
+                found.append((sha, int(stamp), message))
+        return found
+
     def count_outside(self, head: str, base: str, excluded: Sequence[str]) -> int | None:
         """Commits reachable from ``head`` and from neither ``base`` nor any of
         ``excluded``: ``git rev-list --count head ^base ^excluded...``, one process.
@@ -582,8 +659,10 @@ class Repo:
         if (len(last) in (width, 2 * width + 1) and start == (lines - 1) * step
                 and out[step - 1:start:step] == b"\n" * (lines - 1)):
             stop = last[width + 1:2 * width + 1].decode("ascii") if len(last) > width else None
-            return Floor(stop, lines, True, lines)
-        return _follow_first_parents(out, out[:width].decode("ascii"), lines)
+            return Floor(stop, lines, True, lines, out, width)
+        floor = _follow_first_parents(out, out[:width].decode("ascii"), lines)
+        floor.raw, floor.width = out, width
+        return floor
 
     # -- for the hooks, status and install ----------------------------------------------
     def branches(self) -> list[tuple[str, str]]:

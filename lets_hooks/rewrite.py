@@ -403,6 +403,9 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
     if store.problem is not None:
         return [f"branch {files.quoted(branch)}: the boundary was not moved: {store.problem}"]
     pairs, old_tip, guessed = recover_pairs(repo, command, stdin, rebase)
+    from lets_hooks import witness
+
+    witness.note_rewrite(where.top, pairs)  # the ledger: what each copy is a copy of
     # The rewrite's pairs (git's own: stdin, the rebase's list, an amend's reflog) are
     # known from here on.
     if old_tip is None and command != "amend":

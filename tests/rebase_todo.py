@@ -383,11 +383,14 @@ def build(path: Path, case: Case) -> Built:
     old_main = _git(path, "rev-parse", "main").strip()
     stream = _Stream(int(time.time()) - 2 * 3600)
     marks: dict[str, str] = {}
+    made: list[tuple[str, int, str]] = []  # (label, time, subject) made in this work tree
 
     def add(label: str, subject: str, parent: str, ref: str = "refs/heads/feat",
             merge: str | None = None, files: list[str] | None = None) -> str:
         names = files if files is not None else [f"{label}.a", f"{label}.b"]
         marks[label] = stream.commit(ref, subject, parent, merge, names)
+        if label[0] != "m":  # main's move is a teammate's
+            made.append((label, stream.clock, subject))
         return marks[label]
 
     tip = old_main
@@ -420,10 +423,40 @@ def build(path: Path, case: Case) -> Built:
     boundary = shas[f"p{case.pre}"] if case.pre else old_main
     _git(path, "symbolic-ref", "HEAD", "refs/heads/feat")
     _git(path, "reset", "-q", "--hard")
+    began = next((when for label, when, _ in made if label[0] != "p"), stream.clock + 1)
+    _log_as_made_here(path, shas, made, by_mark.get(tip, tip))
     sessions = path / ".lets" / "sessions"
     sessions.mkdir(parents=True, exist_ok=True)
-    (sessions / ".task-feat").write_text(f"task: rebase\nsession: {boundary} {SID}\n")
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(began))
+    (sessions / ".task-feat").write_text(f"task: rebase\nsession: {boundary} {SID}\n"
+                                         f"session-recorded: {boundary} {stamp}\n")
     return Built(shas, boundary, old_main, by_mark.get(tip, tip))
+
+
+def _log_as_made_here(path: Path, shas: dict[str, str], made: list[tuple[str, int, str]],
+                      tip: str) -> None:
+    """The work tree's HEAD reflog as if the commits fast-import wrote had been made here
+    one by one (``commit:`` entries at their own times: the pre-session ones before the
+    session's recorded start), then HEAD checked out at the branch's tip. What the log
+    held already (the repository's making) is dated before all of them."""
+    log = path / ".git" / "logs" / "HEAD"
+    first = made[0][1] if made else int(time.time())
+    earlier = []
+    for line in log.read_text().splitlines() if log.exists() else []:
+        head, tab, message = line.partition("\t")
+        parts = head.rsplit(" ", 2)
+        if len(parts) == 3 and parts[1].isdigit() and int(parts[1]) >= first:
+            line = f"{parts[0]} {first - 1} {parts[2]}{tab}{message}"
+        earlier.append(line)
+    lines = earlier
+    previous = "0" * 40
+    when = 0
+    for label, when, subject in made:
+        lines.append(f"{previous} {shas[label]} {IDENTITY} {when} +0000\tcommit: {subject}")
+        previous = shas[label]
+    lines.append(f"{previous} {tip} {IDENTITY} {when + 1} +0000\tcheckout: moving from "
+                 "main to feat")
+    log.write_text("\n".join(lines) + "\n")
 
 
 # -- running the rebase -------------------------------------------------------------------

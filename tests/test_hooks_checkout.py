@@ -174,7 +174,7 @@ def test_rebase_start_checkout_does_nothing(box: HookBox) -> None:
     done = box.sh("rebase", "-q", "main", sid=SID)
     assert "lets-hooks" not in done.stderr
     names = sorted(p.name for p in (box.path / ".lets" / "sessions").iterdir())
-    assert names == [".task-feat", ".task-main"]
+    assert names == [".rewritten", ".task-feat", ".task-main"]  # the rewrite ledger beside
     assert box.line("feat") != f"{box.head()} {SID}"  # the rebase's checkout claimed nothing
     assert line is not None
 

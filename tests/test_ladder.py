@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -324,13 +325,23 @@ def test_branch_names_with_slashes(sandbox: Sandbox) -> None:
     expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", start, 3)
 
 
+def arrive(box: Sandbox, branch: str, message: str, age_days: float = 1.0) -> str:
+    """A commit on ``branch`` made elsewhere (a teammate's, fetched): it never passes
+    through this work tree's HEAD, so its reflog does not say this session made it."""
+    when = f"@{int(time.time() - age_days * 86400)} +0000"
+    env = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    tip = box.rev(branch)
+    new = str(box.git.commit_tree(tip + "^{tree}", "-p", tip, "-m", message, env=env))
+    box.git.update_ref("refs/heads/" + branch, new, tip)
+    return new
+
+
 def merged_main(box: Sandbox) -> tuple[str, str]:
-    """feat: one older commit, a session commit, then main (moved by two) merged in."""
+    """feat: one older commit, a session commit, then main (moved by two, by others)
+    merged in."""
     point, start = feature(box, session=1, before=1)
-    box.git.checkout("-q", "main")
-    box.commit("main moves", age_days=1)
-    box.commit("main moves again", age_days=1)
-    box.git.checkout("-q", "feat")
+    arrive(box, "main", "main moves")
+    arrive(box, "main", "main moves again")
     box.git.merge("-q", "--no-edit", "main")
     return point, start
 
@@ -532,10 +543,10 @@ def test_few_git_processes_on_every_path(sandbox: Sandbox, tmp_path: Path,
     sandbox.write_task("main", f"session: {point} {SID}\n")
     fields, calls = processes(sandbox)
     assert (fields["SESSION_TRUST"], calls) == ("exact", 3)
-    sandbox.commit("main moves", age_days=1)
+    sandbox.git.checkout("-q", "feat")
+    arrive(sandbox, "main", "main moves")
     if with_origin:
         sandbox.git.push("-q", "origin", "main")
-    sandbox.git.checkout("-q", "feat")
     sandbox.git.merge("-q", "--no-edit", "main")
     sandbox.write_task("feat", f"session: {start} {SID}\n")
     fields, calls = processes(sandbox)
@@ -596,3 +607,25 @@ def test_with_a_commit_graph_the_merge_branch_asks_two_cheap_questions(sandbox: 
     sandbox.write_task("main", f"session: {sandbox.rev('feat')} {SID}\n")  # not an ancestor
     fields, _ = processes(sandbox)
     assert fields["SESSION_TRUST"] == "none"
+
+
+def test_the_estimate_on_a_seen_shaped_branch_walks_twice(sandbox: Sandbox) -> None:
+    """A first-parent line of topic merges (as git's own ``seen``), nothing recorded: one
+    walk of what main has not, one ``merge-base --all`` (the script's two walks: its
+    merge-base and its count), where the estimate path once made four."""
+    for i in range(6):
+        sandbox.commit(f"main {i}", age_days=2)
+    base = [sandbox.rev(f"main~{i}") for i in range(6)]
+    sandbox.git.checkout("-q", "-b", "seen")
+    for n in range(8):
+        sandbox.git.checkout("-q", "-b", f"t{n}", base[n % 6])
+        for k in range(1 + n % 3):
+            sandbox.commit(f"topic {n} step {k}", age_days=1)
+        sandbox.git.checkout("-q", "seen")
+        sandbox.git.merge("-q", "--no-ff", "--no-edit", f"t{n}")
+    fields, calls = processes(sandbox)
+    assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"]) == ("estimate", base[0])
+    assert calls == 4, calls  # rev-parse, cat-file, rev-list, merge-base --all
+    total = git_count(sandbox, "HEAD", "^" + base[0])
+    assert fields["SESSION_RANGE_DESC"].startswith(f"approx: {base[0]}..HEAD (")
+    assert int(fields["SESSION_COMMITS"]) == total  # all made here: all counted

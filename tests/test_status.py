@@ -246,3 +246,78 @@ def test_trust_is_coloured_only_on_a_terminal_without_no_color(box: HookBox) -> 
     assert b"\x1b[32mexact\x1b[0m" in _status_output(box, terminal=True, no_color=False)
     assert b"\x1b[" not in _status_output(box, terminal=True, no_color=True)
     assert b"\x1b[" not in _status_output(box, terminal=False, no_color=False)
+
+
+def json_answer(box: HookBox, branch: str, current: bool) -> dict[str, object]:
+    args = ["--json"] if current else ["--json", "--branch", branch]
+    done = box.run("lets-session-boundary", *args, env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    data: dict[str, object] = json.loads(done.stdout)
+    return data
+
+
+WITNESSED = ("boundary", "trust", "commits", "desc", "excluded", "elsewhere", "witness",
+             "reason")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rows_agree_with_the_contract_command_witness_included(box: HookBox, tmp_path: Path,
+                                                               seed: int) -> None:
+    """Random work on a few branches (the session's commits, a teammate's pushed and
+    pulled, a teammate's branch merged in, main merged in, a rebase): every row's answer,
+    what it counts and what it leaves out, and the session's commits, are the contract
+    command's."""
+    rng = random.Random(seed)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 2))
+    mate_path = tmp_path / "mate"
+    box.sh("clone", "-q", str(tmp_path / "remote.git"), str(mate_path))
+    mate = HookBox(mate_path)  # opens the clone (init on an existing repository)
+    mate.sh("config", "user.name", "Teammate")
+    mate.sh("config", "user.email", "mate@example.com")
+    branches = ["one", "two", "three"]
+    for name in branches:
+        box.sh("checkout", "-q", "-b", name, "main")
+        box.write_task(name, f"session: {box.head()} {SID}\n"
+                             f"session-recorded: {box.head()} {stamp}\n")
+        box.file_commit(f"{name}.txt", f"{name}\n")
+        box.sh("push", "-q", "-u", "origin", name)
+    for step in range(8):
+        name = rng.choice(branches)
+        box.sh("checkout", "-q", name)
+        move = rng.choice(["commit", "pulled", "lib", "main", "rebase"])
+        if move == "commit":
+            box.file_commit(f"{name}-{step}.txt", f"{step}\n")
+        elif move == "pulled":
+            box.sh("push", "-q", "--force", "origin", name)
+            mate.sh("fetch", "-q", "origin")
+            mate.sh("checkout", "-q", "-B", name, f"origin/{name}")
+            mate.file_commit(f"mate-{step}.txt", f"{step}\n")
+            mate.sh("push", "-q", "origin", name)
+            box.sh("pull", "-q", "--ff-only", "origin", name)
+        elif move == "lib":
+            mate.sh("checkout", "-q", "-B", f"lib{step}", "origin/main")
+            mate.file_commit(f"lib-{step}.txt", f"{step}\n")
+            mate.sh("push", "-q", "origin", f"lib{step}")
+            box.sh("fetch", "-q", "origin")
+            box.sh("merge", "-q", "--no-ff", "--no-edit", f"origin/lib{step}")
+        elif move == "main":
+            mate.sh("checkout", "-q", "-B", "main", "origin/main")
+            mate.file_commit(f"main-{step}.txt", f"{step}\n")
+            mate.sh("push", "-q", "origin", "main")
+            box.sh("fetch", "-q", "origin")
+            box.sh("merge", "-q", "--no-edit", "origin/main")
+        else:
+            box.sh("rebase", "-q", "-i", "--force-rebase", "HEAD~1", sid=SID,
+                   extra={"GIT_SEQUENCE_EDITOR": "true",
+                          "GIT_COMMITTER_DATE": f"@{int(time.time()) + 60} +0000"})
+    table, _ = status.rows(str(box.path), {"LETS_SESSION_ID": SID}, int(time.time()))
+    for row in table:
+        data = json_answer(box, row.branch, row.current)
+        mine = row.as_dict()
+        assert {k: mine[k] for k in WITNESSED} == {k: data[k] for k in WITNESSED}, row.branch
+        listed = mine["session_commits"]
+        theirs = data["session_commits"]
+        assert isinstance(listed, dict) and isinstance(theirs, dict)
+        assert sorted(listed["items"]) == sorted(theirs["items"]), row.branch
+    counted = {row.branch: row.boundary for row in table}
+    assert all(counted[b].witness == "reflog" for b in branches)
