@@ -396,6 +396,8 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
     cut: int | None = None
     made_by: dict[int, set[str]] = {}  # rebase -> every commit its entries name
     rebase_of: dict[str, int] = {}  # a copy -> the rebase that made it
+    listed_after: str | None = None  # the nearest later commit of this rebase git listed
+    stand_in: dict[str, str] = {}  # an unlisted copy -> what that later listed one copies
     for line in lines:
         space = line.find(b" ")
         if space not in (40, 64):
@@ -430,11 +432,16 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
                 rebases += 1  # read backwards: a rebase's end comes first
                 inside = rebases
                 made_by[inside] = set()
+                listed_after = None
+                if ledger is None:
+                    ledger = read_ledger(top)
             elif inside and action.endswith(b"(start)"):
                 made_by[inside].add(new)
                 inside = 0
         if inside:
             made_by[inside].add(new)
+            if ledger is not None and new in ledger:
+                listed_after = new
         window = since is not None and when >= since and (until is None or when <= until)
         if new not in open_ and not window:
             # still known as made here: a copy git did not list is judged by what its
@@ -462,6 +469,10 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             copied.add(new)
             if inside:
                 rebase_of[new] = inside
+                if ledger is not None and new not in ledger and listed_after is not None:
+                    # an edit stop's copy: git listed what it copies as rewritten into
+                    # whatever came next (the commit made at the stop, or the stop's end)
+                    stand_in[new] = ledger[listed_after]
             if new in open_:
                 if ledger is None:
                     ledger = read_ledger(top)
@@ -492,6 +503,10 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             # A copy git did not list (an edit stop's: git lists the stopped commit as
             # rewritten into whatever HEAD is when the rebase goes on): it is a state of
             # what that rebase rewrote, the session's when everything it rewrote was.
+            if sha in stand_in:
+                if _status(stand_in[sha], created, copied, marks, complete, 0) == SESSION:
+                    verdict.status[sha] = SESSION
+                continue
             olds = [marks[n] for n in made_by[rebase_of[sha]] if n in marks]
             if olds and all(_status(o, created, copied, marks, complete, 0) == SESSION
                             for o in olds):
