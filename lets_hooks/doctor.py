@@ -280,16 +280,10 @@ def _probed(setup: Setup, hook: str, path: str, shim: install.Shim, found: Diagn
 
 
 def _probe(path: str, top: str, environ: Mapping[str, str]) -> tuple[int, str, str]:
-    import subprocess
+    from lets_hooks.repo import run_program
 
-    env = {**environ, "LETS_HOOKS_PROBE": "1"}
-    try:
-        done = subprocess.run(["/bin/sh", path], cwd=top, env=env, stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=60, check=False)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return 1, "", str(exc)
-    return (done.returncode, done.stdout.decode("utf-8", "replace"),
-            done.stderr.decode("utf-8", "replace"))
+    return run_program(["/bin/sh", path], cwd=top,
+                       environ={**environ, "LETS_HOOKS_PROBE": "1"})
 
 
 def _runner(shim: install.Shim) -> str | None:
@@ -365,13 +359,9 @@ def _by_husky(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, s
 
 def _runs(command: str) -> bool:
     """Does ``command --version`` work (the way the husky line calls it)?"""
-    import subprocess
+    from lets_hooks.repo import run_program
 
-    try:
-        return subprocess.run([command, "--version"], stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=60, check=False).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
+    return run_program([command, "--version"])[0] == 0
 
 
 def _by_pre_commit(setup: Setup, hook: str, found: Diagnosis) -> bool:

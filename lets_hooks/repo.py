@@ -103,6 +103,23 @@ def git_environment() -> dict[str, str]:
     return env
 
 
+def run_program(argv: list[str], cwd: str | None = None,
+                environ: dict[str, str] | None = None,
+                timeout: float = 60) -> tuple[int, str, str]:
+    """Run a program that is not git (doctor's probe of a hook shim, ``lets-hooks
+    --version``): (exit status, stdout, stderr) as text, never raising. Kept here so this
+    module stays the one place that starts processes (tests/test_hostile.py)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(argv, cwd=cwd, env=environ, stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=timeout, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return 1, "", str(exc)
+    return (done.returncode, done.stdout.decode("utf-8", "replace"),
+            done.stderr.decode("utf-8", "replace"))
+
+
 def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, bytes, bytes]:
     """Run ``argv``: (exit status, stdout, the first few KB of stderr)."""
     if not hasattr(os, "posix_spawnp"):  # pragma: no cover - non-POSIX
