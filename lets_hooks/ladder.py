@@ -682,11 +682,6 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         # committed when they were made, since the session began: git's --since walk
         # stops at anything older
         below = facts.repo.below(boundary, asked, facts.since - SKEW) if asked else []
-        if below and facts.origin_tip:
-            # below the boundary and on origin's merge branch: merged and pushed (its own
-            # pull request), not left behind by a boundary placed too high
-            merged = set(facts.repo.below(facts.origin_tip, below, facts.since - SKEW))
-            below = [c for c in below if c not in merged]
         if below:
             notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
                          f"boundary {boundary[:12]} on HEAD: the boundary is too high, so "
