@@ -220,12 +220,12 @@ def merge_branch_topic(writer: Writer, trunk: Trunk, name: str, before: int,
     def spread(low: int, high: int, k: int, n: int) -> int:
         return trunk.line[low + (high - low) * (k + 1) // (n + 1)][1]
 
-    def commits(count: int, low: int, high: int, label: str) -> None:
+    def commits(count: int, low: int, high: int, label: str, here: bool = True) -> None:
         nonlocal tip
         for k in range(count):
             when = spread(low, high, k, count) if high > low else after_tip + k
             tip = writer.commit(ref, when, f"{name}: {label} {k + 1}", [tip], path,
-                                f"{label} {k + 1}", here=True)
+                                f"{label} {k + 1}", here=here)
 
     def merge_main(at: int) -> None:
         nonlocal tip
@@ -235,7 +235,7 @@ def merge_branch_topic(writer: Writer, trunk: Trunk, name: str, before: int,
                             f"merged main {at}", here=True)
 
     quarter = fork + (middle - fork) // 4
-    commits(before, fork, quarter, "before the session")
+    commits(before, fork, quarter, "before the session", here=False)
     boundary = tip
     commits(3, quarter, middle, "session")
     merge_main(middle)
@@ -280,8 +280,10 @@ def topics(writer: Writer, trunk: Trunk, feature: int, feature_back: int
         if k == 0:
             head = tip_mark
         clock += 1
+        # the commits below the boundary came with the branch (fetched), not this session
         head = writer.commit("refs/heads/feature", clock, f"feature commit {k + 1}", [head],
-                             "feature.txt", f"feature {k + 1}", here=True)
+                             "feature.txt", f"feature {k + 1}",
+                             here=k >= feature - feature_back)
     return boundaries, clock + 1
 
 

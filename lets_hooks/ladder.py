@@ -290,8 +290,8 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
 
     trust = _claimed_trust(recorded, session_id, notes)
     if trust == EXACT and where.top is not None:
-        facts.since = _session_began(where.top, store, recorded, facts.since, repo,
-                                     facts.started)
+        if recorded.sha:
+            facts.started.add(recorded.sha)  # where the session says it began
         facts.sid = recorded.sid
     boundary: str | None = None
     counted: _Count | None = None
@@ -314,41 +314,6 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     if boundary is not None and boundary == recorded.sha:
         result.boundary_time = found[recorded.sha].commit_time
     return _finish(result, branch, head, recorded, merge)
-
-
-def _session_began(top: str, store: state.Store | None, recorded: state.Recorded,
-                   since: int | None, repo: Repo, started: set[str]) -> int | None:
-    """When this session began: the earliest ``session-recorded`` time of any line this
-    session (its id) wrote in this work tree. A branch it created, or one recorded again
-    at HEAD, may say later; the commits it made before that are still its own, and a
-    boundary above them is too high. ``started`` gets the shas those lines name: where
-    the session said it began (a commit made in the same second before that is not its
-    own)."""
-    if since is None:
-        return None
-    if store is None or store.top != top:
-        store = state.open_store(top, repo)
-    if store.problem is not None:
-        return since
-    try:
-        names = os.listdir(store.sessions)
-    except OSError:
-        return since
-    earliest = since
-    for name in names:
-        if not name.startswith(".task-") or name.endswith(".tmp"):
-            continue
-        data, _ = state.read_head(os.path.join(store.sessions, name))
-        if not data or recorded.sid is None or recorded.sid.encode() not in data:
-            continue
-        other = state.parse(data, name)
-        if other.sid == recorded.sid and other.recorded_at is not None:
-            if other.sha:
-                started.add(other.sha)
-            stamp = state.parse_stamp(other.recorded_at)
-            if stamp is not None and stamp < earliest:
-                earliest = stamp
-    return earliest
 
 
 def _session_start(recorded: state.Recorded) -> int | None:
@@ -703,11 +668,6 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         # committed when they were made, since the session began: git's --since walk
         # stops at anything older
         below = facts.repo.below(boundary, asked, facts.since - SKEW) if asked else []
-        if below and facts.origin_tip:
-            # below the boundary and on origin's merge branch: merged and pushed (its own
-            # pull request), not left behind by a boundary placed too high
-            merged = set(facts.repo.below(facts.origin_tip, below, facts.since - SKEW))
-            below = [c for c in below if c not in merged]
         if below:
             notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
                          f"boundary {boundary[:12]} on HEAD: the boundary is too high, so "

@@ -390,8 +390,8 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
     oldest = b""  # the oldest line read
     rebases = inside = 0  # the rebases met so far; the one being read (0: none)
     # commits made in the very second the session began: after its start only when they
-    # come after the first entry of that second that put HEAD where the session's lines
-    # say it began (the log's order; no marker in that second: it began before it)
+    # come after the first entry of that second that put HEAD where the session's line
+    # says it began (the log's order; no such entry in that second: not known, left out)
     pending: list[tuple[str, int]] = []
     cut: int | None = None
     made_by: dict[int, set[str]] = {}  # rebase -> every commit its entries name
@@ -489,7 +489,8 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             return no_witness("the HEAD reflog of this work tree is empty: which commits "
                               "this session made cannot be checked")
         complete = not oldest or oldest[:oldest.find(b" ")].strip(b"0") == b""
-    after.extend(pending if cut is None else pending[:cut])
+    if cut is not None:  # without a marker in that second, a doubt: not counted against
+        after.extend(pending[:cut])
     if ledger is None and copied & asked:
         ledger = read_ledger(top)
     plain = ELSEWHERE if complete else UNVOUCHED  # neither made nor copied here

@@ -448,23 +448,3 @@ def test_commits_made_in_another_work_tree(tmp_path: Path) -> None:
     assert (data["trust"], data["commits"], data["elsewhere"]) == ("prior-session", 2, 0), data
     assert data["desc"].startswith(f"approx: {start}..HEAD (2 commits)")  # type: ignore
     assert "another work tree" in " ".join(data["notes"])  # type: ignore
-
-
-def test_a_line_recorded_again_later_is_still_checked_from_the_sessions_start(
-        tmp_path: Path) -> None:
-    """Commits made on main by mistake, moved to a new branch whose line was written at
-    its tip, with a later time: the session began earlier (its line on main says so), so
-    its commits below that boundary show it is too high."""
-    box = make(tmp_path)
-    start_session(box, "main")
-    box.file_commit("a.txt", "a\n", "mine on main by mistake")
-    tip = box.file_commit("b.txt", "b\n", "mine again")
-    box.sh("branch", "feat")
-    box.sh("reset", "-q", "--hard", "HEAD~2")
-    box.sh("switch", "-q", "feat")
-    later = state.utc_stamp(time.time() + 5)
-    (box.path / ".lets" / "sessions" / ".task-feat").write_text(
-        f"session: {tip} {SID}\nsession-recorded: {tip} {later}\n")
-    data = answer(box)
-    assert (data["trust"], data["commits"]) == ("prior-session", 0), data
-    assert "below the boundary" in " ".join(data["notes"])  # type: ignore
