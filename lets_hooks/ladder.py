@@ -201,12 +201,21 @@ class _Facts:
                     git_dir = witness.git_dir_of(where.top, where.git_dir)
                     if os.path.realpath(git_dir) == os.path.realpath(where.git_dir):
                         git_dir = where.git_dir
-                tip = where.head if git_dir == where.git_dir else self.head
+                tip = where.head if git_dir == where.git_dir else self._head_of(where.top)
                 until = None if self.boundary_time is None else self.boundary_time + SKEW
                 self.verdict = witness.judge(self.repo, git_dir, where.top, tip or self.head,
                                              commits, self.since, self.boundary_time, until,
                                              self.sid, self.started)
         return self.verdict
+
+    def _head_of(self, top: str) -> str | None:
+        """The HEAD of the work tree at ``top`` (whose log is read for another branch's
+        state): its log's newest entry must be that, not the branch being resolved."""
+        real = os.path.realpath(top)
+        for tree, head, _ in self.repo.worktree_heads():
+            if os.path.realpath(tree) == real:
+                return head
+        return self.head
 
     @property
     def on_merge(self) -> bool:
