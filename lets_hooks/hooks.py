@@ -114,6 +114,8 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
     if len(result.messages) > before:
         result.code = 1
         return result, None
+    if at is not None and target.head != where.head:
+        _vouch(repo, where, target.head)
     boundary = ladder.resolve(repo, settings, current, now, where=where)
     return result, boundary
 
@@ -161,6 +163,19 @@ def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int
         raise UsageError(f"--at {shown}: the ladder would not use {commit[:12]} as the "
                          "boundary; nothing recorded")
     return Location(where.top, where.git_dir, where.branch, commit, where.origin_head)
+
+
+def _vouch(repo: Repo, where: Location, base: str | None) -> None:
+    """``record --at REV`` is a person's word that ``REV..HEAD`` is the session's work:
+    kept beside the rewrite ledger, so the witness counts commits a tool made without a
+    reflog entry (GitPython, pygit2) rather than calling them "from elsewhere"."""
+    from lets_hooks import witness
+
+    if base is None or where.head is None or where.top is None:
+        return
+    walked = repo.walk([where.head], [base]).split(b"\n")
+    shas = [line.split(b" ", 1)[0].decode() for line in walked if line.strip()]
+    witness.note_claimed(where.top, shas)
 
 
 def _oldest_claimed(repo: Repo, head: str, base: str, merge: str | None) -> int | None:

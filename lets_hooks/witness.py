@@ -56,6 +56,11 @@ _NULL = "0" * 40
 _CREATING = frozenset(("commit", "commit (initial)", "commit (amend)", "commit (merge)",
                        "commit (cherry-pick)", "am", "cherry-pick", "revert"))
 _COPYING = frozenset(("pick", "reword", "edit", "squash", "fixup", "merge", "continue"))
+# The first word of every HEAD reflog message git itself writes (2.25 on).
+_GIT_WORDS = frozenset(("commit", "am", "cherry-pick", "revert", "merge", "pull", "rebase",
+                        "checkout", "reset", "branch", "Branch", "clone", "initial",
+                        "updating", "fetch", "switch", "bisect", "stash", "worktree",
+                        "restore", "rebase -i", "notes"))
 _MAKERS = (b"commit", b"merge", b"pull", b"cherry-pick", b"revert", b"am: ")
 
 
@@ -68,6 +73,11 @@ def classify(message: str) -> str:
     <args> (pick)`` under ``git pull --rebase``).
     """
     action, sep, detail = message.partition(": ")
+    if message and message.split(" ", 1)[0].rstrip(":") not in _GIT_WORDS:
+        # Not a message git writes: a tool moved HEAD (GitPython and pygit2 log the commit
+        # message alone). What it did cannot be read, so nothing it names is vouched for:
+        # it is judged as a copy the ledger does not know (counted, never exact).
+        return COPY
     if not sep:
         return MOVED  # "rebase finished: ..." has one; a bare word is a move
     if action == "commit (rebase)":
@@ -250,6 +260,43 @@ def note_rewrite(top: str, pairs: Sequence[tuple[str, str]]) -> str | None:
             if len(kept) > LEDGER_KEEP:
                 kept = kept[-LEDGER_KEEP:]
             files.atomic_write(path, b"".join(kept), shown=".lets/sessions/" + LEDGER)
+    except (OSError, files.Refused) as exc:
+        return str(exc)
+    return None
+
+
+CLAIMS = ".claimed"  # in .lets/sessions/: commits ``record --at`` vouched for
+
+
+def read_claims(top: str) -> set[str]:
+    """The commits ``lets-hooks record --at REV`` was told are this work tree's session's
+    (made by a tool that writes no reflog: GitPython, pygit2)."""
+    data, _ = files.read_capped(os.path.join(top, ".lets", "sessions", CLAIMS), LEDGER_LIMIT)
+    return {word.decode("ascii", "replace") for word in (data or b"").split()
+            if files.is_sha(word.decode("ascii", "replace"))}
+
+
+def note_claimed(top: str, shas: Sequence[str]) -> str | None:
+    """Keep the commits a person vouched for with ``record --at`` (the newest
+    ``LEDGER_KEEP``), under the ledger's lock. Never raises: returns why nothing was
+    written, or None."""
+    lines = [f"{sha}\n".encode() for sha in shas if files.is_sha(sha)]
+    sessions = os.path.join(top, ".lets", "sessions")
+    locks = os.path.join(top, ".lets", "locks")
+    if not lines or not os.path.isdir(sessions) or os.path.islink(sessions):
+        return None
+    try:
+        if os.path.islink(locks):
+            return f"{locks} is a symbolic link - the claim was not kept"
+        os.makedirs(locks, exist_ok=True)
+        path = os.path.join(sessions, CLAIMS)
+        with files.locked(os.path.join(locks, LEDGER_LOCK), shown=".lets/locks/" + LEDGER_LOCK):
+            data, problem = files.read_capped(path, LEDGER_LIMIT)
+            if problem is not None and data is None and os.path.lexists(path):
+                return problem
+            kept = [k + b"\n" for k in (data or b"").split() if k] + lines
+            files.atomic_write(path, b"".join(kept[-LEDGER_KEEP:]),
+                               shown=".lets/sessions/" + CLAIMS)
     except (OSError, files.Refused) as exc:
         return str(exc)
     return None
@@ -494,6 +541,10 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
     if ledger is None and copied & asked:
         ledger = read_ledger(top)
     plain = ELSEWHERE if complete else UNVOUCHED  # neither made nor copied here
+    if top is not None and any(sha not in created for sha in asked):
+        # A commit a person vouched for with ``record --at`` (made by a tool git's log
+        # does not see) is the session's: read only when the log leaves one unexplained.
+        created |= read_claims(top) & asked
     marks = ledger or {}
     verdict.status = {
         sha: SESSION if sha in created else
