@@ -192,3 +192,20 @@ def test_the_remedy_when_the_tool_made_the_commits(box: HookBox) -> None:
     code, out, _ = record(box, "--at", point)
     assert code == 0
     assert fields(out)["SESSION_RANGE_DESC"] == f"session: {point}..HEAD (2 commits)"
+
+
+def test_the_hooks_name_record_at_when_history_moved_under_the_line(box: HookBox) -> None:
+    """A tool that runs no hooks moves the branch to another line of history (here: a ref
+    update onto a new root): the recorded boundary is no longer an ancestor of HEAD, and
+    the checkout's warning names ``record --at REV``, not a plain ``record`` that would
+    start the session anew at HEAD."""
+    box.sh("switch", "-q", "-c", "feat", sid=SID)
+    box.file_commit("a.txt", "a\n")
+    tree = box.sh("rev-parse", "HEAD^{tree}").stdout.strip()
+    elsewhere = box.sh("commit-tree", tree, "-m", "a new root").stdout.strip()
+    box.sh("update-ref", "refs/heads/feat", elsewhere)  # no hook runs
+    box.sh("switch", "-q", "main", sid=SID)
+    said = box.sh("switch", "-q", "feat", sid=SID).stderr
+    assert "not an ancestor of HEAD" in said, said
+    assert "Fix: lets-hooks record --at REV, REV being the commit the session's work " \
+           "starts after (lets-hooks record alone starts the session anew at HEAD)" in said
