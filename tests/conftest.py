@@ -95,3 +95,19 @@ def sandbox(tmp_path: Path) -> Iterator[Sandbox]:
     box.commit("root", age_days=30)
     yield box
     box.repo.close()
+
+
+# The real pre-commit framework, shared by every module that drives it: one hook
+# repository (a clone of this project) and one pre-commit cache per test session.
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    import precommit_box
+
+    return precommit_box.hook_repo(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import precommit_box
+
+    return precommit_box.pre_commit_home(tmp_path_factory)

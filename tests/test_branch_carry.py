@@ -300,20 +300,6 @@ def test_a_carried_first_touch_costs_a_few_processes(box: HookBox, tmp_path: Pat
 
 # -- one sample under pre-commit (git's arguments in PRE_COMMIT_FROM_REF and friends) -------
 
-@pytest.fixture(scope="session")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    import precommit_box
-
-    return precommit_box.hook_repo(tmp_path_factory)
-
-
-@pytest.fixture(scope="session")
-def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import precommit_box
-
-    return precommit_box.pre_commit_home(tmp_path_factory)
-
-
 def test_switch_c_and_detached_commits_under_pre_commit(
         tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,7 +9,6 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
 from conftest import BIN, Sandbox
 from hookbox import TOOLS_NEED_GIT_2_31
 
@@ -138,20 +137,6 @@ def test_lint_sample_is_what_lint_prints(sandbox: Sandbox) -> None:
     done = sandbox.run("lets-hooks", "lint")
     assert done.returncode == 1
     assert sorted(done.stdout.splitlines()) == sorted(printed)
-
-
-@pytest.fixture(scope="module")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    from precommit_box import hook_repo as made
-
-    return made(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from precommit_box import pre_commit_home as made
-
-    return made(tmp_path_factory)
 
 
 def tool_env(home: Path) -> dict[str, str]:

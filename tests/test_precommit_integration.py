@@ -12,16 +12,6 @@ from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox
 from scenarios import CASES
 
 
-@pytest.fixture(scope="session")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    return precommit_box.hook_repo(tmp_path_factory)
-
-
-@pytest.fixture(scope="session")
-def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return precommit_box.pre_commit_home(tmp_path_factory)
-
-
 @pytest.fixture
 def box(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
         monkeypatch: pytest.MonkeyPatch) -> Iterator[HookBox]:

@@ -16,16 +16,6 @@ from hookbox import HookBox
 from rebase_todo import SAMPLE, Tools, check
 
 
-@pytest.fixture(scope="session")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    return precommit_box.hook_repo(tmp_path_factory)
-
-
-@pytest.fixture(scope="session")
-def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return precommit_box.pre_commit_home(tmp_path_factory)
-
-
 @pytest.fixture
 def box(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
         monkeypatch: pytest.MonkeyPatch) -> Iterator[HookBox]:

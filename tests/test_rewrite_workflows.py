@@ -236,16 +236,6 @@ def test_rewrites_on_a_reftable_repository(tmp_path: Path, case: str) -> None:
 
 # -- one sample under pre-commit (no stdin: the pairs come from git) ----------------------------
 
-@pytest.fixture(scope="session")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    return precommit_box.hook_repo(tmp_path_factory)
-
-
-@pytest.fixture(scope="session")
-def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return precommit_box.pre_commit_home(tmp_path_factory)
-
-
 @pytest.fixture
 def pc_box(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
            monkeypatch: pytest.MonkeyPatch) -> Iterator[HookBox]:
