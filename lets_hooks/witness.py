@@ -240,6 +240,31 @@ def note_rewrite(top: str, pairs: Sequence[tuple[str, str]]) -> str | None:
     Never raises: returns why nothing was written, or None."""
     lines = [f"{new} {old}\n".encode() for old, new in pairs
              if files.is_sha(old) and files.is_sha(new) and old != new]
+    return _append(top, LEDGER, lines)
+
+
+CLAIMS = ".claimed"  # in .lets/sessions/: commits ``record --at`` vouched for
+
+
+def read_claims(top: str) -> set[str]:
+    """The commits ``lets-hooks record --at REV`` was told are this work tree's session's
+    (made by a tool that writes no reflog entry of git's own: GitPython, pygit2)."""
+    data, _ = files.read_capped(os.path.join(top, ".lets", "sessions", CLAIMS), LEDGER_LIMIT)
+    return {word.decode("ascii", "replace") for word in (data or b"").split()
+            if files.is_sha(word.decode("ascii", "replace"))}
+
+
+def note_claimed(top: str, shas: Sequence[str]) -> str | None:
+    """Keep the commits a person vouched for with ``record --at`` (the newest
+    ``LEDGER_KEEP``). Never raises: returns why nothing was written, or None."""
+    return _append(top, CLAIMS, [f"{sha}\n".encode() for sha in shas if files.is_sha(sha)])
+
+
+def _append(top: str, name: str, lines: list[bytes]) -> str | None:
+    """Append ``lines`` to ``.lets/sessions/<name>`` under the ledger's lock, keeping the
+    newest ``LEDGER_KEEP``; only where session state exists (never creates ``.lets``)."""
+    from lets_hooks import state
+
     if not lines:
         return None
     sessions = os.path.join(top, ".lets", "sessions")
@@ -248,56 +273,21 @@ def note_rewrite(top: str, pairs: Sequence[tuple[str, str]]) -> str | None:
         return "no session state in this work tree: nothing to note"
     try:
         if os.path.islink(locks):
-            return f"{locks} is a symbolic link - the rewrite was not noted"
+            return f"{locks} is a symbolic link - {name} was not written"
         os.makedirs(locks, exist_ok=True)
-        path = os.path.join(sessions, LEDGER)
+        path = os.path.join(sessions, name)
+        store = state.open_store(top)
+        state.refuse_tracked(store, path)  # a state file that came with the repository
         with files.locked(os.path.join(locks, LEDGER_LOCK), shown=".lets/locks/" + LEDGER_LOCK):
             data, problem = files.read_capped(path, LEDGER_LIMIT)
             if problem is not None and data is None and os.path.lexists(path):
                 return problem
             kept = (data or b"").splitlines(keepends=True)
             kept = [k if k.endswith(b"\n") else k + b"\n" for k in kept] + lines
-            if len(kept) > LEDGER_KEEP:
-                kept = kept[-LEDGER_KEEP:]
-            files.atomic_write(path, b"".join(kept), shown=".lets/sessions/" + LEDGER)
-    except (OSError, files.Refused) as exc:
-        return str(exc)
-    return None
-
-
-CLAIMS = ".claimed"  # in .lets/sessions/: commits ``record --at`` vouched for
-
-
-def read_claims(top: str) -> set[str]:
-    """The commits ``lets-hooks record --at REV`` was told are this work tree's session's
-    (made by a tool that writes no reflog: GitPython, pygit2)."""
-    data, _ = files.read_capped(os.path.join(top, ".lets", "sessions", CLAIMS), LEDGER_LIMIT)
-    return {word.decode("ascii", "replace") for word in (data or b"").split()
-            if files.is_sha(word.decode("ascii", "replace"))}
-
-
-def note_claimed(top: str, shas: Sequence[str]) -> str | None:
-    """Keep the commits a person vouched for with ``record --at`` (the newest
-    ``LEDGER_KEEP``), under the ledger's lock. Never raises: returns why nothing was
-    written, or None."""
-    lines = [f"{sha}\n".encode() for sha in shas if files.is_sha(sha)]
-    sessions = os.path.join(top, ".lets", "sessions")
-    locks = os.path.join(top, ".lets", "locks")
-    if not lines or not os.path.isdir(sessions) or os.path.islink(sessions):
-        return None
-    try:
-        if os.path.islink(locks):
-            return f"{locks} is a symbolic link - the claim was not kept"
-        os.makedirs(locks, exist_ok=True)
-        path = os.path.join(sessions, CLAIMS)
-        with files.locked(os.path.join(locks, LEDGER_LOCK), shown=".lets/locks/" + LEDGER_LOCK):
-            data, problem = files.read_capped(path, LEDGER_LIMIT)
-            if problem is not None and data is None and os.path.lexists(path):
-                return problem
-            kept = [k + b"\n" for k in (data or b"").split() if k] + lines
             files.atomic_write(path, b"".join(kept[-LEDGER_KEEP:]),
-                               shown=".lets/sessions/" + CLAIMS)
-    except (OSError, files.Refused) as exc:
+                               shown=".lets/sessions/" + name)
+        state.keep_out_of_commits(store)
+    except (OSError, files.Refused, state.StateError) as exc:
         return str(exc)
     return None
 
