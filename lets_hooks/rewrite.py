@@ -446,8 +446,39 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
             continue  # it did not bound this history before the rewrite either
         moved = place(target.boundary, target.old_tip, target.new_tip, onto, images, old, new,
                       copies, guessed, _below(repo, target.boundary))
+        moved = _not_above_session(repo, where, target, moved)
         messages += _write(store, target, moved, names, now)
     return messages
+
+
+def _not_above_session(repo: Repo, where: Location, target: Target, move: Move) -> Move:
+    """A boundary is never moved up past a commit the session made. The commits a move
+    up would put below the boundary (``new ^old``) are asked of the witness: a commit
+    the session made among them (a pushed commit that came back through the upstream
+    under ``pull --rebase``, while the copy of a commit below it was replayed on top)
+    takes the boundary down to the first parent of the oldest such commit."""
+    boundary = move.boundary
+    if boundary is None or target.boundary is None or boundary == target.boundary:
+        return move
+    from lets_hooks import state, witness
+
+    walk = History(repo.walk([boundary], [target.boundary]))
+    commits = list(walk.parents)  # children first
+    if not commits or where.top is None:
+        return move
+    stamp = target.recorded.recorded_at
+    since = state.parse_stamp(stamp) if stamp else None
+    verdict = witness.judge(repo, where.git_dir, where.top, where.head or target.new_tip,
+                            commits, since, None)
+    made = [c for c in commits if verdict.of(c) == witness.SESSION]
+    if not made:
+        return move
+    parents = walk.parents[made[-1]]
+    if not parents:
+        return Move(None, f"the session's commit {made[-1][:12]} would fall below the "
+                          "boundary: it stays")
+    return Move(parents[0], f"the session's commit {made[-1][:12]} came back below where "
+                            "the rewrite would put the boundary: the boundary goes under it")
 
 
 def _below(repo: Repo, boundary: str) -> Callable[[str], bool]:
