@@ -229,12 +229,25 @@ def _from_checkout(repo: Repo, where: Location, store: state.Store, sid: str,
         boundary = _full(repo, found.sha)
         if boundary is None:
             return None
-        if previous != head and not repo.is_ancestor(head, previous):
+        if previous != head and not repo.is_ancestor(head, previous) \
+                and not _made_from(repo, where.git_dir, branch, source, head):
             return None  # made somewhere else than the session's line
         if not repo.is_ancestor(boundary, head):
             return None
         return _line(found)
     return _from_detached(repo, store, sid, head, log)
+
+
+def _made_from(repo: Repo, git_dir: str, branch: str, source: str, head: str) -> bool:
+    """``branch`` was created at ``head`` and has not moved since (``git branch feat``, no
+    hook runs), and ``source`` (the branch the checkout came from) stood at ``head`` in
+    its recent history: commits made on ``source`` by mistake, moved to a new branch, then
+    ``source`` reset (``git reset --hard origin/main``): they stay the session's."""
+    log = repo.reflog(git_dir, "refs/heads/" + branch, 1)
+    if not log or log[0][0] != head or _created(repo, git_dir, branch) is None:
+        return False
+    return any(sha == head for sha, _ in repo.reflog(git_dir, "refs/heads/" + source,
+                                                      REFLOG_LOOK))
 
 
 def _from_detached(repo: Repo, store: state.Store, sid: str, head: str,
