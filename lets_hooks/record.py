@@ -47,6 +47,8 @@ REFLOG_LOOK = 50  # HEAD reflog entries read when following a detached HEAD back
 MADE = ("commit", "cherry-pick", "revert", "merge ", "rebase", "am:", "am ")
 MOVING = "checkout: moving from "
 CREATED = ("branch: created from ", "branch: reset to ")
+DETACHED_APPROX = ("commits made on a detached HEAD that no line of this session vouches "
+                   "for")
 
 
 def touch(repo: Repo, where: Location, sid: str | None, now: float,
@@ -261,9 +263,14 @@ def _from_detached(repo: Repo, store: state.Store, sid: str, head: str,
             if source is None or _is_commit_name(source):
                 return None  # moved about while detached: not only the session's work
             found = _session_line(store, source, sid)
-            if found is None or found.sha is None:
-                return None
             detached_at = sha
+            if found is None or found.sha is None:
+                if index == 1 or not repo.is_ancestor(detached_at, head):
+                    return None
+                # Commits made on a detached HEAD with no line of this session to say
+                # they are its own (it began there, or took over another's detached
+                # work): they are kept in the range, but not claimed exact.
+                return state.Line(detached_at, sid, None, DETACHED_APPROX)
             left_at = log[index + 1][0] if index + 1 < len(log) else None
             if not repo.is_ancestor(detached_at, head):
                 return None
