@@ -26,7 +26,14 @@ record (``carried``), so that the session's commits below HEAD stay the session'
   that branch: its boundary when the detached commits were built on the branch's line,
   else the commit the HEAD was detached at;
 - ``git worktree add -b new`` (git's previous HEAD is null; the branch's reflog says
-  ``branch: Created from <start>``): the line of the work tree whose HEAD it was made from.
+  ``branch: Created from <start>``): the line of the work tree whose HEAD it was made from;
+- ``git branch feat`` on the session's branch, that branch reset, ``git switch feat``:
+  the branch's line, when ``feat`` was created at HEAD and has not moved, and the branch
+  it came from stood there (its reflog);
+- a new HEAD that holds the whole of the branch it came from (``switch -c next
+  origin/main`` after the session's pull request was merged): that branch's line;
+- commits on a detached HEAD with no line of this session: the detach point, marked
+  approximate (counted, never claimed exact).
 
 A boundary is never placed above a commit the session made: every carried boundary is
 checked to be an ancestor of HEAD (one ``merge-base --is-ancestor``), and nothing is
