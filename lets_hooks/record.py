@@ -240,9 +240,10 @@ def _from_checkout(repo: Repo, where: Location, store: state.Store, sid: str,
             return None
         if previous != head and not repo.is_ancestor(head, previous) \
                 and not _made_from(repo, where.git_dir, branch, source, head) \
-                and not repo.is_ancestor(previous, head):
-            # made somewhere else than the session's line (a start that holds all of it,
-            # its own merged pull request, carries it: those commits stay the session's)
+                and (boundary == previous or not repo.is_ancestor(previous, head)):
+            # made somewhere else than the session's line (a start that holds all of it
+            # while the session had made commits there, its own merged pull request,
+            # carries it: those commits stay the session's)
             return None
         if not repo.is_ancestor(boundary, head):
             return None
