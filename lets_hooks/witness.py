@@ -460,9 +460,7 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         if kind == CREATED:
             created.add(new)
             open_.discard(new)
-            # a commit replaced since (rewritten, amended) is still asked about: it may
-            # have come back onto HEAD (pushed, then brought back by ``pull --rebase``)
-            if window and new not in asked:
+            if window and new not in asked and new not in replaced:
                 if (since is not None and when > since) or not started:
                     after.append((new, when))
                 else:

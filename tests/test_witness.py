@@ -375,28 +375,6 @@ def test_a_session_commit_below_the_boundary_means_it_is_too_high(tmp_path: Path
     assert "below the boundary" in " ".join(data["notes"])  # type: ignore
 
 
-def test_a_rewritten_session_commit_back_on_head_below_the_boundary_is_seen(
-        tmp_path: Path) -> None:
-    """A commit the session made, rewritten since (here amended), that came back onto HEAD
-    (here by a reset; ``pull --rebase`` after a push brings it back from the upstream):
-    below a boundary, it still shows the boundary is too high."""
-    box = make(tmp_path)
-    box.sh("checkout", "-q", "-b", "topic")
-    start_session(box, "topic")
-    first = box.file_commit("a.txt", "a\n", "mine 1")
-    box.sh("commit", "-q", "--amend", "-m", "mine 1, amended")
-    box.sh("reset", "-q", "--hard", first)
-    high = box.file_commit("b.txt", "b\n", "mine 2")
-    line = (box.path / ".lets" / "sessions" / ".task-topic").read_text()
-    old = line.split("session: ")[1].split()[0]
-    (box.path / ".lets" / "sessions" / ".task-topic").write_text(line.replace(old, high))
-    box.file_commit("c.txt", "c\n", "mine 3")
-    data = answer(box)
-    assert (data["trust"], data["commits"]) == ("prior-session", 1), data
-    assert f"commit {first[:12]} was made by this session" in " ".join(
-        data["notes"])  # type: ignore
-
-
 def test_a_branch_that_does_not_exist_is_said(tmp_path: Path) -> None:
     box = make(tmp_path)
     data = answer(box, "--branch", "nonexistent")
