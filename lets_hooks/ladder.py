@@ -375,9 +375,8 @@ def _claimed_trust(recorded: state.Recorded, session_id: str | None, notes: list
             and recorded.sid == session_id):
         return PRIOR
     if recorded.approx:
-        notes.append(f"the boundary was placed by a history rewrite that could not keep the "
-                     f"session's commits apart ({files.show(recorded.approx)}): the count is "
-                     "best-effort")
+        notes.append(f"the boundary was placed where the session's commits could not be "
+                     f"told apart ({files.show(recorded.approx)}): the count is best-effort")
         return PRIOR
     return EXACT
 

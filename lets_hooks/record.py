@@ -26,7 +26,14 @@ record (``carried``), so that the session's commits below HEAD stay the session'
   that branch: its boundary when the detached commits were built on the branch's line,
   else the commit the HEAD was detached at;
 - ``git worktree add -b new`` (git's previous HEAD is null; the branch's reflog says
-  ``branch: Created from <start>``): the line of the work tree whose HEAD it was made from.
+  ``branch: Created from <start>``): the line of the work tree whose HEAD it was made from;
+- ``git branch feat`` on the session's branch, that branch reset, ``git switch feat``:
+  the branch's line, when ``feat`` was created at HEAD and has not moved, and the branch
+  it came from stood there (its reflog);
+- a new HEAD that holds the whole of the branch it came from (``switch -c next
+  origin/main`` after the session's pull request was merged): that branch's line;
+- commits on a detached HEAD with no line of this session: the detach point, marked
+  approximate (counted, never claimed exact).
 
 A boundary is never placed above a commit the session made: every carried boundary is
 checked to be an ancestor of HEAD (one ``merge-base --is-ancestor``), and nothing is
@@ -47,6 +54,8 @@ REFLOG_LOOK = 50  # HEAD reflog entries read when following a detached HEAD back
 MADE = ("commit", "cherry-pick", "revert", "merge ", "rebase", "am:", "am ")
 MOVING = "checkout: moving from "
 CREATED = ("branch: created from ", "branch: reset to ")
+DETACHED_APPROX = ("commits made on a detached HEAD that no line of this session vouches "
+                   "for")
 
 
 def touch(repo: Repo, where: Location, sid: str | None, now: float,
@@ -229,12 +238,29 @@ def _from_checkout(repo: Repo, where: Location, store: state.Store, sid: str,
         boundary = _full(repo, found.sha)
         if boundary is None:
             return None
-        if previous != head and not repo.is_ancestor(head, previous):
-            return None  # made somewhere else than the session's line
+        if previous != head and not repo.is_ancestor(head, previous) \
+                and not _made_from(repo, where.git_dir, branch, source, head) \
+                and (boundary == previous or not repo.is_ancestor(previous, head)):
+            # made somewhere else than the session's line (a start that holds all of it
+            # while the session had made commits there, its own merged pull request,
+            # carries it: those commits stay the session's)
+            return None
         if not repo.is_ancestor(boundary, head):
             return None
         return _line(found)
     return _from_detached(repo, store, sid, head, log)
+
+
+def _made_from(repo: Repo, git_dir: str, branch: str, source: str, head: str) -> bool:
+    """``branch`` was created at ``head`` and has not moved since (``git branch feat``, no
+    hook runs), and ``source`` (the branch the checkout came from) stood at ``head`` in
+    its recent history: commits made on ``source`` by mistake, moved to a new branch, then
+    ``source`` reset (``git reset --hard origin/main``): they stay the session's."""
+    log = repo.reflog(git_dir, "refs/heads/" + branch, 1)
+    if not log or log[0][0] != head or _created(repo, git_dir, branch) is None:
+        return False
+    return any(sha == head for sha, _ in repo.reflog(git_dir, "refs/heads/" + source,
+                                                      REFLOG_LOOK))
 
 
 def _from_detached(repo: Repo, store: state.Store, sid: str, head: str,
@@ -248,9 +274,14 @@ def _from_detached(repo: Repo, store: state.Store, sid: str, head: str,
             if source is None or _is_commit_name(source):
                 return None  # moved about while detached: not only the session's work
             found = _session_line(store, source, sid)
-            if found is None or found.sha is None:
-                return None
             detached_at = sha
+            if found is None or found.sha is None:
+                if index == 1 or not repo.is_ancestor(detached_at, head):
+                    return None
+                # Commits made on a detached HEAD with no line of this session to say
+                # they are its own (it began there, or took over another's detached
+                # work): they are kept in the range, but not claimed exact.
+                return state.Line(detached_at, sid, None, DETACHED_APPROX)
             left_at = log[index + 1][0] if index + 1 < len(log) else None
             if not repo.is_ancestor(detached_at, head):
                 return None

@@ -446,8 +446,46 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
             continue  # it did not bound this history before the rewrite either
         moved = place(target.boundary, target.old_tip, target.new_tip, onto, images, old, new,
                       copies, guessed, _below(repo, target.boundary))
+        moved = _not_above_session(repo, where, target, moved, old, images)
         messages += _write(store, target, moved, names, now)
     return messages
+
+
+def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
+                       old: History, images: Mapping[str, str]) -> Move:
+    """A boundary is never moved up past a commit the session made. A move up that would
+    put below the boundary a commit the session's old range copied (the rewrite ledger: a
+    pushed commit that came back through the upstream under ``pull --rebase``, while its
+    copy was dropped and a copy of a commit below it was replayed on top) takes the
+    boundary down to the first parent of the oldest such commit."""
+    boundary = move.boundary
+    if boundary is None or target.boundary is None or boundary == target.boundary \
+            or where.top is None:
+        return move
+    from lets_hooks import witness
+
+    ledger = witness.read_ledger(where.top)
+    if not ledger:
+        return move
+    came_from: set[str] = set()
+    for commit in old.reach(target.old_tip):
+        seen = 0
+        while commit in ledger and seen < 64:
+            commit = ledger[commit]
+            came_from.add(commit)
+            seen += 1
+    if not came_from:
+        return move
+    walk = History(repo.walk([boundary], [target.boundary]))
+    made = [c for c in walk.parents if c in came_from and c not in old]
+    if not made:
+        return move
+    parents = walk.parents[made[-1]]
+    if not parents:
+        return Move(None, f"the session's commit {made[-1][:12]} would fall below the "
+                          "boundary: it stays")
+    return Move(parents[0], f"the session's commit {made[-1][:12]} came back below where "
+                            "the rewrite would put the boundary: the boundary goes under it")
 
 
 def _below(repo: Repo, boundary: str) -> Callable[[str], bool]:
