@@ -19,7 +19,7 @@ from pathlib import Path
 
 import precommit_box
 import pytest
-from hookbox import SID, HookBox, make, needs_git, with_remote
+from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox, make, needs_git, with_remote
 from scenarios import CASES
 
 WITNESS = importlib.util.find_spec("lets_hooks.witness") is not None
@@ -244,6 +244,7 @@ def pc_box(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
     made.repo.close()
 
 
+@TOOLS_NEED_GIT_2_31  # pre-commit 4 runs git ls-files --deduplicate (2.31)
 def test_pull_rebase_under_pre_commit(pc_box: HookBox, tmp_path: Path) -> None:
     box = pc_box
     remote = tmp_path / "remote.git"
