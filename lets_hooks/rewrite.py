@@ -446,13 +446,13 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
             continue  # it did not bound this history before the rewrite either
         moved = place(target.boundary, target.old_tip, target.new_tip, onto, images, old, new,
                       copies, guessed, _below(repo, target.boundary))
-        moved = _not_above_session(repo, where, target, moved, old, images)
+        moved = _not_above_session(repo, where, target, moved, old)
         messages += _write(store, target, moved, names, now)
     return messages
 
 
 def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
-                       old: History, images: Mapping[str, str]) -> Move:
+                       old: History) -> Move:
     """A boundary is never moved up past a commit the session made. A move up that would
     put below the boundary a commit the session's old range copied (the rewrite ledger: a
     pushed commit that came back through the upstream under ``pull --rebase``, while its
