@@ -545,7 +545,7 @@ def test_control_characters_in_files_the_summary_reads_fail(sandbox: Sandbox, re
     path.parent.mkdir(parents=True, exist_ok=True)
     # bytes, so a lone CR stays one (write_text's newline= is 3.10+)
     path.write_bytes(f"# Notes\n\nfine line\nbefore {hidden} after\nfine again\n"
-                     .encode("utf-8"))
+                     .encode())
     done = run_lint(sandbox)
     assert done.returncode == 1, done.stdout + done.stderr
     ours = [line for line in done.stdout.splitlines() if line.startswith(relative + ":")]
