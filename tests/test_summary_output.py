@@ -34,8 +34,11 @@ def size_of(text: str) -> int:
 def copy_case(case: str, tmp_path: Path) -> tuple[Path, Path]:
     """The case's project and home, copied where nothing else can reach them."""
     project, home = tmp_path / "project", tmp_path / "home"
-    shutil.copytree(FIXTURES / case / "project", project)
-    shutil.copytree(FIXTURES / case / "home", home)
+    # without the bytecode a run may leave beside the fixture's sources: it would change
+    # the demo's commits
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(FIXTURES / case / "project", project, ignore=skip)
+    shutil.copytree(FIXTURES / case / "home", home, ignore=skip)
     return project, home
 
 
