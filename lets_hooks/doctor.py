@@ -86,6 +86,7 @@ def diagnose(cwd: str | None, environ: Mapping[str, str]) -> Diagnosis:
         _only_a_note(found, "session id")
         if not setup.bare:
             _ignored(top_repo, setup.top, found)
+            _witness(repo, where, found)
         _history(top_repo, setup.common_dir, found)
     except GitError as exc:
         found.add("repository", WARN, reason(exc))
@@ -485,6 +486,30 @@ def _ignored(repo: Repo, top: str, found: Diagnosis) -> None:
     else:
         found.add(".lets/", INFO, "not there yet; the first write adds .lets/ to "
                   ".git/info/exclude")
+
+
+def _witness(repo: Repo, where: Location, found: Diagnosis) -> None:
+    """Is there a record of which commits this work tree made (docs/witness.md)? Without
+    one no answer is ever exact."""
+    from lets_hooks import witness
+
+    if where.head is None or where.top is None:
+        return
+    why = witness.missing(where.git_dir, where.head)
+    if why is None:
+        what = "reftable" if witness.uses_reftable(where.git_dir) else "logs/HEAD"
+        found.add("witness", OK, f"this work tree's HEAD reflog ({what})")
+        return
+    setting = repo.config_origin("core.logAllRefUpdates")
+    if setting is not None and setting[1].strip().lower() in ("false", "no", "off", "0"):
+        where_set = f", set in {setting[0]}" if setting[0] else ""
+        said = f"; core.logAllRefUpdates = {setting[1].strip()}{where_set}"
+        fix = ("git config core.logAllRefUpdates true (git then logs HEAD's moves from the "
+               "next one on)")
+    else:
+        said = ""
+        fix = "git logs HEAD's moves again from the next one on (commit, checkout, reset)"
+    found.add("witness", WARN, f"{why}, so no answer is exact{said}", fix)
 
 
 def _history(repo: Repo, common_dir: str, found: Diagnosis) -> None:

@@ -311,6 +311,35 @@ class Verdict:
         return self.status.get(sha, UNVOUCHED)
 
 
+NO_LOG = ("no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
+          "removed): which commits this session made cannot be checked")
+EMPTY_LOG = ("the HEAD reflog of this work tree is empty: which commits this session made "
+             "cannot be checked")
+
+
+def not_head(newest: str, head: str) -> str:
+    return (f"the HEAD reflog's newest entry ({newest[:12]}) is not HEAD ({head[:12]}): it is "
+            "not a record of this work tree's commits")
+
+
+def missing(git_dir: str, head: str) -> str | None:
+    """Why the work tree at ``git_dir`` has no witness, or None when it has one: the same
+    words the ladder's NOTE uses (doctor asks this; no git process). On reftable the log
+    is in the ref store, read through git when the ladder needs it: None."""
+    if uses_reftable(git_dir):
+        return None
+    path = os.path.join(git_dir, "logs", "HEAD")
+    if not os.path.isfile(path):
+        return NO_LOG
+    for line in read_backwards(path):
+        space = line.find(b" ")
+        if space not in (40, 64):
+            continue
+        newest = line[space + 1:2 * space + 1].decode("ascii", "replace")
+        return None if newest == head else not_head(newest, head)
+    return EMPTY_LOG
+
+
 def no_witness(why: str) -> Verdict:
     verdict = Verdict(NO_WITNESS)
     verdict.notes.append(why)
@@ -344,9 +373,7 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
         source = REFLOG
         path = os.path.join(git_dir, "logs", "HEAD")
         if not os.path.isfile(path):
-            return no_witness(
-                "no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
-                "removed): which commits this session made cannot be checked")
+            return no_witness(NO_LOG)
         lines = read_backwards(path)
     verdict = _read(lines, source, head, set(commits), top, since, cutoff, until,
                     started or set())
@@ -443,9 +470,7 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         if first:
             first = False
             if new != head:
-                return no_witness(
-                    f"the HEAD reflog's newest entry ({new[:12]}) is not HEAD "
-                    f"({head[:12]}): it is not a record of this work tree's commits")
+                return no_witness(not_head(new, head))
         tab = line.find(b"\t")
         when = 0
         if timed:  # the time: the second-to-last field before the tab
@@ -523,8 +548,7 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             replaced.add(line[:space].decode("ascii", "replace"))
     else:
         if first:
-            return no_witness("the HEAD reflog of this work tree is empty: which commits "
-                              "this session made cannot be checked")
+            return no_witness(EMPTY_LOG)
         complete = not oldest or oldest[:oldest.find(b" ")].strip(b"0") == b""
     if cut is not None:  # without a marker in that second, a doubt: not counted against
         after.extend(pending[:cut])

@@ -206,3 +206,34 @@ def test_lefthook_switched_off_is_said(box: HookBox) -> None:
         assert found["lefthook"]["text"].startswith(f"LEFTHOOK={value} is set here, so "
                                                     "lefthook runs no hook at all")
     assert "lefthook" not in checks(box)
+
+
+def test_the_witness_is_reported(box: HookBox) -> None:
+    """No HEAD reflog (or one that is not this work tree's record): no answer is exact, and
+    doctor says so and what brings the record back."""
+    box.install()
+    found = checks(box)["witness"]
+    assert found["status"] == "ok" and "logs/HEAD" in found["text"]
+    # HEAD moved without a log entry (the branch file written by hand)
+    box.commit("two")
+    parent = box.sh("rev-parse", "HEAD~1").stdout.strip()
+    branch = box.sh("symbolic-ref", "--short", "HEAD").stdout.strip()
+    (box.path / ".git" / "refs" / "heads" / branch).write_text(parent + "\n")
+    found = checks(box)["witness"]
+    assert found["status"] == "warn"
+    assert found["text"].startswith("the HEAD reflog's newest entry")
+    assert found["text"].endswith("so no answer is exact")
+    assert "next one on" in found["fix"]
+    # reflogs off, and the log gone
+    box.sh("config", "core.logAllRefUpdates", "false")
+    (box.path / ".git" / "logs" / "HEAD").unlink()
+    done = doctor(box)
+    assert done.returncode == 1
+    found = checks(box)["witness"]
+    assert found["text"].startswith("no HEAD reflog in this work tree")
+    assert "core.logAllRefUpdates = false, set in file:.git/config" in found["text"]
+    assert found["fix"].startswith("git config core.logAllRefUpdates true")
+    # what the fix says is true: the next move of HEAD brings the witness back
+    box.sh("config", "core.logAllRefUpdates", "true")
+    box.commit("three")
+    assert checks(box)["witness"]["status"] == "ok"
