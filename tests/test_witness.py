@@ -448,3 +448,49 @@ def test_commits_made_in_another_work_tree(tmp_path: Path) -> None:
     assert (data["trust"], data["commits"], data["elsewhere"]) == ("prior-session", 2, 0), data
     assert data["desc"].startswith(f"approx: {start}..HEAD (2 commits)")  # type: ignore
     assert "another work tree" in " ".join(data["notes"])  # type: ignore
+
+
+def test_the_quick_reading_agrees_with_the_long_one(tmp_path: Path) -> None:
+    """With no session time to read back to (an estimate), a range whose every commit the
+    log says was made here is answered from one read of the log; every other range, and
+    each commit's answer, is what reading entry by entry gives."""
+    from lets_hooks.repo import Repo
+
+    box = with_remote(tmp_path)
+    base = box.head()
+    box.sh("checkout", "-q", "-b", "topic")
+    made = [box.file_commit(f"t{n}.txt", f"{n}\n") for n in range(3)]
+    mate = teammate(tmp_path, box, "main")
+    mate.file_commit("mate.txt", "mate\n")
+    mate.sh("push", "-q", "origin", "main")
+    box.sh("pull", "-q", "--no-rebase", "origin", "main")
+    merge = box.head()
+    made.append(box.file_commit("t3.txt", "3\n"))
+    box.sh("checkout", "-q", made[1])  # the newest entry naming made[1] is now a move
+    box.sh("checkout", "-q", "topic")
+    head = box.head()
+    path = str(box.path / ".git" / "logs" / "HEAD")
+    ranges = {
+        "made here": [made[3], made[2], made[0]],
+        "a move is the newest entry": [made[1], made[0]],
+        "with the pulled commit": box.sh("rev-list", f"{base}..HEAD").stdout.split(),
+        "the merge commit": [merge],
+    }
+    quick = {}
+    for name, commits in ranges.items():
+        for cutoff in (None, int(time.time()) - 3600, int(time.time()) + 3600):
+            fast = witness._all_made_here(path, head, commits, cutoff)
+            slow = witness._read(witness.read_backwards(path), witness.REFLOG, head,
+                                 set(commits), str(box.path), None, cutoff, None, set())
+            if fast is not None:
+                quick[name, cutoff] = fast.status
+                assert fast.status == slow.status, (name, cutoff)
+            judged = witness.judge(Repo(str(box.path)), str(box.path / ".git"), str(box.path),
+                                   head, commits, None,
+                                   None if cutoff is None else cutoff + witness.SLACK)
+            assert judged.status == slow.status, (name, cutoff)
+            assert judged.notes == slow.notes, (name, cutoff)
+    # the quick reading answered where it could, and only there
+    assert {name for name, cutoff in quick} == set(ranges) - {"with the pulled commit"}
+    assert all(cutoff is None or cutoff < time.time() for name, cutoff in quick)
+    assert witness._all_made_here(path, made[0], ranges["made here"], None) is None
