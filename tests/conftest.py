@@ -38,7 +38,10 @@ class Sandbox:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.repo = git.Repo.init(path, initial_branch="main")
+        # a repository made beforehand (a reftable one) is opened, never initialised again:
+        # git 2.55's `git init` over a reftable repository drops extensions.refStorage
+        self.repo = (git.Repo(path) if (path / ".git").exists()
+                     else git.Repo.init(path, initial_branch="main"))
         self.git = self.repo.git
 
     def commit(self, message: str = "change", age_days: float = 0.0) -> str:
