@@ -374,30 +374,33 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
         path = os.path.join(git_dir, "logs", "HEAD")
         if not os.path.isfile(path):
             return no_witness(NO_LOG)
-        if since is None:
-            quick = _all_made_here(path, head, commits, cutoff)
-            if quick is not None:
-                return quick
         lines = read_backwards(path)
-    verdict = _read(lines, source, head, set(commits), top, since, cutoff, until,
-                    started or set())
+    quick = _at_once(path, head, commits, cutoff, top) \
+        if source == REFLOG and since is None else None
+    verdict = quick or _read(lines, source, head, set(commits), top, since, cutoff, until,
+                             started or set())
     if source == REFLOG:
         _made_in_other_work_trees(verdict, git_dir, cutoff, sid)
     return verdict
 
 
-WHOLE_LIMIT = 8 << 20  # a log read whole by ``_all_made_here`` (about 50,000 entries)
+WHOLE_LIMIT = 8 << 20  # a log read whole by ``_at_once`` (about 50,000 entries)
 
 
-def _all_made_here(path: str, head: str, commits: Sequence[str],
-                   cutoff: int | None) -> Verdict | None:
-    """The verdict when every commit asked about was made here (an entry of the log made
-    it, no earlier than ``cutoff``), else None (then the log is read entry by entry).
-    Only for a range with no session time to read back to (an estimate, a line without a
-    recorded time): reading backwards would otherwise go on until the oldest of them,
-    often most of the log. One read of the file, a dictionary of each entry's new side
-    (and, where the newest entry naming a commit only moved HEAD to it, a search further
-    back): a few milliseconds for 10,000 entries."""
+def _at_once(path: str, head: str, commits: Sequence[str], cutoff: int | None,
+             top: str | None) -> Verdict | None:
+    """The verdict from one read of the whole log, when it is plain, else None (then the
+    log is read entry by entry, ``_read``). Only for a range with no session time to read
+    back to (an estimate, a line without a recorded time), where reading backwards would
+    otherwise go on until the oldest commit asked about, or through the whole log for a
+    commit it never names (a clone's history).
+
+    Plain means: each commit asked about was made by an entry of the log (no earlier than
+    ``cutoff``), or no entry names it at all, and then the log reaches back far enough to
+    say it came from elsewhere (its oldest entry is older than ``cutoff``, or starts the
+    history). A dictionary of the entries' new sides answers that in a few milliseconds
+    for 10,000 entries; where the newest entry naming a commit only moved HEAD to it (a
+    checkout back), the entries before it are searched."""
     if not commits:
         return None
     try:
@@ -412,9 +415,6 @@ def _all_made_here(path: str, head: str, commits: Sequence[str],
         data = os.read(fd, size)
     finally:
         os.close(fd)
-    for sha in commits[:3]:  # a commit the log never names: read it the long way at once
-        if sha.encode("ascii", "replace") not in data:
-            return None
     lines = data.split(b"\n")
     while lines and not lines[-1]:
         lines.pop()
@@ -424,11 +424,14 @@ def _all_made_here(path: str, head: str, commits: Sequence[str],
     if width not in (40, 64) or lines[-1][width + 1:2 * width + 1] != head.encode("ascii"):
         return None  # not HEAD's record: the long way says why
     newest = {line[width + 1:2 * width + 1]: line for line in lines}
+    status: dict[str, str] = {}
+    absent: list[str] = []
     for sha in commits:
         key = sha.encode("ascii", "replace")
         line = newest.get(key)
         if line is None:
-            return None
+            absent.append(sha)
+            continue
         made = _made(line, width, cutoff)
         edge = len(data)
         while made is False:  # a later move to it (a checkout back): look further back
@@ -443,8 +446,19 @@ def _all_made_here(path: str, head: str, commits: Sequence[str],
             made = _made(data[begin:stop if stop >= 0 else len(data)], width, cutoff)
         if made is None:
             return None
+        status[sha] = SESSION
+    if absent:
+        oldest = next((split_line(line) for line in lines if line.find(b" ") == width), None)
+        if oldest is None:
+            return None
+        reaches = (cutoff is not None and oldest[2] < cutoff) or oldest[0].strip("0") == ""
+        if not reaches:
+            return None  # cut short (expired), or a clock that went back: the long way
+        claimed = read_claims(top) if top is not None else set()
+        for sha in absent:
+            status[sha] = SESSION if sha in claimed else ELSEWHERE
     verdict = Verdict(REFLOG)
-    verdict.status = dict.fromkeys(commits, SESSION)
+    verdict.status = {sha: status[sha] for sha in commits}
     return verdict
 
 

@@ -451,9 +451,11 @@ def test_commits_made_in_another_work_tree(tmp_path: Path) -> None:
 
 
 def test_the_quick_reading_agrees_with_the_long_one(tmp_path: Path) -> None:
-    """With no session time to read back to (an estimate), a range whose every commit the
-    log says was made here is answered from one read of the log; every other range, and
-    each commit's answer, is what reading entry by entry gives."""
+    """With no session time to read back to (an estimate), the log is read whole, once:
+    where each commit of the range was made here, or is not named by the log at all (a
+    clone's history, a pulled commit) in a log that reaches back far enough. Each answer
+    is what reading entry by entry gives, and where the quick reading cannot tell (a log
+    cut short, a cutoff after everything) the long one answers."""
     from lets_hooks.repo import Repo
 
     box = with_remote(tmp_path)
@@ -461,7 +463,7 @@ def test_the_quick_reading_agrees_with_the_long_one(tmp_path: Path) -> None:
     box.sh("checkout", "-q", "-b", "topic")
     made = [box.file_commit(f"t{n}.txt", f"{n}\n") for n in range(3)]
     mate = teammate(tmp_path, box, "main")
-    mate.file_commit("mate.txt", "mate\n")
+    theirs = mate.file_commit("mate.txt", "mate\n")
     mate.sh("push", "-q", "origin", "main")
     box.sh("pull", "-q", "--no-rebase", "origin", "main")
     merge = box.head()
@@ -469,28 +471,46 @@ def test_the_quick_reading_agrees_with_the_long_one(tmp_path: Path) -> None:
     box.sh("checkout", "-q", made[1])  # the newest entry naming made[1] is now a move
     box.sh("checkout", "-q", "topic")
     head = box.head()
-    path = str(box.path / ".git" / "logs" / "HEAD")
+    log = box.path / ".git" / "logs" / "HEAD"
+    path, top = str(log), str(box.path)
     ranges = {
         "made here": [made[3], made[2], made[0]],
         "a move is the newest entry": [made[1], made[0]],
         "with the pulled commit": box.sh("rev-list", f"{base}..HEAD").stdout.split(),
         "the merge commit": [merge],
+        "only the pulled commit": [theirs],
     }
-    quick = {}
-    for name, commits in ranges.items():
-        for cutoff in (None, int(time.time()) - 3600, int(time.time()) + 3600):
-            fast = witness._all_made_here(path, head, commits, cutoff)
-            slow = witness._read(witness.read_backwards(path), witness.REFLOG, head,
-                                 set(commits), str(box.path), None, cutoff, None, set())
-            if fast is not None:
-                quick[name, cutoff] = fast.status
-                assert fast.status == slow.status, (name, cutoff)
-            judged = witness.judge(Repo(str(box.path)), str(box.path / ".git"), str(box.path),
-                                   head, commits, None,
-                                   None if cutoff is None else cutoff + witness.SLACK)
-            assert judged.status == slow.status, (name, cutoff)
-            assert judged.notes == slow.notes, (name, cutoff)
-    # the quick reading answered where it could, and only there
-    assert {name for name, cutoff in quick} == set(ranges) - {"with the pulled commit"}
-    assert all(cutoff is None or cutoff < time.time() for name, cutoff in quick)
-    assert witness._all_made_here(path, made[0], ranges["made here"], None) is None
+    now = int(time.time())
+
+    def compare(cutoffs: tuple[int | None, ...]) -> dict[tuple[str, int | None], dict[str, str]]:
+        quick = {}
+        for name, commits in ranges.items():
+            for cutoff in cutoffs:
+                fast = witness._at_once(path, head, commits, cutoff, top)
+                slow = witness._read(witness.read_backwards(path), witness.REFLOG, head,
+                                     set(commits), top, None, cutoff, None, set())
+                if fast is not None:
+                    quick[name, cutoff] = fast.status
+                    assert fast.status == slow.status, (name, cutoff)
+                judged = witness.judge(Repo(top), str(box.path / ".git"), top, head, commits,
+                                       None, None if cutoff is None else cutoff + witness.SLACK)
+                assert (judged.status, judged.notes) == (slow.status, slow.notes), (name, cutoff)
+        return quick
+
+    quick = compare((None, now - 3600, now + 3600))
+    # a cutoff after every entry: nothing was made since, only the absent are plain
+    assert set(quick) == {(name, cutoff) for name in ranges for cutoff in (None, now - 3600)
+                          } | {("only the pulled commit", now + 3600)}
+    assert quick["with the pulled commit", None][theirs] == witness.ELSEWHERE
+    assert quick["only the pulled commit", None] == {theirs: witness.ELSEWHERE}
+    assert witness._at_once(path, made[0], ranges["made here"], None, top) is None  # not HEAD's
+    # a person's word (record --at) for a commit the log does not name
+    witness.note_claimed(top, [theirs])
+    assert compare((None,))["only the pulled commit", None] == {theirs: witness.SESSION}
+    (box.path / ".lets" / "sessions" / ".claimed").unlink()
+    # a log cut short: what it does not name cannot be said to come from elsewhere
+    kept = log.read_bytes().split(b"\n")[2:]
+    log.write_bytes(b"\n".join(kept))
+    quick = compare((None, now - 3600))
+    assert ("only the pulled commit", None) not in quick
+    assert quick["made here", None] == dict.fromkeys(ranges["made here"], witness.SESSION)
