@@ -396,11 +396,12 @@ def _at_once(path: str, head: str, commits: Sequence[str], cutoff: int | None,
     commit it never names (a clone's history).
 
     Plain means: each commit asked about was made by an entry of the log (no earlier than
-    ``cutoff``), or no entry names it at all, and then the log reaches back far enough to
-    say it came from elsewhere (its oldest entry is older than ``cutoff``, or starts the
-    history). A dictionary of the entries' new sides answers that in a few milliseconds
-    for 10,000 entries; where the newest entry naming a commit only moved HEAD to it (a
-    checkout back), the entries before it are searched."""
+    ``cutoff``), or no entry made or copied it (none names it, or they only moved HEAD to
+    it), and then the log reaches back far enough to say it came from elsewhere (its
+    oldest entry is older than ``cutoff``, or starts the history). A dictionary of the
+    entries' new sides answers that in a few milliseconds for 10,000 entries; where the
+    newest entry naming a commit only moved HEAD to it (a checkout back), the entries
+    before it are searched."""
     if not commits:
         return None
     try:
@@ -429,24 +430,24 @@ def _at_once(path: str, head: str, commits: Sequence[str], cutoff: int | None,
     for sha in commits:
         key = sha.encode("ascii", "replace")
         line = newest.get(key)
-        if line is None:
-            absent.append(sha)
-            continue
-        made = _made(line, width, cutoff)
-        edge = len(data)
-        while made is False:  # a later move to it (a checkout back): look further back
+        kind = MOVED if line is None else _kind(line, width, cutoff)
+        edge = len(data) if line is not None else -1
+        while kind == MOVED and edge >= 0:  # a move to it (a checkout back): look further back
             at = data.rfind(b" " + key + b" ", 0, edge)
             if at < 0:
-                return None
+                break  # no entry made it: as if the log never named it
             begin = at - width
             edge = at
             if begin < 0 or (begin > 0 and data[begin - 1] != 0x0A):
                 continue  # not the new side of an entry: a name or a message
             stop = data.find(b"\n", at)
-            made = _made(data[begin:stop if stop >= 0 else len(data)], width, cutoff)
-        if made is None:
-            return None
-        status[sha] = SESSION
+            kind = _kind(data[begin:stop if stop >= 0 else len(data)], width, cutoff)
+        if kind == CREATED:
+            status[sha] = SESSION
+        elif kind == MOVED:
+            absent.append(sha)
+        else:
+            return None  # a copy (the ledger decides), or an entry older than the cutoff
     if absent:
         oldest = next((split_line(line) for line in lines if line.find(b" ") == width), None)
         if oldest is None:
@@ -462,13 +463,15 @@ def _at_once(path: str, head: str, commits: Sequence[str], cutoff: int | None,
     return verdict
 
 
-def _made(line: bytes, width: int, cutoff: int | None) -> bool | None:
-    """Did this entry make the commit it names (None: too old, or not an entry)?"""
+def _kind(line: bytes, width: int, cutoff: int | None) -> str | None:
+    """What this entry did to the commit it names (None: older than ``cutoff``, or not an
+    entry)."""
     row = split_line(line)
     if row is None or line.find(b" ") != width or (cutoff is not None and row[2] < cutoff):
         return None
-    return row[3].startswith(b"commit: ") or \
-        classify(row[3].decode("utf-8", "replace")) == CREATED
+    if row[3].startswith(b"commit: "):
+        return CREATED
+    return classify(row[3].decode("utf-8", "replace"))
 
 
 def _made_in_other_work_trees(verdict: Verdict, git_dir: str, cutoff: int | None,
