@@ -545,6 +545,7 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
     complete = False
     oldest = b""  # the oldest line read
     rebases = inside = 0  # the rebases met so far; the one being read (0: none)
+    sequencer = False  # the rebase being read is the sequencer's (``(start)`` … ``(finish)``)
     # commits made in the very second the session began: after its start only when they
     # come after the first entry of that second that put HEAD where the session's line
     # says it began (the log's order; no such entry in that second: not known, left out)
@@ -580,11 +581,13 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             complete = True
             break
         oldest = line
+        at_stop = False
         if tab >= 0 and line.startswith((b"rebase", b"pull"), tab + 1):
             action = line[tab + 1:].split(b": ", 1)[0]
             if action.endswith(b"(finish)") or action == b"rebase finished":
                 rebases += 1  # read backwards: a rebase's end comes first
                 inside = rebases
+                sequencer = action.endswith(b"(finish)")
                 made_by[inside] = set()
                 listed_after = None
                 if ledger is None:
@@ -592,6 +595,16 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             elif inside and action.endswith(b"(start)"):
                 made_by[inside].add(new)
                 inside = 0
+            else:
+                # ``rebase: <subject>`` inside the sequencer's rebase names no pick: before
+                # git 2.39 a ``git commit`` run at a stop logged the rebase's action. One the
+                # rebase did not list as a rewrite (the ledger) was made there: an exec's
+                # commit. A listed one is a reword's or an edit's amend, a copy; ``rebase:
+                # fast-forward`` (a pick git kept as it was) moved HEAD. (The apply backend's
+                # picks log the same words, but its rebase ends with ``rebase finished``.)
+                at_stop = bool(inside) and sequencer and not action.endswith(b")") and \
+                    (ledger is None or new not in ledger) and classify(
+                        line[tab + 1:].decode("utf-8", "replace")) == COPY
         if inside:
             made_by[inside].add(new)
             if ledger is not None and new in ledger:
@@ -600,7 +613,7 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         if new not in open_ and not window:
             # still known as made here: a copy git did not list is judged by what its
             # rebase rewrote, asked about only at the end
-            if line.startswith(b"commit: ", tab + 1) or (
+            if line.startswith(b"commit: ", tab + 1) or at_stop or (
                     line.startswith(_MAKERS, tab + 1)
                     and classify(line[tab + 1:].decode("utf-8", "replace")) == CREATED):
                 created.add(new)
@@ -611,6 +624,8 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         else:
             text = message.decode("utf-8", "replace")
             kind, amend = classify(text), text.startswith("commit (amend): ")
+            if at_stop:
+                kind = CREATED
         if kind == CREATED:
             created.add(new)
             open_.discard(new)

@@ -175,6 +175,61 @@ def test_messages_of_older_and_newer_gits(message: str, kind: str) -> None:
     assert witness.classify(message) == kind
 
 
+def test_a_commit_made_at_a_stop_of_an_old_gits_rebase(tmp_path: Path) -> None:
+    """Before git 2.39 a ``git commit`` run at an exec or edit stop of ``rebase -i`` logged
+    the rebase's action (``rebase: x1``), the words the apply backend's picks log: inside
+    the sequencer's rebase (``(start)`` ... ``(finish)``) it is a commit made there, inside
+    the apply backend's (``rebase finished``) a copy, for the ledger; so is a reword's
+    amend, which the rebase lists. ``p1`` was made before the session began; ``s1`` is the
+    session's."""
+    sha = {name: f"{n:040x}" for n, name in enumerate(
+        ("root", "p1", "s1", "p1c", "s1c", "x1"), 1)}
+    now = int(time.time())
+    top = tmp_path / "work"
+    (top / ".lets" / "sessions").mkdir(parents=True)
+    names = {v: k for k, v in sha.items()}
+
+    def entry(old: str, new: str, message: str, ago: int = 0) -> str:
+        return f"{sha[old]} {sha[new]} T <t@e> {now - ago} +0000\t{message}"
+
+    def read(lines: list[str], ledger: dict[str, str], asked: tuple[str, ...]
+             ) -> dict[str, str]:
+        (top / ".lets" / "sessions" / witness.LEDGER).write_text(
+            "".join(f"{sha[new]} {sha[old]}\n" for new, old in ledger.items()))
+        log = tmp_path / "HEAD"
+        log.write_text("\n".join(lines) + "\n")
+        head = lines[-1].split()[1]
+        verdict = witness._read(witness.read_backwards(str(log)), witness.REFLOG, head,
+                                {sha[n] for n in asked}, str(top), None, now - 60, None,
+                                set())
+        return {names[c]: status for c, status in verdict.status.items()}
+
+    made = [entry("root", "root", "checkout: moving from main to topic", 3600),
+            entry("root", "p1", "commit: p1", 3600), entry("p1", "s1", "commit: s1")]
+    sequencer = [*made, entry("s1", "root", "rebase (start): checkout main"),
+                 entry("root", "p1c", "rebase (pick): p1"),
+                 entry("p1c", "s1c", "rebase (pick): s1"), entry("s1c", "x1", "rebase: x1"),
+                 entry("x1", "x1", "rebase (finish): returning to refs/heads/topic")]
+    assert read(sequencer, {"p1c": "p1", "s1c": "s1"}, ("p1c", "s1c", "x1")) == {
+        "p1c": witness.ELSEWHERE, "s1c": witness.SESSION, "x1": witness.SESSION}
+    # a reword of p1: git amends its pick at once, logged the same way, and lists the
+    # amended commit as p1's rewrite: a copy of what was not the session's
+    reword = [*made, entry("s1", "root", "rebase (start): checkout main"),
+              entry("root", "p1", "rebase: fast-forward"),  # --rebase-merges kept p1
+              entry("p1", "p1c", "rebase (reword): p1"), entry("p1c", "x1", "rebase: p1~"),
+              entry("x1", "s1c", "rebase (pick): s1"),
+              entry("s1c", "s1c", "rebase (finish): returning to refs/heads/topic")]
+    assert read(reword, {"x1": "p1", "s1c": "s1"}, ("p1", "x1", "s1c")) == {
+        "p1": witness.ELSEWHERE, "x1": witness.ELSEWHERE, "s1c": witness.SESSION}
+    apply = [*made, entry("s1", "root", "rebase: checkout main"),
+             entry("root", "p1c", "rebase: p1"), entry("p1c", "s1c", "rebase: s1"),
+             entry("s1c", "s1c", "rebase finished: returning to refs/heads/topic")]
+    assert read(apply, {"p1c": "p1", "s1c": "s1"}, ("p1c", "s1c")) == {
+        "p1c": witness.ELSEWHERE, "s1c": witness.SESSION}
+    # an apply-backend pick the ledger does not know is not vouched for
+    assert read(apply, {"p1c": "p1"}, ("p1c", "s1c"))["s1c"] == witness.UNVOUCHED
+
+
 def test_the_log_is_read_from_its_end_in_chunks(tmp_path: Path) -> None:
     path = tmp_path / "log"
     lines = [f"line {i} " + "x" * (i % 97) for i in range(3000)]
