@@ -597,11 +597,11 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
                 inside = 0
             else:
                 # ``rebase: <subject>`` inside the sequencer's rebase names no pick: before
-                # git 2.39 a ``git commit`` run at a stop logged the rebase's action. One the
-                # rebase did not list as a rewrite (the ledger) was made there: an exec's
-                # commit. A listed one is a reword's or an edit's amend, a copy; ``rebase:
-                # fast-forward`` (a pick git kept as it was) moved HEAD. (The apply backend's
-                # picks log the same words, but its rebase ends with ``rebase finished``.)
+                # git 2.39 a ``git commit`` run by an exec step logged the rebase's action.
+                # One the rebase did not list as a rewrite (the ledger) was made there; a
+                # listed one is a copy, for the ledger; ``rebase: fast-forward`` (a pick
+                # git kept as it was) moved HEAD. (The apply backend's picks log the same
+                # words, but its rebase ends with ``rebase finished``.)
                 at_stop = bool(inside) and sequencer and not action.endswith(b")") and \
                     (ledger is None or new not in ledger) and classify(
                         line[tab + 1:].decode("utf-8", "replace")) == COPY

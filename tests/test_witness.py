@@ -179,9 +179,8 @@ def test_a_commit_made_at_a_stop_of_an_old_gits_rebase(tmp_path: Path) -> None:
     """Before git 2.39 a ``git commit`` run at an exec or edit stop of ``rebase -i`` logged
     the rebase's action (``rebase: x1``), the words the apply backend's picks log: inside
     the sequencer's rebase (``(start)`` ... ``(finish)``) it is a commit made there, inside
-    the apply backend's (``rebase finished``) a copy, for the ledger; so is a reword's
-    amend, which the rebase lists. ``p1`` was made before the session began; ``s1`` is the
-    session's."""
+    the apply backend's (``rebase finished``) a copy, for the ledger; so is one the rebase
+    lists as a rewrite. ``p1`` was made before the session began; ``s1`` is the session's."""
     sha = {name: f"{n:040x}" for n, name in enumerate(
         ("root", "p1", "s1", "p1c", "s1c", "x1"), 1)}
     now = int(time.time())
@@ -212,10 +211,10 @@ def test_a_commit_made_at_a_stop_of_an_old_gits_rebase(tmp_path: Path) -> None:
                  entry("x1", "x1", "rebase (finish): returning to refs/heads/topic")]
     assert read(sequencer, {"p1c": "p1", "s1c": "s1"}, ("p1c", "s1c", "x1")) == {
         "p1c": witness.ELSEWHERE, "s1c": witness.SESSION, "x1": witness.SESSION}
-    # a reword of p1: git amends its pick at once, logged the same way, and lists the
-    # amended commit as p1's rewrite: a copy of what was not the session's
+    # an entry logged that way that the rebase lists as p1's rewrite is a copy of what was
+    # not the session's; --rebase-merges kept p1 itself ("rebase: fast-forward"), a move
     reword = [*made, entry("s1", "root", "rebase (start): checkout main"),
-              entry("root", "p1", "rebase: fast-forward"),  # --rebase-merges kept p1
+              entry("root", "p1", "rebase: fast-forward"),
               entry("p1", "p1c", "rebase (reword): p1"), entry("p1c", "x1", "rebase: p1~"),
               entry("x1", "s1c", "rebase (pick): s1"),
               entry("s1c", "s1c", "rebase (finish): returning to refs/heads/topic")]
