@@ -385,6 +385,7 @@ def judge(repo: Repo, git_dir: str, top: str | None, head: str, commits: Sequenc
 
 
 WHOLE_LIMIT = 8 << 20  # a log read whole by ``_at_once`` (about 50,000 entries)
+TAIL = 1 << 17  # the part of it read first (about 800 entries)
 
 
 def _at_once(path: str, head: str, commits: Sequence[str], cutoff: int | None,
@@ -413,9 +414,26 @@ def _at_once(path: str, head: str, commits: Sequence[str], cutoff: int | None,
         size = os.fstat(fd).st_size
         if size > WHOLE_LIMIT:
             return None
-        data = os.read(fd, size)
+        # the log's tail first: a session's own recent commits are answered there, as
+        # cheaply as the reading backwards that stops once it found them
+        start = max(0, size - TAIL)
+        while True:
+            os.lseek(fd, start, os.SEEK_SET)
+            data = os.read(fd, size - start)
+            if start > 0:
+                data = data[data.find(b"\n") + 1:]  # from the first whole entry
+            verdict = _plain(data, start == 0, head, commits, cutoff, top)
+            if verdict is not None or start == 0:
+                return verdict
+            start = 0
     finally:
         os.close(fd)
+
+
+def _plain(data: bytes, whole: bool, head: str, commits: Sequence[str], cutoff: int | None,
+           top: str | None) -> Verdict | None:
+    """``_at_once`` on ``data``: the whole log, or (not ``whole``) its tail, where only
+    commits its entries made can be answered."""
     lines = data.split(b"\n")
     while lines and not lines[-1]:
         lines.pop()
@@ -444,7 +462,7 @@ def _at_once(path: str, head: str, commits: Sequence[str], cutoff: int | None,
             kind = _kind(data[begin:stop if stop >= 0 else len(data)], width, cutoff)
         if kind == CREATED:
             status[sha] = SESSION
-        elif kind == MOVED:
+        elif kind == MOVED and whole:
             absent.append(sha)
         else:
             return None  # a copy (the ledger decides), or an entry older than the cutoff

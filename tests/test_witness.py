@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hookbox import SID, HookBox, git_version, make, with_remote
@@ -504,14 +505,19 @@ def test_commits_made_in_another_work_tree(tmp_path: Path) -> None:
     assert "another work tree" in " ".join(data["notes"])  # type: ignore
 
 
-def test_the_quick_reading_agrees_with_the_long_one(tmp_path: Path) -> None:
+@pytest.mark.parametrize("tail", [witness.TAIL, 400])
+def test_the_quick_reading_agrees_with_the_long_one(tmp_path: Path, tail: int,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """With no session time to read back to (an estimate), the log is read whole, once:
     where each commit of the range was made here, or was not (the log does not name it, or
     only moved HEAD to it: a clone's history, a pulled commit) in a log that reaches back
     far enough. Each answer
     is what reading entry by entry gives, and where the quick reading cannot tell (a log
-    cut short, a cutoff after everything) the long one answers."""
+    cut short, a cutoff after everything) the long one answers. The log's tail is read
+    first (here also a tail of a few entries, so that both readings are held)."""
     from lets_hooks.repo import Repo
+
+    monkeypatch.setattr(witness, "TAIL", tail)
 
     box = with_remote(tmp_path)
     base = box.head()
@@ -569,3 +575,20 @@ def test_the_quick_reading_agrees_with_the_long_one(tmp_path: Path) -> None:
     quick = compare((None, now - 3600))
     assert ("only the pulled commit", None) not in quick
     assert quick["made here", None] == dict.fromkeys(ranges["made here"], witness.SESSION)
+    # the tail answers for the session's recent commits without reading the rest
+    read_whole: list[bool] = []
+    plain = witness._plain
+
+    def spy(data: bytes, whole: bool, *rest: Any) -> witness.Verdict | None:
+        read_whole.append(whole)
+        return plain(data, whole, *rest)
+
+    monkeypatch.setattr(witness, "_plain", spy)
+    monkeypatch.setattr(witness, "TAIL", 1000)  # the last few entries
+    answered = witness._at_once(path, head, [made[3]], None, top)
+    assert answered is not None and answered.status == {made[3]: witness.SESSION}
+    assert read_whole == [False]
+    read_whole.clear()
+    answered = witness._at_once(path, head, [made[0]], None, top)
+    assert answered is not None and answered.status == {made[0]: witness.SESSION}
+    assert read_whole == [False, True]
