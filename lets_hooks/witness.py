@@ -564,6 +564,7 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
     oldest = b""  # the oldest line read
     rebases = inside = 0  # the rebases met so far; the one being read (0: none)
     sequencer = False  # the rebase being read is the sequencer's (``(start)`` … ``(finish)``)
+    at_stop: dict[str, int] = {}  # ``rebase: <subject>`` entries it did not list -> rebase
     # commits made in the very second the session began: after its start only when they
     # come after the first entry of that second that put HEAD where the session's line
     # says it began (the log's order; no such entry in that second: not known, left out)
@@ -599,7 +600,6 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
             complete = True
             break
         oldest = line
-        at_stop = False
         if tab >= 0 and line.startswith((b"rebase", b"pull"), tab + 1):
             action = line[tab + 1:].split(b": ", 1)[0]
             if action.endswith(b"(finish)") or action == b"rebase finished":
@@ -620,9 +620,10 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
                 # listed one is a copy, for the ledger; ``rebase: fast-forward`` (a pick
                 # git kept as it was) moved HEAD. (The apply backend's picks log the same
                 # words, but its rebase ends with ``rebase finished``.)
-                at_stop = bool(inside) and sequencer and not action.endswith(b")") and \
-                    (ledger is None or new not in ledger) and classify(
-                        line[tab + 1:].decode("utf-8", "replace")) == COPY
+                if inside and sequencer and not action.endswith(b")") and \
+                        (ledger is None or new not in ledger) and classify(
+                            line[tab + 1:].decode("utf-8", "replace")) == COPY:
+                    at_stop[new] = inside  # decided once the whole rebase is read
         if inside:
             made_by[inside].add(new)
             if ledger is not None and new in ledger:
@@ -631,7 +632,7 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         if new not in open_ and not window:
             # still known as made here: a copy git did not list is judged by what its
             # rebase rewrote, asked about only at the end
-            if line.startswith(b"commit: ", tab + 1) or at_stop or (
+            if line.startswith(b"commit: ", tab + 1) or (
                     line.startswith(_MAKERS, tab + 1)
                     and classify(line[tab + 1:].decode("utf-8", "replace")) == CREATED):
                 created.add(new)
@@ -642,8 +643,6 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         else:
             text = message.decode("utf-8", "replace")
             kind, amend = classify(text), text.startswith("commit (amend): ")
-            if at_stop:
-                kind = CREATED
         if kind == CREATED:
             created.add(new)
             open_.discard(new)
@@ -675,6 +674,12 @@ def _read(lines: Iterable[bytes], source: str, head: str, wanted: set[str],
         if first:
             return no_witness(EMPTY_LOG)
         complete = not oldest or oldest[:oldest.find(b" ")].strip(b"0") == b""
+    for sha, rebase in at_stop.items():
+        # made at a stop only when the hooks saw that rebase (git listed some of its
+        # commits in the ledger): a rebase they missed lists nothing, and an unlisted
+        # entry there may be any copy (counted, not vouched for)
+        if ledger and sha not in ledger and any(n in ledger for n in made_by[rebase]):
+            created.add(sha)
     if cut is not None:  # without a marker in that second, a doubt: not counted against
         after.extend(pending[:cut])
     if ledger is None and copied & asked:
