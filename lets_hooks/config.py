@@ -20,7 +20,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEFAULT_MAX_AGE_DAYS = 14
-DEFAULT_SESSION_ID_ENV = ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
+# Each agent's own variable after ours: Claude Code, Codex CLI (its thread id, which every
+# shell command it runs gets), Gemini CLI (its hooks get it; its shell commands do not).
+DEFAULT_SESSION_ID_ENV = ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID",
+                          "GEMINI_SESSION_ID")
 FIRST_SESSION_ID_ENV = "LETS_SESSION_ID"  # always read first, whatever a file says
 # What a repository's settings may name in session_id_env: a variable whose name ends in
 # _SESSION_ID, and not one whose value is shared by every session of a login.

@@ -28,7 +28,8 @@ def git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempP
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("NO_COLOR", "1")
-    for name in ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "LETS_MERGE_BRANCH",
+    for name in ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID",
+                     "GEMINI_SESSION_ID", "LETS_MERGE_BRANCH",
                  "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         monkeypatch.delenv(name, raising=False)
 

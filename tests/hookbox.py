@@ -22,7 +22,8 @@ class HookBox(Sandbox):
         env = dict(os.environ)
         env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
         env.pop("LETS_SESSION_ID", None)
-        env.pop("CLAUDE_CODE_SESSION_ID", None)
+        for name in ("CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_SESSION_ID"):
+            env.pop(name, None)
         if sid is not None:
             env["LETS_SESSION_ID"] = sid
         env.update(extra or {})

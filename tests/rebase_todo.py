@@ -294,7 +294,7 @@ def _quiet_env() -> dict[str, str]:
     env["GIT_CONFIG_NOSYSTEM"] = "1"
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
     for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "LETS_SESSION_ID",
-                 "CLAUDE_CODE_SESSION_ID"):
+                 "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_SESSION_ID"):
         env.pop(name, None)
     return env
 

@@ -25,7 +25,8 @@ def test_defaults(tmp_path: Path) -> None:
     loaded = config.load(str(tmp_path), {})
     assert loaded.merge_branch is None
     assert loaded.max_age_days == 14
-    assert loaded.session_id_env == ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
+    assert loaded.session_id_env == ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID",
+                                     "CODEX_THREAD_ID", "GEMINI_SESSION_ID")
     assert loaded.pre_push_strict is False
     assert loaded.problems == []
 

@@ -110,7 +110,8 @@ def test_no_session_id_says_how_to_set_one(box: HookBox) -> None:
     assert "\nnote  session id     none of LETS_SESSION_ID" in done.stdout
     found = checks(box, sid=None)
     assert found["session id"]["status"] == "note"
-    assert "none of LETS_SESSION_ID, CLAUDE_CODE_SESSION_ID is set" in found["session id"][
+    assert ("none of LETS_SESSION_ID, CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, "
+            "GEMINI_SESSION_ID is set") in found["session id"][
         "text"]
     assert found["session id"]["fix"].startswith("export LETS_SESSION_ID=")
 

@@ -139,7 +139,8 @@ class World:
 
     def env(self, who: str) -> dict[str, str]:
         env = dict(os.environ)
-        for name in ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "LETS_MERGE_BRANCH",
+        for name in ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID",
+                     "GEMINI_SESSION_ID", "LETS_MERGE_BRANCH",
                      "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_EDITOR",
                      "GIT_SEQUENCE_EDITOR"):
             env.pop(name, None)
