@@ -472,10 +472,10 @@ class BatchRepo(Repo):
             lines.append(" ".join([graph.sha(i), *(graph.sha(p) for p in graph.parents[i])]))
         return ("\n".join(lines) + "\n").encode() if lines else b""
 
-    def below(self, tip: str, candidates: Sequence[str], since: int) -> list[str]:
+    def reached(self, tip: str, candidates: Sequence[str]) -> list[str]:
         at = self.graph.find(tip)
         if at is None:
-            return super().below(tip, candidates, since)
+            return super().reached(tip, candidates)
         found = []
         for sha in candidates:
             i = self.graph.find(sha)

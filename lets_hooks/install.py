@@ -29,7 +29,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 VERSION = __version__
-HOOKS = ("post-checkout", "post-rewrite", "pre-push")
+HOOKS = ("post-checkout", "post-rewrite", "pre-push", "post-commit", "post-merge",
+         "post-applypatch")
+WITH_STDIN = ("post-rewrite", "pre-push")  # the hooks git gives a stdin
+NOTED = ("post-commit", "post-applypatch")  # their ledger line is appended by the shell
 MARKER = "# lets-hooks shim"
 DIGEST = "# lets-hooks digest: "
 LINE_MARK = "# lets-hooks line"
@@ -140,7 +143,7 @@ fi
 """
 
 _GONE = """\
-  [ "$hook" = post-checkout ] || [ -t 0 ] || cat >/dev/null  # git's stdin, read whole
+  case $hook in post-rewrite|pre-push) [ -t 0 ] || cat >/dev/null ;; esac  # git's stdin
   echo "lets-hooks: $hook hook skipped: $why; reinstall lets-hooks, then run lets-hooks \\
 install" >&2
 """
@@ -171,6 +174,48 @@ strict() {  # does .lets/config.toml or pyproject.toml [tool.lets] set pre_push.
     shift 2
   done
   return 1
+}
+"""
+
+# post-commit and post-applypatch: the ledger's line (lets_hooks/ledger.py) appended by the
+# shell itself, one git process and no Python (tests/test_ledger_hooks.py); what the shell
+# cannot judge (reftable, a session id outside the plain characters, a path with a
+# newline) goes to lets-hooks, which writes the same line.
+_NOTE = """\
+lets_note() {
+  lets_nl='
+'
+  lets_out=$(git rev-parse --git-dir --git-common-dir HEAD 2>/dev/null) || return 1
+  lets_gd=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
+  lets_cd=${lets_out%%"$lets_nl"*}; lets_sha=${lets_out#*"$lets_nl"}
+  case $lets_sha in *[!0-9a-f]*|'') return 1 ;; esac
+  [ -d "$lets_cd/reftable" ] && return 1
+  # a session_id_env of the project's own: lets-hooks reads it (its rules, not the shell's)
+  [ -f "$lets_gd/lets-hooks/ids-configured" ] || [ -f .lets/config.toml ] && return 1
+  lets_sid=-
+  for lets_v in @VARS@; do
+    eval "lets_val=\\${$lets_v-}"
+    if [ -n "$lets_val" ]; then lets_sid=$lets_val; break; fi
+  done
+  case $lets_sid in *[!A-Za-z0-9._:@+=-]*) return 1 ;; esac
+  lets_kind=c lets_rid=
+  if [ "$hook" = post-commit ]; then
+    lets_last=$(tail -n 1 "$lets_gd/logs/HEAD" 2>/dev/null) || return 1
+    case $lets_last in *"	commit (amend): "*) lets_kind=a ;; esac
+  fi
+  for lets_f in "$lets_gd/rebase-merge" "$lets_gd/rebase-apply/rebasing"; do
+    if [ -e "$lets_f" ]; then
+      lets_f=${lets_f%/rebasing}/orig-head
+      IFS= read -r lets_rid 2>/dev/null <"$lets_f"
+      case $lets_rid in *[!0-9a-f]*|'') return 1 ;; esac
+      if [ "$lets_kind" = c ]; then lets_kind=p; lets_rid=" $lets_rid"; else lets_rid=; fi
+      break
+    fi
+  done
+  umask 077
+  if [ ! -d "$lets_cd/lets-hooks" ]; then mkdir -p "$lets_cd/lets-hooks" || return 1; fi
+  printf '%s %s %s%s\\n' "$lets_kind" "$lets_sha" "$lets_sid" "$lets_rid" \\
+    2>/dev/null >>"$lets_cd/lets-hooks/ledger"
 }
 """
 
@@ -218,7 +263,7 @@ def shim(hook: str, command: str = "lets-hooks", python: str = "",
     """
     if hook not in HOOKS:
         raise ValueError(f"no shim for {hook!r}")
-    takes_stdin = hook != "post-checkout"
+    takes_stdin = hook in WITH_STDIN
     text = _SHIM
     if hook == "pre-push":
         text = text.replace("lets_runnable() {", _STRICT + "lets_runnable() {", 1)
@@ -229,7 +274,13 @@ def shim(hook: str, command: str = "lets-hooks", python: str = "",
             .replace("@PY@", _sh_quote(python) if python else "")
             .replace("@LIB@", _sh_quote(":".join(lib)) if python and lib else "")
             .replace("@LETS@", _sh_quote(command)))
-    text += _CALL_WITH_STDIN if takes_stdin else _CALL
+    if hook in NOTED:
+        from lets_hooks.config import DEFAULT_SESSION_ID_ENV
+
+        text += _NOTE.replace("@VARS@", " ".join(DEFAULT_SESSION_ID_ENV))
+        text += _CALL.replace('lets_hooks "$hook" "$@"', 'lets_note || lets_hooks "$hook" "$@"')
+    else:
+        text += _CALL_WITH_STDIN if takes_stdin else _CALL
     return _sealed(text)
 
 

@@ -306,6 +306,20 @@ def append(common_dir: str, lines: Sequence[bytes]) -> str | None:
     return None
 
 
+def maintain(common_dir: str) -> None:
+    """Compact the ledger when the shell's appends grew it past ``LIMIT`` (one ``stat``
+    when they did not). Never raises."""
+    target = path(common_dir)
+    try:
+        if os.stat(target).st_size <= LIMIT:
+            return
+        with files.locked(os.path.join(folder(common_dir), LOCK), shown=f"{FOLDER}/{LOCK}"):
+            if os.stat(target).st_size > LIMIT:
+                _compact(target, f"{FOLDER}/{NAME}")
+    except (OSError, files.Refused):
+        pass
+
+
 def _compact(target: str, shown: str) -> None:
     """Keep the newest ``KEEP`` lines (under the lock). A shell append that lands in the
     old file between the read and the rename is copied over after it."""

@@ -601,13 +601,29 @@ class Repo:
             raise failure(("merge-base",), code, self.last_error)
         return out.decode("ascii", "replace").split()
 
-    def below(self, tip: str, candidates: Sequence[str], since: int) -> list[str]:
-        """Which of ``candidates`` (commits made after ``since``) ``tip`` reaches: one
-        ``rev-list --since``, which stops walking at commits older than ``since``."""
+    def reached(self, tip: str, candidates: Sequence[str]) -> list[str]:
+        """Which of ``candidates`` ``tip`` reaches: one ``rev-list`` of what the candidates
+        reach and ``tip`` does not (a walk as long as the candidates are far from ``tip``'s
+        history, not as long as the history); the names travel on stdin."""
         _require_sha(tip, *candidates)
-        out = self._must("rev-list", f"--since={since}", tip, "--")
-        reached = set(out.decode("ascii", "replace").split())
-        return [c for c in candidates if c in reached]
+        if not candidates:
+            return []
+        stdin = "".join([*(c + "\n" for c in candidates), "^" + tip + "\n"]).encode()
+        out = self._must("rev-list", "--stdin", stdin=stdin)
+        apart = set(out.decode("ascii", "replace").split())
+        return [c for c in candidates if c not in apart]
+
+    def off_remotes(self, commits: Sequence[str], floor: str | None) -> set[str]:
+        """Which of ``commits`` no remote-tracking ref reaches (what reached them did not
+        come through a fetch): one ``rev-list``, bounded by ``floor`` when given."""
+        _require_sha(*commits, *([floor] if floor else []))
+        if not commits:
+            return set()
+        lines = [*(c + "\n" for c in commits), *(["^" + floor + "\n"] if floor else [])]
+        # revisions on stdin are read as given; ``--not`` turns only what follows it here
+        out = self._must("rev-list", "--stdin", "--not", "--remotes",
+                         stdin="".join(lines).encode())
+        return set(out.decode("ascii", "replace").split()) & set(commits)
 
     def reflog_entries(self, ref: str, limit: int) -> list[tuple[str, int, str]]:
         """(new sha, time, message) of ``ref``'s reflog, newest first: one ``git log -g``
@@ -852,6 +868,12 @@ class Repo:
         return self._must("rev-list", "--parents", "--topo-order", "--stdin",
                           stdin="".join(names).encode())
 
+    def window(self, head: str, count: int) -> bytes:
+        """``rev-list --parents`` of the newest ``count`` commits ``head`` reaches (git
+        streams them without walking the rest): one process."""
+        _require_sha(head)
+        return self._must("rev-list", "--parents", f"--max-count={count}", head, "--")
+
     def walk_graph(self, tips: Sequence[str]) -> bytes:
         """Everything reachable from ``tips`` (``walk`` with nothing excluded)."""
         return self.walk(tips)
@@ -999,10 +1021,12 @@ def has_commit_graph(git_dir: str) -> bool:
 class RebaseState:
     """What git keeps in ``rebase-merge/`` or ``rebase-apply/`` during a rebase."""
 
-    __slots__ = ("backend", "head_name", "onto", "orig_head", "rewritten", "update_refs")
+    __slots__ = ("backend", "done", "head_name", "onto", "orig_head", "rewritten",
+                 "update_refs")
 
     def __init__(self) -> None:
         self.backend: str | None = None  # "rebase-merge", "rebase-apply", or None
+        self.done: bytes | None = None  # the todo lines done so far (rebase-merge only)
         self.rewritten: bytes | None = None  # the old -> new list so far
         self.orig_head: str | None = None  # the tip the rebase started from
         self.onto: str | None = None  # the commit the rebased commits went onto
@@ -1021,6 +1045,8 @@ def read_rebase_state(git_dir: str) -> RebaseState:
             continue
         state.backend = folder
         state.rewritten = _read_small(os.path.join(base, listing))
+        if folder == "rebase-merge":
+            state.done = _read_small(os.path.join(base, "done"))
         state.orig_head = _sha_in(_read_small(os.path.join(base, "orig-head")))
         state.onto = _sha_in(_read_small(os.path.join(base, "onto")))
         name = (_read_small(os.path.join(base, "head-name")) or b"").decode(

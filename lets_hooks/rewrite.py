@@ -384,10 +384,12 @@ class Target:
         self.boundary: str | None = None  # the recorded sha as a full commit name
 
 
-def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) -> list[str]:
-    """Move the boundaries of every branch the rewrite moved (the checked-out one, and
-    those ``--update-refs`` moves), each under its own lock; returns what to tell the
-    user (nothing when all went as expected)."""
+def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
+           sid: str | None = None) -> list[str]:
+    """Write the rewrite's pairs into the session ledger (as rewritten by session
+    ``sid``), then move the boundaries of every branch the rewrite moved (the checked-out
+    one, and those ``--update-refs`` moves), each under its own lock; returns what to
+    tell the user (nothing when all went as expected)."""
     from lets_hooks import state
 
     assert where.top is not None and where.head is not None
@@ -396,16 +398,17 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
         return []  # an amend at a rebase stop: the rebase's own list will carry it
     if where.branch is None and rebase.backend == "rebase-apply" and rebase.head_name is None:
         _apply_context(repo, rebase)
+    pairs, old_tip, guessed = recover_pairs(repo, command, stdin, rebase)
+    pairs = [(old, new) for old, new in pairs if old != new]  # a no-op amend: the same commit
+    _note(where, command, pairs, rebase, sid)
+    if command == "amend" and not pairs:
+        return []
     branch = where.branch or _branch_name(rebase.head_name)
     if branch is None:
         return []
     store = state.open_store(where.top, repo)
     if store.problem is not None:
         return [f"branch {files.quoted(branch)}: the boundary was not moved: {store.problem}"]
-    pairs, old_tip, guessed = recover_pairs(repo, command, stdin, rebase)
-    from lets_hooks import witness
-
-    witness.note_rewrite(where.top, pairs)  # the ledger: what each copy is a copy of
     # The rewrite's pairs (git's own: stdin, the rebase's list, an amend's reflog) are
     # known from here on.
     if old_tip is None and command != "amend":
@@ -451,6 +454,44 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
     return messages
 
 
+def _note(where: Location, command: str, pairs: list[tuple[str, str]], rebase: RebaseState,
+          sid: str | None) -> None:
+    """The session ledger's ``r`` lines: what each copy copies, and whether the rewrite
+    changed it (every pair of an amend; a rebase's reword, edit, squash and fixup, and a
+    pick amended at a stop) or replayed it as it was; then the rebase's end."""
+    from lets_hooks import ledger, witness
+
+    common = witness.common_dir_of(where.git_dir)
+    if command == "amend":
+        changed = {old for old, _ in pairs}
+    else:
+        changed = _changed_in(rebase.done, [old for old, _ in pairs])
+        amended = ledger.read(common).amended
+        changed |= {old for old, new in pairs if new in amended}
+    end = rebase.orig_head if command != "amend" else None
+    ledger.note_rewrite(common, pairs, sid, changed, end)
+
+
+_CHANGING = frozenset((b"reword", b"r", b"edit", b"e", b"squash", b"s", b"fixup", b"f"))
+
+
+def _changed_in(done: bytes | None, olds: list[str]) -> set[str]:
+    """The commits a rebase's ``done`` list reworded, edited, squashed or fixed up (its
+    names are abbreviated: matched by prefix)."""
+    if not done:
+        return set()
+    marked: list[str] = []
+    for raw in done.split(b"\n"):
+        words = raw.split()
+        if len(words) < 2 or words[0] not in _CHANGING:
+            continue
+        name = words[1]
+        if name in (b"-C", b"-c") and len(words) > 2:
+            name = words[2]
+        marked.append(name.decode("ascii", "replace").lower())
+    return {old for old in olds if any(m and old.startswith(m) for m in marked)}
+
+
 def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
                        old: History) -> Move:
     """A boundary is never moved up past a commit the session made. A move up that would
@@ -462,9 +503,10 @@ def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
     if boundary is None or target.boundary is None or boundary == target.boundary \
             or where.top is None:
         return move
+    from lets_hooks import ledger as session_ledger
     from lets_hooks import witness
 
-    ledger = witness.read_ledger(where.top)
+    ledger = session_ledger.read(witness.common_dir_of(where.git_dir)).originals()
     if not ledger:
         return move
     came_from: set[str] = set()
