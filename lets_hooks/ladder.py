@@ -292,6 +292,8 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     _check_merge_branch(facts, config)
 
     trust = _claimed_trust(recorded, session_id, notes)
+    if recorded.approx:
+        facts.hint = False  # a line no writer could place better: recording again cannot
     if trust == EXACT and where.top is not None:
         facts.sid = recorded.sid
     boundary: str | None = None
@@ -660,7 +662,7 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         facts.hint = False
         return PRIOR
     in_range = set(counted.commits)
-    asked = [c for c in verdict.candidates if c not in in_range and c != boundary][:500]
+    asked = [c for c in verdict.candidates if c not in in_range][:500]
     below = facts.repo.reached(boundary, asked) if asked else []
     if below:
         notes.append(f"commit {below[0][:12]} was made by this session and lies below the "

@@ -450,6 +450,7 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
         moved = place(target.boundary, target.old_tip, target.new_tip, onto, images, old, new,
                       copies, guessed, _below(repo, target.boundary))
         moved = _not_above_session(repo, where, target, moved, old)
+        moved = _below_a_changed_boundary(where, target, moved, new)
         messages += _write(store, target, moved, names, now)
     return messages
 
@@ -490,6 +491,27 @@ def _changed_in(done: bytes | None, olds: list[str]) -> set[str]:
             name = words[2]
         marked.append(name.decode("ascii", "replace").lower())
     return {old for old in olds if any(m and old.startswith(m) for m in marked)}
+
+
+def _below_a_changed_boundary(where: Location, target: Target, move: Move,
+                              new: History) -> Move:
+    """A boundary commit the rewrite changed (amended, reworded, squashed into) holds the
+    work of whoever changed it: its image is no boundary, its first parent is, so the
+    changed commit is in the range (and the ladder judges whose work it holds). A commit
+    replayed as it was stays the boundary."""
+    from lets_hooks import ledger, witness
+
+    boundary = move.boundary or target.boundary
+    if boundary is None:
+        return move
+    pairs = ledger.read(witness.common_dir_of(where.git_dir)).copies.get(boundary)
+    if not pairs or not (len(pairs) > 1 or any(changed for _, _, changed in pairs)):
+        return move
+    ups = new.parents.get(boundary)
+    if not ups:
+        return move
+    return Move(ups[0], "the boundary commit was changed by the rewrite: its first parent "
+                "bounds the range, so the change is in it", move.approx)
 
 
 def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,

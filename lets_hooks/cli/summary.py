@@ -20,7 +20,10 @@ from pathlib import Path
 
 from lets_hooks.cli import out, say
 
-RECORDING_SOURCES = frozenset({"startup", "clear"})
+# Every start records by the one rule (record.touch): the session's own line is kept, and
+# a line another session wrote meanwhile (a resume after it) is this session's first touch,
+# placed below the commits the session made (the ledger says which).
+RECORDING_SOURCES = frozenset({"startup", "clear", "resume", "compact"})
 HOOK_INPUT_LIMIT = 1024 * 1024
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 
@@ -197,7 +200,7 @@ def _why(exc: BaseException) -> str:
 def _record(root: Path, hook: HookInput, environ: Mapping[str, str],
             quiet: bool = False) -> None:
     if hook.source not in RECORDING_SOURCES:
-        return  # resume / compact continue a session that has its boundary already
+        return  # a source no agent sends: nothing to record
     if not hook.session_id:
         if not quiet:  # the input's problem was said already
             say("lets-session-start: the hook input has no session_id; nothing recorded")
