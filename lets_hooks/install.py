@@ -181,15 +181,19 @@ strict() {  # does .lets/config.toml or pyproject.toml [tool.lets] set pre_push.
 # shell itself, one git process and no Python (tests/test_ledger_hooks.py); what the shell
 # cannot judge (reftable, a session id outside the plain characters, a path with a
 # newline) goes to lets-hooks, which writes the same line.
-_NOTE = """\
+_NOTE = """\\
 lets_note() {
   lets_nl='
 '
-  lets_out=$(git rev-parse --git-dir --git-common-dir HEAD 2>/dev/null) || return 1
+  # the git dirs, the commit just made, its first parent and where HEAD was before: an
+  # amend is the one commit whose parent is not where HEAD was
+  lets_out=$(git rev-parse --git-dir --git-common-dir HEAD HEAD^ HEAD@{1} 2>/dev/null) \\
+    || return 1
   lets_gd=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
-  lets_cd=${lets_out%%"$lets_nl"*}; lets_sha=${lets_out#*"$lets_nl"}
-  case $lets_sha in *[!0-9a-f]*|'') return 1 ;; esac
-  [ -d "$lets_cd/reftable" ] && return 1
+  lets_cd=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
+  lets_sha=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
+  lets_up=${lets_out%%"$lets_nl"*}; lets_was=${lets_out#*"$lets_nl"}
+  case $lets_sha$lets_up$lets_was in *[!0-9a-f]*|'') return 1 ;; esac
   # a session_id_env of the project's own: lets-hooks reads it (its rules, not the shell's)
   [ -f "$lets_gd/lets-hooks/ids-configured" ] || [ -f .lets/config.toml ] && return 1
   lets_sid=-
@@ -199,10 +203,7 @@ lets_note() {
   done
   case $lets_sid in *[!A-Za-z0-9._:@+=-]*) return 1 ;; esac
   lets_kind=c lets_rid=
-  if [ "$hook" = post-commit ]; then
-    lets_last=$(tail -n 1 "$lets_gd/logs/HEAD" 2>/dev/null) || return 1
-    case $lets_last in *"	commit (amend): "*) lets_kind=a ;; esac
-  fi
+  if [ "$hook" = post-commit ] && [ "$lets_up" != "$lets_was" ]; then lets_kind=a; fi
   for lets_f in "$lets_gd/rebase-merge" "$lets_gd/rebase-apply/rebasing"; do
     if [ -e "$lets_f" ]; then
       lets_f=${lets_f%/rebasing}/orig-head
@@ -721,7 +722,8 @@ def refusal_pre_commit(setup: Setup) -> str:
     return (f"pre-commit's hook scripts are installed here ({', '.join(setup.pre_commit)}): "
             "nothing was written, so that the hooks do not run twice. Either add the "
             f"lets-hooks hooks to {PRE_COMMIT_CONFIG} and run pre-commit install --hook-type "
-            "post-checkout --hook-type post-rewrite --hook-type pre-push, or run "
+            "post-checkout --hook-type post-rewrite --hook-type pre-push --hook-type "
+            "post-commit --hook-type post-merge, or run "
             "pre-commit uninstall first and then lets-hooks install.")
 
 
@@ -757,6 +759,18 @@ pre-push:
     lets-hooks:
       run: lets-hooks pre-push {1} {2}
       use_stdin: true
+post-commit:
+  commands:
+    lets-hooks:
+      run: lets-hooks post-commit
+post-merge:
+  commands:
+    lets-hooks:
+      run: lets-hooks post-merge {1}
+post-applypatch:
+  commands:
+    lets-hooks:
+      run: lets-hooks post-applypatch
 """
 
 
