@@ -106,13 +106,16 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
             found = None
         if found is not None:
             wanted = found
+    kept_below = False  # every commit of the session is known to be above the line
     if below_own and sid:
         try:
-            placed, reaching = _placement(repo, where, sid, head)
+            placed, reaching, unseen = _placement(repo, where, sid, head)
+            if wanted.sha in reaching or (wanted.sha == head and placed != head):
+                wanted = state.Line(placed, sid, wanted.recorded_at or stamp)
+            kept_below = wanted.sha not in reaching and (
+                not unseen or (len(unseen) <= 500 and not repo.reached(wanted.sha, unseen)))
         except GitError:
-            placed, reaching = head, set()
-        if wanted.sha in reaching or (wanted.sha == head and placed != head):
-            wanted = state.Line(placed, sid, wanted.recorded_at or stamp)
+            kept_below = False
 
     def decide(current: state.Recorded) -> state.Line | None:
         if not force and keep(current):
@@ -120,9 +123,15 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
         return wanted
 
     try:
-        return state.update(store, branch, decide, names), None
+        changed = state.update(store, branch, decide, names)
     except state.StateError as exc:
         return False, str(exc)
+    if changed and kept_below:
+        from lets_hooks import ledger, witness
+
+        # the line keeps every commit of the session below it: say so, for the ladder
+        ledger.note_written(witness.common_dir_of(where.git_dir), wanted.sha, sid)
+    return changed, None
 
 
 # -- below the session's own commits ------------------------------------------------------
@@ -139,24 +148,26 @@ def place(repo: Repo, where: Location, sid: str | None, head: str) -> str:
 
 
 def _placement(repo: Repo, where: Location, sid: str | None, head: str
-               ) -> tuple[str, set[str]]:
-    """``place``'s answer, and the commits of the window that reach one of the session's
-    (no line may stand on one of them)."""
+               ) -> tuple[str, set[str], list[str]]:
+    """``place``'s answer, the commits of the window that reach one of the session's (no
+    line may stand on one of them), and the session's commits the window did not hold
+    (when it did not hold the whole history)."""
     from lets_hooks import ledger, witness
 
     if not sid or state.sid_problem(sid) is not None:
-        return head, set()
+        return head, set(), []
     mine = ledger.read(witness.common_dir_of(where.git_dir)).session_commits(sid)
     if not mine:
-        return head, set()
+        return head, set(), []
     parents: dict[str, list[str]] = {}
     for raw in repo.window(head, PLACE_WINDOW).decode("ascii", "replace").split("\n"):
         fields = raw.split()
         if fields:
             parents[fields[0]] = fields[1:]
+    unseen = [c for c in mine if c not in parents] if len(parents) >= PLACE_WINDOW else []
     present = [c for c in mine if c in parents]
     if not present:
-        return head, set()
+        return head, set(), unseen
     children: dict[str, list[str]] = {}
     for child, ups in parents.items():
         for up in ups:
@@ -173,8 +184,8 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str
         line = parents.get(commit)
         commit = line[0] if line else None
     if commit is None:
-        return head, reaching  # the session made the root commit: nothing is below it
-    return commit, reaching
+        return head, reaching, unseen  # the session made the root commit: nothing is below
+    return commit, reaching, unseen
 
 
 # -- git branch -m -------------------------------------------------------------------------

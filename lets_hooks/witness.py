@@ -271,7 +271,7 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     there). ``sid`` None: no session is known (a prior-session reading), and every commit
     made in this repository counts as the session's.
     """
-    book = ledger.read(common_dir_of(git_dir))
+    book = ledger.read_from(common_dir_of(git_dir), floor, sid, commits)
     verdict = Verdict(LEDGER)
     unknown: list[str] = []
     for sha in commits:
@@ -285,7 +285,9 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
             verdict.mixed.append(sha)
         else:
             unknown.append(sha)
-    if sid:
+    if sid and not book.placed:
+        # a line written below every commit of the session (``s``) needs no second look:
+        # the commits an existing commit reaches never change
         verdict.candidates = book.session_commits(sid)
     if unknown:
         if not book:
