@@ -318,8 +318,13 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
         head = where.head
         if head is None:
             return result
-        sid = settings.session_id(environ)
         rebase = repo.rebase_state(where.git_dir)
+        if rebase.backend == "rebase-merge" or (rebase.backend == "rebase-apply" and
+                                               os.path.exists(os.path.join(
+                                                   where.git_dir, "rebase-apply",
+                                                   "rebasing"))):
+            return result  # inside a rebase post-rewrite writes the lines, from git's list
+        sid = settings.session_id(environ)
         last = repo.head_reflog(1)
         message = last[0][1] if last and last[0][0] == head else ""
         if hook == "post-merge":
@@ -331,14 +336,8 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
             kind = ledger.AMEND
         else:
             kind = ledger.MADE
-        rest: list[str] = []
-        rebasing = rebase.backend == "rebase-merge" or (
-            rebase.backend == "rebase-apply" and os.path.exists(
-                os.path.join(where.git_dir, "rebase-apply", "rebasing")))
-        if rebasing and kind == ledger.MADE and rebase.orig_head:
-            kind, rest = ledger.PICKED, [rebase.orig_head]
         problem = ledger.append(witness.common_dir_of(where.git_dir),
-                                [ledger.line(kind, head, sid, *rest)])
+                                [ledger.line(kind, head, sid)])
         if problem is not None:
             result.say(f"{hook}: the session ledger was not written: {problem}")
     except Exception as exc:  # never break the commit

@@ -181,8 +181,17 @@ strict() {  # does .lets/config.toml or pyproject.toml [tool.lets] set pre_push.
 # shell itself, one git process and no Python (tests/test_ledger_hooks.py); what the shell
 # cannot judge (reftable, a session id outside the plain characters, a path with a
 # newline) goes to lets-hooks, which writes the same line.
-_NOTE = """\\
+_NOTE = """\
 lets_note() {
+  # inside a rebase post-rewrite writes the lines, from git's own list: nothing to start
+  lets_gd=${GIT_DIR:-.git}
+  if [ -f "$lets_gd" ]; then
+    IFS= read -r lets_gd <"$lets_gd" || return 1
+    lets_gd=${lets_gd#gitdir: }
+  fi
+  if [ -d "$lets_gd/rebase-merge" ] || [ -e "$lets_gd/rebase-apply/rebasing" ]; then
+    return 0
+  fi
   lets_nl='
 '
   # the git dirs, the commit just made, its first parent and where HEAD was before: an
@@ -202,21 +211,12 @@ lets_note() {
     if [ -n "$lets_val" ]; then lets_sid=$lets_val; break; fi
   done
   case $lets_sid in *[!A-Za-z0-9._:@+=-]*) return 1 ;; esac
-  lets_kind=c lets_rid=
+  lets_kind=c
   if [ "$hook" = post-commit ] && [ "$lets_up" != "$lets_was" ]; then lets_kind=a; fi
-  for lets_f in "$lets_gd/rebase-merge" "$lets_gd/rebase-apply/rebasing"; do
-    if [ -e "$lets_f" ]; then
-      lets_f=${lets_f%/rebasing}/orig-head
-      IFS= read -r lets_rid 2>/dev/null <"$lets_f"
-      case $lets_rid in *[!0-9a-f]*|'') return 1 ;; esac
-      if [ "$lets_kind" = c ]; then lets_kind=p; lets_rid=" $lets_rid"; else lets_rid=; fi
-      break
-    fi
-  done
   umask 077
   if [ ! -d "$lets_cd/lets-hooks" ]; then mkdir -p "$lets_cd/lets-hooks" || return 1; fi
-  printf '%s %s %s%s\\n' "$lets_kind" "$lets_sha" "$lets_sid" "$lets_rid" \\
-    2>/dev/null >>"$lets_cd/lets-hooks/ledger"
+  printf '%s %s %s\\n' "$lets_kind" "$lets_sha" "$lets_sid" 2>/dev/null \\
+    >>"$lets_cd/lets-hooks/ledger"
 }
 """
 

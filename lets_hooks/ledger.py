@@ -13,12 +13,9 @@ directory). One line an event, appended; the oldest go first past ``KEEP`` lines
 
     c <commit> <sid>                  made by session <sid> ("-": no session)
     a <commit> <sid>                  an amend made by <sid> (vouched only by its r line)
-    p <commit> <sid> <rebase>         made while a rebase ran (<rebase>: its orig-head):
-                                      a pick's copy, or a commit made at a stop
     r <new> <sid> <old> <how>         a rewrite by <sid>: <new> copies <old>; <how> is "="
                                       for a plain pick, "*" when the rewrite changed it
                                       (amend, reword, edit, squash, fixup)
-    e <rebase> <sid>                  the rebase <rebase> ended and its pairs are above
     k <commit> <sid>                  ``lets-hooks record --at`` claimed it for <sid>
     s <commit> <sid>                  a session line of <sid> was written at <commit>: what
                                       the ledger names after it cannot be below it
@@ -51,9 +48,7 @@ NO_SESSION = "-"
 
 MADE = b"c"
 AMEND = b"a"
-PICKED = b"p"
 REWRITE = b"r"
-END = b"e"
 CLAIM = b"k"
 WRITTEN = b"s"
 
@@ -85,15 +80,13 @@ def token(sid: str | None) -> str:
 class Ledger:
     """The ledger read whole, as maps keyed by commit."""
 
-    __slots__ = ("amended", "by_sid", "claims", "copies", "ended", "lines", "made", "order",
-                 "picked", "placed", "written")
+    __slots__ = ("amended", "by_sid", "claims", "copies", "lines", "made", "order", "placed",
+                 "written")
 
     def __init__(self) -> None:
         self.made: dict[str, set[str]] = {}  # commit -> sids that made it
         self.amended: dict[str, set[str]] = {}
-        self.picked: dict[str, list[tuple[str, str]]] = {}  # commit -> [(sid, rebase)]
         self.copies: dict[str, list[tuple[str, str, bool]]] = {}  # new -> [(old, sid, changed)]
-        self.ended: set[str] = set()  # rebases whose post-rewrite ran
         self.claims: dict[str, set[str]] = {}
         self.order: dict[str, int] = {}  # commit -> its newest line's place (the log's order)
         self.by_sid: dict[str, list[str]] = {}  # sid -> the commits its lines name
@@ -106,8 +99,7 @@ class Ledger:
 
     def knows(self, sha: str) -> bool:
         """Is there a line that says who made ``sha`` (or what it copies)?"""
-        return sha in self.made or sha in self.copies or sha in self.amended \
-            or sha in self.picked
+        return sha in self.made or sha in self.copies or sha in self.amended
 
     def originals(self) -> dict[str, str]:
         """new -> old for every rewrite pair (the newest pair of each copy)."""
@@ -147,10 +139,6 @@ class Ledger:
                 return MIXED  # this session's work and another's in one commit
             return OTHER
         makers = self.made.get(sha)
-        if makers is None:
-            stops = [s for s, rebase in self.picked.get(sha, ()) if rebase in self.ended]
-            if stops:
-                makers = set(stops)  # made at a stop of a rebase the hooks saw to its end
         if makers:
             if mine is None:
                 return SESSION
@@ -159,8 +147,8 @@ class Ledger:
             if mine in makers:
                 return UNKNOWN  # two writers disagree on who made it: nothing decided
             return OTHER
-        if sha in self.amended or sha in self.picked:
-            return UNKNOWN  # an amend or a pick whose pairs post-rewrite never gave
+        if sha in self.amended:
+            return UNKNOWN  # an amend whose pair post-rewrite never gave
         claimed = self.claims.get(sha)
         if claimed and (mine is None or mine in claimed):
             return SESSION
@@ -184,7 +172,7 @@ def parse(data: bytes) -> Ledger:
     """Every line that parses; the rest (a torn or foreign line) is skipped. Byte slicing
     and one decode a field: a 20,000-line ledger is read in a few milliseconds."""
     ledger = Ledger()
-    made, amended, picked = ledger.made, ledger.amended, ledger.picked
+    made, amended = ledger.made, ledger.amended
     copies, claims, order, by_sid = ledger.copies, ledger.claims, ledger.order, ledger.by_sid
     written = ledger.written
     at = 0
@@ -208,13 +196,8 @@ def parse(data: bytes) -> Ledger:
             if len(old) != len(sha) or old == sha:
                 continue
             copies.setdefault(sha, []).append((old, sid, fields[4] != b"="))
-        elif kind == PICKED and count == 4:
-            picked.setdefault(sha, []).append((sid, fields[3].decode("ascii", "replace")))
         elif kind == AMEND and count == 3:
             amended.setdefault(sha, set()).add(sid)
-        elif kind == END and count == 3:
-            ledger.ended.add(sha)
-            continue
         elif kind == WRITTEN and count == 3:
             written[(sha, sid)] = at
             continue
@@ -305,15 +288,15 @@ def note_made(common_dir: str, shas: Sequence[str], sid: str | None) -> str | No
 
 
 def note_rewrite(common_dir: str, pairs: Sequence[tuple[str, str]], sid: str | None,
-                 changed: Iterable[str] = (), rebase: str | None = None) -> str | None:
+                 changed: Iterable[str] = (), made: Sequence[str] = ()) -> str | None:
     """A rewrite's ``(old, new)`` pairs, as ``r`` lines (``changed``: the old commits the
-    rewrite changed rather than replayed as they were; every pair of an amend), then the
-    rebase's end (``rebase``: its orig-head). Never raises."""
+    rewrite changed rather than replayed as they were; every pair of an amend), and ``c``
+    lines for ``made``, the commits made at the rebase's stops (an ``exec`` step's, one
+    typed at an ``edit`` stop that git lists as no copy). Never raises."""
     altered = set(changed)
     lines = [line(REWRITE, new, sid, old, "*" if old in altered else "=")
              for old, new in pairs if files.is_sha(old) and files.is_sha(new) and old != new]
-    if rebase is not None and files.is_sha(rebase):
-        lines.append(line(END, rebase, sid))
+    lines += [line(MADE, sha, sid) for sha in made if files.is_sha(sha)]
     return append(common_dir, lines)
 
 

@@ -46,6 +46,7 @@ commits is a fraction of a second; see ``benchmarks/bench_rewrite.py``).
 from __future__ import annotations
 
 from lets_hooks import files
+from lets_hooks.repo import GitError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -400,7 +401,7 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
         _apply_context(repo, rebase)
     pairs, old_tip, guessed = recover_pairs(repo, command, stdin, rebase)
     pairs = [(old, new) for old, new in pairs if old != new]  # a no-op amend: the same commit
-    _note(where, command, pairs, rebase, sid)
+    _note(repo, where, command, pairs, rebase, sid)
     if command == "amend" and not pairs:
         return []
     branch = where.branch or _branch_name(rebase.head_name)
@@ -455,41 +456,60 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
     return messages
 
 
-def _note(where: Location, command: str, pairs: list[tuple[str, str]], rebase: RebaseState,
-          sid: str | None) -> None:
-    """The session ledger's ``r`` lines: what each copy copies, and whether the rewrite
-    changed it (every pair of an amend; a rebase's reword, edit, squash and fixup, and a
-    pick amended at a stop) or replayed it as it was; then the rebase's end."""
+def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]],
+          rebase: RebaseState, sid: str | None) -> None:
+    """The session ledger's lines for the rewrite: what each copy copies, and whether the
+    rewrite changed it (every pair of an amend; a rebase's reword, edit, squash and fixup,
+    and a pick an ``exec`` step may have amended) or replayed it as it was; and, for a
+    rebase, the commits made at its stops (new on the rebased branch, no copy of anything:
+    the post-commit shim writes nothing inside a rebase)."""
     from lets_hooks import ledger, witness
 
     common = witness.common_dir_of(where.git_dir)
+    made: list[str] = []
     if command == "amend":
         changed = {old for old, _ in pairs}
     else:
         changed = _changed_in(rebase.done, [old for old, _ in pairs])
-        amended = ledger.read(common).amended
-        changed |= {old for old, new in pairs if new in amended}
-    end = rebase.orig_head if command != "amend" else None
-    ledger.note_rewrite(common, pairs, sid, changed, end)
+        copies = {new for _, new in pairs}
+        floor = [c for c in (rebase.onto, rebase.orig_head) if c]
+        if floor and where.head is not None:
+            try:
+                walked = repo.walk([where.head], floor).decode("ascii", "replace")
+                made = [row.split()[0] for row in walked.split("\n")
+                        if row.strip() and row.split()[0] not in copies]
+            except GitError:  # the pairs are written all the same
+                made = []
+    ledger.note_rewrite(common, pairs, sid, changed, made)
 
 
 _CHANGING = frozenset((b"reword", b"r", b"edit", b"e", b"squash", b"s", b"fixup", b"f"))
+_PICKING = frozenset((b"pick", b"p", *_CHANGING))
 
 
 def _changed_in(done: bytes | None, olds: list[str]) -> set[str]:
-    """The commits a rebase's ``done`` list reworded, edited, squashed or fixed up (its
-    names are abbreviated: matched by prefix)."""
+    """The commits a rebase's ``done`` list reworded, edited, squashed or fixed up, or
+    picked right before an ``exec`` step (which may amend it); its names are abbreviated:
+    matched by prefix."""
     if not done:
         return set()
     marked: list[str] = []
+    last: str | None = None  # the pick an exec step that follows may have amended
     for raw in done.split(b"\n"):
         words = raw.split()
-        if len(words) < 2 or words[0] not in _CHANGING:
+        if not words:
             continue
-        name = words[1]
-        if name in (b"-C", b"-c") and len(words) > 2:
-            name = words[2]
-        marked.append(name.decode("ascii", "replace").lower())
+        if words[0] in (b"exec", b"x"):
+            if last is not None:
+                marked.append(last)
+            continue
+        last = None
+        if words[0] not in _PICKING or len(words) < 2:
+            continue
+        name = words[2] if words[1] in (b"-C", b"-c") and len(words) > 2 else words[1]
+        last = name.decode("ascii", "replace").lower()
+        if words[0] in _CHANGING:
+            marked.append(last)
     return {old for old in olds if any(m and old.startswith(m) for m in marked)}
 
 
