@@ -700,16 +700,28 @@ class Repo:
     # -- for the hooks, status and install ----------------------------------------------
     def branches(self) -> list[tuple[str, str]]:
         """Every local branch as (short name, tip sha), in one ``for-each-ref``."""
-        raw = self._must("for-each-ref", "--format=%(objectname) %(refname)%00",
-                         "refs/heads/")
+        return self.branches_and_remotes(remotes=False)[0]
+
+    def branches_and_remotes(self, remotes: bool = True
+                             ) -> tuple[list[tuple[str, str]], list[str]]:
+        """Every local branch as (short name, tip sha), and the tips of the
+        remote-tracking refs, in one ``for-each-ref``."""
+        patterns = ["refs/heads/", "refs/remotes/"] if remotes else ["refs/heads/"]
+        raw = self._must("for-each-ref", "--format=%(objectname) %(refname)%00", *patterns)
         found = []
+        tips: list[str] = []
         for record in raw.split(b"\0"):
             line = record.lstrip(b"\n").decode("utf-8", "surrogateescape")
             sha, _, ref = line.partition(" ")
+            if not (files.is_hex(sha) and sha):
+                continue
+            if ref.startswith("refs/remotes/"):
+                tips.append(sha)
+                continue
             name = _branch_of(ref)
-            if name is not None and files.is_hex(sha) and sha:
+            if name is not None:
                 found.append((name, sha))
-        return found
+        return found, list(dict.fromkeys(tips))
 
     def origin_branches(self) -> list[str]:
         """The branch names of ``origin`` (``refs/remotes/origin/*``, less ``HEAD``)."""
