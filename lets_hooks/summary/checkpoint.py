@@ -352,21 +352,21 @@ def changes_of(commits: Sequence[tuple[str, str, Sequence[tuple[str, str, str | 
     rename from the first name to the last), why being the newest commit's subject;
     newest first."""
     # name now -> (its name before the session, None: it did not exist; exists now;
-    # the newest commit that touched it)
-    track: dict[str, tuple[str | None, bool, int]] = {}
+    # the newest commit that touched it; the change's place in that commit's list)
+    track: dict[str, tuple[str | None, bool, int, int]] = {}
     for index in range(len(commits) - 1, -1, -1):  # oldest first
-        for status, path, new in commits[index][2]:
+        for position, (status, path, new) in enumerate(commits[index][2]):
             kind = status[:1]
             if kind == "R" and new is not None:
-                track[new] = (track.pop(path, (path, True, 0))[0], True, index)
+                track[new] = (track.pop(path, (path, True, 0, 0))[0], True, index, position)
                 continue
             if kind == "C" and new is not None:
                 path, kind = new, "A"
             prior = track.get(path)
             origin = prior[0] if prior is not None else (None if kind == "A" else path)
-            track[path] = (origin, kind != "D", index)
+            track[path] = (origin, kind != "D", index, position)
     found: list[tuple[int, int, Change]] = []
-    for order, (name, (origin, exists, index)) in enumerate(track.items()):
+    for name, (origin, exists, index, position) in track.items():
         why = commits[index][1]
         if not exists:
             change = Change("removed", origin if origin is not None else name, why)
@@ -376,7 +376,7 @@ def changes_of(commits: Sequence[tuple[str, str, Sequence[tuple[str, str, str | 
             change = Change("changed", name, why)
         else:
             change = Change("renamed", f"{origin}{RENAMED}{name}", why)
-        found.append((index, order, change))
+        found.append((index, position, change))
     found.sort(key=lambda entry: (entry[0], entry[1]))
     return [change for _, _, change in found]
 
@@ -571,8 +571,8 @@ def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
             out.append(("", newline))
         return [*out, (RANGE_HEADING, newline), ("", newline), *fenced]
     for start, end in reversed(spans[1:]):
-        notes.append(f"a second '{RANGE_HEADING}' section (line {start + 1}) was dropped:"
-                     " the handoff keeps exactly one")
+        notes.append(f"a second '{RANGE_HEADING}' section was dropped: the handoff keeps"
+                     " exactly one")
         rows = rows[:start] + rows[end:]
     start, end = spans[0]
     section = rows[start + 1:end]
