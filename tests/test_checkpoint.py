@@ -419,7 +419,7 @@ def test_a_crash_before_the_rename_leaves_the_old_file_whole(tmp_path: Path) -> 
 
 # -- --hook and --json ---------------------------------------------------------------------------
 
-HOOK_INPUTS = {
+HOOK_INPUTS: dict[str, dict[str, object]] = {
     "claude SessionEnd": {"session_id": SID, "transcript_path": "/x.jsonl",
                           "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"},
     "claude PreCompact": {"session_id": SID, "hook_event_name": "PreCompact",
@@ -503,7 +503,7 @@ def test_outside_a_repository_the_range_says_so(tmp_path: Path) -> None:
 # -- the diff, by rule -----------------------------------------------------------------------------
 
 def test_changes_fold_a_paths_history_into_one_entry() -> None:
-    commits = [  # newest first, as the ladder lists them
+    commits: list[tuple[str, str, list[tuple[str, str, str | None]]]] = [  # newest first
         ("c4", "drop tmp", [("D", "tmp.txt", None), ("M", "b.txt", None)]),
         ("c3", "rename again", [("R100", "b0.txt", "b.txt"), ("A", "gone.txt", None)]),
         ("c2", "merge", []),
