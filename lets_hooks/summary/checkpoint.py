@@ -525,24 +525,48 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 
 
 def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
-    """(index, level, text) of every ATX heading outside fenced code."""
+    """(index, level, text) of every ATX heading outside fenced code. A fence that nothing
+    closes fences nothing: the Range section added after it is found again next time."""
     found = []
-    fence: str | None = None
-    for index, line in enumerate(lines):
+    index = 0
+    while index < len(lines):
+        line = lines[index]
         opened = _FENCE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(
-                    fence) and not opened.group(2).strip():
-                fence = None
-            continue
         if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
-            fence = opened.group(1)
-            continue
+            close = _closing(lines, index + 1, opened.group(1))
+            if close is not None:
+                index = close + 1
+                continue
         heading = _ATX.match(line)
         if heading:
             title = re.sub(r"[ \t]+#+$", "", heading.group(2) or "").strip()
             found.append((index, len(heading.group(1)), title))
+        index += 1
     return found
+
+
+def _open_fence(lines: Sequence[str]) -> str | None:
+    """The fence of an opening line nothing closes (code to the end), if there is one."""
+    index = 0
+    while index < len(lines):
+        opened = _FENCE.match(lines[index])
+        if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+            close = _closing(lines, index + 1, opened.group(1))
+            if close is None:
+                return opened.group(1)
+            index = close
+        index += 1
+    return None
+
+
+def _closing(lines: Sequence[str], start: int, fence: str) -> int | None:
+    """The index of the line that closes ``fence`` (its character, at least as long)."""
+    for index in range(start, len(lines)):
+        closing = _FENCE.match(lines[index])
+        if (closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence)
+                and not closing.group(2).strip()):
+            return index
+    return None
 
 
 def _is_range(level: int, title: str) -> bool:
@@ -567,6 +591,11 @@ def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
         out = list(rows)
         if out and not out[-1][1]:
             out[-1] = (out[-1][0], newline)
+        unclosed = _open_fence([line for line, _ in rows[body:]])
+        if unclosed is not None:  # else the section would be code, and not found again
+            notes.append(f"the handoff ended inside a fenced block ('{unclosed}'): closed it"
+                         " before the Range section")
+            out.append((unclosed, newline))
         if out and not _blank(out[-1]):
             out.append(("", newline))
         return [*out, (RANGE_HEADING, newline), ("", newline), *fenced]
@@ -588,21 +617,16 @@ def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
 
 def _session_fence(section: Sequence[tuple[str, str]]) -> tuple[int, int] | None:
     """(opening, closing) index of the section's fenced block of ``SESSION_`` lines."""
+    lines = [line for line, _ in section]
     index = 0
-    while index < len(section):
-        opened = _FENCE.match(section[index][0])
+    while index < len(lines):
+        opened = _FENCE.match(lines[index])
         if opened:
-            fence = opened.group(1)
-            for end in range(index + 1, len(section)):
-                closing = _FENCE.match(section[end][0])
-                if closing and closing.group(1)[0] == fence[0] and len(
-                        closing.group(1)) >= len(fence) and not closing.group(2).strip():
-                    if end > index + 1 and section[index + 1][0].startswith("SESSION_"):
-                        return index, end
-                    index = end
-                    break
-            else:
-                return None
+            close = _closing(lines, index + 1, opened.group(1))
+            if close is not None:
+                if close > index + 1 and lines[index + 1].startswith("SESSION_"):
+                    return index, close
+                index = close
         index += 1
     return None
 
