@@ -20,7 +20,7 @@ LINES = ["SESSION_BOUNDARY=abc", "SESSION_TRUST=estimate", "SESSION_COMMITS=2",
          "SESSION_RANGE_DESC=approx: abc..HEAD (2 commits) - estimated from the branch "
          "point, no boundary was recorded"]
 KOREAN = "가나다라마바사아자차카타파하한글없음우선순위승인허용됨 "
-ANY = st.characters(blacklist_categories=("Cs",))
+ANY = st.characters(exclude_categories=["Cs"])
 WORDS = "abcdefghijklmnopqrstuvwxyzABCXYZ0123456789 *_`~-:#>|.,()[]" + KOREAN
 RANGE = re.compile(r"\s{0,3}###[ \t]+range[ \t]*(#*[ \t]*)?$", re.IGNORECASE)
 
