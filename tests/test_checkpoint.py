@@ -6,6 +6,7 @@ session's own commits only), every other byte kept, the guarded write, ``--hook`
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -527,3 +528,70 @@ def test_changes_fold_a_paths_history_into_one_entry() -> None:
 ])
 def test_blocked_text_is_item_and_risk(text: str, item: str, risk: str | None) -> None:
     assert ck.parse_blocked(text) == {"item": item, "risk": risk}
+
+
+# -- the README's and docs/summary.md's samples, run as printed ----------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+SHA40 = re.compile(r"\b[0-9a-f]{40}\b")
+
+
+def docs_session(tmp_path: Path) -> HookBox:
+    """The samples' session: hooks installed, a session on ``parser`` that made one
+    commit (and main's tip, made before it, which is not the session's)."""
+    box = make(tmp_path)
+    box.install()
+    start(box, "parser")
+    commit(box, "parser: read the state-snapshot block", write={"src/parse.py": "x = 1\n"})
+    return box
+
+
+def console_runs(box: HookBox, console: str) -> list[tuple[str, str]]:
+    """Each ``$ command`` of ``console`` with the output printed under it, and what it
+    prints when run in ``box`` (shas, the date and the time put as <sha>, <day>, <ts>)."""
+    import subprocess
+
+    from conftest import BIN
+
+    def canon(text: str) -> str:
+        text = SHA40.sub("<sha>", text)
+        text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "<ts>", text)
+        return re.sub(r"\b\d{4}-\d\d-\d\d\b", "<day>", text)
+
+    env = {k: v for k, v in os.environ.items() if k != "LETS_SESSION_ID"}
+    env.update(PATH=f"{BIN}{os.pathsep}{env['PATH']}", LETS_SESSION_ID=SID,
+               HOME=str(box.path / "no-home"))
+    found = []
+    for part in console.split("\n$ ")[0:]:
+        command, _, printed = part.removeprefix("$ ").partition("\n")
+        done = subprocess.run(["/bin/sh", "-c", command], cwd=box.path, env=env,
+                              capture_output=True, text=True, check=False, timeout=120)
+        assert done.returncode == 0, (command, done.stderr)
+        found.append((canon(printed.rstrip("\n")), canon(done.stdout.rstrip("\n"))))
+    return found
+
+
+def test_the_readmes_end_a_session_runs_as_printed(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## End a session"):]
+    section = section[:section.index("\n## ")]
+    console = re.findall(r"^```console\n(.*?)^```$", section, flags=re.M | re.S)[0]
+    box = docs_session(tmp_path)
+    for printed, got in console_runs(box, console):
+        assert got == printed
+
+
+def test_the_round_trip_in_docs_runs_as_printed(tmp_path: Path) -> None:
+    page = (ROOT / "docs" / "summary.md").read_text()
+    section = page[page.index("## The round trip: `lets-session-checkpoint`"):]
+    console = re.findall(r"^````console\n(.*?)^````$", section, flags=re.M | re.S)[0]
+    assert "\n## " not in section.replace(console, "")  # the page's last section
+    box = docs_session(tmp_path)
+    for printed, got in console_runs(box, console):
+        if "\n...\n" in f"\n{printed}\n":  # lines of a longer output, in order
+            lines = iter(got.split("\n"))
+            for line in printed.split("\n"):
+                if line != "...":
+                    assert line in lines, (line, got)  # found after the one before it
+        else:
+            assert got == printed

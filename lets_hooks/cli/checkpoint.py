@@ -213,13 +213,17 @@ def _said(result: Written) -> str:
 
     snapshot = result.plan.snapshot
     counts = (f"{len(snapshot.next)} next, {len(snapshot.blocked)} blocked,"
-              f" {len(snapshot.diff) + snapshot.more} changed paths")
+              f" {_paths(len(snapshot.diff) + snapshot.more)}")
     if not result.written:
         return f"{HANDOFF}: already up to date ({counts})"
     what = "created" if result.created else "written"
     if result.merged:
         what += " on top of a change made to it meanwhile"
     return f"{HANDOFF}: state snapshot and range {what} ({counts})"
+
+
+def _paths(count: int) -> str:
+    return f"{count} changed path{'' if count == 1 else 's'}"
 
 
 def _json(result: Written, boundary: Boundary, dry_run: bool) -> str:

@@ -30,9 +30,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from lets_hooks.summary.sources.text import parse_yaml
+
+TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 HANDOFF = "memory/session-handoff-LATEST.md"
 MARKER = "<!-- state-snapshot v1 -->"
