@@ -595,3 +595,23 @@ def test_the_round_trip_in_docs_runs_as_printed(tmp_path: Path) -> None:
                     assert line in lines, (line, got)  # found after the one before it
         else:
             assert got == printed
+
+
+def test_version_help_and_a_usage_error(tmp_path: Path) -> None:
+    import subprocess
+
+    from conftest import BIN
+
+    from lets_hooks import __version__
+    from lets_hooks.cli.checkpoint import _parser
+
+    def call(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(BIN / "lets-session-checkpoint"), *args], cwd=tmp_path,
+                              capture_output=True, text=True, check=False, timeout=60)
+
+    assert call("--version").stdout == f"lets-session-checkpoint {__version__}\n"
+    done = call("--help")
+    assert done.returncode == 0 and done.stdout == _parser().format_help()
+    done = call("--no-such-option")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert not (tmp_path / "memory").exists()
