@@ -149,12 +149,6 @@ def parse_block(where: Layout, label: str = HANDOFF
 # --------------------------------------------------------------------------- the record
 
 @dataclass(frozen=True)
-class Blocked:
-    item: str
-    risk: str | None = None
-
-
-@dataclass(frozen=True)
 class Change:
     op: str  # one of OPS
     item: str  # the path; "old → new" for a rename
@@ -460,7 +454,7 @@ def plan(old: bytes | None, asked: Asked, range_lines: Sequence[str],
         ts=utc_stamp(now),
         ctx=before.ctx if asked.ctx is None else asked.ctx,
         next=before.next if asked.next is None else tuple(
-            item for item in (text.strip() for text in asked.next) if item),
+            item for item in (value.strip() for value in asked.next) if item),
         blocked=before.blocked if asked.blocked is None else tuple(
             parse_blocked(item) for item in asked.blocked if item.strip()),
         diff=before.diff if diff is None else tuple(change_mapping(c) for c in diff[0]),
