@@ -940,6 +940,45 @@ class Repo:
         return {name for name in (p.decode("utf-8", "surrogateescape").lstrip("\n")
                                   for p in out.split(b"\0")) if name in wanted}
 
+    def touched(self, commits: Sequence[str]
+                ) -> list[tuple[str, str, list[tuple[str, str, str | None]]]]:
+        """What each of ``commits`` changed against its first parent, in the order given:
+        (sha, subject, [(status letter and score, path, new path of a rename or None)]).
+
+        One ``log --no-walk=unsorted --stdin`` over the list, never a walk or a diff of a
+        range; ``-M`` finds renames, ``--root`` lists a root commit's files as added, and
+        ``--no-merges`` leaves merge commits out (what a merge brings in is its other
+        parent's). Paths are relative to the top of the work tree and split on NUL only."""
+        if not commits:
+            return []
+        _require_sha(*commits)
+        mark = "\x01lets\x01"
+        out = self._must("log", "--no-walk=unsorted", "--stdin", "-z", "--name-status", "-M",
+                         "--root", "--no-merges", "--no-show-signature", "--no-color",
+                         "--format=\x01lets\x01%H %s", "--",
+                         stdin="".join(sha + "\n" for sha in commits).encode("ascii"))
+        found: list[tuple[str, str, list[tuple[str, str, str | None]]]] = []
+        fields = out.split(b"\0")
+        index = 0
+        while index < len(fields):
+            text = fields[index].decode("utf-8", "surrogateescape")
+            index += 1
+            if text.startswith("\n"):
+                text = text[1:]  # git puts a line end between a commit's header and paths
+            if text.startswith(mark):
+                sha, _, subject = text[len(mark):].partition(" ")
+                found.append((sha, subject, []))
+                continue
+            if not text or not found:
+                continue
+            paths = 2 if text[:1] in ("R", "C") else 1
+            names = [fields[i].decode("utf-8", "surrogateescape")
+                     for i in range(index, min(index + paths, len(fields)))]
+            index += paths
+            if len(names) == paths:
+                found[-1][2].append((text, names[0], names[1] if paths == 2 else None))
+        return found
+
     def head_reflog(self, count: int = 2) -> list[tuple[str, str]]:
         """The newest ``count`` entries of HEAD's reflog as (sha, subject), newest first."""
         out = self._out("log", "-g", f"-n{count}", "--format=%H %gs", "HEAD", "--")
