@@ -43,17 +43,19 @@ def start(box: HookBox, branch: str = "topic") -> str:
 
 
 def commit(box: HookBox, message: str, *, write: dict[str, str] | None = None,
-           remove: tuple[str, ...] = (), move: tuple[str, str] | None = None) -> str:
+           remove: tuple[str, ...] = (), move: tuple[str, str] | None = None,
+           sid: str | None = SID) -> str:
+    """A commit made by session ``sid`` (None: by no session, before this one)."""
     for name, text in (write or {}).items():
         path = box.path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-        box.sh("add", "--", name, sid=SID)
+        box.sh("add", "--", name, sid=sid)
     for name in remove:
-        box.sh("rm", "-q", "--", name, sid=SID)
+        box.sh("rm", "-q", "--", name, sid=sid)
     if move:
-        box.sh("mv", "--", *move, sid=SID)
-    box.sh("commit", "-q", "-m", message, sid=SID)
+        box.sh("mv", "--", *move, sid=sid)
+    box.sh("commit", "-q", "-m", message, sid=sid)
     return box.head()
 
 
@@ -98,7 +100,7 @@ def box(tmp_path: Path) -> HookBox:
 
 def test_the_block_and_the_range_of_a_session(box: HookBox) -> None:
     commit(box, "main: a file to change", write={"old.txt": "o\n", "keep.txt": "k\n",
-                                                 "gone.txt": "g\n"})
+                                                 "gone.txt": "g\n"}, sid=None)
     start(box)
     commit(box, "add the parser", write={"src/parse.py": "x = 1\n"})
     commit(box, "rename old, drop gone", move=("old.txt", "new.txt"), remove=("gone.txt",))
