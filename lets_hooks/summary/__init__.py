@@ -134,6 +134,9 @@ def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git |
         deleted=tuple(path for path in missing if path in deleted),
         skipped=tuple(skipped),
         resolved=tuple(resolved.items()),
+        spelled=reading.spelled,
+        reasons=search.reasons,
+        capped=search.capped,
     )
 
 

@@ -17,7 +17,10 @@ from pathlib import Path
 from lets_hooks.summary import prose
 from lets_hooks.summary.interventions import iso_date
 from lets_hooks.summary.records import Handoff, HandoffDate, HandoffReading, Read
-from lets_hooks.summary.sources.references import function_references, path_references
+from lets_hooks.summary.sources.references import (
+    function_references,
+    spelled_path_references,
+)
 from lets_hooks.summary.sources.text import lines_of, parse_yaml, read_project_text, sections
 
 HANDOFF = "memory/session-handoff-LATEST.md"
@@ -84,7 +87,23 @@ def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
     text = "\n".join(body)
     empty = not text.strip()
     handoff = Handoff(frontmatter, snapshot, sections(prose_lines), text, empty)
-    return Read(replace(handoff, reading=read(handoff)), tuple(warnings))
+    reading = read(handoff)
+    if reading.unplaced:
+        warnings.append(unplaced_warning(reading.unplaced))
+    return Read(replace(handoff, reading=reading), tuple(warnings))
+
+
+UNPLACED_SHOWN = 5
+
+
+def unplaced_warning(headings: Sequence[str]) -> str:
+    """The one line that says which sections the reader could not place."""
+    shown = ", ".join(f'"{heading}"' for heading in headings[:UNPLACED_SHOWN])
+    more = (f" and {len(headings) - UNPLACED_SHOWN} more" if len(headings) > UNPLACED_SHOWN
+            else "")
+    kind = "a section" if len(headings) == 1 else "sections"
+    return (f"{HANDOFF}: {kind} whose heading the reader cannot place: {shown}{more}; their"
+            " items feed no line (read them in the handoff)")
 
 
 def read(handoff: Handoff) -> HandoffReading:
@@ -102,14 +121,22 @@ def read(handoff: Handoff) -> HandoffReading:
                                    for item in prose.as_items(snapshot.get("diff")))
         blocked = prose.real_items(prose.blocked_item_text(item)
                                    for item in prose.as_items(snapshot.get("blocked")))
-    parts = prose.parts(handoff.sections)
+    unplaced: list[str] = []
+    parts = prose.parts(handoff.sections, unplaced)
     by_kind: dict[str, list[str]] = {}
     for part in parts:
         by_kind.setdefault(part.role.kind, []).extend(part.open_items)
-    paths = path_references(handoff.text)
+    spelled = spelled_path_references(handoff.text)
+    paths = tuple(path for path, _ in spelled)
     functions = function_references(handoff.text)
+    # what the snapshot's diff says of its paths is read by the prose's rule, one
+    # sentence an item ("removed a.py", "renamed a.py → b.py")
+    claims = handoff.text
+    if snapshot is not None:
+        said = [prose.diff_claim_text(item) for item in prose.as_items(snapshot.get("diff"))]
+        claims = "\n\n".join([claims, *(text for text in said if text)])
     removed, added = prose.reference_claims(
-        handoff.text, [*paths, *(text for text, _ in functions)])
+        claims, [*paths, *(text for text, _ in functions)])
     return HandoffReading(
         next_items=tuple(next_items),
         changes=tuple(changes),
@@ -126,6 +153,8 @@ def read(handoff: Handoff) -> HandoffReading:
         functions=functions,
         said_removed=removed,
         said_added=added,
+        spelled=tuple((path, written) for path, written in spelled if path != written),
+        unplaced=tuple(unplaced),
     )
 
 
