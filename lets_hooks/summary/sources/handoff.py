@@ -101,8 +101,8 @@ def unplaced_warning(headings: Sequence[str]) -> str:
     shown = ", ".join(f'"{heading}"' for heading in headings[:UNPLACED_SHOWN])
     more = (f" and {len(headings) - UNPLACED_SHOWN} more" if len(headings) > UNPLACED_SHOWN
             else "")
-    kind = "a section" if len(headings) == 1 else "sections"
-    return (f"{HANDOFF}: {kind} whose heading the reader cannot place: {shown}{more}; their"
+    kind, its = ("a section", "its") if len(headings) == 1 else ("sections", "their")
+    return (f"{HANDOFF}: {kind} whose heading the reader cannot place: {shown}{more}; {its}"
             " items feed no line (read them in the handoff)")
 
 
