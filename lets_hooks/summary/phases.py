@@ -191,14 +191,16 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
     )
 
 
-_RISK_NOTE = re.compile(r"[ \t]*[(\[][ \t]*(?:risk|위험|리스크)[ \t]*[:=][^()\[\]\n]{0,40}[)\]]"
-                        r"[ \t.]*$", re.IGNORECASE)
+# (no leading blanks in the pattern: a search that began at every blank of a long run
+# would be quadratic; they are dropped with ``strip`` instead)
+_RISK_NOTE = re.compile(r"[(\[][ \t]*(?:risk|위험|리스크)[ \t]*[:=][^()\[\]\n]{0,40}[)\]][ \t.]*$",
+                        re.IGNORECASE)
 
 
 def blocker_key(text: str) -> str:
     """What makes two blockers one: the same words, whatever the case, the blanks and a
     ``(risk: H)`` at the end."""
-    return " ".join(_RISK_NOTE.sub("", text).casefold().split()).rstrip(".")
+    return " ".join(_RISK_NOTE.sub("", text).casefold().split()).rstrip(". ")
 
 
 def unique_blockers(items: Iterable[str]) -> list[str]:

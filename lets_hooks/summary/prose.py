@@ -121,9 +121,12 @@ _KO_ORDER = ((AVOID, _KO_AVOID), (DECISIONS, _KO_OPEN_DECISIONS), (PRIORITIES, _
 _KO_TOPIC = ("에 대한 ", "에 관한 ", "에 대해 ", " 관련 ")
 
 
+_HANGUL = re.compile("[\uac00-\ud7a3]")
+
+
 def _hangul(text: str) -> bool:
     """Does ``text`` hold a Hangul syllable?"""
-    return any("\uac00" <= char <= "\ud7a3" for char in text)
+    return _HANGUL.search(text) is not None
 
 
 def _korean_role(heading: str) -> Role | None:
@@ -581,12 +584,15 @@ _GRANT_ROOTS = ("approv", "allow", "enabl", "authori", "grant", "permi", "ok", "
 # word, unless what follows turns it into its opposite or something still to be had ("승인
 # 필요", "허용되지 않음", "승인 대기 중"), or a prefix or a setting does ("미승인", "기본값으로
 # 활성화됨").
-_KO_GRANTED = re.compile(r"허용|승인|허가|동의|활성화|켜[ \t]?(?:둠|뒀|놓)"
-                         r"|해도[ \t]?(?:됨|된다|돼|좋)|진행해도|괜찮다고")
-_KO_GRANT_ROOTS = ("허용", "승인", "허가", "동의", "활성화", "켜", "해도", "괜찮")
 _KO_NOT_AFTER = ("않", "안 ", "안됨", "안돼", "못", "불가", "거부", "거절", "필요", "대기", "요청",
                  "기다", "받아야", "해야", "전에", "없", "금지", "취소", "철회", "만료", "예정",
                  "할 것", "받을", "받으면", "하면", "여부", "할지", "해 주", "해주")
+# the word, unless one of ``_KO_NOT_AFTER`` begins within its next seven characters (a
+# bounded look ahead: linear)
+_KO_GRANTED = re.compile(r"(?:허용|승인|허가|동의|활성화|켜[ \t]?(?:둠|뒀|놓)"
+                         r"|해도[ \t]?(?:됨|된다|돼|좋)|진행해도|괜찮다고)"
+                         r"(?![^\n]{0,7}?(?:" + "|".join(_KO_NOT_AFTER) + r"))")
+_KO_GRANT_ROOTS = ("허용", "승인", "허가", "동의", "활성화", "켜", "해도", "괜찮")
 _KO_NOT_BEFORE = ("아직", "기본", "설정에서", "설정으로", "설정 파일")
 
 
@@ -601,10 +607,7 @@ def grants_ko(sentence: str) -> bool:
         return False
     for match in _KO_GRANTED.finditer(text):
         before = text[max(0, match.start() - 8):match.start()]
-        after = text[match.end():match.end() + 8]
         if before.endswith(("미", "비", "불")) or any(word in before for word in _KO_NOT_BEFORE):
-            continue
-        if any(word in after for word in _KO_NOT_AFTER):
             continue
         return True
     return False
@@ -715,11 +718,14 @@ _TARGET = re.compile(r"(?:\b(?:to|into|with|by|as|now)\b|\u2192|\u21d2|->|=>)", 
 _ARROW = re.compile(r"\u2192|\u21d2|->|=>")
 # The same in Korean: "`a.py` 삭제함", "`a.py`를 `b.py`로 이름 변경" (``로``: to), "`b.py`
 # (`a.py`에서 이동)" (``에서``: from); "삭제 예정", "삭제하지 않음" say neither.
-_KO_REMOVAL = re.compile(r"삭제|제거|지움|지웠|이름[ \t]?(?:을[ \t]?)?(?:변경|바꿈|바꿨|바뀜)"
-                         r"|옮김|옮겼|이동|폐기|대체|없어짐|없앰|사라짐|사라졌")
-_KO_ADDITION = re.compile(r"추가|생성|작성|새로 만든|새 파일|새 모듈|신규")
-_KO_NOT_DONE = ("않", "안 ", "예정", "할 ", "할것", "할 것", "해야", "필요", "하지", "하면", "할지",
-                "여부", "금지", "말 것", "마세요", "하자", "할까")
+_KO_NOT_DONE = ("않", "안 ", "예정", "할 ", "할것", "해야", "필요", "하지", "하면", "할지", "여부",
+                "금지", "말 것", "마세요", "하자", "할까")
+# a word not followed, within five characters, by one that says it is not done (a bounded
+# look ahead: linear)
+_KO_UNLESS = r"(?![^\n]{0,5}?(?:" + "|".join(_KO_NOT_DONE) + r"))"
+_KO_REMOVAL = re.compile(r"(?:삭제|제거|지움|지웠|이름[ \t]?(?:을[ \t]?)?(?:변경|바꿈|바꿨|바뀜)"
+                         r"|옮김|옮겼|이동|폐기|대체|없어짐|없앰|사라짐|사라졌)" + _KO_UNLESS)
+_KO_ADDITION = re.compile(r"(?:추가|생성|작성|새로 만든|새 파일|새 모듈|신규)" + _KO_UNLESS)
 _FROM = re.compile(r"\bfrom\b", re.IGNORECASE)
 _NOT_DONE = frozenset({"not", "never", "no", "be", "nor", "neither", "yet"})
 _IN_NAME = frozenset({"/", "_", "-", "."})
@@ -747,11 +753,8 @@ def _said(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
 
 
 def _said_ko(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
-    for match in pattern.finditer(sentence):
-        after = sentence[match.end():match.end() + 6]
-        if not any(word in after for word in _KO_NOT_DONE):
-            return match
-    return None
+    """The first match of a Korean ``pattern`` (which leaves out what is not done)."""
+    return pattern.search(sentence)
 
 
 def _after_name(sentence: str, end: int) -> str:

@@ -362,9 +362,7 @@ def _spaced_path(token: str) -> bool:
     only its last word holds a dot (a file's name)."""
     if "  " in token or token.index("/") > token.index(" "):
         return False
-    words = token.split(" ")
-    return not any(word.startswith("-") or ("." in word and index < len(words) - 1)
-                   for index, word in enumerate(words))
+    return " -" not in " " + token and "." not in token[:token.rindex(" ")]
 
 
 def _path_candidate(token: str, quoted: bool) -> str | None:
@@ -409,8 +407,12 @@ def path_references(text: str) -> tuple[str, ...]:
 def spelled_path_references(text: str) -> tuple[tuple[str, str], ...]:
     """``path_references``, each with how the handoff wrote it (backslashes, ``./``)."""
     found: dict[str, str] = {}
+    seen: set[str] = set()  # spans already judged (a long handoff repeats them)
     for line in text.split("\n"):
         for span in _CODE_SPAN.findall(line):
+            if span in seen:
+                continue
+            seen.add(span)
             candidate = _path_candidate(span, quoted=True)
             if candidate:
                 found.setdefault(candidate, _written(span))
@@ -467,8 +469,12 @@ def function_references(text: str) -> tuple[tuple[str, str], ...]:
     dotted name only when its first part is one of the project's modules.)"""
     builtin = _builtin_names()
     found: dict[str, str] = {}
+    seen: set[str] = set()
     for line in text.split("\n"):
         for span in _CODE_SPAN.findall(line):
+            if span in seen:
+                continue
+            seen.add(span)
             text = span.strip()
             if _path_candidate(text, quoted=True) is not None:
                 continue
