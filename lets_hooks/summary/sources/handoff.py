@@ -87,17 +87,15 @@ def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
     text = "\n".join(body)
     empty = not text.strip()
     handoff = Handoff(frontmatter, snapshot, sections(prose_lines), text, empty)
-    reading = read(handoff)
-    if reading.unplaced:
-        warnings.append(unplaced_warning(reading.unplaced))
-    return Read(replace(handoff, reading=reading), tuple(warnings))
+    return Read(replace(handoff, reading=read(handoff)), tuple(warnings))
 
 
 UNPLACED_SHOWN = 5
 
 
 def unplaced_warning(headings: Sequence[str]) -> str:
-    """The one line that says which sections the reader could not place."""
+    """The one line that says which sections the reader could not place (a warning of
+    the summary's, not of the lint step: a heading is the writer's to choose)."""
     shown = ", ".join(f'"{heading}"' for heading in headings[:UNPLACED_SHOWN])
     more = (f" and {len(headings) - UNPLACED_SHOWN} more" if len(headings) > UNPLACED_SHOWN
             else "")
