@@ -163,8 +163,8 @@ def test_korean_items_that_say_something(text: str) -> None:
 
 @pytest.mark.parametrize("sentence", [
     "스테이징 배포 권한 허용됨", "사용자가 force push를 승인함.", "main 병합 허가 받음",
-    "캐시 플래그 활성화함", "태그 삭제해도 된다고 함",
-    "The user approved the rename; 배포 승인 받음",
+    "캐시 플래그 활성화함", "태그 삭제해도 된다고 함", "배포 권한 부여됨", "팀장 결재 완료",
+    "PM 컨펌 받음", "The user approved the rename; 배포 승인 받음",
 ])
 def test_korean_approvals_are_caught(tmp_path: Path, sentence: str) -> None:
     body = f"## 다음 단계\n- x\n\n## 메모\n- {sentence}\n"
@@ -175,7 +175,7 @@ def test_korean_approvals_are_caught(tmp_path: Path, sentence: str) -> None:
 @pytest.mark.parametrize("sentence", [
     "프로덕션 배포는 승인 필요", "승인 대기 중", "배포가 승인되지 않음", "미승인 상태",
     "재시도 플래그는 기본값으로 활성화됨", "배포해도 될까요?", "main 푸시는 허용 안 됨",
-    "사용자에게 승인 요청함",
+    "사용자에게 승인 요청함", "각 행에 ID 번호 부여함",
 ])
 def test_what_is_not_a_korean_approval(tmp_path: Path, sentence: str) -> None:
     body = f"## 다음 단계\n- x\n\n## 메모\n- {sentence}\n"
@@ -185,10 +185,12 @@ def test_what_is_not_a_korean_approval(tmp_path: Path, sentence: str) -> None:
 def test_what_a_korean_handoff_says_of_the_names_it_mentions() -> None:
     text = ("- `api/old.py` 삭제함.\n- `a.py`를 `b.py`로 이름 변경\n"
             "- `b2.py` (`a2.py`에서 이동)\n- `c.py` 삭제 예정\n- `d.py` 추가함\n"
-            "- `e.py`는 삭제하지 않음\n")
-    names = ["api/old.py", "a.py", "b.py", "a2.py", "b2.py", "c.py", "d.py", "e.py"]
+            "- `e.py`는 삭제하지 않음\n- `f.py`는 더 이상 존재하지 않음\n"
+            "- `src\\g.py` 사용 중단\n")
+    names = ["api/old.py", "a.py", "b.py", "a2.py", "b2.py", "c.py", "d.py", "e.py", "f.py",
+             "src/g.py"]
     removed, added = prose.reference_claims(text, names)
-    assert removed == {"api/old.py", "a.py", "a2.py"}
+    assert removed == {"api/old.py", "a.py", "a2.py", "f.py", "src/g.py"}
     assert added == {"b.py", "b2.py", "d.py"}
 
 

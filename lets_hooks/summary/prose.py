@@ -589,10 +589,13 @@ _KO_NOT_AFTER = ("않", "안 ", "안됨", "안돼", "못", "불가", "거부", "
                  "할 것", "받을", "받으면", "하면", "여부", "할지", "해 주", "해주")
 # the word, unless one of ``_KO_NOT_AFTER`` begins within its next seven characters (a
 # bounded look ahead: linear)
-_KO_GRANTED = re.compile(r"(?:허용|승인|허가|동의|활성화|켜[ \t]?(?:둠|뒀|놓)"
-                         r"|해도[ \t]?(?:됨|된다|돼|좋)|진행해도|괜찮다고)"
+_KO_GRANTED = re.compile(r"(?:허용|승인|허가|동의|활성화|켜[ \t]?(?:둠|뒀|놓)|결재|컨펌"
+                         r"|권한[ \t]?(?:을[ \t]?)?(?:부여|받)"
+                         r"|화이트리스트|오케이|OK[ \t]?받|해도[ \t]?(?:됨|된다|돼|좋)|진행해도"
+                         r"|괜찮다고)"
                          r"(?![^\n]{0,7}?(?:" + "|".join(_KO_NOT_AFTER) + r"))")
-_KO_GRANT_ROOTS = ("허용", "승인", "허가", "동의", "활성화", "켜", "해도", "괜찮")
+_KO_GRANT_ROOTS = ("허용", "승인", "허가", "동의", "활성화", "켜", "해도", "괜찮", "권한", "결재",
+                   "컨펌", "화이트리스트", "오케이", "OK")
 _KO_NOT_BEFORE = ("아직", "기본", "설정에서", "설정으로", "설정 파일")
 
 
@@ -724,8 +727,11 @@ _KO_NOT_DONE = ("않", "안 ", "예정", "할 ", "할것", "해야", "필요", "
 # look ahead: linear)
 _KO_UNLESS = r"(?![^\n]{0,5}?(?:" + "|".join(_KO_NOT_DONE) + r"))"
 _KO_REMOVAL = re.compile(r"(?:삭제|제거|지움|지웠|이름[ \t]?(?:을[ \t]?)?(?:변경|바꿈|바꿨|바뀜)"
-                         r"|옮김|옮겼|이동|폐기|대체|없어짐|없앰|사라짐|사라졌)" + _KO_UNLESS)
-_KO_ADDITION = re.compile(r"(?:추가|생성|작성|새로 만든|새 파일|새 모듈|신규)" + _KO_UNLESS)
+                         r"|옮김|옮겼|이동|폐기|대체|없어짐|없앰|사라짐|사라졌|드롭"
+                         r"|더[ \t]?이상[ \t]?(?:존재하지[ \t]?않|없)"
+                         r"|사용[ \t]?중단|지원[ \t]?중단)"
+                         + _KO_UNLESS)
+_KO_ADDITION = re.compile(r"(?:추가|생성|작성|새로 만든|새 파일|새 모듈|신규|도입)" + _KO_UNLESS)
 _FROM = re.compile(r"\bfrom\b", re.IGNORECASE)
 _NOT_DONE = frozenset({"not", "never", "no", "be", "nor", "neither", "yet"})
 _IN_NAME = frozenset({"/", "_", "-", "."})
