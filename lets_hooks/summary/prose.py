@@ -67,7 +67,7 @@ _RISKS = _phrases("risk", "risks", "gotcha", "gotchas", "pitfall", "pitfalls", "
                   "caveats", "watch out", "watch outs", "careful", "beware", "warning",
                   "warnings", "footgun", "footguns", "traps", "trap", "avoid", "danger",
                   "dangers", "landmine", "landmines")
-_DONE = _phrases("done", "complete", "completed", "shipped", "finished", "accomplished",
+_DONE = _phrases("done", "what i did", "what we did", "complete", "completed", "shipped", "finished", "accomplished",
                  "resolved", "fixed", "closed", "made", "merged", "answered", "landed",
                  "released", "solved", "achieved", "wins", "changelog", "log", "history",
                  "decision record", "decision records", "adr", "adrs")
@@ -88,7 +88,11 @@ _TOPIC = _phrases("on", "about", "regarding", "re", "concerning", "for", "from",
                   "in", "with", "to")
 _NOTES = _phrases("note", "notes", "background", "context", "summary", "overview",
                   "observations", "learnings", "lessons", "thoughts", "reference",
-                  "references", "links", "status", "journal", "retrospective", "retro")
+                  "references", "links", "status", "journal", "retrospective", "retro",
+                  "tl dr", "tldr", "changes", "changed", "files", "state", "progress",
+                  "commands", "testing", "how to test", "environment", "setup",
+                  "architecture", "design", "timeline", "metrics", "prs", "pull requests",
+                  "branches", "session")
 _WORD = re.compile(r"[a-z0-9']+")
 
 # The same roles in Korean, looked for as parts of the heading (Korean joins particles to
@@ -114,7 +118,8 @@ _KO_PRIORITIES = ("우선순위", "우선 순위", "다음 단계", "다음 작�
                   "다음에", "작업 목록", "내일", "계획", "예정", "로드맵", "시작할", "이어서",
                   "후속", "다음")
 _KO_NOTES = ("메모", "노트", "배경", "참고", "요약", "개요", "현황", "상태", "관찰", "배운 점",
-             "교훈", "생각", "링크", "회고", "맥락", "컨텍스트", "기록")
+             "교훈", "생각", "링크", "회고", "맥락", "컨텍스트", "기록", "변경", "파일", "명령",
+             "테스트", "환경", "설정", "구조", "설계", "진행 상황", "세션")
 _KO_ORDER = ((AVOID, _KO_AVOID), (DECISIONS, _KO_OPEN_DECISIONS), (PRIORITIES, _KO_STILL_OPEN),
              (DONE, _KO_DONE), (RISKS, _KO_RISKS), (DECISIONS, _KO_DECISIONS),
              (BLOCKERS, _KO_BLOCKERS), (PRIORITIES, _KO_PRIORITIES), (NOTES, _KO_NOTES))
