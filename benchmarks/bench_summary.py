@@ -228,11 +228,11 @@ def timed(argv: list[str], runs: int) -> list[float]:
         samples.append(time.perf_counter() - began)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-    CPU[" ".join(argv[-2:])] = cpu
+    CPU.append(cpu)
     return samples
 
 
-CPU: dict[str, list[float]] = {}  # CPU time (user + system) of each run, by its last arguments
+CPU: list[list[float]] = []  # CPU time (user + system) of each run, one list per ``timed``
 
 
 def output(argv: list[str]) -> str:
@@ -243,7 +243,7 @@ def output(argv: list[str]) -> str:
 
 def report(name: str, samples: list[float]) -> bool:
     median = statistics.median(samples)
-    cpu = statistics.median(list(CPU.values())[-1]) if CPU else float("nan")
+    cpu = statistics.median(CPU[-1]) if CPU else float("nan")
     print(f"{name:<30} median {median * 1000:7.1f} ms   min {min(samples) * 1000:7.1f} ms"
           f"   max {max(samples) * 1000:7.1f} ms   CPU {cpu * 1000:7.1f} ms"
           f"   ({len(samples)} runs)")
