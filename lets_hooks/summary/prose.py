@@ -67,7 +67,8 @@ _RISKS = _phrases("risk", "risks", "gotcha", "gotchas", "pitfall", "pitfalls", "
                   "caveats", "watch out", "watch outs", "careful", "beware", "warning",
                   "warnings", "footgun", "footguns", "traps", "trap", "avoid", "danger",
                   "dangers", "landmine", "landmines")
-_DONE = _phrases("done", "what i did", "what we did", "complete", "completed", "shipped", "finished", "accomplished",
+_DONE = _phrases("done", "what i did", "what we did", "complete", "completed", "shipped",
+                 "finished", "accomplished",
                  "resolved", "fixed", "closed", "made", "merged", "answered", "landed",
                  "released", "solved", "achieved", "wins", "changelog", "log", "history",
                  "decision record", "decision records", "adr", "adrs")

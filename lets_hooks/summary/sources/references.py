@@ -145,25 +145,44 @@ class Modules:
     """The project's modules by dotted path, from the files git lists: ``a/b/c.py`` is
     ``a.b.c`` (and ``b.c`` and ``c``: a path may start below a ``src/`` or a monorepo's
     service folder), ``a/b/__init__.py`` is the package ``a.b``; each folder is a
-    package too."""
+    package too. Only the dotted paths in ``wanted`` are kept (one set look-up a file
+    for most of them: its name must be the last part of one)."""
 
-    def __init__(self, listed: Iterable[str]) -> None:
+    def __init__(self, listed: Iterable[str], wanted: Iterable[str]) -> None:
         self.files: dict[str, list[str]] = {}
         self.folders: set[str] = set()
+        wanted = frozenset(wanted)
+        last = frozenset(name.rpartition(".")[2] for name in wanted)
+        seen: set[str] = set()
         for path in listed:
             folder, _, name = path.rpartition("/")
+            if folder not in seen:
+                seen.add(folder)
+                self._folder(folder, wanted, last)
             stem, dot, suffix = name.rpartition(".")
-            if not dot or suffix.lower() not in CODE_SUFFIXES or not stem:
+            if not dot or suffix.lower() not in CODE_SUFFIXES:
                 continue
-            parts = folder.split("/") if folder else []
-            if stem not in _PACKAGE_FILES:
-                parts = [*parts, stem]
-            for start in range(len(parts)):
-                self.files.setdefault(".".join(parts[start:]), []).append(path)
-            for end in range(1, len(folder.split("/")) + 1 if folder else 0):
-                pieces = folder.split("/")[:end]
-                for start in range(len(pieces)):
-                    self.folders.add(".".join(pieces[start:]))
+            if stem in _PACKAGE_FILES:
+                if not folder or folder.rpartition("/")[2] not in last:
+                    continue
+                parts = folder.split("/")
+            elif stem in last:
+                parts = [*folder.split("/"), stem] if folder else [stem]
+            else:
+                continue
+            for begin in range(len(parts)):
+                module = ".".join(parts[begin:])
+                if module in wanted:
+                    self.files.setdefault(module, []).append(path)
+
+    def _folder(self, folder: str, wanted: frozenset[str], last: frozenset[str]) -> None:
+        parts = folder.split("/") if folder else []
+        for end in range(1, len(parts) + 1):
+            if parts[end - 1] in last:
+                for begin in range(end):
+                    module = ".".join(parts[begin:end])
+                    if module in wanted:
+                        self.folders.add(module)
 
     def resolve(self, dotted: str) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
         """(the module's dotted path, its files, the names after it) for the longest
@@ -179,6 +198,12 @@ class Modules:
         return None
 
 
+def prefixes(dotted: str) -> list[str]:
+    """``a.b.c`` → ``a``, ``a.b`` (the leading parts a module path may be)."""
+    parts = dotted.split(".")
+    return [".".join(parts[:end]) for end in range(1, len(parts))]
+
+
 def check_functions(root: Path, listed: Sequence[str] | None,
                     references: Sequence[tuple[str, str]], git_dir: str | None = None
                     ) -> Search:
@@ -192,8 +217,9 @@ def check_functions(root: Path, listed: Sequence[str] | None,
     if not references:
         return Search((), (), 0, 0)
     modules = module_names(listed) if listed is not None else frozenset()
-    by_path = Modules(listed) if listed is not None and any(
-        "." in dotted for _, dotted in references) else None
+    dotted_names = [dotted for _, dotted in references if "." in dotted]
+    by_path = (Modules(listed, (prefix for name in dotted_names for prefix in prefixes(name)))
+               if listed is not None and dotted_names else None)
     wanted: dict[str, list[str]] = {}
     missing: list[str] = []
     reasons: list[tuple[str, str]] = []
