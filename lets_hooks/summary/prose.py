@@ -595,11 +595,13 @@ _KO_NOT_AFTER = ("않", "안 ", "안됨", "안돼", "못", "불가", "거부", "
                  "할 것", "받을", "받으면", "하면", "여부", "할지", "해 주", "해주")
 # the word, unless one of ``_KO_NOT_AFTER`` begins within its next seven characters (a
 # bounded look ahead: linear)
-_KO_GRANTED = re.compile(r"(?:허용|승인|허가|동의|활성화|켜[ \t]?(?:둠|뒀|놓)|결재|컨펌"
-                         r"|권한[ \t]?(?:을[ \t]?)?(?:부여|받)"
-                         r"|화이트리스트|오케이|OK[ \t]?받|해도[ \t]?(?:됨|된다|돼|좋)|진행해도"
-                         r"|괜찮다고)"
-                         r"(?![^\n]{0,7}?(?:" + "|".join(_KO_NOT_AFTER) + r"))")
+_KO_GRANTED = (r"(?:허용|승인|허가|동의|활성화|켜[ \t]?(?:둠|뒀|놓)|결재|컨펌"
+               r"|권한[ \t]?(?:을[ \t]?)?(?:부여|받)"
+               r"|화이트리스트|오케이|OK[ \t]?받|해도[ \t]?(?:됨|된다|돼|좋)|진행해도"
+               r"|괜찮다고)"
+               r"(?![^\n]{0,7}?(?:" + "|".join(_KO_NOT_AFTER) + r"))")
+# (the Korean patterns are compiled on first use, through ``re``'s own cache: a handoff
+# without Hangul never pays for them)
 _KO_GRANT_ROOTS = ("허용", "승인", "허가", "동의", "활성화", "켜", "해도", "괜찮", "권한", "결재",
                    "컨펌", "화이트리스트", "오케이", "OK")
 _KO_NOT_BEFORE = ("아직", "기본", "설정에서", "설정으로", "설정 파일")
@@ -614,7 +616,7 @@ def grants_ko(sentence: str) -> bool:
     text = sentence.strip()
     if text.endswith("?"):
         return False
-    for match in _KO_GRANTED.finditer(text):
+    for match in re.finditer(_KO_GRANTED, text):
         before = text[max(0, match.start() - 8):match.start()]
         if before.endswith(("미", "비", "불")) or any(word in before for word in _KO_NOT_BEFORE):
             continue
@@ -732,12 +734,11 @@ _KO_NOT_DONE = ("않", "안 ", "예정", "할 ", "할것", "해야", "필요", "
 # a word not followed, within five characters, by one that says it is not done (a bounded
 # look ahead: linear)
 _KO_UNLESS = r"(?![^\n]{0,5}?(?:" + "|".join(_KO_NOT_DONE) + r"))"
-_KO_REMOVAL = re.compile(r"(?:삭제|제거|지움|지웠|이름[ \t]?(?:을[ \t]?)?(?:변경|바꿈|바꿨|바뀜)"
-                         r"|옮김|옮겼|이동|폐기|대체|없어짐|없앰|사라짐|사라졌|드롭"
-                         r"|더[ \t]?이상[ \t]?(?:존재하지[ \t]?않|없)"
-                         r"|사용[ \t]?중단|지원[ \t]?중단)"
-                         + _KO_UNLESS)
-_KO_ADDITION = re.compile(r"(?:추가|생성|작성|새로 만든|새 파일|새 모듈|신규|도입)" + _KO_UNLESS)
+_KO_REMOVAL = (r"(?:삭제|제거|지움|지웠|이름[ \t]?(?:을[ \t]?)?(?:변경|바꿈|바꿨|바뀜)"
+               r"|옮김|옮겼|이동|폐기|대체|없어짐|없앰|사라짐|사라졌|드롭"
+               r"|더[ \t]?이상[ \t]?(?:존재하지[ \t]?않|없)|사용[ \t]?중단|지원[ \t]?중단)"
+               + _KO_UNLESS)
+_KO_ADDITION = r"(?:추가|생성|작성|새로 만든|새 파일|새 모듈|신규|도입)" + _KO_UNLESS
 _FROM = re.compile(r"\bfrom\b", re.IGNORECASE)
 _NOT_DONE = frozenset({"not", "never", "no", "be", "nor", "neither", "yet"})
 _IN_NAME = frozenset({"/", "_", "-", "."})
@@ -764,9 +765,9 @@ def _said(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
     return None
 
 
-def _said_ko(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
+def _said_ko(pattern: str, sentence: str) -> re.Match[str] | None:
     """The first match of a Korean ``pattern`` (which leaves out what is not done)."""
-    return pattern.search(sentence)
+    return re.search(pattern, sentence)
 
 
 def _after_name(sentence: str, end: int) -> str:
@@ -810,8 +811,8 @@ def reference_claims(text: str, names: Sequence[str]
         return frozenset(), frozenset()
     for block in _blocks(text.replace("\\", "/") if "\\" in text else text):
         if (_REMOVAL.search(block) is None and _ADDITION.search(block) is None
-                and (not _hangul(block) or (_KO_REMOVAL.search(block) is None
-                                            and _KO_ADDITION.search(block) is None))):
+                and (not _hangul(block) or (re.search(_KO_REMOVAL, block) is None
+                                            and re.search(_KO_ADDITION, block) is None))):
             continue
         for sentence in _sentences(block):
             present = [name for name in wanted if name in sentence

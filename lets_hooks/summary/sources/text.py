@@ -221,18 +221,18 @@ _PLACEHOLDER = re.compile(
 _KO_KIND = (r"(?:블로커|차단|이슈|문제|질문|결정|결정 사항|위험|리스크|작업|할 일|항목|변경"
             r"|변경 사항|메모|버그|오류|경고|승인|계획|특이 ?사항|해당 ?사항|사항|내용|것"
             r"|진행 사항|남은 것|남은 일|다음 단계)")
-_KO_PLACEHOLDER = re.compile(
+_KO_PLACEHOLDER = (  # compiled on first use (``re``'s cache): only Korean text needs it
     r"(?:(?:현재|아직|지금|특별한|특별히|추가|남은|알려진|열린|미해결|새|더|별도|해당)\s*)*"
     r"(?:" + _KO_KIND + r"\s*)?(?:은|는|이|가|도)?\s*"
     r"(?:없음|없습니다|없다|없어요|없네요|없음\s*\(.*\)|없습니다\s*\(.*\)|해당 ?없음|무)")
 
 
 def _korean_placeholder(bare: str) -> bool:
-    if _KO_PLACEHOLDER.fullmatch(bare):
+    if re.fullmatch(_KO_PLACEHOLDER, bare):
         return True
     opening = bare.find("(")
     return opening > 0 and bare.endswith(")") and bool(
-        _KO_PLACEHOLDER.fullmatch(_bare(bare[:opening])))
+        re.fullmatch(_KO_PLACEHOLDER, _bare(bare[:opening])))
 
 
 # Every first word a placeholder can have (``n/a`` begins with ``n``).
