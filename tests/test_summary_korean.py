@@ -103,6 +103,13 @@ def test_a_mixed_handoff_reads_both_and_says_what_it_cannot_place(tmp_path: Path
         " feed no line (read them in the handoff)",)
 
 
+def test_korean_sub_headings_under_next_steps_are_the_steps(tmp_path: Path) -> None:
+    body = ("## 다음 단계\n### 1단계: 훅 연결\n- 세부 사항\n### 단계 2: 시간 측정\n\n"
+            "### 문서\n- README 작성\n")
+    assert [line for line in block(tmp_path, {HANDOFF: body}) if line.startswith("**Pri")] == [
+        "**Priority 1:** 훅 연결", "**Priority 2:** 시간 측정 (… and 1 more in the handoff)"]
+
+
 def test_an_unplaced_english_heading_is_said_too_and_an_empty_one_is_not(
         tmp_path: Path) -> None:
     body = ("# Handoff for Tuesday\nSome words under the title.\n\n"

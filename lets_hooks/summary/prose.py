@@ -167,7 +167,8 @@ def _says(words: str, phrases: tuple[str, ...]) -> bool:
 _NUMBERED = re.compile(
     r"(?:(?:priority|prio|p|우선[ \t]*순위|순위)[ \t]*(?:#[ \t]*)?(?P<n>[1-9][0-9]?)"
     r"|(?P<k>[1-9][0-9]?)[ \t]*순위)(?![0-9A-Za-z])", re.IGNORECASE)
-_STEP = re.compile(r"(?:step[ \t]*)?#?[0-9]{1,3}[.):]?(?:[ \t]+|$)", re.IGNORECASE)
+_STEP = re.compile(r"(?:step[ \t]*|단계[ \t]*)?#?[0-9]{1,3}(?:[ \t]?단계)?[.):]?(?:[ \t]+|$)",
+                   re.IGNORECASE)
 _SEPARATORS = ":.)\u2014\u2013-"  # between a numbered priority and its task (em and en dash too)
 
 
@@ -389,7 +390,7 @@ def real_items(items: Iterable[str]) -> list[str]:
 
 
 def step_text(heading: str) -> tuple[bool, str]:
-    """(numbered?, the heading without a leading ``1.``, ``Step 2:`` or ``#3``)."""
+    """(numbered?, the heading without a leading ``1.``, ``Step 2:``, ``#3`` or ``1단계:``)."""
     match = _STEP.match(heading)
     if match is None:
         return False, heading
