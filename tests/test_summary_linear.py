@@ -68,6 +68,15 @@ PAYLOADS = {
     "approval": "approved " + "x. " * (MB // 3),
     "nothing placeholder": "## Next\n- none" + " " * MB + "x",
     "context suffix": "[" * MB + "]",
+    "windows path of segments": "see a\\" + "b\\" * (MB // 2) + "c",
+    "spaced path in backticks": "`a/" + "b " * (MB // 2) + "c.md`",
+    # (a megabyte of UTF-8: a Hangul syllable is three bytes)
+    "korean heading": "## " + "가" * (MB // 3),
+    "korean approvals": "## 메모\n- " + "승인 필요 " * (MB // 14),
+    "korean removals": "## 메모\n- " + "`a.py` 삭제 예정 " * (MB // 22),
+    "korean placeholder": "## 블로커\n- 없음" + " " * MB + "x",
+    "risk note of blanks": "## Blockers\n- x" + " " * MB + "(risk: H)",
+    "risk notes": "## Blockers\n- x" + "(risk: H) " * (MB // 10),
 }
 
 

@@ -70,8 +70,7 @@ def test_the_handoff_is_read_once_into_one_record(tmp_path: Path) -> None:
             2026, 11, 25, 9, tzinfo=dt.timezone.utc).timestamp(),
                                  "2026-11-25 09:00 UTC", "frontmatter ts"),
         paths=("src/old.py", "src/app.py"), functions=(("main()", "main"),),
-        said_removed=frozenset({"src/old.py"}),
-        said_added=frozenset({"main()", "src/app.py"}))
+        said_removed=frozenset({"src/old.py"}))  # "lives in" says where, not that it is new
     view = handoff_view(replace(handoff, reading=replace(
         reading, priorities=("from the record",), blockers=())))
     assert view is not None and view.priority_1 == "from the record"

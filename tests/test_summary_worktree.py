@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import time
 from pathlib import Path
 
@@ -29,10 +30,15 @@ def lines_of(box: Sandbox, home: Path, environ: dict[str, str] | None = None) ->
     return render_markdown(build_summary(box.path, home, TODAY, git)).splitlines()
 
 
+SHORT_SHA = re.compile(r"\b[0-9a-f]{7}\b")
+
+
 def branch_lines(lines: list[str]) -> list[str]:
+    """The Branch line and its warning, commit ids as ``<sha>``."""
     start = next(i for i, line in enumerate(lines) if line.startswith("**Branch:**"))
     found = [lines[start]]
-    found.extend(line for line in lines[start + 1:start + 2] if line.startswith("  - "))
+    found.extend(SHORT_SHA.sub("<sha>", line) for line in lines[start + 1:start + 2]
+                 if line.startswith("  - "))
     return found
 
 
@@ -131,8 +137,7 @@ NAMES = ("---\n{front}\n---\n## Next\n- finish `src/reader.py` and `docs/guide.m
 
 
 def stale_line(count: str, shown: str, which: str) -> str:
-    return (f"  - ⚠️ {count} since the handoff ({shown}), {which}: it was written before that"
-            " work; check those commits before trusting it")
+    return f"  - ⚠️ {count} since the handoff ({shown}), {which}: check them before trusting it"
 
 
 def test_a_handoff_committed_as_the_boundary_is_not_stale(sandbox: Sandbox,
@@ -164,13 +169,14 @@ def test_commits_after_the_handoff_since_the_boundary_are_counted(sandbox: Sandb
     record_boundary(sandbox, boundary)
     assert branch_lines(lines_of(sandbox, tmp_path)) == [
         "**Branch:** main · working tree: clean · handoff of 2026-11-25 09:00 UTC",
-        stale_line("3 commits", "2026-11-25 09:00 UTC", "2 touch paths it names")]
+        stale_line("3 commits", "2026-11-25 09:00 UTC", "2 of them (<sha>, <sha>) touching"
+                   " paths it names (`src/reader.py`, `docs/guide.md`)")]
 
 
-def test_before_the_boundary_only_commits_touching_what_it_names_count(
+def test_before_the_boundary_every_commit_after_the_handoff_counts(
         sandbox: Sandbox, tmp_path: Path) -> None:
     """A session that starts after a pull: the boundary is HEAD (0 commits), but the
-    teammates' commits after the handoff renamed a path it names."""
+    teammates' two commits came after the handoff, and one renamed a path it names."""
     body = NAMES.format(front="ts: 2026-11-25T09:00:00Z")
     commit_at(sandbox, "2026-11-25T08:00:00", {HANDOFF: body, "src/reader.py": "x\n"})
     sandbox.git.mv("src/reader.py", "src/read.py")
@@ -180,7 +186,8 @@ def test_before_the_boundary_only_commits_touching_what_it_names_count(
     lines = lines_of(sandbox, tmp_path)
     assert lines[2].endswith("(0 commits)")
     assert branch_lines(lines)[1:] == [
-        stale_line("1 commit", "2026-11-25 09:00 UTC", "1 touches paths it names")]
+        stale_line("2 commits", "2026-11-25 09:00 UTC", "1 of them (<sha>) touching paths it"
+                   " names (`src/reader.py`)")]
 
 
 def test_work_committed_before_the_handoff_itself_is_not_after_it(sandbox: Sandbox,
@@ -212,7 +219,8 @@ def test_a_project_in_a_folder_of_the_repository(sandbox: Sandbox, tmp_path: Pat
     git = look(app, {"LETS_SESSION_ID": SID}, time.time())
     lines = render_markdown(build_summary(app, tmp_path, TODAY, git)).splitlines()
     assert branch_lines(lines)[1:] == [
-        stale_line("2 commits", "2026-11-25 09:00 UTC", "1 touches paths it names")]
+        stale_line("2 commits", "2026-11-25 09:00 UTC", "1 of them (<sha>) touching paths it"
+                   " names (`src/reader.py`, `src/doomed.py`)")]
     assert alerts(lines) == ["  - stale reference: `src/doomed.py` is named in the handoff"
                              " but a commit deleted or renamed it"]
 
@@ -224,7 +232,7 @@ def test_commits_that_touch_nothing_it_names_are_said_so(sandbox: Sandbox,
     commit_at(sandbox, "2026-11-25T10:00:00", {"other.txt": "y\n"})
     record_boundary(sandbox, boundary)
     assert branch_lines(lines_of(sandbox, tmp_path))[1:] == [
-        stale_line("1 commit", "2026-11-25 09:00 UTC", "none touches a path it names")]
+        stale_line("1 commit", "2026-11-25 09:00 UTC", "none of them touching a path it names")]
 
 
 def test_a_handoff_at_or_after_the_newest_commit_is_not_stale(sandbox: Sandbox,
@@ -248,23 +256,38 @@ def test_the_handoffs_own_commit_and_memory_only_commits_are_not_work_after_it(
     assert len(branch_lines(lines_of(sandbox, tmp_path))) == 1
 
 
+MAYBE = ("  - ⚠️ 1 commit of the handoff's day (2026-11-25) that may have come after it,"
+         " none of them touching a path it names: check them before trusting it")
+
+
 @pytest.mark.parametrize(("commits", "warning"), [
-    ([("2026-11-26T10:00:00", "other.txt")], ("1 commit", "none touches a path it names")),
-    ([("2026-11-25T23:00:00", "other.txt")], None),  # the same day, nothing it names
-    ([("2026-11-25T23:00:00", "src/reader.py")], ("1 commit", "1 touches paths it names")),
+    ([("2026-11-26T10:00:00", "other.txt")], ("1 commit", "none of them touching a path it names")),
+    ([("2026-11-25T23:00:00", "other.txt")], MAYBE),  # the same day: it may be after it
+    ([("2026-11-25T23:00:00", "src/reader.py")],
+     ("1 commit", "1 of them (<sha>) touching paths it names (`src/reader.py`)")),
     ([("2026-11-24T23:00:00", "src/reader.py")], None),  # the day before
+    ([("2026-11-25T23:00:00", "other.txt"), ("2026-11-26T10:00:00", "src/reader.py")],
+     ("1 commit", "1 of them (<sha>) touching paths it names (`src/reader.py`)")),
 ])
 def test_a_handoff_with_only_a_day(sandbox: Sandbox, tmp_path: Path,
                                    commits: list[tuple[str, str]],
-                                   warning: tuple[str, str] | None) -> None:
+                                   warning: tuple[str, str] | str | None) -> None:
     boundary = commit_at(sandbox, "2026-11-20T08:00:00")
     for when, name in commits:
         commit_at(sandbox, when, {name: when})
     handoff(sandbox, NAMES.format(front="date: 2026-11-25"))
     record_boundary(sandbox, boundary)
     found = branch_lines(lines_of(sandbox, tmp_path))
-    assert found[1:] == ([stale_line(warning[0], "2026-11-25", warning[1])] if warning
-                         else [])
+    if isinstance(warning, str):
+        assert found[1:] == [warning]
+    elif len(commits) == 2:  # a later day's, and one of its day: said, never fewer
+        assert found[1:] == [
+            "  - ⚠️ 1 commit since the handoff (2026-11-25) and 1 more of 2026-11-25 that may"
+            " have come after it, 1 of them (<sha>) touching paths it names (`src/reader.py`):"
+            " check them before trusting it"]
+    else:
+        assert found[1:] == ([stale_line(warning[0], "2026-11-25", warning[1])] if warning
+                             else [])
 
 
 def test_the_snapshot_ts_dates_the_handoff(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -276,14 +299,20 @@ def test_the_snapshot_ts_dates_the_handoff(sandbox: Sandbox, tmp_path: Path) -> 
     found = branch_lines(lines_of(sandbox, tmp_path))
     assert found == [
         "**Branch:** main · working tree: clean · handoff of 2026-11-24 08:00 UTC",
-        stale_line("1 commit", "2026-11-24 08:00 UTC", "1 touches paths it names")]
+        stale_line("1 commit", "2026-11-24 08:00 UTC", "1 of them (<sha>) touching paths it"
+                   " names (`src/reader.py`)")]
 
 
-def test_no_boundary_no_age_warning(sandbox: Sandbox, tmp_path: Path) -> None:
+def test_without_a_boundary_the_commits_since_the_handoffs_time_count(
+        sandbox: Sandbox, tmp_path: Path) -> None:
+    """No session range known: the commits after the handoff's own time are counted."""
     exclude_state(sandbox)
-    handoff(sandbox, "---\ndate: 2020-01-01\n---\n## Next\n- x\n")
+    commit_at(sandbox, "2026-11-26T10:00:00", {"other.txt": "y\n"})
+    handoff(sandbox, "---\ndate: 2026-11-25T09:00:00Z\n---\n## Next\n- x\n")
     found = branch_lines(lines_of(sandbox, tmp_path))
-    assert found == ["**Branch:** main · working tree: clean · handoff of 2020-01-01"]
+    assert found == [
+        "**Branch:** main · working tree: clean · handoff of 2026-11-25 09:00 UTC",
+        stale_line("1 commit", "2026-11-25 09:00 UTC", "none of them touching a path it names")]
 
 
 # --------------------------------------------------------------------------- function names
@@ -313,8 +342,8 @@ def test_function_names_are_searched_in_the_files_git_lists(sandbox: Sandbox,
                      " `sources.read_gone` and `brand_new()`; call gone_helper() after;"
                      " `os.walk` and `self.render_all()` are not ours\n")
     assert alerts(lines_of(sandbox, tmp_path)) == [
-        "  - stale reference: `sources.read_gone` is named in the handoff but found in none"
-        " of the project's files",
+        "  - stale reference: `sources.read_gone` is named in the handoff but `read_gone` is"
+        " not in its module `pkg/sources.py`",
         "  - stale reference: `gone_helper()` is named in the handoff but found in none of the"
         " project's files",
     ]
@@ -343,7 +372,10 @@ def test_a_capped_search_leaves_names_unchecked(sandbox: Sandbox, tmp_path: Path
     result = build_summary(sandbox.path, tmp_path, TODAY, git)
     assert result.stale_references == ()
     assert result.unchecked_references == ("nowhere_at_all()",)
-    assert result.memory_alerts is None
+    assert result.memory_alerts is not None  # the text says so too, never as stale
+    assert result.memory_alerts.items == (
+        "not checked: `nowhere_at_all()`: the search of the project's files stopped at its"
+        " cap (1 file) before finding them; they may be stale",)
 
 
 def test_without_git_names_are_unchecked(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
         read_settings,
         read_state,
     )
-    from lets_hooks.summary.sources.handoff import date_floor
+    from lets_hooks.summary.sources.handoff import date_floor, unplaced_warning
 
     git_dir = git.git_dir if git is not None else None
     handoff = read_handoff(root, git_dir)
@@ -64,7 +64,10 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
                                                            date_floor(date)))
         where = replace(where, git_calls=git.repo.calls)
 
-    warnings = (*settings.warnings, *allow.warnings, *handoff.warnings, *lessons.warnings,
+    reading = handoff.value.reading if handoff.value is not None else None
+    unplaced = (unplaced_warning(reading.unplaced),) if reading and reading.unplaced else ()
+    warnings = (*settings.warnings, *allow.warnings, *handoff.warnings, *unplaced,
+                *lessons.warnings,
                 *context_log.warnings, *memory.warnings, *state.warnings,
                 *interventions.warnings, *ledger.warnings)
     return Inputs(
@@ -134,6 +137,9 @@ def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git |
         deleted=tuple(path for path in missing if path in deleted),
         skipped=tuple(skipped),
         resolved=tuple(resolved.items()),
+        spelled=reading.spelled,
+        reasons=search.reasons,
+        capped=search.capped,
     )
 
 

@@ -127,7 +127,8 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
         handoff=handoff,
         gates=(inputs.lessons.gates or ()) if inputs.lessons else (),
         lesson_flags=lesson_flags(inputs.lessons, today),
-        memory_alerts=memory_alerts(inputs.memory, confirmed, doubtful, candidates),
+        memory_alerts=memory_alerts(inputs.memory, confirmed, doubtful, candidates,
+                                    unchecked_alert(references)),
         model_analysis=model_analysis(tags),
         immune_rate=immune_rate(immune),
         global_items=global_items(inputs.state),
@@ -168,7 +169,7 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
     source = "state-snapshot" if priorities else "prose"
     if not priorities:
         priorities = list(reading.priorities)
-    blockers = list(dict.fromkeys((*reading.blocked, *reading.blockers)))
+    blockers = unique_blockers((*reading.blocked, *reading.blockers))
     done_only = None
     if not priorities and (reading.changes or reading.done):
         done_only = DONE_ONLY
@@ -188,6 +189,30 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
         done_only=done_only,
         date=reading.date,
     )
+
+
+# (no leading blanks in the pattern: a search that began at every blank of a long run
+# would be quadratic; they are dropped with ``strip`` instead)
+_RISK_NOTE = re.compile(r"[(\[][ \t]*(?:risk|위험|리스크)[ \t]*[:=][^()\[\]\n]{0,40}[)\]][ \t.]*$",
+                        re.IGNORECASE)
+
+
+def blocker_key(text: str) -> str:
+    """What makes two blockers one: the same words, whatever the case, the blanks and a
+    ``(risk: H)`` at the end."""
+    return " ".join(_RISK_NOTE.sub("", text).casefold().split()).rstrip(". ")
+
+
+def unique_blockers(items: Iterable[str]) -> list[str]:
+    """Each blocker once, where it first stands (the snapshot's first, then the prose's);
+    of two spellings of one, the one that gives its risk."""
+    found: dict[str, str] = {}
+    for item in items:
+        key = blocker_key(item)
+        if key not in found or (_RISK_NOTE.search(item) is not None
+                                and _RISK_NOTE.search(found[key]) is None):
+            found[key] = item
+    return list(found.values())
 
 
 def read_handoff_once(handoff: Handoff) -> HandoffReading:
@@ -215,20 +240,25 @@ def branch_view(where: Where | None, date: HandoffDate | None, handoff: Handoff 
     )
 
 
+SHOWN_TOUCHES = 5  # commits and paths named on the stale-handoff line
+
+
 def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence[str]
                   ) -> str | None:
-    """The warning when work was committed after the handoff was written: commits since
-    the session boundary that came after it, and commits after it (before the boundary
-    too) that touch paths it names; the line says how many of them touch such paths.
+    """The warning when work was committed after the handoff was written: every commit of
+    HEAD's history that came after it (this session's, and any made before the session
+    began), how many of them touch paths it names, and which.
 
     A commit is after the handoff when its committer time is later than the handoff's
-    time; when the handoff gives only a day, a commit of a later day (UTC) is, and one of
-    the same day only when it touches a path the handoff names (the order within the day
-    is unknown, and those are the commits that matter). The handoff's own commits (those
-    that change the handoff file) are not work after it, and neither is anything
+    time. When the handoff gives only a day, a commit of a later day (UTC) is, one of the
+    same day that touches a path the handoff names is counted too (those are the commits
+    that matter), and the other commits of that day are said as ones that may have come
+    after it: the line never says fewer than there may be. The handoff's own commits
+    (those that change the handoff file) are not work after it, and neither is anything
     committed before the newest of them: the handoff was committed after that work. Nor
     are commits that change only the summary's own inputs (``memory/``,
-    ``tasks/lessons.md``). A handoff at or after the newest commit gets no warning.
+    ``tasks/lessons.md``). A handoff at or after the newest commit gets no warning; when
+    the commits read stopped at their limit, the count is "at least".
     """
     if since is None or date is None or not since.commits:
         return None
@@ -237,31 +267,53 @@ def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence
     if committed and (instant is None or max(committed) > instant):
         instant = float(max(committed))
     touches = _Touches(named)
-    after = touching = 0
-    for when, paths, in_range in since.commits:
+    after = maybe = 0
+    touching: list[str] = []  # the touching commits' short ids
+    paths_touched: dict[str, None] = {}
+    for index, (when, paths, _) in enumerate(since.commits):
         if HANDOFF_FILE in paths or (paths and all(
                 path.startswith(BOOKKEEPING) for path in paths)):
             continue
-        touched = touches.any(paths)
-        if not (in_range or touched):
-            continue  # before the boundary, and nothing the handoff names
+        touched = touches.which(paths)
         if instant is not None:
-            later = when > instant
+            later, unsure = when > instant, False
         else:
             day = dt.datetime.fromtimestamp(when, dt.timezone.utc).date()
-            later = day > date.day or (day == date.day and touched)
+            later = day > date.day or (day == date.day and bool(touched))
+            unsure = day == date.day and not touched
         if later:
             after += 1
-            touching += touched
-    if not after:
+            if touched:
+                sha = since.shas[index] if index < len(since.shas) else ""
+                touching.append(sha[:7])
+                paths_touched.update(dict.fromkeys(touched))
+        elif unsure:
+            maybe += 1
+    if not after and not maybe:
         return None
-    count = f"{'at least ' if since.more else ''}{after} commit{'s' if after != 1 else ''}"
-    if touching:
-        which = f"{touching} touch{'es' if touching == 1 else ''} paths it names"
+    least = "at least " if since.more else ""
+    if after:
+        count = f"{least}{after:,} commit{'s' if after != 1 else ''} since the handoff"
+        count += f" ({date.text})"
+        if maybe:
+            count += (f" and {maybe:,} more of {date.day.isoformat()} that may have come after"
+                      " it")
     else:
-        which = "none touches a path it names"
-    return (f"⚠️ {count} since the handoff ({date.text}), {which}: it was written before"
-            " that work; check those commits before trusting it")
+        count = (f"{least}{maybe:,} commit{'s' if maybe != 1 else ''} of the handoff's day"
+                 f" ({date.text}) that may have come after it")
+    if touching:
+        shas = ", ".join(sha for sha in touching[:SHOWN_TOUCHES] if sha)
+        if len(touching) > SHOWN_TOUCHES:
+            shas += f" and {len(touching) - SHOWN_TOUCHES:,} more"
+        names = sorted(paths_touched, key=touches.order.__getitem__)
+        shown = ", ".join(f"`{name}`" for name in names[:SHOWN_TOUCHES])
+        if len(names) > SHOWN_TOUCHES:
+            shown += f" and {len(names) - SHOWN_TOUCHES:,} more"
+        which = (f"{len(touching):,} of them{f' ({shas})' if shas else ''} touching paths it"
+                 f" names ({shown})")
+    else:
+        which = "none of them touching a path it names"
+    return f"⚠️ {count}, {which}: check them before trusting it"
 
 
 class _Touches:
@@ -272,19 +324,23 @@ class _Touches:
     def __init__(self, named: Sequence[str]) -> None:
         self.named = frozenset(name.rstrip("/") for name in named
                                if name and not name.startswith("~/"))
+        self.order = {name.rstrip("/"): index for index, name in reversed(list(enumerate(named)))}
 
-    def any(self, paths: Iterable[str]) -> bool:
+    def which(self, paths: Iterable[str]) -> list[str]:
+        """The named paths that the changed ``paths`` touch, in the order found."""
+        found: dict[str, None] = {}
         if not self.named:
-            return False
+            return []
         for path in paths:
             if path in self.named:
-                return True
+                found.setdefault(path)
             at = path.find("/")
             while at >= 0:
-                if path[:at] in self.named or path[at + 1:] in self.named:
-                    return True
+                for name in (path[:at], path[at + 1:]):
+                    if name in self.named:
+                        found.setdefault(name)
                 at = path.find("/", at + 1)
-        return False
+        return list(found)
 
 
 # --------------------------------------------------------------------------- Phase 0.5
@@ -556,23 +612,32 @@ def stale_findings(references: References
                    ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """The stale references as (what the handoff says, the alert), in two ranks: those
     confirmed (a commit deleted or renamed the path away, or the handoff says it was
-    added and it is not there), then the rest; each rank in the handoff's order."""
+    added and it is not there), then the rest; each rank in the handoff's order. A path
+    is named as the handoff wrote it (``src\\a.py``, checked as ``src/a.py``)."""
     deleted = frozenset(references.deleted)
     added = frozenset(references.said_added)
+    spelled = dict(references.spelled)
+    reasons = dict(references.reasons)
     confirmed: list[tuple[str, str]] = []
     doubtful: list[tuple[str, str]] = []
-    for ref in references.missing_paths:
-        if ref in deleted:
-            confirmed.append((ref, f"stale reference: `{ref}` is named in the handoff but a"
+    for path in references.missing_paths:
+        ref = spelled.get(path, path)
+        shown = f"`{ref}`" if ref == path else f"`{ref}` (`{path}`)"
+        if path in deleted:
+            confirmed.append((ref, f"stale reference: {shown} is named in the handoff but a"
                                    " commit deleted or renamed it"))
-        elif ref in added:
-            confirmed.append((ref, f"stale reference: `{ref}` is named in the handoff as"
+        elif path in added:
+            confirmed.append((ref, f"stale reference: {shown} is named in the handoff as"
                                    " added but does not exist"))
         else:
-            doubtful.append((ref, f"stale reference: `{ref}` is named in the handoff but"
+            doubtful.append((ref, f"stale reference: {shown} is named in the handoff but"
                                   " does not exist"))
     for ref in references.missing_functions:
-        if ref in added:
+        reason = reasons.get(ref)
+        if reason is not None:
+            confirmed.append((ref, f"stale reference: `{ref}` is named in the handoff but"
+                                   f" {reason}"))
+        elif ref in added:
             confirmed.append((ref, f"stale reference: `{ref}` is named in the handoff as"
                                    " added but found in none of the project's files"))
         else:
@@ -581,19 +646,37 @@ def stale_findings(references: References
     return confirmed, doubtful
 
 
+UNCHECKED_SHOWN = 10
+
+
+def unchecked_alert(references: References) -> str | None:
+    """The line that says which names the search's cap left unchecked (never stale, never
+    known to be current)."""
+    names = references.unchecked_functions
+    if not names or references.capped is None:
+        return None  # (without git, nothing is searched: no cap to speak of)
+    shown = ", ".join(f"`{name}`" for name in names[:UNCHECKED_SHOWN])
+    if len(names) > UNCHECKED_SHOWN:
+        shown += f" and {len(names) - UNCHECKED_SHOWN} more"
+    return (f"not checked: {shown}: the search of the project's files stopped at its cap"
+            f" ({references.capped}) before finding them; they may be stale")
+
+
 def memory_alerts(memory: MemoryIndex | None, confirmed: Sequence[tuple[str, str]],
-                  doubtful: Sequence[tuple[str, str]], candidates: Sequence[LogEntry]
-                  ) -> Listing | None:
+                  doubtful: Sequence[tuple[str, str]], candidates: Sequence[LogEntry],
+                  unchecked: str | None = None) -> Listing | None:
     """None when there is no MEMORY.md and nothing named in the handoff is stale.
 
     Ranked, so that the cap never hides a sure finding behind a doubtful one: stale
     references confirmed by git or by the handoff's own words, then promotion
-    candidates, then the other stale references."""
-    if memory is None and not confirmed and not doubtful:
+    candidates, then the other stale references, then the names a cap left unchecked."""
+    if memory is None and not confirmed and not doubtful and unchecked is None:
         return None
     items = [text for _, text in confirmed]
     items.extend(f"promotion candidate: {candidate_text(entry)}" for entry in candidates)
     items.extend(text for _, text in doubtful)
+    if unchecked is not None:
+        items.append(unchecked)
     return listing(items)
 
 

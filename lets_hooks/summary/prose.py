@@ -67,7 +67,8 @@ _RISKS = _phrases("risk", "risks", "gotcha", "gotchas", "pitfall", "pitfalls", "
                   "caveats", "watch out", "watch outs", "careful", "beware", "warning",
                   "warnings", "footgun", "footguns", "traps", "trap", "avoid", "danger",
                   "dangers", "landmine", "landmines")
-_DONE = _phrases("done", "complete", "completed", "shipped", "finished", "accomplished",
+_DONE = _phrases("done", "what i did", "what we did", "complete", "completed", "shipped",
+                 "finished", "accomplished",
                  "resolved", "fixed", "closed", "made", "merged", "answered", "landed",
                  "released", "solved", "achieved", "wins", "changelog", "log", "history",
                  "decision record", "decision records", "adr", "adrs")
@@ -88,8 +89,68 @@ _TOPIC = _phrases("on", "about", "regarding", "re", "concerning", "for", "from",
                   "in", "with", "to")
 _NOTES = _phrases("note", "notes", "background", "context", "summary", "overview",
                   "observations", "learnings", "lessons", "thoughts", "reference",
-                  "references", "links", "status", "journal", "retrospective", "retro")
+                  "references", "links", "status", "journal", "retrospective", "retro",
+                  "tl dr", "tldr", "changes", "changed", "files", "state", "progress",
+                  "commands", "testing", "how to test", "environment", "setup",
+                  "architecture", "design", "timeline", "metrics", "prs", "pull requests",
+                  "branches", "session")
 _WORD = re.compile(r"[a-z0-9']+")
+
+# The same roles in Korean, looked for as parts of the heading (Korean joins particles to
+# its words: "우선순위는", "블로커들"). Korean puts what a heading is about last ("CRLF 버그에
+# 대한 메모" is notes), so the words after a topic marker are judged first. Checked in this
+# order: an open question before finished work ("미결정 사항" is a question, "결정 사항"
+# done), not-yet-done before done ("미완료" holds "완료").
+_KO_AVOID = ("맥락 메모", "맥락 노트", "컨텍스트 메모", "컨텍스트 노트", "실패", "막다른",
+             "하지 말", "반복하지", "재시도 금지", "다시 시도하지", "시도한", "시도했",
+             "안 된 것", "안된 것", "효과 없", "포기한", "버린 방법")
+_KO_OPEN_DECISIONS = ("미결정", "결정 필요", "결정이 필요", "결정할", "결정해야", "정해야",
+                      "질문", "확인 필요", "확인이 필요", "물어볼", "논의 필요", "의견 필요")
+_KO_STILL_OPEN = ("미완료", "미완성", "진행 중", "진행중", "미착수", "남은 작업", "남은 일",
+                  "할 일", "해야 할", "못 한", "못한")
+_KO_DONE = ("완료", "끝낸", "끝난", "마친", "마무리한", "해결됨", "해결된", "해결한", "수정됨",
+            "수정한", "한 일", "배포됨", "배포한", "병합", "머지", "결정 사항", "결정된",
+            "결정한", "변경 이력", "이력", "작업 기록", "로그", "성과", "답변된")
+_KO_RISKS = ("위험", "리스크", "주의", "함정", "경고", "조심", "유의")
+_KO_DECISIONS = ("결정", "의사결정")
+_KO_BLOCKERS = ("블로커", "차단", "막힘", "막힌", "블록", "이슈", "문제", "버그", "장애",
+                "오류", "에러")
+_KO_PRIORITIES = ("우선순위", "우선 순위", "다음 단계", "다음 작업", "다음 할 일", "다음 세션",
+                  "다음에", "작업 목록", "내일", "계획", "예정", "로드맵", "시작할", "이어서",
+                  "후속", "다음")
+_KO_NOTES = ("메모", "노트", "배경", "참고", "요약", "개요", "현황", "상태", "관찰", "배운 점",
+             "교훈", "생각", "링크", "회고", "맥락", "컨텍스트", "기록", "변경", "파일", "명령",
+             "테스트", "환경", "설정", "구조", "설계", "진행 상황", "세션")
+_KO_ORDER = ((AVOID, _KO_AVOID), (DECISIONS, _KO_OPEN_DECISIONS), (PRIORITIES, _KO_STILL_OPEN),
+             (DONE, _KO_DONE), (RISKS, _KO_RISKS), (DECISIONS, _KO_DECISIONS),
+             (BLOCKERS, _KO_BLOCKERS), (PRIORITIES, _KO_PRIORITIES), (NOTES, _KO_NOTES))
+_KO_TOPIC = ("에 대한 ", "에 관한 ", "에 대해 ", " 관련 ")
+
+
+_HANGUL = re.compile("[\uac00-\ud7a3]")
+
+
+def _hangul(text: str) -> bool:
+    """Does ``text`` hold a Hangul syllable?"""
+    return _HANGUL.search(text) is not None
+
+
+def _korean_role(heading: str) -> Role | None:
+    """The role a Korean heading's words give (None when they give none)."""
+    text = " ".join(heading[:ROLE_CHARS].split())
+    if not _hangul(text):
+        return None
+    candidates = [text]
+    for marker in _KO_TOPIC:
+        at = text.rfind(marker)
+        if at >= 0:
+            candidates.insert(0, text[at + len(marker):])
+            break
+    for words in candidates:
+        for kind, found in _KO_ORDER:
+            if any(word in words for word in found):
+                return Role(kind)
+    return None
 
 
 def _words_of(heading: str) -> str:
@@ -103,9 +164,11 @@ def _says(words: str, phrases: tuple[str, ...]) -> bool:
     return any(phrase in words for phrase in phrases)
 
 
-_NUMBERED = re.compile(r"(?:priority|prio|p)[ \t]*(?:#[ \t]*)?([1-9][0-9]?)(?![0-9A-Za-z])",
-                       re.IGNORECASE)
-_STEP = re.compile(r"(?:step[ \t]*)?#?[0-9]{1,3}[.):]?(?:[ \t]+|$)", re.IGNORECASE)
+_NUMBERED = re.compile(
+    r"(?:(?:priority|prio|p|우선[ \t]*순위|순위)[ \t]*(?:#[ \t]*)?(?P<n>[1-9][0-9]?)"
+    r"|(?P<k>[1-9][0-9]?)[ \t]*순위)(?![0-9A-Za-z])", re.IGNORECASE)
+_STEP = re.compile(r"(?:step[ \t]*|단계[ \t]*)?#?[0-9]{1,3}(?:[ \t]?단계)?[.):]?(?:[ \t]+|$)",
+                   re.IGNORECASE)
 _SEPARATORS = ":.)\u2014\u2013-"  # between a numbered priority and its task (em and en dash too)
 
 
@@ -129,6 +192,10 @@ def role_of(heading: str) -> Role | None:
     lead = _lead(heading)
     for text in ((lead, heading) if lead != heading else (heading,)):
         role = _role_of_words(_words_of(text))
+        if role is not None:
+            return role
+    for text in ((lead, heading) if lead != heading else (heading,)):
+        role = _korean_role(text)
         if role is not None:
             return role
     return None
@@ -204,7 +271,7 @@ def numbered_priority(heading: str) -> Role | None:
     tail = tail.strip()
     if tail.startswith("(") and tail.endswith(")"):
         tail = ""  # "Priority 1 (urgent)": a note about the priority, not its task
-    return Role(PRIORITIES, int(match.group(1)), tail or None)
+    return Role(PRIORITIES, int(match.group("n") or match.group("k")), tail or None)
 
 
 # --------------------------------------------------------------------------- items
@@ -323,7 +390,7 @@ def real_items(items: Iterable[str]) -> list[str]:
 
 
 def step_text(heading: str) -> tuple[bool, str]:
-    """(numbered?, the heading without a leading ``1.``, ``Step 2:`` or ``#3``)."""
+    """(numbered?, the heading without a leading ``1.``, ``Step 2:``, ``#3`` or ``1단계:``)."""
     match = _STEP.match(heading)
     if match is None:
         return False, heading
@@ -347,8 +414,12 @@ class Part:
         return real_items(self.items)
 
 
-def parts(sections: Iterable[Section]) -> list[Part]:
+def parts(sections: Iterable[Section], unplaced: list[str] | None = None) -> list[Part]:
+    """The role-giving headings' parts. ``unplaced``, when given, receives the headings
+    the reader cannot place: a section with open items under a heading without a role,
+    and under no heading that has one (a document's first ``#`` title aside)."""
     found: list[Part] = []
+    first = True
     stack: list[tuple[int, Part | None]] = []
     for section in sections:
         if not section.heading:
@@ -371,7 +442,11 @@ def parts(sections: Iterable[Section]) -> list[Part]:
             owner.ticked += items.ticked
             stack.append((section.level, owner))
         else:
+            if (unplaced is not None and items.open and not (first and section.level == 1)
+                    and real_items(items.open)):
+                unplaced.append(one_line(section.heading)[:80])
             stack.append((section.level, None))
+        first = False
     return found
 
 
@@ -454,6 +529,23 @@ def diff_item_text(item: object) -> str:
     return scalar(item)
 
 
+_OPS = {"remove": "removed", "delete": "deleted", "rename": "renamed", "move": "moved",
+        "add": "added", "create": "created", "d": "deleted", "r": "renamed", "a": "added"}
+
+
+def diff_claim_text(item: object) -> str:
+    """What a snapshot ``diff`` item says of its path, as a sentence the same rule reads
+    as the prose's (``removed a.py``, ``renamed a.py → b.py``): its ``op`` and ``item``
+    (or ``from`` / ``to``), never its ``why`` (a commit's subject says other things)."""
+    if not isinstance(item, Mapping):
+        return scalar(item)
+    op = pick(item, "op") or ""
+    op = _OPS.get(op.strip().lower(), op)
+    old, new = pick(item, "from", "old"), pick(item, "to", "new")
+    what = f"{old} \u2192 {new}" if old and new else pick(item, "item", "path") or ""
+    return f"{op} {what}".strip()
+
+
 def blocked_item_text(item: object) -> str:
     if isinstance(item, Mapping):
         what, risk = pick(item, "item"), pick(item, "risk")
@@ -495,6 +587,44 @@ _GRANT_ROOTS = ("approv", "allow", "enabl", "authori", "grant", "permi", "ok", "
                 "consent", "blessing", "whitelist")
 
 
+# The same in Korean ("스테이징 배포 권한 허용됨": "staging deploy permission granted"): the
+# word, unless what follows turns it into its opposite or something still to be had ("승인
+# 필요", "허용되지 않음", "승인 대기 중"), or a prefix or a setting does ("미승인", "기본값으로
+# 활성화됨").
+_KO_NOT_AFTER = ("않", "안 ", "안됨", "안돼", "못", "불가", "거부", "거절", "필요", "대기", "요청",
+                 "기다", "받아야", "해야", "전에", "없", "금지", "취소", "철회", "만료", "예정",
+                 "할 것", "받을", "받으면", "하면", "여부", "할지", "해 주", "해주")
+# the word, unless one of ``_KO_NOT_AFTER`` begins within its next seven characters (a
+# bounded look ahead: linear)
+_KO_GRANTED = (r"(?:허용|승인|허가|동의|활성화|켜[ \t]?(?:둠|뒀|놓)|결재|컨펌"
+               r"|권한[ \t]?(?:을[ \t]?)?(?:부여|받)"
+               r"|화이트리스트|오케이|OK[ \t]?받|해도[ \t]?(?:됨|된다|돼|좋)|진행해도"
+               r"|괜찮다고)"
+               r"(?![^\n]{0,7}?(?:" + "|".join(_KO_NOT_AFTER) + r"))")
+# (the Korean patterns are compiled on first use, through ``re``'s own cache: a handoff
+# without Hangul never pays for them)
+_KO_GRANT_ROOTS = ("허용", "승인", "허가", "동의", "활성화", "켜", "해도", "괜찮", "권한", "결재",
+                   "컨펌", "화이트리스트", "오케이", "OK")
+_KO_NOT_BEFORE = ("아직", "기본", "설정에서", "설정으로", "설정 파일")
+
+
+def may_grant_ko(text: str) -> bool:
+    return any(root in text for root in _KO_GRANT_ROOTS)
+
+
+def grants_ko(sentence: str) -> bool:
+    """``grants`` for a Korean sentence."""
+    text = sentence.strip()
+    if text.endswith("?"):
+        return False
+    for match in re.finditer(_KO_GRANTED, text):
+        before = text[max(0, match.start() - 8):match.start()]
+        if before.endswith(("미", "비", "불")) or any(word in before for word in _KO_NOT_BEFORE):
+            continue
+        return True
+    return False
+
+
 def may_grant(text: str) -> bool:
     """Could ``text`` hold a word that says something was approved (a quick test)?"""
     low = text.lower()
@@ -509,6 +639,8 @@ def grants(line: str) -> bool:
     text = line.replace("\u2019", "'")
     if text.rstrip().endswith("?"):
         return False
+    if may_grant_ko(text) and grants_ko(text):
+        return True
     for match in _GRANTED.finditer(text):
         before = text[max(0, match.start() - 40):match.start()].lower().split()[-3:]
         if any(word in _NEGATIONS or word.endswith("n't") for word in before):
@@ -565,12 +697,17 @@ def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[st
             if stripped.startswith(("```", "~~~")):
                 in_fence = not in_fence
                 continue
-            if (in_fence or not stripped or not may_grant(stripped)
-                    or _GRANTED.search(stripped.replace("\u2019", "'")) is None):
+            if in_fence or not stripped:
+                continue
+            korean = may_grant_ko(stripped)
+            if not korean and (not may_grant(stripped)
+                               or _GRANTED.search(stripped.replace("\u2019", "'")) is None):
                 continue
             item = list_item(line)
-            text = _checkbox(item[1])[1] if item else stripped
-            for sentence in _granting_sentences(one_line(text)):
+            text = one_line(_checkbox(item[1])[1] if item else stripped)
+            sentences = ([sentence for sentence in _sentences(text) if grants(sentence)]
+                         if korean else _granting_sentences(text))
+            for sentence in sentences:
                 found.setdefault(sentence)
     for text in extra:
         if grants(text):
@@ -584,11 +721,25 @@ def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[st
 _REMOVAL = re.compile(  # the first letters up front let the engine skip other positions
     r"(?=[dDgGmMnNoOrR])\b(?:removed|deleted|dropped|renamed|moved|retired|gone|replaced"
     r"|obsolete|no longer exists?|deprecated)\b", re.IGNORECASE)
+# ("lives in `x`" says where something is, not that it is new: no claim.)
 _ADDITION = re.compile(
-    r"(?=[aAcCiIlLnNwW])\b(?:added|created|introduced|wrote|written|lives in|live in"
-    r"|now in|new file|new module|new function)\b", re.IGNORECASE)
+    r"(?=[aAcCiInNwW])\b(?:added|created|introduced|wrote|written|now lives in|now in"
+    r"|new file|new module|new function)\b", re.IGNORECASE)
 # After a removal word: what follows these is the new name ("renamed `a` to `b`").
-_TARGET = re.compile(r"(?:\b(?:to|into|with|by|as)\b|\u2192|->)", re.IGNORECASE)
+_TARGET = re.compile(r"(?:\b(?:to|into|with|by|as|now)\b|\u2192|\u21d2|->|=>)", re.IGNORECASE)
+_ARROW = re.compile(r"\u2192|\u21d2|->|=>")
+# The same in Korean: "`a.py` 삭제함", "`a.py`를 `b.py`로 이름 변경" (``로``: to), "`b.py`
+# (`a.py`에서 이동)" (``에서``: from); "삭제 예정", "삭제하지 않음" say neither.
+_KO_NOT_DONE = ("않", "안 ", "예정", "할 ", "할것", "해야", "필요", "하지", "하면", "할지", "여부",
+                "금지", "말 것", "마세요", "하자", "할까")
+# a word not followed, within five characters, by one that says it is not done (a bounded
+# look ahead: linear)
+_KO_UNLESS = r"(?![^\n]{0,5}?(?:" + "|".join(_KO_NOT_DONE) + r"))"
+_KO_REMOVAL = (r"(?:삭제|제거|지움|지웠|이름[ \t]?(?:을[ \t]?)?(?:변경|바꿈|바꿨|바뀜)"
+               r"|옮김|옮겼|이동|폐기|대체|없어짐|없앰|사라짐|사라졌|드롭"
+               r"|더[ \t]?이상[ \t]?(?:존재하지[ \t]?않|없)|사용[ \t]?중단|지원[ \t]?중단)"
+               + _KO_UNLESS)
+_KO_ADDITION = r"(?:추가|생성|작성|새로 만든|새 파일|새 모듈|신규|도입)" + _KO_UNLESS
 _FROM = re.compile(r"\bfrom\b", re.IGNORECASE)
 _NOT_DONE = frozenset({"not", "never", "no", "be", "nor", "neither", "yet"})
 _IN_NAME = frozenset({"/", "_", "-", "."})
@@ -613,6 +764,16 @@ def _said(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
         if not any(word in _NOT_DONE or word.endswith("n't") for word in before):
             return match
     return None
+
+
+def _said_ko(pattern: str, sentence: str) -> re.Match[str] | None:
+    """The first match of a Korean ``pattern`` (which leaves out what is not done)."""
+    return re.search(pattern, sentence)
+
+
+def _after_name(sentence: str, end: int) -> str:
+    """What follows a name, past its closing backtick or quote."""
+    return sentence[end:end + 4].lstrip("`'\" ")
 
 
 def _blocks(text: str) -> Iterator[str]:
@@ -649,8 +810,10 @@ def reference_claims(text: str, names: Sequence[str]
     wanted = [name for name in dict.fromkeys(names) if name]
     if not wanted:
         return frozenset(), frozenset()
-    for block in _blocks(text):
-        if _REMOVAL.search(block) is None and _ADDITION.search(block) is None:
+    for block in _blocks(text.replace("\\", "/") if "\\" in text else text):
+        if (_REMOVAL.search(block) is None and _ADDITION.search(block) is None
+                and (not _hangul(block) or (re.search(_KO_REMOVAL, block) is None
+                                            and re.search(_KO_ADDITION, block) is None))):
             continue
         for sentence in _sentences(block):
             present = [name for name in wanted if name in sentence
@@ -662,21 +825,50 @@ def reference_claims(text: str, names: Sequence[str]
 
 def _judge(sentence: str, names: Sequence[str], removed: set[str], claimed: set[str]
            ) -> None:
+    """One sentence's word on the names in it (see ``reference_claims``)."""
     gone = _said(_REMOVAL, sentence)
+    korean = gone is None and _hangul(sentence)
+    if korean:
+        gone = _said_ko(_KO_REMOVAL, sentence)
     if gone is None:
-        if _said(_ADDITION, sentence) is not None:
+        if _said(_ADDITION, sentence) is not None or (
+                _hangul(sentence) and _said_ko(_KO_ADDITION, sentence) is not None):
             claimed.update(names)
         return
-    target = _TARGET.search(sentence, gone.end())
+    spots = sorted((at, name) for name in names for at in _occurrences(sentence, name))
+    if korean:
+        _judge_ko(sentence, spots, removed, claimed)
+        return
     origin = _FROM.search(sentence, gone.end())
-    for name in names:
-        for at in _occurrences(sentence, name):
-            if origin is not None:
-                (claimed if at < gone.start() else removed).add(name)
-            elif target is not None and at >= target.end():
-                claimed.add(name)
-            else:
-                removed.add(name)
+    if origin is not None:  # "`b` (renamed from `a`)": the names before it are new
+        for at, name in spots:
+            (claimed if at < gone.start() else removed).add(name)
+        return
+    # "`a` was renamed to `b`", "renamed `a` to `b`", "renamed the helper: `a` → `b`": the
+    # new names follow a target word that comes after the first old name
+    if any(at < gone.start() for at, _ in spots):
+        target = _TARGET.search(sentence, gone.end())
+    else:
+        first = next(((at, name) for at, name in spots if at >= gone.end()), None)
+        target = (_TARGET.search(sentence, first[0] + len(first[1])) if first is not None
+                  else None)
+    for at, name in spots:
+        (claimed if target is not None and at >= target.end() else removed).add(name)
+
+
+def _judge_ko(sentence: str, spots: Sequence[tuple[int, str]], removed: set[str],
+              claimed: set[str]) -> None:
+    """A Korean sentence that says something was removed, renamed or moved: a name
+    followed by ``로`` / ``으로`` (to) or after an arrow is the new one; when some name is
+    followed by ``에서`` (from), that one is the old one and the rest are new."""
+    arrow = _ARROW.search(sentence)
+    origins = {name for at, name in spots
+               if _after_name(sentence, at + len(name)).startswith("에서")}
+    for at, name in spots:
+        after = _after_name(sentence, at + len(name))
+        new = ((arrow is not None and at >= arrow.end()) or after.startswith(("로", "으로"))
+               or bool(origins and name not in origins))
+        (claimed if new else removed).add(name)
 
 
 def _occurrences(sentence: str, name: str) -> Iterator[int]:

@@ -78,6 +78,8 @@ class HandoffReading:
     functions: tuple[tuple[str, str], ...] = ()  # (as written, the dotted name)
     said_removed: frozenset[str] = frozenset()
     said_added: frozenset[str] = frozenset()
+    spelled: tuple[tuple[str, str], ...] = ()  # (a path, as written) where they differ
+    unplaced: tuple[str, ...] = ()  # headings of sections the reader cannot place
 
 
 @dataclass(frozen=True)
@@ -205,6 +207,7 @@ class Since:
 
     commits: tuple[tuple[int, tuple[str, ...], bool], ...]
     more: bool = False
+    shas: tuple[str, ...] = ()  # each commit's id, in the same order
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,9 @@ class References:
     deleted: tuple[str, ...] = ()  # missing paths a commit deleted or renamed away
     skipped: tuple[str, ...] = ()  # missing paths under ignored or dependency folders
     resolved: tuple[tuple[str, str], ...] = ()  # (as written, the listed file it names)
+    spelled: tuple[tuple[str, str], ...] = ()  # (a path, as the handoff wrote it)
+    reasons: tuple[tuple[str, str], ...] = ()  # (a missing dotted name, why)
+    capped: str | None = None  # the cap that left ``unchecked_functions`` unchecked
 
 
 # --------------------------------------------------------------------------- phases

@@ -10,14 +10,17 @@ function names it mentions and what it says of them) into one ``HandoffReading``
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from lets_hooks.summary import checkpoint, prose
 from lets_hooks.summary.interventions import iso_date
 from lets_hooks.summary.records import Handoff, HandoffDate, HandoffReading, Read
-from lets_hooks.summary.sources.references import function_references, path_references
+from lets_hooks.summary.sources.references import (
+    function_references,
+    spelled_path_references,
+)
 from lets_hooks.summary.sources.text import lines_of, read_project_text, sections
 
 HANDOFF = "memory/session-handoff-LATEST.md"
@@ -55,6 +58,20 @@ def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
     return Read(replace(handoff, reading=read(handoff)), tuple(warnings))
 
 
+UNPLACED_SHOWN = 5
+
+
+def unplaced_warning(headings: Sequence[str]) -> str:
+    """The one line that says which sections the reader could not place (a warning of
+    the summary's, not of the lint step: a heading is the writer's to choose)."""
+    shown = ", ".join(f'"{heading}"' for heading in headings[:UNPLACED_SHOWN])
+    more = (f" and {len(headings) - UNPLACED_SHOWN} more" if len(headings) > UNPLACED_SHOWN
+            else "")
+    kind, its = ("a section", "its") if len(headings) == 1 else ("sections", "their")
+    return (f"{HANDOFF}: {kind} whose heading the reader cannot place: {shown}{more}; {its}"
+            " items feed no line (read them in the handoff)")
+
+
 def read(handoff: Handoff) -> HandoffReading:
     """What the handoff says, in one pass over its parts (see ``HandoffReading``)."""
     if handoff.empty:
@@ -65,14 +82,22 @@ def read(handoff: Handoff) -> HandoffReading:
     blocked: list[str] = []
     if snapshot is not None:  # read as the checkpoint writes it
         next_items, changes, blocked = checkpoint.item_texts(snapshot)
-    parts = prose.parts(handoff.sections)
+    unplaced: list[str] = []
+    parts = prose.parts(handoff.sections, unplaced)
     by_kind: dict[str, list[str]] = {}
     for part in parts:
         by_kind.setdefault(part.role.kind, []).extend(part.open_items)
-    paths = path_references(handoff.text)
+    spelled = spelled_path_references(handoff.text)
+    paths = tuple(path for path, _ in spelled)
     functions = function_references(handoff.text)
+    # what the snapshot's diff says of its paths is read by the prose's rule, one
+    # sentence an item ("removed a.py", "renamed a.py → b.py")
+    claims = handoff.text
+    if snapshot is not None:
+        said = [prose.diff_claim_text(item) for item in prose.as_items(snapshot.get("diff"))]
+        claims = "\n\n".join([claims, *(text for text in said if text)])
     removed, added = prose.reference_claims(
-        handoff.text, [*paths, *(text for text, _ in functions)])
+        claims, [*paths, *(text for text, _ in functions)])
     return HandoffReading(
         next_items=tuple(next_items),
         changes=tuple(changes),
@@ -89,6 +114,8 @@ def read(handoff: Handoff) -> HandoffReading:
         functions=functions,
         said_removed=removed,
         said_added=added,
+        spelled=tuple((path, written) for path, written in spelled if path != written),
+        unplaced=tuple(unplaced),
     )
 
 

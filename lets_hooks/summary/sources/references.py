@@ -105,16 +105,20 @@ def under_dependencies(path: str) -> bool:
 
 class Search:
     """The outcome of ``search_names``: which names were not found, which could not be
-    checked (a cap was reached first), and what the search cost."""
+    checked (a cap was reached first), and what the search cost. ``reasons`` says, for a
+    name checked by its module path, why it is missing."""
 
-    __slots__ = ("files", "missing", "size", "unchecked")
+    __slots__ = ("capped", "files", "missing", "reasons", "size", "unchecked")
 
     def __init__(self, missing: tuple[str, ...], unchecked: tuple[str, ...], files: int,
-                 size: int) -> None:
+                 size: int, reasons: tuple[tuple[str, str], ...] = (),
+                 capped: str | None = None) -> None:
         self.missing = missing
         self.unchecked = unchecked
         self.files = files
         self.size = size
+        self.reasons = reasons
+        self.capped = capped  # which cap stopped the search, as said to the user
 
 
 def search_order(listed: Iterable[str]) -> list[str]:
@@ -124,8 +128,15 @@ def search_order(listed: Iterable[str]) -> list[str]:
     return sorted(kept, key=lambda name: name.rpartition(".")[2].lower() not in CODE_SUFFIXES)
 
 
-def module_names(listed: Iterable[str]) -> frozenset[str]:
-    """The project's module names, lower-cased: every listed file's stem and folder."""
+def module_names(listed: Iterable[str], wanted: Iterable[str] | None = None) -> frozenset[str]:
+    """The project's module names, lower-cased: every listed file's stem and folder; with
+    ``wanted``, only those of ``wanted`` (looked for in one pass over the names joined, so
+    a monorepo's thousands of paths cost one string search a name)."""
+    if wanted is not None:
+        names = "\n/" + "\n/".join(listed).lower() + "\n"
+        return frozenset(name for name in {word.lower() for word in wanted}
+                         if f"/{name}/" in names or f"/{name}." in names
+                         or f"/{name}\n" in names)
     found: set[str] = set()
     for path in listed:
         *folders, name = path.split("/")
@@ -134,25 +145,137 @@ def module_names(listed: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
+_PACKAGE_FILES = frozenset({"__init__", "index", "mod", "lib"})
+
+
+class Modules:
+    """The project's modules by dotted path, from the files git lists: ``a/b/c.py`` is
+    ``a.b.c`` (and ``b.c`` and ``c``: a path may start below a ``src/`` or a monorepo's
+    service folder), ``a/b/__init__.py`` is the package ``a.b``; each folder is a
+    package too. Only the dotted paths in ``wanted`` are kept (one set look-up a file
+    for most of them: its name must be the last part of one)."""
+
+    def __init__(self, listed: Iterable[str], wanted: Iterable[str]) -> None:
+        self.files: dict[str, list[str]] = {}
+        self.folders: set[str] = set()
+        wanted = frozenset(wanted)
+        last = frozenset(name.rpartition(".")[2] for name in wanted)
+        seen: set[str] = set()
+        for path in listed:
+            folder, _, name = path.rpartition("/")
+            if folder not in seen:
+                seen.add(folder)
+                self._folder(folder, wanted, last)
+            stem, dot, suffix = name.rpartition(".")
+            if not dot or suffix.lower() not in CODE_SUFFIXES:
+                continue
+            if stem in _PACKAGE_FILES:
+                if not folder or folder.rpartition("/")[2] not in last:
+                    continue
+                parts = folder.split("/")
+            elif stem in last:
+                parts = [*folder.split("/"), stem] if folder else [stem]
+            else:
+                continue
+            for begin in range(len(parts)):
+                module = ".".join(parts[begin:])
+                if module in wanted:
+                    self.files.setdefault(module, []).append(path)
+
+    def _folder(self, folder: str, wanted: frozenset[str], last: frozenset[str]) -> None:
+        parts = folder.split("/") if folder else []
+        for end in range(1, len(parts) + 1):
+            if parts[end - 1] in last:
+                for begin in range(end):
+                    module = ".".join(parts[begin:end])
+                    if module in wanted:
+                        self.folders.add(module)
+
+    def resolve(self, dotted: str) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+        """(the module's dotted path, its files, the names after it) for the longest
+        leading part of ``dotted`` that is a module or a package; None when not even its
+        first part is (then the name is not checked by its module path)."""
+        parts = dotted.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:end])
+            if module in self.files:
+                return module, tuple(self.files[module]), tuple(parts[end:])
+            if module in self.folders:
+                return module, (), tuple(parts[end:])
+        return None
+
+
+def prefixes(dotted: str) -> list[str]:
+    """``a.b.c`` → ``a``, ``a.b`` (the leading parts a module path may be)."""
+    parts = dotted.split(".")
+    return [".".join(parts[:end]) for end in range(1, len(parts))]
+
+
 def check_functions(root: Path, listed: Sequence[str] | None,
                     references: Sequence[tuple[str, str]], git_dir: str | None = None
                     ) -> Search:
     """``references`` are (what the handoff says, the dotted name); the answer names
-    them by what the handoff says. Dotted names outside the project's modules are not
-    looked for (neither missing nor unchecked)."""
+    them by what the handoff says. A dotted name whose first part is one of the
+    project's modules is checked by its module path: the module must exist, and the name
+    after it must occur in the module's file (a package: its ``__init__``); these few
+    files are read whatever the search's caps. Other dotted names outside the project's
+    modules are not looked for (neither missing nor unchecked); the rest are looked for by
+    their last part in the project's files (``search_names``)."""
     if not references:
         return Search((), (), 0, 0)
-    modules = module_names(listed) if listed is not None else frozenset()
+    dotted_names = [dotted for _, dotted in references if "." in dotted]
+    modules = (module_names(listed, (name.partition(".")[0] for name in dotted_names))
+               if listed is not None and dotted_names else frozenset())
+    by_path = (Modules(listed, (prefix for name in dotted_names for prefix in prefixes(name)))
+               if listed is not None and dotted_names else None)
     wanted: dict[str, list[str]] = {}
+    missing: list[str] = []
+    reasons: list[tuple[str, str]] = []
+    folders = _Folders(str(root), git_dir)
     for text, dotted in references:
         first, _, _ = dotted.partition(".")
         if "." in dotted and listed is not None and first.lower() not in modules:
             continue
+        found = by_path.resolve(dotted) if by_path is not None else None
+        if found is not None:
+            reason = _module_reason(folders, *found)
+            if reason is not None:
+                missing.append(text)
+                reasons.append((text, reason))
+            continue
         wanted.setdefault(dotted.rsplit(".", 1)[-1], []).append(text)
     search = search_names(root, listed, tuple(wanted), git_dir)
-    return Search(tuple(text for name in search.missing for text in wanted[name]),
+    missing.extend(text for name in search.missing for text in wanted[name])
+    order = {text: index for index, (text, _) in enumerate(references)}
+    return Search(tuple(sorted(missing, key=order.__getitem__)),
                   tuple(text for name in search.unchecked for text in wanted[name]),
-                  search.files, search.size)
+                  search.files, search.size, tuple(reasons), search.capped)
+
+
+def _module_reason(folders: _Folders, module: str, paths: Sequence[str],
+                   rest: Sequence[str]) -> str | None:
+    """Why the name ``rest`` of ``module`` is stale, or None when its module's file
+    holds it."""
+    shown = module.replace(".", "/")
+    package = all(path.rpartition("/")[2].partition(".")[0] in _PACKAGE_FILES
+                  for path in paths)
+    if not paths or (package and len(rest) > 1 and not _holds(folders, paths, rest[0])):
+        return f"its module `{shown}/{rest[0]}` is not among the project's files"
+    if _holds(folders, paths, rest[0]):
+        return None
+    where = paths[0] if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
+    return f"`{rest[0]}` is not in its module `{where}`"
+
+
+def _holds(folders: _Folders, paths: Sequence[str], name: str) -> bool:
+    """Does one of ``paths`` hold ``name`` as a word (or cannot be read: no alarm)?"""
+    pattern = _word_pattern(name)
+    raw = name.encode("utf-8")
+    for path in paths:
+        data = folders.read(path)
+        if data is None or (raw in data and pattern.search(data) is not None):
+            return True
+    return False
 
 
 def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
@@ -167,13 +290,15 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
         return Search((), tuple(names), 0, 0)
     wanted = {name: (name.encode("utf-8"), _word_pattern(name)) for name in names}
     read_files = read_bytes = 0
-    capped = False
+    capped: str | None = None
     folders = _Folders(str(root), git_dir)
     for relative in search_order(listed):
         if not wanted:
             break
         if read_files >= MAX_SEARCH_FILES or read_bytes >= MAX_SEARCH_BYTES:
-            capped = True
+            capped = (f"{MAX_SEARCH_FILES:,} file{'s' if MAX_SEARCH_FILES != 1 else ''}"
+                      if read_files >= MAX_SEARCH_FILES
+                      else f"{MAX_SEARCH_BYTES / (1024 * 1024):g} MiB")
             break
         data = folders.read(relative)
         if not data:
@@ -188,7 +313,7 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
             del wanted[name]
     not_found = tuple(name for name in names if name in wanted)
     if capped:
-        return Search((), not_found, read_files, read_bytes)
+        return Search((), not_found, read_files, read_bytes, capped=capped)
     return Search(not_found, (), read_files, read_bytes)
 
 
@@ -228,7 +353,8 @@ def _word_pattern(name: str) -> re.Pattern[bytes]:
 
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _BARE_PATH = re.compile(
-    r"(?<![\w./~@:$-])((?:~/|\./)?(?:[\w.-]+/)+[\w.-]*\.[A-Za-z0-9]{1,10})(?![\w/])")
+    r"(?<![\w./\\~@:$-])((?:~/|\./|\.\\)?(?:[\w.-]+[/\\])+[\w.-]*\.[A-Za-z0-9]{1,10})"
+    r"(?![\w/\\])")
 FILE_SUFFIXES = frozenset((
     "md", "txt", "rst", "py", "pyi", "json", "jsonl", "yaml", "yml", "toml", "cfg", "ini",
     "sh", "bash", "js", "mjs", "ts", "tsx", "jsx", "rs", "go", "java", "kt", "c", "h", "cpp",
@@ -258,10 +384,32 @@ def _is_host(part: str) -> bool:
     return part.startswith("www.") or part.rsplit(".", 1)[1].lower() in HOST_SUFFIXES
 
 
+_DRIVE = re.compile(r"[A-Za-z]:[/\\]")
+_NOT_IN_PATH = re.compile(r"[\s*?\[\]{}<>$|@'\"\\]")
+_NOT_IN_SPACED_PATH = re.compile(r"[\t\n\r*?\[\]{}<>$|@'\"\\]")
+
+
+def _spaced_path(token: str) -> bool:
+    """May a backticked ``token`` with blanks be a path (``docs/Design Notes/retry
+    design.md``) rather than a command or a phrase (``git add src/a.py``, ``src/a.py and
+    src/b.py``)? Its first ``/`` comes before its first blank, no word is an option, and
+    only its last word holds a dot (a file's name)."""
+    if "  " in token or token.index("/") > token.index(" "):
+        return False
+    return " -" not in " " + token and "." not in token[:token.rindex(" ")]
+
+
 def _path_candidate(token: str, quoted: bool) -> str | None:
+    """The path ``token`` names, with slashes (a Windows ``src\\a\\b.py`` is checked as
+    ``src/a/b.py``), or None when it names none."""
     token = _LINE_SUFFIX.sub("", token.strip().rstrip(".,;:)"))
-    if (not token or "://" in token or token.startswith(("/", "-"))
-            or re.search(r"[\s*?\[\]{}<>$|@'\"\\]", token)):
+    if "\\" in token:
+        if _DRIVE.match(token) or token.startswith("\\"):
+            return None  # "C:\\Users\\x", "\\\\server\\share": absolute
+        token = token.replace("\\", "/")
+    spaced = quoted and " " in token and "/" in token and _spaced_path(token)
+    if (not token or "://" in token or token.startswith(("/", "-")) or _DRIVE.match(token)
+            or (_NOT_IN_SPACED_PATH if spaced else _NOT_IN_PATH).search(token)):
         return None
     parts = [part for part in token.split("/") if part not in ("", ".")]
     if not parts or ".." in parts or (parts[0] == "~" and len(parts) == 1):
@@ -283,22 +431,36 @@ def _path_candidate(token: str, quoted: bool) -> str | None:
 
 def path_references(text: str) -> tuple[str, ...]:
     """File paths the handoff names: in backticks (with a ``/`` or a known file
-    extension), or bare with a ``/`` and an extension. Absolute paths, URLs, host names,
-    versions and paths that climb out with ``..`` are left out; the first
+    extension; blanks allowed, ``_spaced_path``), or bare with a ``/`` and an extension;
+    a Windows path with backslashes as the same path with slashes. Absolute paths, URLs,
+    host names, versions and paths that climb out with ``..`` are left out; the first
     ``MAX_PATH_REFERENCES`` count."""
-    found: dict[str, None] = {}
+    return tuple(path for path, _ in spelled_path_references(text))
+
+
+def spelled_path_references(text: str) -> tuple[tuple[str, str], ...]:
+    """``path_references``, each with how the handoff wrote it (backslashes, ``./``)."""
+    found: dict[str, str] = {}
+    seen: set[str] = set()  # spans already judged (a long handoff repeats them)
     for line in text.split("\n"):
         for span in _CODE_SPAN.findall(line):
+            if span in seen:
+                continue
+            seen.add(span)
             candidate = _path_candidate(span, quoted=True)
             if candidate:
-                found.setdefault(candidate)
+                found.setdefault(candidate, _written(span))
         for bare in _BARE_PATH.findall(_CODE_SPAN.sub(" ", line)):
             candidate = _path_candidate(bare, quoted=False)
             if candidate:
-                found.setdefault(candidate)
+                found.setdefault(candidate, _written(bare))
         if len(found) >= MAX_PATH_REFERENCES:
             break
-    return tuple(found)[:MAX_PATH_REFERENCES]
+    return tuple(found.items())[:MAX_PATH_REFERENCES]
+
+
+def _written(token: str) -> str:
+    return _LINE_SUFFIX.sub("", token.strip().rstrip(".,;:)"))
 
 
 _DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
@@ -341,8 +503,12 @@ def function_references(text: str) -> tuple[tuple[str, str], ...]:
     dotted name only when its first part is one of the project's modules.)"""
     builtin = _builtin_names()
     found: dict[str, str] = {}
+    seen: set[str] = set()
     for line in text.split("\n"):
         for span in _CODE_SPAN.findall(line):
+            if span in seen:
+                continue
+            seen.add(span)
             text = span.strip()
             if _path_candidate(text, quoted=True) is not None:
                 continue

@@ -216,6 +216,25 @@ _PLACEHOLDER = re.compile(
     r"(?:\s+" + _TAIL + r")*")
 
 
+# The same in Korean: "없음" ("none"), "해당 없음" ("n/a"), "아직 없음" ("none yet"), "블로커
+# 없음" ("no blockers"), "특이사항 없습니다" ("nothing to note"), with the same brackets.
+_KO_KIND = (r"(?:블로커|차단|이슈|문제|질문|결정|결정 사항|위험|리스크|작업|할 일|항목|변경"
+            r"|변경 사항|메모|버그|오류|경고|승인|계획|특이 ?사항|해당 ?사항|사항|내용|것"
+            r"|진행 사항|남은 것|남은 일|다음 단계)")
+_KO_PLACEHOLDER = (  # compiled on first use (``re``'s cache): only Korean text needs it
+    r"(?:(?:현재|아직|지금|특별한|특별히|추가|남은|알려진|열린|미해결|새|더|별도|해당)\s*)*"
+    r"(?:" + _KO_KIND + r"\s*)?(?:은|는|이|가|도)?\s*"
+    r"(?:없음|없습니다|없다|없어요|없네요|없음\s*\(.*\)|없습니다\s*\(.*\)|해당 ?없음|무)")
+
+
+def _korean_placeholder(bare: str) -> bool:
+    if re.fullmatch(_KO_PLACEHOLDER, bare):
+        return True
+    opening = bare.find("(")
+    return opening > 0 and bare.endswith(")") and bool(
+        re.fullmatch(_KO_PLACEHOLDER, _bare(bare[:opening])))
+
+
 # Every first word a placeholder can have (``n/a`` begins with ``n``).
 _FIRST_WORDS = frozenset(("none", "nothing", "nil", "null", "n", "na", "not", "nada", "empty",
                           "no", "currently", "still", "so", "for", "as", "there"))
@@ -240,7 +259,8 @@ def is_placeholder(text: str) -> bool:
     True for "none" in its common spellings, in any emphasis, quotes or brackets, with
     the usual tails: ``_none_``, ``*None*``, ``**None.**``, ``(none)``, ``[none]``,
     ``None.``, ``None at the moment.``, ``none yet``, ``Nothing yet``, ``n/a``, ``N/A``,
-    ``—``, ``-``, an empty string; and for "no <kind of item>", such as ``No blockers.``,
+    ``—``, ``-``, an empty string; their Korean readings (``없음``, ``해당 없음``, ``아직
+    없음``, ``블로커 없음``); and for "no <kind of item>", such as ``No blockers.``,
     ``No open questions at this time``, ``no decisions pending``. A remark in brackets
     after it is allowed: ``None (all resolved)``.
 
@@ -252,6 +272,8 @@ def is_placeholder(text: str) -> bool:
     """
     if len(text) > PLACEHOLDER_CHARS:
         return False
+    if ("없" in text or "무" in text) and _korean_placeholder(_bare(text)):
+        return True
     for index, char in enumerate(text):  # most items fail on their first word, cheaply
         if char.isalnum():
             end = index

@@ -80,7 +80,8 @@ class Git:
                     before.add(sha)
                     start.extend(up for up in parents.get(sha, ()) if up in parents)
         return Since(tuple((when, tuple(paths), boundary is not None and sha not in before)
-                           for sha, _, when, paths in commits), more)
+                           for sha, _, when, paths in commits), more,
+                     tuple(sha for sha, _, _, _ in commits))
 
     def ignored(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` git ignores (one ``check-ignore``); none when it cannot say."""
