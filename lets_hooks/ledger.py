@@ -1,0 +1,336 @@
+"""The session ledger: which session made each commit, written when it is made.
+
+Git records where and when a commit was made (the reflog), never which session made it;
+that is a fact only while the commit is being made, in the environment of the command
+that makes it. The hooks that see a commit being made (post-commit, post-merge,
+post-applypatch, post-rewrite) and the agents' tool hooks write it down here, and the
+witness reads it back by id (docs/witness.md has the format and why).
+
+The file is ``<git common dir>/lets-hooks/ledger``: in the repository's common git
+directory, so every work tree shares it (a session that moves between work trees is one
+session), and no repository can ship it or track it (a clone never copies a git
+directory). One line an event, appended; the oldest go first past ``KEEP`` lines::
+
+    c <commit> <sid>                  made by session <sid> ("-": no session)
+    a <commit> <sid>                  an amend made by <sid> (vouched only by its r line)
+    p <commit> <sid> <rebase>         made while a rebase ran (<rebase>: its orig-head):
+                                      a pick's copy, or a commit made at a stop
+    r <new> <sid> <old> <how>         a rewrite by <sid>: <new> copies <old>; <how> is "="
+                                      for a plain pick, "*" when the rewrite changed it
+                                      (amend, reword, edit, squash, fixup)
+    e <rebase> <sid>                  the rebase <rebase> ended and its pairs are above
+    k <commit> <sid>                  ``lets-hooks record --at`` claimed it for <sid>
+
+Appends are single ``write(2)`` calls of one short line on a file opened ``O_APPEND`` (the
+plain shims append with the shell's ``>>``), so concurrent writers never interleave and a
+SIGKILL leaves at worst one line not written; a line that does not parse is skipped.
+Compaction (over ``LIMIT`` bytes) rewrites the file whole under the lock, through a
+temporary file renamed over it. No clock is read or written: the order of the lines is
+the only order there is.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lets_hooks import files
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+FOLDER = "lets-hooks"  # in the git common dir
+NAME = "ledger"
+LOCK = "ledger.lock"
+LIMIT = 4 << 20  # compacted past this many bytes (about 40,000 lines)
+KEEP = 20_000  # lines a compaction keeps, the newest
+READ_LIMIT = 2 * LIMIT  # a larger file (a shell append raced a compaction) is read capped
+NO_SESSION = "-"
+
+MADE = b"c"
+AMEND = b"a"
+PICKED = b"p"
+REWRITE = b"r"
+END = b"e"
+CLAIM = b"k"
+
+# The statuses of a commit for one session.
+SESSION = "session"  # this session's own
+OTHER = "other"  # made here by another session, or by none: never this session's
+MIXED = "mixed"  # holds this session's work and another's (an amend, squash, reword)
+UNKNOWN = "unknown"  # the ledger says nothing that decides
+
+
+def folder(common_dir: str) -> str:
+    return os.path.join(common_dir, FOLDER)
+
+
+def path(common_dir: str) -> str:
+    return os.path.join(common_dir, FOLDER, NAME)
+
+
+def token(sid: str | None) -> str:
+    """A session id as the ledger writes it: the id itself when it keeps the session-id
+    rule (one printable token), else "-" (no session)."""
+    from lets_hooks import state
+
+    if not sid or state.sid_problem(sid) is not None:
+        return NO_SESSION
+    return sid
+
+
+class Ledger:
+    """The ledger read whole, as maps keyed by commit."""
+
+    __slots__ = ("amended", "by_sid", "claims", "copies", "ended", "lines", "made", "order",
+                 "picked")
+
+    def __init__(self) -> None:
+        self.made: dict[str, set[str]] = {}  # commit -> sids that made it
+        self.amended: dict[str, set[str]] = {}
+        self.picked: dict[str, list[tuple[str, str]]] = {}  # commit -> [(sid, rebase)]
+        self.copies: dict[str, list[tuple[str, str, bool]]] = {}  # new -> [(old, sid, changed)]
+        self.ended: set[str] = set()  # rebases whose post-rewrite ran
+        self.claims: dict[str, set[str]] = {}
+        self.order: dict[str, int] = {}  # commit -> its newest line's place (the log's order)
+        self.by_sid: dict[str, list[str]] = {}  # sid -> the commits its lines name
+        self.lines = 0
+
+    def __bool__(self) -> bool:
+        return self.lines > 0
+
+    def knows(self, sha: str) -> bool:
+        """Is there a line that says who made ``sha`` (or what it copies)?"""
+        return sha in self.made or sha in self.copies or sha in self.amended \
+            or sha in self.picked
+
+    def originals(self) -> dict[str, str]:
+        """new -> old for every rewrite pair (the newest pair of each copy)."""
+        return {new: pairs[-1][0] for new, pairs in self.copies.items()}
+
+    def status(self, sha: str, sid: str | None) -> str:
+        """What the ledger says ``sha`` is for session ``sid`` (None: no session is
+        known, and then every commit made here under any id is "the session's": the
+        prior-session reading)."""
+        return self._status(sha, sid, 0, {})
+
+    def _status(self, sha: str, sid: str | None, depth: int, seen: dict[str, str]) -> str:
+        if sha in seen:
+            return seen[sha]
+        seen[sha] = UNKNOWN  # a cycle (a commit copied back into itself) decides nothing
+        found = self._decide(sha, sid, depth, seen)
+        seen[sha] = found
+        return found
+
+    def _decide(self, sha: str, sid: str | None, depth: int, seen: dict[str, str]) -> str:
+        mine = sid if sid else None
+        pairs = self.copies.get(sha)
+        if pairs is not None and depth < 64:
+            olds = [self._status(old, sid, depth + 1, seen) for old, _, _ in pairs]
+            changed = len(pairs) > 1 or any(c for _, _, c in pairs)
+            if mine is None:
+                return SESSION if all(o == SESSION for o in olds) else \
+                    UNKNOWN if any(o == UNKNOWN for o in olds) else MIXED
+            if not changed:
+                return olds[-1]  # a plain pick is what it copies, whoever replayed it
+            by_me = all(s == mine for _, s, _ in pairs)
+            if by_me and all(o == SESSION for o in olds):
+                return SESSION
+            if UNKNOWN in olds and not any(o == SESSION for o in olds):
+                return UNKNOWN if not by_me else MIXED
+            if by_me or SESSION in olds or MIXED in olds:
+                return MIXED  # this session's work and another's in one commit
+            return OTHER
+        makers = self.made.get(sha)
+        if makers is None:
+            stops = [s for s, rebase in self.picked.get(sha, ()) if rebase in self.ended]
+            if stops:
+                makers = set(stops)  # made at a stop of a rebase the hooks saw to its end
+        if makers:
+            if mine is None:
+                return SESSION
+            if makers == {mine}:
+                return SESSION
+            if mine in makers:
+                return UNKNOWN  # two writers disagree on who made it: nothing decided
+            return OTHER
+        if sha in self.amended or sha in self.picked:
+            return UNKNOWN  # an amend or a pick whose pairs post-rewrite never gave
+        claimed = self.claims.get(sha)
+        if claimed and (mine is None or mine in claimed):
+            return SESSION
+        return UNKNOWN
+
+    def session_commits(self, sid: str) -> list[str]:
+        """The commits this session made or changed (the ledger's own order, newest
+        first): where a boundary must never be above."""
+        named = dict.fromkeys(self.by_sid.get(sid, ()))
+        found = [sha for sha in named if self.status(sha, sid) in (SESSION, MIXED)]
+        found.sort(key=self.order.__getitem__, reverse=True)
+        return found
+
+
+def parse(data: bytes) -> Ledger:
+    """Every line that parses; the rest (a torn or foreign line) is skipped."""
+    ledger = Ledger()
+    made, amended, picked = ledger.made, ledger.amended, ledger.picked
+    copies, claims, order, by_sid = ledger.copies, ledger.claims, ledger.order, ledger.by_sid
+    at = 0
+    for raw in data.split(b"\n"):
+        fields = raw.split(b" ")
+        kind = fields[0]
+        if len(fields) < 3 or len(kind) != 1:
+            continue
+        sha = fields[1].decode("ascii", "replace")
+        if not files.is_sha(sha) and kind != END:
+            continue
+        sid = fields[2].decode("utf-8", "replace")
+        at += 1
+        if kind == MADE and len(fields) == 3:
+            made.setdefault(sha, set()).add(sid)
+        elif kind == REWRITE and len(fields) == 5:
+            old = fields[3].decode("ascii", "replace")
+            if files.is_sha(old) and old != sha:
+                copies.setdefault(sha, []).append((old, sid, fields[4] != b"="))
+        elif kind == PICKED and len(fields) == 4:
+            picked.setdefault(sha, []).append((sid, fields[3].decode("ascii", "replace")))
+        elif kind == AMEND and len(fields) == 3:
+            amended.setdefault(sha, set()).add(sid)
+        elif kind == END and len(fields) == 3:
+            ledger.ended.add(sha)
+            continue
+        elif kind == CLAIM and len(fields) == 3:
+            claims.setdefault(sha, set()).add(sid)
+        else:
+            at -= 1
+            continue
+        order[sha] = at
+        by_sid.setdefault(sid, []).append(sha)
+    for sha, pairs in copies.items():
+        # several pairs for one copy from one rewrite are a squash; from a later rewrite
+        # (a copy of a copy kept as it was) only the newest rewrite's pairs count
+        if len(pairs) > 1:
+            copies[sha] = _last_rewrite(pairs)
+    ledger.lines = at
+    return ledger
+
+
+def _last_rewrite(pairs: list[tuple[str, str, bool]]) -> list[tuple[str, str, bool]]:
+    unique: dict[str, tuple[str, str, bool]] = {}
+    for pair in pairs:
+        unique[pair[0]] = pair
+    return list(unique.values())
+
+
+def read(common_dir: str | None) -> Ledger:
+    """The ledger of the repository whose common git dir is ``common_dir`` (empty when
+    there is none, or it cannot be read: then nothing is vouched for by it)."""
+    if common_dir is None:
+        return Ledger()
+    data, _ = files.read_capped(path(common_dir), READ_LIMIT)
+    if not data:
+        return Ledger()
+    return parse(data)
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+def line(kind: bytes, sha: str, sid: str | None, *rest: str) -> bytes:
+    return b" ".join([kind, sha.encode("ascii"), token(sid).encode("utf-8"),
+                      *(r.encode("ascii") for r in rest)]) + b"\n"
+
+
+def note_made(common_dir: str, shas: Sequence[str], sid: str | None) -> str | None:
+    """Write down that session ``sid`` made each of ``shas``, unless a line already says
+    who made it (the git hook and an agent's tool hook both see a commit: the first
+    writer's line stands, so the two never disagree). Returns why nothing was written, or
+    None; never raises."""
+    wanted = [s for s in dict.fromkeys(shas) if files.is_sha(s)]
+    if not wanted:
+        return None
+    known = read(common_dir)
+    lines = [line(MADE, s, sid) for s in wanted if not known.knows(s)]
+    return append(common_dir, lines)
+
+
+def note_rewrite(common_dir: str, pairs: Sequence[tuple[str, str]], sid: str | None,
+                 changed: Iterable[str] = (), rebase: str | None = None) -> str | None:
+    """A rewrite's ``(old, new)`` pairs, as ``r`` lines (``changed``: the old commits the
+    rewrite changed rather than replayed as they were; every pair of an amend), then the
+    rebase's end (``rebase``: its orig-head). Never raises."""
+    altered = set(changed)
+    lines = [line(REWRITE, new, sid, old, "*" if old in altered else "=")
+             for old, new in pairs if files.is_sha(old) and files.is_sha(new) and old != new]
+    if rebase is not None and files.is_sha(rebase):
+        lines.append(line(END, rebase, sid))
+    return append(common_dir, lines)
+
+
+def note_claims(common_dir: str, shas: Sequence[str], sid: str) -> str | None:
+    """``record --at``'s claims for session ``sid``, each commit once. Never raises."""
+    known = read(common_dir)
+    lines = [line(CLAIM, s, sid) for s in dict.fromkeys(shas)
+             if files.is_sha(s) and sid not in known.claims.get(s, ())]
+    return append(common_dir, lines)
+
+
+def append(common_dir: str, lines: Sequence[bytes]) -> str | None:
+    """Append ``lines`` (each ending in a newline) under the ledger's lock, on a line of
+    their own; compact the file when it grew past ``LIMIT``. Never raises: returns why
+    nothing was written, or None."""
+    if not lines:
+        return None
+    where = folder(common_dir)
+    target = os.path.join(where, NAME)
+    shown = f"{FOLDER}/{NAME}"
+    try:
+        if os.path.islink(where):
+            return f"{where} is a symbolic link - the ledger was not written"
+        os.makedirs(where, mode=0o700, exist_ok=True)
+        with files.locked(os.path.join(where, LOCK), shown=f"{FOLDER}/{LOCK}"):
+            fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT
+                         | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600)
+            try:
+                size = os.fstat(fd).st_size
+                data = b"".join(lines)
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data  # a torn last line stays a line of its own
+                os.write(fd, data)
+                size += len(data)
+            finally:
+                os.close(fd)
+            if size > LIMIT:
+                _compact(target, shown)
+    except (OSError, files.Refused) as exc:
+        return str(exc)
+    return None
+
+
+def _compact(target: str, shown: str) -> None:
+    """Keep the newest ``KEEP`` lines (under the lock). A shell append that lands in the
+    old file between the read and the rename is copied over after it."""
+    fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        data = _read_all(fd)
+        kept = data.split(b"\n")
+        if kept and kept[-1] == b"":
+            kept.pop()
+        body = b"\n".join(kept[-KEEP:]) + b"\n"
+        files.atomic_write(target, body, mode=0o600, shown=shown)
+        late = _read_all(fd, len(data))
+        if late:
+            with open(target, "ab") as handle:
+                handle.write(late if late.endswith(b"\n") else late + b"\n")
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int, start: int = 0) -> bytes:
+    chunks: list[bytes] = []
+    at = start
+    while True:
+        chunk = os.pread(fd, 1 << 20, at)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        at += len(chunk)
