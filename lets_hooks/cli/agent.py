@@ -8,7 +8,8 @@ ends (``<git dir>/lets-agent/<session>``); under Gemini, whose commands get no s
 it also hands the command ``LETS_SESSION_ID`` (the agent lets a BeforeTool hook change the
 tool's input). After the command, ``post-tool`` reads the reflog entries appended since
 that position and writes the session ledger for the commits git says it made there
-(``commit``, ``commit (amend)``, ``merge``, ``cherry-pick``, ``revert``, ``am``), so the
+(``commit``, ``merge``, ``cherry-pick``, ``revert``, ``am``; not an amend, which holds
+what it replaced), so the
 session's commits are vouched for where no git hook ran (none installed, or Gemini's shell
 tool, which switches git's hooks off). With git's hooks installed too, both write the
 same ledger line, which the ledger keeps once.
@@ -254,7 +255,10 @@ def made_since(git_dir: str, start: int, end: int) -> list[str]:
     made: list[str] = []
     for line in data.split(b"\n"):
         entry = witness.parse_line(line) if line else None
-        if entry is not None and entry.kind == witness.CREATED and entry.new not in made:
+        # an amend holds what the commit it replaced held: the session did not make all
+        # of it, and only the rewrite's own record (post-rewrite) can say whose it was
+        if entry is not None and entry.kind == witness.CREATED and not entry.replaces \
+                and entry.new not in made:
             made.append(entry.new)
     return made
 
@@ -283,15 +287,9 @@ def note_commits(git_dir: str, sid: str) -> str | None:
 
 
 def write_ledger(git_dir: str, shas: Sequence[str], sid: str) -> str | None:
-    from lets_hooks import witness
+    from lets_hooks import ledger, witness
 
-    try:
-        from lets_hooks import ledger  # type: ignore[attr-defined]
-    except ImportError:  # pragma: no cover - an older package
-        return None
-    common = witness.common_dir_of(git_dir)
-    result: str | None = ledger.note_made(common, list(shas), sid)
-    return result
+    return ledger.note_made(witness.common_dir_of(git_dir), list(shas), sid)
 
 
 if __name__ == "__main__":  # pragma: no cover
