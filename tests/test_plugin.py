@@ -132,7 +132,8 @@ def commands(config: dict[str, object], events: set[str], timeout_limit: int,
              extra_keys: frozenset[str] = frozenset()) -> dict[str, list[dict[str, object]]]:
     """Every command hook of a hooks configuration by event, checked against the format."""
     hooks = config["hooks"]
-    assert isinstance(hooks, dict) and set(hooks) <= events, set(hooks) - events
+    assert isinstance(hooks, dict)
+    assert set(hooks) <= events, set(hooks) - events
     found: dict[str, list[dict[str, object]]] = {}
     for event, groups in hooks.items():
         assert isinstance(groups, list) and groups
