@@ -119,9 +119,15 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     sid = session_id(payload)
     if sid is None:
         return
+    here = os.getcwd()
     cwd = payload.get("cwd")
-    start = cwd if isinstance(cwd, str) and _is_folder(cwd) else os.getcwd()
+    start = cwd if isinstance(cwd, str) and _is_folder(cwd) else here
     folder = agents.tool_folder(agent, start, tool_input)
+    project = top_of(here)
+    if project is not None and not _inside(folder, project):
+        # the agent runs its hooks in its project: a folder in another one is not
+        # where this hook may write (what it made there stays unvouched, never claimed)
+        folder = here
     git_dir = git_dir_at(folder)
     if event == "pre-tool":
         if git_dir is not None:
@@ -156,23 +162,38 @@ def _is_folder(path: str) -> bool:
         return False
 
 
-def git_dir_at(folder: str) -> str | None:
-    """The git dir of the work tree holding ``folder`` (a walk up to the first ``.git``;
-    no git process), or None outside any work tree."""
-    from lets_hooks import witness
-
+def top_of(folder: str) -> str | None:
+    """The top of the work tree holding ``folder`` (a walk up to the first ``.git``; no
+    git process), or None outside any work tree."""
     try:
         here = os.path.abspath(folder)
     except (OSError, ValueError):
         return None
     while True:
         if os.path.lexists(os.path.join(here, ".git")):
-            found = witness.git_dir_of(here, "")
-            return found or None
+            return here
         parent = os.path.dirname(here)
         if parent == here:
             return None
         here = parent
+
+
+def _inside(folder: str, top: str) -> bool:
+    try:
+        real, root = os.path.realpath(folder), os.path.realpath(top)
+    except (OSError, ValueError):
+        return False
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def git_dir_at(folder: str) -> str | None:
+    """The git dir of the work tree holding ``folder`` (no git process), or None."""
+    from lets_hooks import witness
+
+    top = top_of(folder)
+    if top is None:
+        return None
+    return witness.git_dir_of(top, "") or None
 
 
 def _position_path(git_dir: str, sid: str) -> str:
