@@ -253,7 +253,7 @@ def gemini_api(path: str, body: dict[str, object]) -> tuple[str, bytes]:
         {"text": "Committed."} if answered else
         {"functionCall": {"name": "run_shell_command",
                           "args": {"command": COMMAND, "description": "commit the work"}}})
-    chunk = {"candidates": [{"content": {"role": "model", "parts": [part]},
+    chunk: dict[str, object] = {"candidates": [{"content": {"role": "model", "parts": [part]},
                              "finishReason": "STOP", "index": 0}],
              "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5,
                                "totalTokenCount": 15}}
