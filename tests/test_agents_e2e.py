@@ -286,3 +286,94 @@ def test_gemini_cli_session(tmp_path: Path) -> None:
         sid = task_line(repo)[1]
         assert seen[0] == sid  # the BeforeTool hook handed the command the hook's id
         check_session(repo, text, sid, json.dumps(calls[0]))
+
+
+# -- Claude Code ------------------------------------------------------------------------------
+
+
+def messages_api(path: str, body: dict[str, object]) -> tuple[str, bytes]:
+    """The Messages API: a Bash tool call first, then a closing text (streamed or not)."""
+    if "count_tokens" in path:
+        return "application/json", json.dumps({"input_tokens": 10}).encode()
+    tools = body.get("tools")
+    names = {t.get("name") for t in tools if isinstance(t, dict)} \
+        if isinstance(tools, list) else set()
+    messages = body.get("messages")
+    answered = isinstance(messages, list) and any(
+        isinstance(m, dict) and isinstance(m.get("content"), list)
+        and any(isinstance(c, dict) and c.get("type") == "tool_result" for c in m["content"])
+        for m in messages)
+    call = "Bash" in names and not answered
+    usage = {"input_tokens": 10, "output_tokens": 5}
+    arguments = {"command": COMMAND, "description": "commit the work"}
+    stop = "tool_use" if call else "end_turn"
+    if not body.get("stream"):
+        content = [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": arguments}] \
+            if call else [{"type": "text", "text": "Committed."}]
+        return "application/json", json.dumps({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model"),
+            "content": content, "stop_reason": stop, "stop_sequence": None,
+            "usage": usage}).encode()
+    block: dict[str, object] = {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                "input": {}} if call else {"type": "text", "text": ""}
+    delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)} if call \
+        else {"type": "text_delta", "text": "Committed."}
+    message = {"id": "msg_1", "type": "message", "role": "assistant",
+               "model": body.get("model"), "content": [], "stop_reason": None,
+               "stop_sequence": None, "usage": usage}
+    return sse([
+        ("message_start", {"type": "message_start", "message": message}),
+        ("content_block_start", {"type": "content_block_start", "index": 0,
+                                 "content_block": block}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "usage": {"output_tokens": 5},
+                           "delta": {"stop_reason": stop, "stop_sequence": None}}),
+        ("message_stop", {"type": "message_stop"})])
+
+
+def result_text(content: object) -> str:
+    """A tool_result's content: a string, or a list of text blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+def claude_binary(folder: Path) -> str:
+    """The native program the package ships for this platform (npm may leave the
+    package's own launcher unlinked when it does not run install scripts)."""
+    found = sorted((folder / "node_modules" / "@anthropic-ai").glob("claude-code-*/claude"))
+    launcher = folder / "node_modules" / ".bin" / "claude"
+    if not found and not launcher.exists():
+        pytest.skip("npm installed no Claude Code program for this platform")
+    return str(found[0] if found else launcher)
+
+
+def test_claude_code_session(tmp_path: Path) -> None:
+    claude = claude_binary(installed(*CLAUDE))
+    home = Path(os.environ["HOME"])  # the test's own home (conftest)
+    with StandIn(messages_api) as model, project(tmp_path) as repo:
+        env = agent_env(tmp_path, {
+            "HOME": str(home), "ANTHROPIC_BASE_URL": model.url,
+            "ANTHROPIC_API_KEY": "sk-stand-in", "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1"})
+        # installed as the README says
+        for argv in (["plugin", "marketplace", "add", str(ROOT / "agent-plugin")],
+                     ["plugin", "install", "lets-hooks@lets-hooks"]):
+            done = run([claude, *argv], repo, env)
+            assert done.returncode == 0, done.stdout + done.stderr
+        done = run([claude, "-p", "commit the work", "--allowedTools", "Bash"], repo, env)
+        assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+        calls = [b for p, b in model.requests if "count_tokens" not in p
+                 and "Bash" in json.dumps(b.get("tools", []))]
+        messages = calls[-1].get("messages")
+        assert isinstance(messages, list)
+        results = [c for m in messages if isinstance(m, dict)
+                   and isinstance(m.get("content"), list) for c in m["content"]
+                   if isinstance(c, dict) and c.get("type") == "tool_result"]
+        text = "\n".join(result_text(r.get("content")) for r in results)
+        sid = task_line(repo)[1]
+        assert contract(text)["SEEN_IDS"].split("|")[1] == sid  # CLAUDE_CODE_SESSION_ID
+        check_session(repo, text, sid, json.dumps(calls[0]))
