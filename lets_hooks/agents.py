@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -141,6 +140,8 @@ def export_line(agent: Agent, session_id: str) -> bytes | None:
     where it has no env file. The id is shell-quoted whatever it holds."""
     if agent.env_file is None or agent.shell_id_env is None:
         return None
+    import shlex
+
     return f"export {agent.shell_id_env}={shlex.quote(session_id)}\n".encode()
 
 
@@ -179,6 +180,8 @@ def hand_over(agent: Agent, tool_input: Mapping[str, object],
         return None
     if command.startswith(HANDOFF_PREFIX):
         return None
+    import shlex
+
     changed = dict(tool_input)
     changed["command"] = f"{HANDOFF_PREFIX}{shlex.quote(session_id)}; {command}"
     return changed

@@ -187,13 +187,23 @@ def _inside(folder: str, top: str) -> bool:
 
 
 def git_dir_at(folder: str) -> str | None:
-    """The git dir of the work tree holding ``folder`` (no git process), or None."""
-    from lets_hooks import witness
-
+    """The git dir of the work tree holding ``folder``: its ``.git`` folder, or where a
+    linked work tree's ``.git`` file points (no git process), or None."""
     top = top_of(folder)
     if top is None:
         return None
-    return witness.git_dir_of(top, "") or None
+    dot = os.path.join(top, ".git")
+    if os.path.isdir(dot):
+        return dot
+    try:
+        with open(dot, "rb") as handle:
+            text = handle.read(4096).decode("utf-8", "surrogateescape").strip()
+    except (OSError, ValueError):
+        return None
+    if not text.startswith("gitdir: "):
+        return None
+    found = os.path.normpath(os.path.join(top, text[len("gitdir: "):]))
+    return found if os.path.isdir(found) else None
 
 
 def _position_path(git_dir: str, sid: str) -> str:
