@@ -357,3 +357,22 @@ def test_doctor_in_a_gemini_shell_without_the_extension_says_what_to_install(
     found = {c["name"]: c for c in json.loads(done.stdout)["checks"]}["session id"]
     assert "Gemini CLI shell" in found["text"] and "extension" in found["fix"]
 
+
+
+def test_version_and_help(sandbox: Sandbox) -> None:
+    from lets_hooks import __version__
+
+    done = run(sandbox, ["lets-agent-hook", "--version"], b"")
+    assert (done.returncode, done.stdout) == (0, f"lets-agent-hook {__version__}\n".encode())
+    done = run(sandbox, ["lets-agent-hook", "--help"], b"")
+    assert done.returncode == 0 and done.stdout.startswith(b"usage: lets-agent-hook ")
+    assert not (sandbox.path / ".git" / "lets-agent").exists()  # help runs no hook
+
+
+def test_the_docs_before_tool_sample_is_what_the_hook_prints(sandbox: Sandbox) -> None:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text()
+    [block] = [b for b in page.split("```console\n")[1:] if "lets-agent-hook" in b]
+    lines = block.split("```")[0].splitlines()
+    given, printed = lines[1], lines[3]
+    done = run(sandbox, ["lets-agent-hook", "pre-tool", "--agent", "gemini"], given.encode())
+    assert done.stdout.decode() == printed + "\n"

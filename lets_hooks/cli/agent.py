@@ -33,12 +33,22 @@ INPUT_LIMIT = 1024 * 1024
 POSITIONS = "lets-agent"  # in the work tree's git dir: one file a session
 READ_LIMIT = 8 << 20  # reflog bytes one tool call may have appended and still be read
 USAGE = "usage: lets-agent-hook {pre-tool,post-tool} [--agent claude|codex|gemini]"
+HELP = f"""{USAGE}
+
+The hooks an agent runs around its shell tool, reading the hook's JSON on stdin:
+  pre-tool   before a command (PreToolUse, Gemini's BeforeTool): note where the work
+             tree's HEAD reflog ends; under Gemini, hand the command LETS_SESSION_ID
+  post-tool  after it (PostToolUse, Gemini's AfterTool): write the session ledger for
+             the commits the command made
+  --agent    whose hook this is (default: Claude Code or Codex CLI, read from the input)
+
+A hook always exits 0 (a usage error: 2); see docs/agents.md."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("-h", "--help"):
-        _say(USAGE + "\n\n" + (__doc__ or "").split("\n\n", 1)[1].strip())
+        _print(HELP + "\n")
         return 0
     if args and args[0] == "--version":
         from lets_hooks import __version__
