@@ -295,22 +295,47 @@ def test_every_hook_survives_junk_and_gives_nothing_as_context(
                                        (sandbox.path / ".git" / "lets-agent").glob("*"))}
 
 
-def test_a_foreign_cwd_is_not_written_into(sandbox: Sandbox, tmp_path: Path) -> None:
-    """A ``cwd`` naming another repository than the one the hook runs in: nothing of
-    that repository is touched (the agent runs its hooks in its own project)."""
+def test_a_cwd_in_another_repository_is_written_there_only(
+        sandbox: Sandbox, tmp_path: Path) -> None:
+    """The agent's ``cwd`` names the session's folder, which may be another repository
+    than the one the hook runs in: that one's own files are written, and nothing of the
+    repository the hook runs in, nor anything outside both."""
     foreign = Sandbox(tmp_path / "foreign")
+    outside = tmp_path / "outside"
+    outside.mkdir()
     try:
         foreign.commit("theirs")
-        before = snapshot(foreign.path)
-        for event in ("pre-tool", "post-tool"):
-            done = tool(sandbox, "claude", event, cwd=str(foreign.path))
-            assert (done.returncode, done.stdout) == (0, b"")
-        body = json.dumps({"session_id": SID, "cwd": str(foreign.path), "source": "startup"})
-        done = run(sandbox, ["lets-session-start", "--agent-hook", "codex"], body.encode())
-        assert done.returncode == 0 and b"outside the project" in done.stderr
-        assert snapshot(foreign.path) == before
+        here = snapshot(sandbox.path)
+        assert start(sandbox, "codex", cwd=str(foreign.path)).returncode == 0
+        made = made_by_the_tool_at(sandbox, foreign, "claude")
+        assert snapshot(sandbox.path) == here
+        assert list(outside.iterdir()) == []
+        assert recorded(foreign) == f"{made[0]} {SID}".encode()
+        assert ledger_lines(foreign) == [f"c {made[1]} {SID}"]
     finally:
         foreign.repo.close()
+
+
+def made_by_the_tool_at(box: Sandbox, where: Sandbox, agent: str) -> tuple[str, str]:
+    """(HEAD before, the commit) of one tool call that commits in ``where``, its hooks run
+    in ``box``."""
+    before = where.head()
+    assert tool(box, agent, "pre-tool", cwd=str(where.path)).returncode == 0
+    sha = where.commit("by the agent, there")
+    done = tool(box, agent, "post-tool", cwd=str(where.path))
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    return before, sha
+
+
+def test_a_cwd_outside_any_repository_writes_nothing(sandbox: Sandbox) -> None:
+    here = snapshot(sandbox.path)
+    for event in ("pre-tool", "post-tool"):
+        done = tool(sandbox, "codex", event, cwd="/")
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    body = json.dumps({"session_id": SID, "cwd": "/", "source": "startup"})
+    assert run(sandbox, ["lets-session-start", "--agent-hook", "gemini"],
+               body.encode()).returncode == 0
+    assert snapshot(sandbox.path) == here
 
 
 def test_outside_any_repository_nothing_is_written(tmp_path: Path) -> None:

@@ -5,8 +5,9 @@ model API on 127.0.0.1. The stand-in's model asks for one shell command that com
 runs ``lets-session-boundary``; the test checks that the branch's line holds the agent's
 own session id, that the command saw ``exact`` with 1 commit (the repository has no git
 hook: the agent's tool hook wrote the ledger), that the model's first request held the
-summary, and, where ``lets-session-checkpoint`` is installed, that the end hook refreshed
-the handoff.
+summary, and that the end-of-session hook ran: where ``lets-session-checkpoint`` is
+installed, that it refreshed the handoff; where it is not, that a stand-in for it got the
+agent's end-of-session JSON.
 
 The programs are installed once into a cache folder (``LETS_AGENTS_CACHE``, default
 ``~/.cache/lets-hooks-agents``), under a file lock so parallel test workers never race.
@@ -144,14 +145,42 @@ def project(tmp_path: Path) -> Iterator[Path]:
 
 
 def agent_env(tmp_path: Path, extra: dict[str, str]) -> dict[str, str]:
-    """No session variable of an agent this test is not running, lets-hooks on PATH."""
+    """No session variable of an agent this test is not running, lets-hooks on PATH; and
+    where ``lets-session-checkpoint`` is not installed, a stand-in for it that keeps the
+    end-of-session hook's JSON (``ended``), so the wiring is checked all the same."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("CLAUDE", "CODEX_", "GEMINI", "LETS_", "ANTHROPIC",
                                 "OPENAI", "GOOGLE_"))}
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    path = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    if CHECKPOINT is None:
+        stand_in = tmp_path / "stand-in-bin"
+        stand_in.mkdir(exist_ok=True)
+        (tmp_path / "ended").mkdir(exist_ok=True)
+        script = stand_in / "lets-session-checkpoint"
+        script.write_text(f'#!/bin/sh\ncat > "{tmp_path}/ended/$$.json"\nexit 0\n')
+        script.chmod(0o755)
+        path = f"{stand_in}{os.pathsep}{path}"
+    env["PATH"] = path
     env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1"
     env.update(extra)
     return env
+
+
+def ended(tmp_path: Path, events: set[str]) -> None:
+    """The stand-in checkpoint ran with ``--hook`` for one of ``events`` (none to check
+    where the real command is installed: ``check_session`` reads its handoff)."""
+    if CHECKPOINT is not None:
+        return
+    import time
+
+    folder = tmp_path / "ended"
+    for _ in range(50):  # an agent may start its end hook without waiting for it
+        seen = {json.loads(p.read_text() or "{}").get("hook_event_name")
+                for p in folder.glob("*.json")}
+        if seen & events:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"no end-of-session hook ran ({events}); seen: {seen}")
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str], stdin: str = "",
@@ -236,6 +265,7 @@ def test_codex_cli_session(tmp_path: Path) -> None:
         assert seen[2] == sid  # the shell command's CODEX_THREAD_ID is the hook's id
         first = json.dumps(model.requests[0][1])
         check_session(repo, output, sid, first)
+        ended(tmp_path, {"Stop"})
 
 
 # -- Gemini CLI -------------------------------------------------------------------------------
@@ -286,6 +316,7 @@ def test_gemini_cli_session(tmp_path: Path) -> None:
         sid = task_line(repo)[1]
         assert seen[0] == sid  # the BeforeTool hook handed the command the hook's id
         check_session(repo, text, sid, json.dumps(calls[0]))
+        ended(tmp_path, {"SessionEnd"})
 
 
 # -- Claude Code ------------------------------------------------------------------------------
@@ -377,3 +408,4 @@ def test_claude_code_session(tmp_path: Path) -> None:
         sid = task_line(repo)[1]
         assert contract(text)["SEEN_IDS"].split("|")[1] == sid  # CLAUDE_CODE_SESSION_ID
         check_session(repo, text, sid, json.dumps(calls[0]))
+        ended(tmp_path, {"SessionEnd"})

@@ -129,16 +129,11 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     sid = session_id(payload)
     if sid is None:
         return
-    here = os.getcwd()
     cwd = payload.get("cwd")
-    start = cwd if isinstance(cwd, str) and _is_folder(cwd) else here
-    folder = agents.tool_folder(agent, start, tool_input)
-    project = top_of(here)
-    if project is not None and not _inside(folder, project):
-        # the agent runs its hooks in its project: a folder in another one is not
-        # where this hook may write (what it made there stays unvouched, never claimed)
-        folder = here
-    git_dir = git_dir_at(folder)
+    start = cwd if isinstance(cwd, str) and _is_folder(cwd) else os.getcwd()
+    # where the command ran: only that work tree's git dir (and its repository's common
+    # one, for the ledger) is written; outside any work tree, nothing
+    git_dir = git_dir_at(agents.tool_folder(agent, start, tool_input))
     if event == "pre-tool":
         if git_dir is not None:
             save_position(git_dir, sid)
@@ -186,14 +181,6 @@ def top_of(folder: str) -> str | None:
         if parent == here:
             return None
         here = parent
-
-
-def _inside(folder: str, top: str) -> bool:
-    try:
-        real, root = os.path.realpath(folder), os.path.realpath(top)
-    except (OSError, ValueError):
-        return False
-    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def git_dir_at(folder: str) -> str | None:

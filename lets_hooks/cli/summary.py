@@ -286,37 +286,11 @@ def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         say(f"lets-session-start: {problem}")
         if given_sid is not None and hook.session_id is None:
             return 0  # not a session's id: no context from such input
-    hook, foreign = _within_project(hook)
-    if foreign and problem is None:
-        say(f"lets-session-start: {foreign}")
-        problem = foreign
     try:
         _summary(args, environ, hook, quiet=problem is not None, agent=agent)
     except Exception as exc:  # one line, never a traceback, never a failed start
         say(f"lets-session-start: internal error ({type(exc).__name__}: {exc})")
     return 0
-
-
-def _within_project(hook: HookInput) -> tuple[HookInput, str | None]:
-    """The hook's ``cwd``, kept only inside the work tree the hook runs in: an agent runs
-    its hooks in the session's project, and a ``cwd`` naming another project is not where
-    this one may write. Outside any work tree, the ``cwd`` given is used."""
-    if hook.cwd is None:
-        return hook, None
-    here = find_top(Path.cwd())
-    if not os.path.lexists(here / ".git"):
-        return hook, None
-    try:
-        inside = Path(hook.cwd).resolve().is_relative_to(here.resolve())
-    except (OSError, ValueError, RuntimeError):
-        inside = False
-    if inside:
-        return hook, None
-    from lets_hooks.files import quoted
-
-    return (HookInput(hook.session_id, None, hook.source, hook.fields),
-            f"the hook input's cwd {quoted(hook.cwd)} is outside the project the hook "
-            "runs in; the current folder is used")
 
 
 def _summary(args: argparse.Namespace, environ: Mapping[str, str],
