@@ -341,6 +341,34 @@ def write_reflog(dest: Path, writer: Writer, shas: dict[int, str], first: str,
         previous = sha
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_bytes(("\n".join(lines) + "\n").encode() + since)
+    # the session ledger the post-commit hook writes as each of those commits is made
+    made = [f"c {shas[mark]} {SESSION_ID}\n" for _, mark, _ in sorted(writer.here)
+            if mark in shas]
+    ledger = dest / ".git" / "lets-hooks" / "ledger"
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    ledger.write_text("".join(made))
+
+
+def mark_lines(dest: Path) -> None:
+    """The ledger's ``s`` lines: each task file's line was written (by a session start or
+    a first checkout) when its boundary was HEAD, before the session's commits above it."""
+    ledger = dest / ".git" / "lets-hooks" / "ledger"
+    lines = ledger.read_text().splitlines() if ledger.exists() else []
+    shas = [line.split()[1] for line in lines]
+    boundaries = []
+    for task in sorted((dest / ".lets" / "sessions").glob(".task-*")):
+        for row in task.read_text().splitlines():
+            if row.startswith("session: "):
+                boundaries.append(row.split()[1])
+                break
+    asked = "\n".join(dict.fromkeys([*shas, *boundaries])) + "\n"
+    out = subprocess.run(["git", "-C", str(dest), "log", "--no-walk=unsorted", "--stdin",
+                          "--format=%H %ct"], input=asked, check=True, capture_output=True,
+                         text=True).stdout
+    when = {sha: int(t) for sha, t in (row.split() for row in out.splitlines())}
+    events = [(when.get(sha, 0), 1, line) for sha, line in zip(shas, lines)]
+    events += [(when.get(b, 0), 0, f"s {b} {SESSION_ID}") for b in boundaries]
+    ledger.write_text("".join(line + "\n" for _, _, line in sorted(events)))
 
 
 def stamps(dest: Path, boundaries: dict[str, str]) -> dict[str, str]:
@@ -434,6 +462,7 @@ def build(dest: Path, commits: int, feature: int) -> None:
     root = git(dest, "rev-list", "--max-parents=0", "main")
     (sessions / ".task-main").write_text(f"session: {root} {SESSION_ID}\n")
     write_state(dest, {b: shas[m] for b, m in boundaries.items()}, recorded=True)
+    mark_lines(dest)
 
 
 def build_merge_heavy(dest: Path, commits: int, feature: int, feature_back: int,
@@ -460,6 +489,7 @@ def build_merge_heavy(dest: Path, commits: int, feature: int, feature_back: int,
     found = {b: shas[m] for b, m in boundaries.items()}
     found["main"] = shas[trunk.line[0][0]]
     write_state(dest, found, recorded=True)
+    mark_lines(dest)
 
 
 def main(argv: list[str] | None = None) -> int:

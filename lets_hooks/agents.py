@@ -63,9 +63,8 @@ class Agent:
         return f"Agent({self.name!r})"
 
 
-# A ``clear`` begins a new session with a new id in all three (Claude Code's /clear, Codex's
-# /clear that starts a new thread, Gemini's /clear that draws a new UUID); a ``resume`` or a
-# ``compact`` continues one whose boundary is recorded already.
+# A ``clear`` begins a new session with a new id (Claude Code's /clear, Gemini's /clear that
+# draws a new UUID; Codex's cleared history); a ``resume`` or a ``compact`` continues one.
 CLAUDE_CODE = Agent(
     CLAUDE, "Claude Code", shell_id_env="CLAUDE_CODE_SESSION_ID", hook_id_env=None,
     sources=frozenset({"startup", "resume", "clear", "compact"}),
@@ -114,9 +113,18 @@ def detect(payload: Mapping[str, object], environ: Mapping[str, str]) -> Agent:
 
 
 def begins_session(agent: Agent, source: str | None) -> bool:
-    """Does a SessionStart with this ``source`` begin a new session (its id new)?
-    An unknown or missing source is not taken for one."""
+    """Does a SessionStart with this ``source`` begin a new session (a new id)? A
+    ``resume`` or ``compact`` continues one. An unknown or missing source is neither."""
     return source in agent.new_session_sources
+
+
+def records_at(agent: Agent, source: str | None) -> bool:
+    """Is a SessionStart with this ``source`` recorded? Every source the agent sends is,
+    by the one rule (``record.touch``): a new session's id takes the line, a continued
+    session keeps its own line, and one that finds another session's line meanwhile
+    takes it below the commits it made (the ledger says which). A source the agent does
+    not send records nothing."""
+    return source in agent.sources
 
 
 def context(agent: Agent, text: str) -> str:

@@ -87,6 +87,7 @@ def diagnose(cwd: str | None, environ: Mapping[str, str]) -> Diagnosis:
         if not setup.bare:
             _ignored(top_repo, setup.top, found)
             _witness(repo, where, found)
+            _ledger(repo, setup.common_dir, found)
         _history(top_repo, setup.common_dir, found)
     except GitError as exc:
         found.add("repository", WARN, reason(exc))
@@ -519,6 +520,30 @@ def _witness(repo: Repo, where: Location, found: Diagnosis) -> None:
         said = ""
         fix = "git logs HEAD's moves again from the next one on (commit, checkout, reset)"
     found.add("witness", WARN, f"{why}, so no answer is exact{said}", fix)
+
+
+def _ledger(repo: Repo, common_dir: str, found: Diagnosis) -> None:
+    """The session ledger (docs/witness.md): what ``exact`` rests on. Whether git runs
+    its writers is each hook's own line (post-commit, post-merge, post-applypatch)."""
+    from lets_hooks import ledger
+
+    book = ledger.read(common_dir)
+    if not book:
+        found.add("ledger", WARN, "no session ledger yet: no commit was written down with "
+                  "the session that made it (the post-commit hook is not installed, or no "
+                  "commit was made since), so no answer is exact until one is",
+                  "lets-hooks install, then commit as usual")
+        return
+    oldest = min(book.order, key=book.order.__getitem__)
+    since = ""
+    info = repo.objects([oldest])[0]
+    if info.commit_time is not None:
+        import time
+
+        since = time.strftime(", kept since a commit of %Y-%m-%d", time.gmtime(
+            info.commit_time))
+    found.add("ledger", OK, f"{book.lines} lines in {ledger.FOLDER}/{ledger.NAME} of the git "
+              f"directory{since}")
 
 
 def _history(repo: Repo, common_dir: str, found: Diagnosis) -> None:

@@ -342,8 +342,10 @@ class BatchRepo(Repo):
     """A ``Repo`` answering from a prefetched graph and object table, git otherwise."""
 
     def __init__(self, base: Repo, where: Location, graph: Graph,
-                 objects: Iterable[ObjectInfo]) -> None:
+                 objects: Iterable[ObjectInfo], remote_tips: Sequence[str] = ()) -> None:
         super().__init__(base.cwd, base.git)
+        self.remote_tips = list(remote_tips)
+        self._remote_reach: set[int] | None = None
         self.calls = base.calls
         self.where = where
         self.graph = graph
@@ -472,10 +474,28 @@ class BatchRepo(Repo):
             lines.append(" ".join([graph.sha(i), *(graph.sha(p) for p in graph.parents[i])]))
         return ("\n".join(lines) + "\n").encode() if lines else b""
 
-    def below(self, tip: str, candidates: Sequence[str], since: int) -> list[str]:
+    def off_remotes(self, commits: Sequence[str], floor: str | None) -> set[str]:
+        found = self._indexes(list(commits))
+        tips = self._indexes(self.remote_tips)
+        if found is None or tips is None:
+            return super().off_remotes(commits, floor)
+        if self._remote_reach is None:  # once for every branch of the table
+            parents = self.graph.parents
+            seen = set(tips)
+            stack = list(tips)
+            while stack:
+                for up in parents[stack.pop()]:
+                    if up not in seen:
+                        seen.add(up)
+                        stack.append(up)
+            self._remote_reach = seen
+        reach = self._remote_reach
+        return {sha for sha, i in zip(commits, found) if i not in reach}
+
+    def reached(self, tip: str, candidates: Sequence[str]) -> list[str]:
         at = self.graph.find(tip)
         if at is None:
-            return super().below(tip, candidates, since)
+            return super().reached(tip, candidates)
         found = []
         for sha in candidates:
             i = self.graph.find(sha)

@@ -47,17 +47,40 @@ def _open(cwd: str | None, environ: Mapping[str, str],
     settings = config.load(where.top, environ, where.git_dir)
     for problem in settings.problems:
         result.say(f"config: {problem} (defaults used)")
+    _mark_configured_ids(where.git_dir, settings)
     return repo, where, settings
+
+
+IDS_CONFIGURED = "ids-configured"  # in <git dir>/lets-hooks/
+
+
+def _mark_configured_ids(git_dir: str, settings: Config) -> None:
+    """The plain post-commit shim reads the session id in the shell from the default
+    variables; a project's own ``session_id_env`` is read by lets-hooks, with its rules.
+    This mark (kept only while the setting is not the default) tells the shim so."""
+    from lets_hooks.config import DEFAULT_SESSION_ID_ENV
+
+    mark = os.path.join(git_dir, "lets-hooks", IDS_CONFIGURED)
+    wanted = tuple(settings.session_id_env) != DEFAULT_SESSION_ID_ENV
+    try:
+        if wanted and not os.path.exists(mark):
+            os.makedirs(os.path.dirname(mark), mode=0o700, exist_ok=True)
+            with open(mark, "wb"):
+                pass
+        elif not wanted and os.path.lexists(mark):
+            os.unlink(mark)
+    except OSError:
+        pass  # the shim then reads the default variables, as it would without a mark
 
 
 # -- recording ---------------------------------------------------------------------------
 
 def touch(repo: Repo, where: Location, sid: str | None, result: Result, now: float,
-          force: bool = False, previous: str | None = None) -> bool:
+          force: bool = False, previous: str | None = None, below_own: bool = True) -> bool:
     """``record.touch``, its problem said on ``result``."""
     from lets_hooks import record
 
-    changed, problem = record.touch(repo, where, sid, now, force, previous)
+    changed, problem = record.touch(repo, where, sid, now, force, previous, below_own)
     if problem is not None:
         result.say(f"branch {files.quoted(where.branch)}: session boundary not recorded: {problem}")
     return changed
@@ -110,12 +133,12 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
     if at is not None:
         target = _at(repo, where, settings, current, now, at)
     before = len(result.messages)
-    touch(repo, target, sid, result, now, force=True)
+    touch(repo, target, sid, result, now, force=True, below_own=at is None)
     if len(result.messages) > before:
         result.code = 1
         return result, None
     if at is not None and target.head != where.head:
-        _vouch(repo, where, target.head)
+        _vouch(repo, where, target.head, current, settings.merge_branch or where.origin_head)
     boundary = ladder.resolve(repo, settings, current, now, where=where)
     return result, boundary
 
@@ -165,17 +188,33 @@ def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int
     return Location(where.top, where.git_dir, where.branch, commit, where.origin_head)
 
 
-def _vouch(repo: Repo, where: Location, base: str | None) -> None:
-    """``record --at REV`` is a person's word that ``REV..HEAD`` is the session's work:
-    kept beside the rewrite ledger, so the witness counts commits a tool made without a
-    reflog entry (GitPython, pygit2) rather than calling them "from elsewhere"."""
-    from lets_hooks import witness
+def _vouch(repo: Repo, where: Location, base: str | None, sid: str | None,
+           merge: str | None) -> None:
+    """``record --at REV`` is a person's word that the commits of ``REV..HEAD`` on HEAD's
+    first-parent line, less what the merge branch holds, are this session's work (made by
+    a tool git's hooks do not see, or before the hooks were installed): kept in the
+    session ledger as claims of this session, which lapse with it. Nothing is claimed
+    without a session id, nor on a side line (a branch merged in is not claimed)."""
+    from lets_hooks import ledger, state, witness
 
-    if base is None or where.head is None or where.top is None:
+    if base is None or where.head is None or not sid or state.sid_problem(sid) is not None:
         return
-    walked = repo.walk([where.head], [base]).split(b"\n")
-    shas = [line.split(b" ", 1)[0].decode() for line in walked if line.strip()]
-    witness.note_claimed(where.top, shas)
+    tips: list[str] = []
+    if merge:
+        asked = ["refs/remotes/origin/" + merge, "refs/heads/" + merge]
+        tips = [i.sha for i in repo.objects(asked) if i.sha is not None]
+    parents: dict[str, list[str]] = {}
+    for raw in repo.walk([where.head], [base, *tips]).decode("ascii", "replace").split("\n"):
+        fields = raw.split()
+        if fields:
+            parents[fields[0]] = fields[1:]
+    line: list[str] = []
+    commit: str | None = where.head
+    while commit is not None and commit in parents:
+        line.append(commit)
+        ups = parents[commit]
+        commit = ups[0] if ups else None
+    ledger.note_claims(witness.common_dir_of(where.git_dir), line, sid)
 
 
 def _oldest_claimed(repo: Repo, head: str, base: str, merge: str | None) -> int | None:
@@ -221,6 +260,7 @@ def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
         if where.top is None or where.branch is None or where.head is None:
             return result  # detached HEAD (a rebase starting, a tag): nothing to keep
         sid = settings.session_id(environ)
+        _keep_ledger(where)
         came_from = previous if files.is_sha(previous) else None
         written = touch(repo, where, sid, result, now, previous=came_from)
         boundary = ladder.resolve(repo, settings, sid, now, where=where)
@@ -261,6 +301,58 @@ def _warn_rejected(boundary: ladder.Boundary, result: Result, hook: str) -> None
                f"{boundary.desc}. Fix: {_fix(boundary)}")
 
 
+# -- post-commit, post-merge, post-applypatch: the session ledger -----------------------
+
+def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
+                cwd: str | None = None) -> Result:
+    """Write down which session made the commit just made (``post-commit``,
+    ``post-applypatch``: HEAD) or the merge just made (``post-merge``: HEAD, when git's
+    log says a merge commit was made, not a fast-forward nor a squash), in the session
+    ledger. The same line the plain shim's shell writes (``install._NOTE``); no ladder,
+    no history walk. Never breaks the command it rides on."""
+    from lets_hooks import ledger, witness
+
+    result = Result()
+    try:
+        repo, where, settings = _open(cwd, environ, result)
+        head = where.head
+        if head is None:
+            return result
+        rebase = repo.rebase_state(where.git_dir)
+        if rebase.backend == "rebase-merge" or (rebase.backend == "rebase-apply" and
+                                               os.path.exists(os.path.join(
+                                                   where.git_dir, "rebase-apply",
+                                                   "rebasing"))):
+            return result  # inside a rebase post-rewrite writes the lines, from git's list
+        sid = settings.session_id(environ)
+        last = repo.head_reflog(1)
+        message = last[0][1] if last and last[0][0] == head else ""
+        if hook == "post-merge":
+            squash = argv[0] if argv else environ.get("PRE_COMMIT_IS_SQUASH_MERGE", "0")
+            if squash == "1" or witness.classify(message) != witness.CREATED:
+                return result  # a squash (no commit yet) or a fast-forward: nothing made
+            kind = ledger.MADE
+        elif hook == "post-commit" and message.startswith("commit (amend)"):
+            kind = ledger.AMEND
+        else:
+            kind = ledger.MADE
+        problem = ledger.append(witness.common_dir_of(where.git_dir),
+                                [ledger.line(kind, head, sid)])
+        if problem is not None:
+            result.say(f"{hook}: the session ledger was not written: {problem}")
+    except Exception as exc:  # never break the commit
+        result.say(f"{hook}: skipped ({reason(exc)})")
+    return result
+
+
+def _keep_ledger(where: Location) -> None:
+    """The shims append to the ledger without compacting it: a checkout does, when it grew
+    past its limit (one ``stat`` otherwise)."""
+    from lets_hooks import ledger, witness
+
+    ledger.maintain(witness.common_dir_of(where.git_dir))
+
+
 # -- post-rewrite ------------------------------------------------------------------------
 
 def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now: int,
@@ -276,16 +368,14 @@ def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], 
         repo, where, settings = _open(cwd, environ, result)
         if where.top is None or where.head is None:
             return result
-        if where.branch is None and command == "amend":
-            return result  # an amend on a detached HEAD (a fixup or an edit stop of a rebase)
-        for line in rewrite.follow(repo, where, command, stdin, now):
+        sid = settings.session_id(environ)
+        for line in rewrite.follow(repo, where, command, stdin, now, sid):
             result.say(line)
         branch = where.branch
         if branch is None:  # ``rebase --apply`` runs this before it moves the branch
             branch = rewrite.rebased_branch(repo, where)
             if branch is None:
                 return result
-        sid = settings.session_id(environ)
         boundary = ladder.resolve(repo, settings, sid, now, branch=branch, head=where.head,
                                   where=where)
         _warn_rejected(boundary, result, "post-rewrite")

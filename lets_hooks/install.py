@@ -29,7 +29,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 VERSION = __version__
-HOOKS = ("post-checkout", "post-rewrite", "pre-push")
+HOOKS = ("post-checkout", "post-rewrite", "pre-push", "post-commit", "post-merge",
+         "post-applypatch")
+WITH_STDIN = ("post-rewrite", "pre-push")  # the hooks git gives a stdin
+NOTED = ("post-commit", "post-applypatch")  # their ledger line is appended by the shell
 MARKER = "# lets-hooks shim"
 DIGEST = "# lets-hooks digest: "
 LINE_MARK = "# lets-hooks line"
@@ -140,7 +143,7 @@ fi
 """
 
 _GONE = """\
-  [ "$hook" = post-checkout ] || [ -t 0 ] || cat >/dev/null  # git's stdin, read whole
+  case $hook in post-rewrite|pre-push) [ -t 0 ] || cat >/dev/null ;; esac  # git's stdin
   echo "lets-hooks: $hook hook skipped: $why; reinstall lets-hooks, then run lets-hooks \\
 install" >&2
 """
@@ -171,6 +174,49 @@ strict() {  # does .lets/config.toml or pyproject.toml [tool.lets] set pre_push.
     shift 2
   done
   return 1
+}
+"""
+
+# post-commit and post-applypatch: the ledger's line (lets_hooks/ledger.py) appended by the
+# shell itself, one git process and no Python (tests/test_ledger_hooks.py); what the shell
+# cannot judge (reftable, a session id outside the plain characters, a path with a
+# newline) goes to lets-hooks, which writes the same line.
+_NOTE = """\
+lets_note() {
+  # inside a rebase post-rewrite writes the lines, from git's own list: nothing to start
+  lets_gd=${GIT_DIR:-.git}
+  if [ -f "$lets_gd" ]; then
+    IFS= read -r lets_gd <"$lets_gd" || return 1
+    lets_gd=${lets_gd#gitdir: }
+  fi
+  if [ -d "$lets_gd/rebase-merge" ] || [ -e "$lets_gd/rebase-apply/rebasing" ]; then
+    return 0
+  fi
+  lets_nl='
+'
+  # the git dirs, the commit just made, its first parent and where HEAD was before: an
+  # amend is the one commit whose parent is not where HEAD was
+  lets_out=$(git rev-parse --git-dir --git-common-dir HEAD HEAD^ HEAD@{1} 2>/dev/null) \\
+    || return 1
+  lets_gd=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
+  lets_cd=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
+  lets_sha=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
+  lets_up=${lets_out%%"$lets_nl"*}; lets_was=${lets_out#*"$lets_nl"}
+  case $lets_sha$lets_up$lets_was in *[!0-9a-f]*|'') return 1 ;; esac
+  # a session_id_env of the project's own: lets-hooks reads it (its rules, not the shell's)
+  [ -f "$lets_gd/lets-hooks/ids-configured" ] || [ -f .lets/config.toml ] && return 1
+  lets_sid=-
+  for lets_v in @VARS@; do
+    eval "lets_val=\\${$lets_v-}"
+    if [ -n "$lets_val" ]; then lets_sid=$lets_val; break; fi
+  done
+  case $lets_sid in *[!A-Za-z0-9._:@+=-]*) return 1 ;; esac
+  lets_kind=c
+  if [ "$hook" = post-commit ] && [ "$lets_up" != "$lets_was" ]; then lets_kind=a; fi
+  umask 077
+  if [ ! -d "$lets_cd/lets-hooks" ]; then mkdir -p "$lets_cd/lets-hooks" || return 1; fi
+  printf '%s %s %s\\n' "$lets_kind" "$lets_sha" "$lets_sid" 2>/dev/null \\
+    >>"$lets_cd/lets-hooks/ledger"
 }
 """
 
@@ -218,7 +264,7 @@ def shim(hook: str, command: str = "lets-hooks", python: str = "",
     """
     if hook not in HOOKS:
         raise ValueError(f"no shim for {hook!r}")
-    takes_stdin = hook != "post-checkout"
+    takes_stdin = hook in WITH_STDIN
     text = _SHIM
     if hook == "pre-push":
         text = text.replace("lets_runnable() {", _STRICT + "lets_runnable() {", 1)
@@ -229,7 +275,13 @@ def shim(hook: str, command: str = "lets-hooks", python: str = "",
             .replace("@PY@", _sh_quote(python) if python else "")
             .replace("@LIB@", _sh_quote(":".join(lib)) if python and lib else "")
             .replace("@LETS@", _sh_quote(command)))
-    text += _CALL_WITH_STDIN if takes_stdin else _CALL
+    if hook in NOTED:
+        from lets_hooks.config import DEFAULT_SESSION_ID_ENV
+
+        text += _NOTE.replace("@VARS@", " ".join(DEFAULT_SESSION_ID_ENV))
+        text += _CALL.replace('lets_hooks "$hook" "$@"', 'lets_note || lets_hooks "$hook" "$@"')
+    else:
+        text += _CALL_WITH_STDIN if takes_stdin else _CALL
     return _sealed(text)
 
 
@@ -670,7 +722,8 @@ def refusal_pre_commit(setup: Setup) -> str:
     return (f"pre-commit's hook scripts are installed here ({', '.join(setup.pre_commit)}): "
             "nothing was written, so that the hooks do not run twice. Either add the "
             f"lets-hooks hooks to {PRE_COMMIT_CONFIG} and run pre-commit install --hook-type "
-            "post-checkout --hook-type post-rewrite --hook-type pre-push, or run "
+            "post-checkout --hook-type post-rewrite --hook-type pre-push --hook-type "
+            "post-commit --hook-type post-merge, or run "
             "pre-commit uninstall first and then lets-hooks install.")
 
 
@@ -706,6 +759,18 @@ pre-push:
     lets-hooks:
       run: lets-hooks pre-push {1} {2}
       use_stdin: true
+post-commit:
+  commands:
+    lets-hooks:
+      run: lets-hooks post-commit
+post-merge:
+  commands:
+    lets-hooks:
+      run: lets-hooks post-merge {1}
+post-applypatch:
+  commands:
+    lets-hooks:
+      run: lets-hooks post-applypatch
 """
 
 

@@ -40,7 +40,6 @@ NONE = "none"
 SECONDS_PER_DAY = 86400
 FUTURE_SLACK = SECONDS_PER_DAY  # a recorded time this far ahead of the clock is ignored
 LIST_CAP = 1000  # the session's commits listed by --json
-SKEW = 600  # seconds two clocks may disagree by when one commit is made on another's
 RECORD_HINT = "to record this session's boundary, run: lets-hooks record"
 
 
@@ -163,9 +162,8 @@ def names(head: str | None, recorded: str | None, merge: str | None) -> list[str
 class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
-    __slots__ = ("boundary_time", "branch", "config", "found", "graph", "head", "local_tip",
-                 "merge", "notes", "now", "origin_tip", "repo", "sid", "since", "started",
-                 "verdict", "where")
+    __slots__ = ("branch", "config", "found", "graph", "head", "hint", "local_tip", "merge",
+                 "notes", "now", "origin_tip", "repo", "sid", "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
                  found: dict[str, ObjectInfo], notes: list[str], now: int,
@@ -182,14 +180,13 @@ class _Facts:
         self.origin_tip = found["refs/remotes/origin/" + merge].sha
         self.local_tip = found["refs/heads/" + merge].sha
         self.where: Location | None = None
-        self.since: int | None = None  # when the session began (session-recorded)
-        self.boundary_time: int | None = None  # the recorded boundary's committer time
         self.verdict: witness.Verdict | None = None
         self.sid: str | None = None  # the recorded line's session id, when it is exact
-        self.started: set[str] = set()  # where this session's lines say it began
+        self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
 
-    def judge(self, commits: list[str]) -> witness.Verdict:
-        """The witness's verdict on ``commits`` (read once per range)."""
+    def judge(self, commits: list[str], boundary: str | None) -> witness.Verdict:
+        """The witness's verdict on ``commits``, the range above ``boundary`` (read once
+        per range), for this session (``sid``; None: any session made here)."""
         if self.verdict is None or not all(c in self.verdict.status for c in commits):
             where = self.where
             if where is None or where.top is None:
@@ -202,10 +199,8 @@ class _Facts:
                     if os.path.realpath(git_dir) == os.path.realpath(where.git_dir):
                         git_dir = where.git_dir
                 tip = where.head if git_dir == where.git_dir else self._head_of(where.top)
-                until = None if self.boundary_time is None else self.boundary_time + SKEW
-                self.verdict = witness.judge(self.repo, git_dir, where.top, tip or self.head,
-                                             commits, self.since, self.boundary_time, until,
-                                             self.sid, self.started)
+                self.verdict = witness.judge(self.repo, git_dir, tip or self.head, commits,
+                                             self.sid, boundary)
         return self.verdict
 
     def _head_of(self, top: str) -> str | None:
@@ -294,19 +289,17 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     facts = _Facts(repo, config, branch, head, merge, found, notes, now,
                    has_commit_graph(where.git_dir))
     facts.where = where
-    facts.since = _session_start(recorded)
     _check_merge_branch(facts, config)
 
     trust = _claimed_trust(recorded, session_id, notes)
+    if recorded.approx:
+        facts.hint = False  # a line no writer could place better: recording again cannot
     if trust == EXACT and where.top is not None:
-        if recorded.sha:
-            facts.started.add(recorded.sha)  # where the session says it began
         facts.sid = recorded.sid
     boundary: str | None = None
     counted: _Count | None = None
     reason: str | None = None
     if recorded.sha:
-        facts.boundary_time = found[recorded.sha].commit_time
         reason, counted = validate(facts, recorded)
         if reason is None and counted is not None:
             boundary = recorded.sha
@@ -314,7 +307,6 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
             notes.append(f"recorded boundary {recorded.sha} rejected: {reason}")
             trust = NONE
     if boundary is None and not facts.on_merge:
-        facts.boundary_time = None
         facts.verdict = None
         boundary, counted = estimate(facts)
         if boundary is not None:
@@ -323,13 +315,6 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     if boundary is not None and boundary == recorded.sha:
         result.boundary_time = found[recorded.sha].commit_time
     return _finish(result, branch, head, recorded, merge)
-
-
-def _session_start(recorded: state.Recorded) -> int | None:
-    """When the session began: the ``session-recorded`` time of this line, when known."""
-    if recorded.recorded_at is None:
-        return None
-    return state.parse_stamp(recorded.recorded_at)
 
 
 def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
@@ -465,9 +450,9 @@ def _session_starts_on(facts: _Facts, boundary: str, commits: list[str],
     """Does the session's own first commit sit on the boundary (its first parent), as the
     witness says? Then the boundary is where the session began, whatever merged its work
     into the merge branch since (a merged pull request, then a fast-forward to it)."""
-    if facts.since is None:
+    if facts.sid is None:
         return False
-    verdict = facts.judge(commits)
+    verdict = facts.judge(commits, boundary)
     if verdict.source == witness.NO_WITNESS:
         return False
     return any(up and up[0] == boundary and verdict.of(c) == witness.SESSION
@@ -494,12 +479,11 @@ def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, lis
 
 
 def _all_session(facts: _Facts, boundary: str, commits: list[str], line: list[str]) -> bool:
-    """Are all of ``line`` (range commits) the session's own, as the witness says? Only
-    with a known session start: without one, "made in this work tree" is not enough to
-    move the floor."""
-    if facts.since is None:
+    """Are all of ``line`` (range commits) the session's own, as the ledger says? Only
+    for a known session: "made in this repository" is not enough to move the floor."""
+    if facts.sid is None:
         return False
-    verdict = facts.judge(commits)
+    verdict = facts.judge(commits, boundary)
     return verdict.source != witness.NO_WITNESS and all(
         verdict.of(c) == witness.SESSION for c in line)
 
@@ -520,7 +504,6 @@ def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
             facts.notes.append(f"session-recorded time {files.show(recorded.recorded_at)} is "
                                "ahead of "
                                "the clock by more than a day; the commit's own time is used")
-            facts.since = None
         else:
             since = stamp
     if since is None:
@@ -567,10 +550,16 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
     return base, _Count(repo.listing(head, [base]))
 
 
-def _classify(facts: _Facts, boundary: str, counted: _Count) -> _Split:
+def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Split:
     """Sort the range: the session's (counted), already on the merge branch (M), from
-    elsewhere (K), and the counted ones the witness cannot vouch for."""
-    verdict = facts.judge(counted.commits)
+    elsewhere (K), and the counted ones the witness cannot vouch for (or that mix the
+    session's work with another's). An estimate reads no witness: it counts what the
+    branch added, whoever made it."""
+    if trust == ESTIMATE:
+        verdict = witness.Verdict(witness.NO_WITNESS)
+        verdict.status = dict.fromkeys(counted.commits, witness.SESSION)
+    else:
+        verdict = facts.judge(counted.commits, boundary)
     split = _Split(verdict)
     statuses = verdict.status
     session = witness.SESSION
@@ -591,6 +580,9 @@ def _classify(facts: _Facts, boundary: str, counted: _Count) -> _Split:
             split.excluded += 1
         elif status == witness.ELSEWHERE:
             split.elsewhere += 1
+        elif status == witness.MIXED:
+            split.session.append(commit)
+            split.mixed.append(commit)
         else:
             split.session.append(commit)
             split.unvouched += 1
@@ -598,10 +590,11 @@ def _classify(facts: _Facts, boundary: str, counted: _Count) -> _Split:
 
 
 class _Split:
-    __slots__ = ("elsewhere", "excluded", "session", "unvouched", "verdict")
+    __slots__ = ("elsewhere", "excluded", "mixed", "session", "unvouched", "verdict")
 
     def __init__(self, verdict: witness.Verdict) -> None:
         self.verdict = verdict
+        self.mixed: list[str] = []
         self.session: list[str] = []
         self.excluded = 0
         self.elsewhere = 0
@@ -616,14 +609,14 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
         notes.append("no usable session boundary: the commit count is unknown; "
                      + RECORD_HINT)
         return Boundary(NONE, None, None, describe(NONE, None, None), notes, reason)
-    split = _classify(facts, boundary, counted)
+    split = _classify(facts, boundary, counted, trust)
     verdict = split.verdict
     if trust == EXACT:
         trust = _checked(facts, boundary, counted, split)
     if trust == PRIOR:
         notes.append("the boundary was recorded by an earlier session (or by no known "
-                     "session), or cannot be vouched for: the count is best-effort; "
-                     + RECORD_HINT)
+                     "session), or cannot be vouched for: the count is best-effort"
+                     + ("; " + RECORD_HINT if facts.hint else ""))
     elif trust == ESTIMATE:
         notes.append(f"nothing usable recorded: range estimated from the branch point off "
                      f"{facts.merge}")
@@ -646,43 +639,63 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
 
 
 def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> str:
-    """``exact`` as a checked claim: the witness must vouch for every counted commit, and
-    no commit the session made since it began may lie below the boundary."""
+    """``exact`` as a checked claim: the ledger must vouch for every counted commit as
+    this session's alone, and no commit the session made may lie below the boundary."""
     verdict = split.verdict
     notes = facts.notes
-    if verdict.source == witness.NO_WITNESS:
+    if split.mixed:
         notes.extend(verdict.notes)
-        notes.append("without a witness of the session's commits the boundary is not "
-                     "claimed exact")
+        notes.append(f"commit {split.mixed[0][:12]} holds this session's work and another's "
+                     "(an amend, squash, fixup or reword of a commit this session did not "
+                     f"make, or one another session changed){_more(split.mixed)}: it is "
+                     "counted, and the count is best-effort")
+        facts.hint = False  # no record of any kind makes a mixed commit the session's alone
         return PRIOR
     if split.unvouched:
         notes.extend(verdict.notes)
-        notes.append(f"{split.unvouched} commits of the range cannot be vouched for as "
-                     "this session's (a rewrite the hooks did not see, or a reflog that "
-                     "does not reach back far enough): they are counted, but not as exact")
+        notes.append(f"{split.unvouched} commits of the range have no line of this session "
+                     "in the session ledger (made before the hooks were installed, by "
+                     "plumbing or a tool git's hooks do not see, or a rewrite the hooks did "
+                     "not see): they are counted, but not vouched for; if they are this "
+                     "session's, vouch for them with: lets-hooks record --at "
+                     f"{_vouch_rev(facts, boundary)}")
+        facts.hint = False
         return PRIOR
-    made_before = (facts.boundary_time is not None
-                   and facts.boundary_time < facts.since - SKEW) if facts.since else False
-    # A commit the session made lies below the boundary only if the boundary was made
-    # after it, so after the session began: a boundary older than that needs no check.
-    if verdict.candidates and facts.since is not None and not made_before:
-        in_range = set(counted.commits)
-        # a commit below the boundary was made before it: one made later cannot be there
-        latest = None if facts.boundary_time is None else facts.boundary_time + SKEW
-        asked = [c for c, when in verdict.candidates
-                 if c not in in_range and c != boundary and c not in facts.started
-                 and (latest is None or when <= latest)]
-        asked = asked[:200]
-        # committed when they were made, since the session began: git's --since walk
-        # stops at anything older
-        below = facts.repo.below(boundary, asked, facts.since - SKEW) if asked else []
-        if below:
-            notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
-                         f"boundary {boundary[:12]} on HEAD: the boundary is too high, so "
-                         f"the count is not exact; {RECORD_HINT} --at <the commit below "
-                         "the session's first>")
-            return PRIOR
+    in_range = set(counted.commits)
+    asked = [c for c in verdict.candidates if c not in in_range][:500]
+    below = facts.repo.reached(boundary, asked) if asked else []
+    if below:
+        notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
+                     f"boundary {boundary[:12]} on HEAD: the boundary is too high, so the "
+                     "count is not exact")
+        facts.hint = False
+        where = _placed(facts)
+        if where is not None and where != boundary:
+            notes.append(f"to keep it in the range, run: lets-hooks record --at {where[:12]}")
+        return PRIOR
     return EXACT
+
+
+def _more(shas: list[str]) -> str:
+    return f" (and {len(shas) - 1} more)" if len(shas) > 1 else ""
+
+
+def _vouch_rev(facts: _Facts, boundary: str) -> str:
+    """The REV ``record --at`` is told: the boundary itself (it claims what is above)."""
+    return boundary[:12]
+
+
+def _placed(facts: _Facts) -> str | None:
+    """Where a line written now would go for this session (``record.place``): below every
+    commit the session made on HEAD."""
+    from lets_hooks import record
+
+    if facts.sid is None or facts.where is None:
+        return None
+    try:
+        return record.place(facts.repo, facts.where, facts.sid, facts.head)
+    except GitError:
+        return None
 
 
 def _check_merge_branch(facts: _Facts, config: Config) -> None:

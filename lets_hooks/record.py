@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from lets_hooks.repo import Location, Repo
 
 REFLOG_LOOK = 50  # HEAD reflog entries read when following a detached HEAD back
+PLACE_WINDOW = 5000  # the newest commits of HEAD looked through for the session's own
 # Reflog entries of moves that make commits: what the session did while detached.
 MADE = ("commit", "cherry-pick", "revert", "merge ", "rebase", "am:", "am ")
 MOVING = "checkout: moving from "
@@ -59,12 +60,14 @@ DETACHED_APPROX = ("commits made on a detached HEAD that no line of this session
 
 
 def touch(repo: Repo, where: Location, sid: str | None, now: float,
-          force: bool = False, previous: str | None = None) -> tuple[bool, str | None]:
+          force: bool = False, previous: str | None = None,
+          below_own: bool = True) -> tuple[bool, str | None]:
     """Record the checked-out branch's line when the rule says so (``force``: whatever is
     there, ``lets-hooks record``). ``previous``: the commit HEAD was at before the checkout
     (git's first post-checkout argument), which lets a new branch carry the session's
     boundary. Returns (whether the file changed, the problem that kept it from being
-    written, if any)."""
+    written, if any). ``below_own``: a line written at HEAD (or carried) keeps below it
+    every commit the session made on HEAD (``place``); ``record --at`` says where."""
     top, branch, head = where.top, where.branch, where.head
     if top is None or branch is None or head is None:
         return False, None
@@ -103,6 +106,16 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
             found = None
         if found is not None:
             wanted = found
+    kept_below = False  # every commit of the session is known to be above the line
+    if below_own and sid:
+        try:
+            placed, reaching, unseen = _placement(repo, where, sid, head)
+            if wanted.sha in reaching or (wanted.sha == head and placed != head):
+                wanted = state.Line(placed, sid, wanted.recorded_at or stamp)
+            kept_below = wanted.sha not in reaching and (
+                not unseen or (len(unseen) <= 500 and not repo.reached(wanted.sha, unseen)))
+        except GitError:
+            kept_below = False
 
     def decide(current: state.Recorded) -> state.Line | None:
         if not force and keep(current):
@@ -110,9 +123,69 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
         return wanted
 
     try:
-        return state.update(store, branch, decide, names), None
+        changed = state.update(store, branch, decide, names)
     except state.StateError as exc:
         return False, str(exc)
+    if changed and kept_below:
+        from lets_hooks import ledger, witness
+
+        # the line keeps every commit of the session below it: say so, for the ladder
+        ledger.note_written(witness.common_dir_of(where.git_dir), wanted.sha, sid)
+    return changed, None
+
+
+# -- below the session's own commits ------------------------------------------------------
+
+def place(repo: Repo, where: Location, sid: str | None, head: str) -> str:
+    """Where a line written now at ``head`` goes for session ``sid``: ``head``, or, when
+    the session ledger says the session made commits that ``head`` reaches, the highest
+    commit of HEAD's first-parent line that reaches none of them (a session resumed after
+    another one, a session that committed before its first checkout, a branch made from
+    the session's own commits). The newest ``PLACE_WINDOW`` commits are looked through: a
+    commit of the session deeper than that is left below (and the ladder's check says the
+    boundary is too high)."""
+    return _placement(repo, where, sid, head)[0]
+
+
+def _placement(repo: Repo, where: Location, sid: str | None, head: str
+               ) -> tuple[str, set[str], list[str]]:
+    """``place``'s answer, the commits of the window that reach one of the session's (no
+    line may stand on one of them), and the session's commits the window did not hold
+    (when it did not hold the whole history)."""
+    from lets_hooks import ledger, witness
+
+    if not sid or state.sid_problem(sid) is not None:
+        return head, set(), []
+    mine = ledger.read(witness.common_dir_of(where.git_dir)).session_commits(sid)
+    if not mine:
+        return head, set(), []
+    parents: dict[str, list[str]] = {}
+    for raw in repo.window(head, PLACE_WINDOW).decode("ascii", "replace").split("\n"):
+        fields = raw.split()
+        if fields:
+            parents[fields[0]] = fields[1:]
+    unseen = [c for c in mine if c not in parents] if len(parents) >= PLACE_WINDOW else []
+    present = [c for c in mine if c in parents]
+    if not present:
+        return head, set(), unseen
+    children: dict[str, list[str]] = {}
+    for child, ups in parents.items():
+        for up in ups:
+            children.setdefault(up, []).append(child)
+    reaching = set(present)
+    stack = list(present)
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in reaching:
+                reaching.add(child)
+                stack.append(child)
+    commit: str | None = head
+    while commit is not None and commit in reaching:
+        line = parents.get(commit)
+        commit = line[0] if line else None
+    if commit is None:
+        return head, reaching, unseen  # the session made the root commit: nothing is below
+    return commit, reaching, unseen
 
 
 # -- git branch -m -------------------------------------------------------------------------

@@ -601,13 +601,29 @@ class Repo:
             raise failure(("merge-base",), code, self.last_error)
         return out.decode("ascii", "replace").split()
 
-    def below(self, tip: str, candidates: Sequence[str], since: int) -> list[str]:
-        """Which of ``candidates`` (commits made after ``since``) ``tip`` reaches: one
-        ``rev-list --since``, which stops walking at commits older than ``since``."""
+    def reached(self, tip: str, candidates: Sequence[str]) -> list[str]:
+        """Which of ``candidates`` ``tip`` reaches: one ``rev-list`` of what the candidates
+        reach and ``tip`` does not (a walk as long as the candidates are far from ``tip``'s
+        history, not as long as the history); the names travel on stdin."""
         _require_sha(tip, *candidates)
-        out = self._must("rev-list", f"--since={since}", tip, "--")
-        reached = set(out.decode("ascii", "replace").split())
-        return [c for c in candidates if c in reached]
+        if not candidates:
+            return []
+        stdin = "".join([*(c + "\n" for c in candidates), "^" + tip + "\n"]).encode()
+        out = self._must("rev-list", "--stdin", stdin=stdin)
+        apart = set(out.decode("ascii", "replace").split())
+        return [c for c in candidates if c not in apart]
+
+    def off_remotes(self, commits: Sequence[str], floor: str | None) -> set[str]:
+        """Which of ``commits`` no remote-tracking ref reaches (what reached them did not
+        come through a fetch): one ``rev-list``, bounded by ``floor`` when given."""
+        _require_sha(*commits, *([floor] if floor else []))
+        if not commits:
+            return set()
+        lines = [*(c + "\n" for c in commits), *(["^" + floor + "\n"] if floor else [])]
+        # revisions on stdin are read as given; ``--not`` turns only what follows it here
+        out = self._must("rev-list", "--stdin", "--not", "--remotes",
+                         stdin="".join(lines).encode())
+        return set(out.decode("ascii", "replace").split()) & set(commits)
 
     def reflog_entries(self, ref: str, limit: int) -> list[tuple[str, int, str]]:
         """(new sha, time, message) of ``ref``'s reflog, newest first: one ``git log -g``
@@ -684,16 +700,28 @@ class Repo:
     # -- for the hooks, status and install ----------------------------------------------
     def branches(self) -> list[tuple[str, str]]:
         """Every local branch as (short name, tip sha), in one ``for-each-ref``."""
-        raw = self._must("for-each-ref", "--format=%(objectname) %(refname)%00",
-                         "refs/heads/")
+        return self.branches_and_remotes(remotes=False)[0]
+
+    def branches_and_remotes(self, remotes: bool = True
+                             ) -> tuple[list[tuple[str, str]], list[str]]:
+        """Every local branch as (short name, tip sha), and the tips of the
+        remote-tracking refs, in one ``for-each-ref``."""
+        patterns = ["refs/heads/", "refs/remotes/"] if remotes else ["refs/heads/"]
+        raw = self._must("for-each-ref", "--format=%(objectname) %(refname)%00", *patterns)
         found = []
+        tips: list[str] = []
         for record in raw.split(b"\0"):
             line = record.lstrip(b"\n").decode("utf-8", "surrogateescape")
             sha, _, ref = line.partition(" ")
+            if not (files.is_hex(sha) and sha):
+                continue
+            if ref.startswith("refs/remotes/"):
+                tips.append(sha)
+                continue
             name = _branch_of(ref)
-            if name is not None and files.is_hex(sha) and sha:
+            if name is not None:
                 found.append((name, sha))
-        return found
+        return found, list(dict.fromkeys(tips))
 
     def origin_branches(self) -> list[str]:
         """The branch names of ``origin`` (``refs/remotes/origin/*``, less ``HEAD``)."""
@@ -852,6 +880,12 @@ class Repo:
         return self._must("rev-list", "--parents", "--topo-order", "--stdin",
                           stdin="".join(names).encode())
 
+    def window(self, head: str, count: int) -> bytes:
+        """``rev-list --parents`` of the newest ``count`` commits ``head`` reaches (git
+        streams them without walking the rest): one process."""
+        _require_sha(head)
+        return self._must("rev-list", "--parents", f"--max-count={count}", head, "--")
+
     def walk_graph(self, tips: Sequence[str]) -> bytes:
         """Everything reachable from ``tips`` (``walk`` with nothing excluded)."""
         return self.walk(tips)
@@ -905,6 +939,45 @@ class Repo:
         wanted = set(clean)
         return {name for name in (p.decode("utf-8", "surrogateescape").lstrip("\n")
                                   for p in out.split(b"\0")) if name in wanted}
+
+    def touched(self, commits: Sequence[str]
+                ) -> list[tuple[str, str, list[tuple[str, str, str | None]]]]:
+        """What each of ``commits`` changed against its first parent, in the order given:
+        (sha, subject, [(status letter and score, path, new path of a rename or None)]).
+
+        One ``log --no-walk=unsorted --stdin`` over the list, never a walk or a diff of a
+        range; ``-M`` finds renames, ``--root`` lists a root commit's files as added, and
+        ``--no-merges`` leaves merge commits out (what a merge brings in is its other
+        parent's). Paths are relative to the top of the work tree and split on NUL only."""
+        if not commits:
+            return []
+        _require_sha(*commits)
+        mark = "\x01lets\x01"
+        out = self._must("log", "--no-walk=unsorted", "--stdin", "-z", "--name-status", "-M",
+                         "--root", "--no-merges", "--no-show-signature", "--no-color",
+                         "--format=\x01lets\x01%H %s", "--",
+                         stdin="".join(sha + "\n" for sha in commits).encode("ascii"))
+        found: list[tuple[str, str, list[tuple[str, str, str | None]]]] = []
+        fields = out.split(b"\0")
+        index = 0
+        while index < len(fields):
+            text = fields[index].decode("utf-8", "surrogateescape")
+            index += 1
+            if text.startswith("\n"):
+                text = text[1:]  # git puts a line end between a commit's header and paths
+            if text.startswith(mark):
+                sha, _, subject = text[len(mark):].partition(" ")
+                found.append((sha, subject, []))
+                continue
+            if not text or not found:
+                continue
+            paths = 2 if text[:1] in ("R", "C") else 1
+            names = [fields[i].decode("utf-8", "surrogateescape")
+                     for i in range(index, min(index + paths, len(fields)))]
+            index += paths
+            if len(names) == paths:
+                found[-1][2].append((text, names[0], names[1] if paths == 2 else None))
+        return found
 
     def head_reflog(self, count: int = 2) -> list[tuple[str, str]]:
         """The newest ``count`` entries of HEAD's reflog as (sha, subject), newest first."""
@@ -999,10 +1072,12 @@ def has_commit_graph(git_dir: str) -> bool:
 class RebaseState:
     """What git keeps in ``rebase-merge/`` or ``rebase-apply/`` during a rebase."""
 
-    __slots__ = ("backend", "head_name", "onto", "orig_head", "rewritten", "update_refs")
+    __slots__ = ("backend", "done", "head_name", "onto", "orig_head", "rewritten",
+                 "update_refs")
 
     def __init__(self) -> None:
         self.backend: str | None = None  # "rebase-merge", "rebase-apply", or None
+        self.done: bytes | None = None  # the todo lines done so far (rebase-merge only)
         self.rewritten: bytes | None = None  # the old -> new list so far
         self.orig_head: str | None = None  # the tip the rebase started from
         self.onto: str | None = None  # the commit the rebased commits went onto
@@ -1021,6 +1096,8 @@ def read_rebase_state(git_dir: str) -> RebaseState:
             continue
         state.backend = folder
         state.rewritten = _read_small(os.path.join(base, listing))
+        if folder == "rebase-merge":
+            state.done = _read_small(os.path.join(base, "done"))
         state.orig_head = _sha_in(_read_small(os.path.join(base, "orig-head")))
         state.onto = _sha_in(_read_small(os.path.join(base, "onto")))
         name = (_read_small(os.path.join(base, "head-name")) or b"").decode(

@@ -46,6 +46,7 @@ commits is a fraction of a second; see ``benchmarks/bench_rewrite.py``).
 from __future__ import annotations
 
 from lets_hooks import files
+from lets_hooks.repo import GitError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -384,10 +385,12 @@ class Target:
         self.boundary: str | None = None  # the recorded sha as a full commit name
 
 
-def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) -> list[str]:
-    """Move the boundaries of every branch the rewrite moved (the checked-out one, and
-    those ``--update-refs`` moves), each under its own lock; returns what to tell the
-    user (nothing when all went as expected)."""
+def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
+           sid: str | None = None) -> list[str]:
+    """Write the rewrite's pairs into the session ledger (as rewritten by session
+    ``sid``), then move the boundaries of every branch the rewrite moved (the checked-out
+    one, and those ``--update-refs`` moves), each under its own lock; returns what to
+    tell the user (nothing when all went as expected)."""
     from lets_hooks import state
 
     assert where.top is not None and where.head is not None
@@ -396,16 +399,17 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
         return []  # an amend at a rebase stop: the rebase's own list will carry it
     if where.branch is None and rebase.backend == "rebase-apply" and rebase.head_name is None:
         _apply_context(repo, rebase)
+    pairs, old_tip, guessed = recover_pairs(repo, command, stdin, rebase)
+    pairs = [(old, new) for old, new in pairs if old != new]  # a no-op amend: the same commit
+    _note(repo, where, command, pairs, rebase, sid)
+    if command == "amend" and not pairs:
+        return []
     branch = where.branch or _branch_name(rebase.head_name)
     if branch is None:
         return []
     store = state.open_store(where.top, repo)
     if store.problem is not None:
         return [f"branch {files.quoted(branch)}: the boundary was not moved: {store.problem}"]
-    pairs, old_tip, guessed = recover_pairs(repo, command, stdin, rebase)
-    from lets_hooks import witness
-
-    witness.note_rewrite(where.top, pairs)  # the ledger: what each copy is a copy of
     # The rewrite's pairs (git's own: stdin, the rebase's list, an amend's reflog) are
     # known from here on.
     if old_tip is None and command != "amend":
@@ -447,8 +451,87 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
         moved = place(target.boundary, target.old_tip, target.new_tip, onto, images, old, new,
                       copies, guessed, _below(repo, target.boundary))
         moved = _not_above_session(repo, where, target, moved, old)
+        moved = _below_a_changed_boundary(where, target, moved, new)
         messages += _write(store, target, moved, names, now)
     return messages
+
+
+def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]],
+          rebase: RebaseState, sid: str | None) -> None:
+    """The session ledger's lines for the rewrite: what each copy copies, and whether the
+    rewrite changed it (every pair of an amend; a rebase's reword, edit, squash and fixup,
+    and a pick an ``exec`` step may have amended) or replayed it as it was; and, for a
+    rebase, the commits made at its stops (new on the rebased branch, no copy of anything:
+    the post-commit shim writes nothing inside a rebase)."""
+    from lets_hooks import ledger, witness
+
+    common = witness.common_dir_of(where.git_dir)
+    made: list[str] = []
+    if command == "amend":
+        changed = {old for old, _ in pairs}
+    else:
+        changed = _changed_in(rebase.done, [old for old, _ in pairs])
+        copies = {new for _, new in pairs}
+        floor = [c for c in (rebase.onto, rebase.orig_head) if c]
+        if floor and where.head is not None:
+            try:
+                walked = repo.walk([where.head], floor).decode("ascii", "replace")
+                made = [row.split()[0] for row in walked.split("\n")
+                        if row.strip() and row.split()[0] not in copies]
+            except GitError:  # the pairs are written all the same
+                made = []
+    ledger.note_rewrite(common, pairs, sid, changed, made)
+
+
+_CHANGING = frozenset((b"reword", b"r", b"edit", b"e", b"squash", b"s", b"fixup", b"f"))
+_PICKING = frozenset((b"pick", b"p", *_CHANGING))
+
+
+def _changed_in(done: bytes | None, olds: list[str]) -> set[str]:
+    """The commits a rebase's ``done`` list reworded, edited, squashed or fixed up, or
+    picked right before an ``exec`` step (which may amend it); its names are abbreviated:
+    matched by prefix."""
+    if not done:
+        return set()
+    marked: list[str] = []
+    last: str | None = None  # the pick an exec step that follows may have amended
+    for raw in done.split(b"\n"):
+        words = raw.split()
+        if not words:
+            continue
+        if words[0] in (b"exec", b"x"):
+            if last is not None:
+                marked.append(last)
+            continue
+        last = None
+        if words[0] not in _PICKING or len(words) < 2:
+            continue
+        name = words[2] if words[1] in (b"-C", b"-c") and len(words) > 2 else words[1]
+        last = name.decode("ascii", "replace").lower()
+        if words[0] in _CHANGING:
+            marked.append(last)
+    return {old for old in olds if any(m and old.startswith(m) for m in marked)}
+
+
+def _below_a_changed_boundary(where: Location, target: Target, move: Move,
+                              new: History) -> Move:
+    """A boundary commit the rewrite changed (amended, reworded, squashed into) holds the
+    work of whoever changed it: its image is no boundary, its first parent is, so the
+    changed commit is in the range (and the ladder judges whose work it holds). A commit
+    replayed as it was stays the boundary."""
+    from lets_hooks import ledger, witness
+
+    boundary = move.boundary or target.boundary
+    if boundary is None:
+        return move
+    pairs = ledger.read(witness.common_dir_of(where.git_dir)).copies.get(boundary)
+    if not pairs or not (len(pairs) > 1 or any(changed for _, _, changed in pairs)):
+        return move
+    ups = new.parents.get(boundary)
+    if not ups:
+        return move
+    return Move(ups[0], "the boundary commit was changed by the rewrite: its first parent "
+                "bounds the range, so the change is in it", move.approx)
 
 
 def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
@@ -462,9 +545,10 @@ def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
     if boundary is None or target.boundary is None or boundary == target.boundary \
             or where.top is None:
         return move
+    from lets_hooks import ledger as session_ledger
     from lets_hooks import witness
 
-    ledger = witness.read_ledger(where.top)
+    ledger = session_ledger.read(witness.common_dir_of(where.git_dir)).originals()
     if not ledger:
         return move
     came_from: set[str] = set()

@@ -80,7 +80,8 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
     where = repo.locate()
     settings = config.load(where.top, environ, where.git_dir)
     sid = settings.session_id(environ)
-    branches = sorted(repo.branches())
+    listed, remote_tips = repo.branches_and_remotes()
+    branches = sorted(listed)
     if not branches:
         return [], repo
     tops = repo.worktrees() if where.top is not None else {}
@@ -97,12 +98,12 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
         found = state.read_recorded(stores[top], name) if top is not None else None
         names += ladder.names(sha, found.sha if found else None, merge)
     objects = repo.objects(list(dict.fromkeys(names)))
-    tips = {sha for _, sha in branches}
+    tips = {sha for _, sha in branches} | set(remote_tips)
     for info in objects:
         if info.type == "commit" and info.sha:
             tips.add(info.sha)
     graph = Graph(repo.walk_graph(sorted(tips)))
-    batch = BatchRepo(repo, where, graph, objects)
+    batch = BatchRepo(repo, where, graph, objects, remote_tips)
     slugs: dict[str, list[str]] = {}
     for name, _ in branches:
         slugs.setdefault(state.slug(name), []).append(name)

@@ -34,6 +34,18 @@ def git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempP
         monkeypatch.delenv(name, raising=False)
 
 
+def note_made(work: Path, shas: list[str], sid: str | None) -> None:
+    """The session ledger's lines for ``shas``, made by ``sid``, as the post-commit hook
+    writes them (a commit that already has its line keeps it)."""
+    import subprocess
+
+    from lets_hooks import ledger
+
+    common = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+                            cwd=work, capture_output=True, text=True, check=True).stdout.strip()
+    assert ledger.note_made(common, shas, sid) is None
+
+
 class Sandbox:
     """A work tree under test, with the few moves the tests need."""
 
@@ -45,12 +57,21 @@ class Sandbox:
                      else git.Repo.init(path, initial_branch="main"))
         self.git = self.repo.git
 
-    def commit(self, message: str = "change", age_days: float = 0.0) -> str:
-        """An empty commit dated ``age_days`` ago (author and committer)."""
+    def commit(self, message: str = "change", age_days: float = 0.0,
+               sid: str | None = None) -> str:
+        """An empty commit dated ``age_days`` ago (author and committer), made by session
+        ``sid`` (None: by no session): its id in the commit's environment, and its line in
+        the session ledger as the post-commit hook writes it (written here when no hook
+        is installed)."""
         when = f"@{int(time.time() - age_days * DAY)} +0000"
         env = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+        if sid is not None:
+            env["LETS_SESSION_ID"] = sid
         self.git.commit("--allow-empty", "-q", "-m", message, env=env)
-        return self.head()
+        head = self.head()
+        if sid is not None:
+            note_made(self.path, [head], sid)
+        return head
 
     def head(self) -> str:
         return str(self.git.rev_parse("HEAD"))

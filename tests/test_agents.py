@@ -58,8 +58,11 @@ def tool(box: Sandbox, agent: str, event: str, command: str = "git commit",
 
 
 def ledger_lines(box: Sandbox) -> list[str]:
+    """The ledger's ``c`` lines: which session made which commit (its other lines, such
+    as where a session's line was written, are not the tool hooks')."""
     path = Path(ledger.path(str(box.path / ".git")))
-    return path.read_text().splitlines() if path.exists() else []
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [line for line in lines if line.startswith("c ")]
 
 
 def recorded(box: Sandbox) -> bytes | None:
@@ -123,16 +126,18 @@ def test_gemini_start_records_its_id_and_gives_only_json(sandbox: Sandbox) -> No
 
 
 @pytest.mark.parametrize("agent", ["gemini", "codex"])
-def test_a_resumed_session_keeps_its_line(sandbox: Sandbox, agent: str) -> None:
+def test_a_resumed_session_keeps_its_line_a_cleared_one_takes_it(
+        sandbox: Sandbox, agent: str) -> None:
     first = sandbox.head()
     assert start(sandbox, agent).returncode == 0
     sandbox.commit("later, by someone else")
-    other = "a-resumed-session"
-    done = start(sandbox, agent, session_id=other, source="resume")
-    assert done.returncode == 0
-    assert recorded(sandbox) == f"{first} {SID}".encode()  # resume records nothing
-    done = start(sandbox, agent, session_id=other, source="clear")  # a new session
-    assert recorded(sandbox) == f"{sandbox.head()} {other}".encode()
+    assert start(sandbox, agent, source="resume").returncode == 0
+    assert recorded(sandbox) == f"{first} {SID}".encode()  # the same session: kept
+    other = "a-session-after-clear"
+    assert start(sandbox, agent, session_id=other, source="clear").returncode == 0
+    assert recorded(sandbox) == f"{sandbox.head()} {other}".encode()  # a new session
+    assert start(sandbox, agent, session_id=other, source="fork").returncode == 0
+    assert recorded(sandbox) == f"{sandbox.head()} {other}".encode()  # no such source
 
 
 def test_codex_has_no_env_file_and_gets_none(sandbox: Sandbox, tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ def feature(box: Sandbox, name: str = "feat", session: int = 3, before: int = 0)
         box.commit(f"older {i}", age_days=10)
     start = box.head()
     for i in range(session):
-        box.commit(f"session {i}", age_days=1)
+        box.commit(f"session {i}", age_days=1, sid=SID)
     return point, start
 
 

@@ -3,6 +3,7 @@
     lets-hooks post-checkout PREV NEW FLAG    (git's post-checkout, or pre-commit's)
     lets-hooks post-rewrite amend|rebase      (old new pairs on stdin)
     lets-hooks pre-push REMOTE URL            (pushed refs on stdin)
+    lets-hooks post-commit | post-merge [SQUASH] | post-applypatch   (the session ledger)
     lets-hooks record | status | install | uninstall | doctor | lint
 
 ``lets-hooks --help`` lists every command with its usage, taken from the command's own
@@ -77,6 +78,19 @@ def _post_rewrite(args: Sequence[str]) -> int:
     return _emit(hooks.post_rewrite(args, _stdin(), os.environ, _now()))
 
 
+def _noting(hook: str) -> Callable[[Sequence[str]], int]:
+    """post-commit, post-merge, post-applypatch: the session ledger's line."""
+
+    def run(args: Sequence[str]) -> int:
+        if args and args[0] in _ASKED:
+            return _hook_help(hook, args)
+        from lets_hooks import hooks
+
+        return _emit(hooks.note_commit(hook, args, os.environ))
+
+    return run
+
+
 def _pre_push(args: Sequence[str]) -> int:
     if args and args[0] in _ASKED:
         return _hook_help("pre-push", args)
@@ -123,6 +137,25 @@ def _post_rewrite_parser() -> argparse.ArgumentParser:
                      "recovered from git. Always exits 0.")
     parser.add_argument("command", nargs="?", metavar="amend|rebase",
                         help="what rewrote the commits")
+    return parser
+
+
+_NOTING = {
+    "post-commit": "git's post-commit hook (also run for every commit cherry-pick, revert and "
+                   "rebase make): write down in the session ledger which session made the "
+                   "commit just made.",
+    "post-merge": "git's post-merge hook: write down in the session ledger which session made "
+                  "the merge commit just made (nothing for a fast-forward or a squash).",
+    "post-applypatch": "git's post-applypatch hook (git am): write down in the session ledger "
+                       "which session made the commit just made.",
+}
+
+
+def _noting_parser(hook: str) -> argparse.ArgumentParser:
+    parser = _parser(hook, _NOTING[hook] + " No ladder, no history walk. Always exits 0.")
+    if hook == "post-merge":
+        parser.add_argument("squash", nargs="?", metavar="SQUASH",
+                            help="1 for a squash merge (git's own argument)")
     return parser
 
 
@@ -212,6 +245,9 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "post-checkout": _post_checkout,
     "post-rewrite": _post_rewrite,
     "pre-push": _pre_push,
+    "post-commit": _noting("post-commit"),
+    "post-merge": _noting("post-merge"),
+    "post-applypatch": _noting("post-applypatch"),
     "record": _record,
     "status": _status,
     "install": _install,
@@ -219,7 +255,8 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "doctor": _doctor,
     "lint": _lint,
 }
-HOOKS = ("post-checkout", "post-rewrite", "pre-push")
+HOOKS = ("post-checkout", "post-rewrite", "pre-push", "post-commit", "post-merge",
+         "post-applypatch")
 
 
 def parser_of(name: str) -> argparse.ArgumentParser:
@@ -230,6 +267,8 @@ def parser_of(name: str) -> argparse.ArgumentParser:
         return _post_rewrite_parser()
     if name == "pre-push":
         return _pre_push_parser()
+    if name in _NOTING:
+        return _noting_parser(name)
     if name == "record":
         return _record_parser()
     if name == "status":

@@ -24,7 +24,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lets_hooks.agents import Agent
 
-RECORDING_SOURCES = frozenset({"startup", "clear"})  # Claude Code's; see lets_hooks.agents
+# Every start records by the one rule (record.touch): the session's own line is kept, and
+# a line another session wrote meanwhile (a resume after it) is this session's first touch,
+# placed below the commits the session made (the ledger says which). The sources each
+# agent sends are in lets_hooks.agents; these are Claude Code's.
+RECORDING_SOURCES = frozenset({"startup", "clear", "resume", "compact"})
 HOOK_INPUT_LIMIT = 1024 * 1024
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 ENV_FILE_TAIL = 1024 * 1024  # the part of an env file read to find the line written already
@@ -212,8 +216,8 @@ def _record(root: Path, hook: HookInput, environ: Mapping[str, str],
             quiet: bool = False, agent: Agent | None = None) -> None:
     from lets_hooks import agents
 
-    if not agents.begins_session(agent or agents.CLAUDE_CODE, hook.source):
-        return  # resume / compact continue a session that has its boundary already
+    if not agents.records_at(agent or agents.CLAUDE_CODE, hook.source):
+        return  # a source this agent does not send: nothing to record
     if not hook.session_id:
         if not quiet:  # the input's problem was said already
             say("lets-session-start: the hook input has no session_id; nothing recorded")

@@ -1,0 +1,256 @@
+"""``lets-session-checkpoint``: the session's end, written where the next session's start
+reads it (``memory/session-handoff-LATEST.md``).
+
+The only code of the checkpoint that reads argv, the environment and stdin, prints and
+chooses exit codes; ``summary.checkpoint`` plans and writes, ``ladder.resolve`` gives the
+range and the session's commits, ``Repo.touched`` what those commits changed (one git
+process). Exit status: 0 written (or nothing to change), 1 refused (nothing written),
+2 a usage error; ``--hook`` always 0 and never a word on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from lets_hooks.cli import out, say
+
+PROG = "lets-session-checkpoint"
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lets_hooks.ladder import Boundary
+    from lets_hooks.repo import Repo
+    from lets_hooks.summary.checkpoint import Written
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from lets_hooks.cli import guarded
+
+    return guarded(_main, sys.argv[1:] if argv is None else argv)
+
+
+def _parser() -> argparse.ArgumentParser:
+    from lets_hooks import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Write the session's end into memory/session-handoff-LATEST.md: the"
+                    " state-snapshot block (ts, ctx, next, blocked, and diff: what the"
+                    " session's own commits changed) right after the frontmatter, and a"
+                    " '### Range' section with the four lines of lets-session-boundary."
+                    " Every other byte of the file is kept; what is not given keeps the"
+                    " previous block's value.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--root", help="project folder (default: the git top level above"
+                                       " the current folder, else the current folder)")
+    parser.add_argument("--next", action="append", metavar="TEXT",
+                        help="a next step, in order (repeat it; the first two are Priority 1"
+                             " and 2); given once or more, it replaces the list (--next ''"
+                             " empties it)")
+    parser.add_argument("--blocked", action="append", metavar="TEXT",
+                        help="a blocker, 'ITEM (risk: H)' (repeat it); replaces the list")
+    parser.add_argument("--ctx", metavar="TEXT", help="the context line")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the new file instead of writing it")
+    parser.add_argument("--json", action="store_true",
+                        help="print what was written as one JSON object")
+    parser.add_argument("--hook", action="store_true",
+                        help="run as an agent's end-of-session hook: read its JSON on stdin,"
+                             " refresh ts, diff and the range of an existing handoff,"
+                             " print nothing, exit 0")
+    return parser
+
+
+def _main(argv: Sequence[str]) -> int:
+    args = _parser().parse_args(list(argv))
+    environ: Mapping[str, str] = os.environ
+    if args.hook:
+        return _as_hook(args, environ)
+    from lets_hooks.summary.checkpoint import Refusal
+
+    try:
+        return _run(args, environ, None, None, quiet=False)
+    except Refusal as exc:
+        say(f"{PROG}: {exc}")
+        return 1
+
+
+def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    """Whatever arrives on stdin: nothing on stdout, at most a line on stderr, exit 0."""
+    try:
+        session_id, cwd, problem = hook_input()
+        if problem is not None:
+            say(f"{PROG}: {problem}; nothing written")
+            return 0
+        _run(args, environ, session_id, cwd, quiet=True)
+    except Exception as exc:  # Refusal, and anything else: one line, never a traceback
+        from lets_hooks.summary.checkpoint import Refusal
+
+        if isinstance(exc, Refusal):
+            say(f"{PROG}: {exc}")
+        else:
+            say(f"{PROG}: internal error ({type(exc).__name__}: {exc}); nothing written")
+    return 0
+
+
+def hook_input() -> tuple[str | None, str | None, str | None]:
+    """(session id, cwd, problem) from an end-of-session hook's JSON on stdin: Claude Code
+    SessionEnd and PreCompact, Codex Stop and SessionEnd, Gemini SessionEnd all carry
+    ``session_id`` and ``cwd`` (and ``hook_event_name``). A problem: nothing is written.
+    A ``session_id`` that is not a session's id is left out (the environment's is used);
+    a ``cwd`` that is not a folder here too (the current folder is used)."""
+    import json
+
+    from lets_hooks import state
+    from lets_hooks.cli.summary import HOOK_INPUT_LIMIT, read_hook_stdin
+
+    raw = read_hook_stdin()
+    if not raw.strip():
+        return None, None, "no hook input on stdin"
+    if len(raw) > HOOK_INPUT_LIMIT:
+        return None, None, f"hook input on stdin is over {HOOK_INPUT_LIMIT // 1024} KiB"
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None, None, "hook input on stdin is not valid JSON in UTF-8"
+    if not isinstance(data, dict):
+        return None, None, "hook input on stdin is not a JSON object"
+    sid, cwd, event = (data.get(key) for key in ("session_id", "cwd", "hook_event_name"))
+    if not isinstance(sid, str) and not isinstance(event, str):
+        return None, None, "hook input has neither a session_id nor a hook_event_name"
+    session_id = sid.strip() if isinstance(sid, str) and sid.strip() else None
+    if session_id is not None and state.sid_problem(session_id) is not None:
+        say(f"{PROG}: the hook input's session_id {state.shown_sid(session_id)} is"
+            f" {state.sid_problem(session_id)}; the environment's session id is used")
+        session_id = None
+    folder = cwd if isinstance(cwd, str) and "\0" not in cwd and os.path.isabs(cwd) else None
+    if folder is not None and not os.path.isdir(folder):
+        folder = None
+    return session_id, folder, None
+
+
+def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str | None,
+         cwd: str | None, quiet: bool) -> int:
+    from lets_hooks.cli.summary import find_top
+    from lets_hooks.summary import checkpoint as ck
+    from lets_hooks.summary.interventions import MAX_FILE_BYTES
+
+    now = time.time()
+    root = Path(args.root) if args.root else find_top(Path(cwd) if cwd else Path.cwd())
+    asked = ck.Asked(
+        next=None if args.next is None else tuple(args.next),
+        blocked=None if args.blocked is None else tuple(args.blocked),
+        ctx=args.ctx)
+    repo, git_dir, boundary = session_range(root, environ, session_id, now)
+    diff = None
+    notes = [] if quiet else [f"NOTE: {note}" for note in boundary.notes]
+    if repo is not None and boundary.boundary is not None:
+        from lets_hooks.repo import GitError, reason
+
+        try:
+            changes = ck.changes_of(repo.touched(boundary.session_commits))
+            diff = (changes[:ck.DIFF_CAP], max(0, len(changes) - ck.DIFF_CAP))
+        except GitError as exc:
+            notes.append(f"what the session's commits changed is not known ({reason(exc)}):"
+                         " the previous diff is kept")
+    else:
+        notes.append("the session's range is not known: the previous diff is kept")
+    lines = boundary.lines()
+
+    def make(data: bytes | None) -> ck.Plan:
+        return ck.plan(data, asked, lines, diff, now, MAX_FILE_BYTES)
+
+    result = ck.checkpoint(root, make, git_dir, dry_run=args.dry_run, create=not args.hook)
+    if quiet:
+        return 0
+    for line in notes:
+        say(line)
+    if result is None:
+        return 0
+    for note in result.plan.notes:
+        say(f"{PROG}: {note}")
+    if args.json:
+        out(_json(result, boundary, args.dry_run))
+    elif args.dry_run:
+        out(result.plan.data.decode("utf-8"))
+    else:
+        out(_said(result) + "\n" + "\n".join(lines) + "\n")
+    return 0
+
+
+def session_range(root: Path, environ: Mapping[str, str], session_id: str | None,
+                  now: float) -> tuple[Repo | None, str | None, Boundary]:
+    """The ladder's answer for the checked-out branch (its session id: the hook's, else
+    the environment's through ``session_id_env``), and the repository to ask about the
+    session's commits; fails closed as the contract command does."""
+    from lets_hooks import config, ladder
+    from lets_hooks.repo import NotARepository, Repo, reason
+
+    repo = Repo(str(root))
+    try:
+        where = repo.locate()
+    except NotARepository:
+        return None, None, ladder.not_a_repository()
+    except Exception as exc:
+        return None, None, ladder.unknown(reason(exc))
+    try:
+        settings = config.load(where.top, environ)
+        current = session_id or settings.session_id(environ)
+        boundary = ladder.resolve(repo, settings, current, int(now), where=where)
+        boundary.notes[:0] = settings.problems
+    except Exception as exc:  # fail closed: the range says it is not known
+        boundary = ladder.unknown(reason(exc))
+    return repo, where.git_dir, boundary
+
+
+def _said(result: Written) -> str:
+    from lets_hooks.summary.checkpoint import HANDOFF
+
+    snapshot = result.plan.snapshot
+    counts = (f"{len(snapshot.next)} next, {len(snapshot.blocked)} blocked,"
+              f" {_paths(len(snapshot.diff) + snapshot.more)}")
+    if not result.written:
+        return f"{HANDOFF}: already up to date ({counts})"
+    what = "created" if result.created else "written"
+    if result.merged:
+        what += " on top of a change made to it meanwhile"
+    return f"{HANDOFF}: state snapshot and range {what} ({counts})"
+
+
+def _paths(count: int) -> str:
+    return f"{count} changed path{'' if count == 1 else 's'}"
+
+
+def _json(result: Written, boundary: Boundary, dry_run: bool) -> str:
+    import json
+
+    from lets_hooks.files import show
+    from lets_hooks.summary.checkpoint import HANDOFF
+
+    snapshot = result.plan.snapshot
+    data = {
+        "file": HANDOFF,
+        "written": result.written,
+        "created": result.created and result.written,
+        "merged": result.merged,
+        "dry_run": dry_run,
+        "ts": snapshot.ts,
+        "ctx": snapshot.ctx,
+        "next": list(snapshot.next),
+        "blocked": list(snapshot.blocked),
+        "diff": {"items": list(snapshot.diff), "more": snapshot.more},
+        "range": list(result.plan.range_lines),
+        "trust": boundary.trust,
+        "session_commits": boundary.as_dict()["session_commits"],
+        "notes": [show(note) for note in (*boundary.notes, *result.plan.notes)],
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,711 @@
+"""The session's end: the handoff's state-snapshot block and its ``### Range`` section.
+
+One schema, two directions. The handoff reader (``sources/handoff.py``) finds the
+frontmatter, the ``<!-- state-snapshot v1 -->`` marker and its YAML block with ``layout``
+and reads the block with ``parse_block``; ``lets-session-checkpoint`` finds the same
+places with the same two functions, and writes the block with ``block_lines``, which
+``parse_block`` reads back to the values written (``Snapshot.values``). The fields:
+
+- ``ts``: when it was written, UTC, ``YYYY-MM-DDTHH:MM:SSZ``;
+- ``ctx``: free text;
+- ``next``: the next steps, in order (Priority 1 and 2 are the first two);
+- ``blocked``: ``{item, risk}`` each (``--blocked "ITEM (risk: H)"``);
+- ``diff``: ``{op, item, why}`` per path the session's own commits touched (``op`` one of
+  ``OPS``, ``item`` the path, ``old → new`` for a rename, ``why`` the subject of the newest
+  session commit that touched it), newest first, at most ``DIFF_CAP``, then one plain
+  item ``and N more paths`` when more were left out.
+
+Other keys another writer put in the block are kept, after these. Every value is written
+in one deterministic YAML form (strings double-quoted, every character YAML could fold or
+refuse escaped), so a checkpoint over its own output changes nothing but ``ts``.
+
+Importing this module costs nothing beyond the summary's readers: the write
+(``plan``/``checkpoint``) imports ``files`` and the ladder's record only when it runs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lets_hooks.summary.sources.text import parse_yaml
+
+TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
+HANDOFF = "memory/session-handoff-LATEST.md"
+MARKER = "<!-- state-snapshot v1 -->"
+FIELDS = ("ts", "ctx", "next", "blocked", "diff")
+OPS = ("added", "changed", "removed", "renamed")
+DIFF_CAP = 20
+RANGE_HEADING = "### Range"
+RENAMED = " → "
+ATTEMPTS = 3
+_MORE = re.compile(r"and (\d+) more paths?")
+_RISK = re.compile(r"\s*\(\s*risk\s*:\s*([^()]*?)\s*\)\s*$", re.IGNORECASE)
+
+
+# --------------------------------------------------------------------------- where things are
+
+def is_marker(line: str) -> bool:
+    """``<!-- state-snapshot v1 -->`` alone on its line (blanks anywhere between words)."""
+    text = line.strip()
+    if not (text.startswith("<!--") and text.endswith("-->")) or len(text) < 7:
+        return False
+    return text[4:-3].split() == ["state-snapshot", "v1"]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a handoff's parts are, as indexes into its lines (``text.lines_of``)."""
+
+    frontmatter: Mapping[str, object] | None
+    body: int  # the first line after the frontmatter (0 without one)
+    unclosed: bool  # a leading '---' that nothing closes: read as prose
+    marker: int | None  # the marker's line, when there is one
+    yaml_first: int | None  # the block's first YAML line
+    yaml_lines: tuple[str, ...] | None  # its YAML lines (None: no block could be found)
+    after: int  # the first line after the block (after the marker, without one)
+    problems: tuple[str, ...]  # the frontmatter's and the block's, for the reader
+
+
+def layout(lines: Sequence[str], label: str = HANDOFF) -> Layout:
+    """The frontmatter, then the first marker of the body and the block after it: a
+    fenced block, or bare YAML lines up to a blank one."""
+    frontmatter, body, problems = _frontmatter(lines, label)
+    unclosed = bool(problems) and body == 0
+    marker = next((i for i in range(body, len(lines)) if is_marker(lines[i])), None)
+    if marker is None:
+        return Layout(frontmatter, body, unclosed, None, None, None, body, tuple(problems))
+    first, yaml_lines, after, problem = _block(lines, marker)
+    if problem:
+        problems.append(f"{label}: {problem}")
+    return Layout(frontmatter, body, unclosed, marker, first,
+                  None if yaml_lines is None else tuple(yaml_lines), after, tuple(problems))
+
+
+def _frontmatter(lines: Sequence[str], label: str
+                 ) -> tuple[Mapping[str, object] | None, int, list[str]]:
+    """(frontmatter mapping, index of the first body line, warnings)."""
+    if not lines or lines[0].strip() != "---":
+        return None, 0, []
+    for index in range(1, len(lines)):
+        if lines[index].strip() in ("---", "..."):
+            value, problem = parse_yaml("\n".join(lines[1:index]), label, "frontmatter", 2)
+            if problem:
+                return None, index + 1, [problem]
+            if value is None:
+                return {}, index + 1, []
+            if not isinstance(value, Mapping):
+                return None, index + 1, [f"{label}: frontmatter is not a mapping; ignored"]
+            return dict(value), index + 1, []
+    return None, 0, [f"{label}: frontmatter has no closing '---'; read as prose"]
+
+
+def _block(lines: Sequence[str], marker: int
+           ) -> tuple[int | None, list[str] | None, int, str | None]:
+    """(first YAML line, the YAML lines, first line after the block, problem)."""
+    index = marker + 1
+    while index < len(lines) and not lines[index].strip():
+        index += 1
+    if index >= len(lines):
+        return None, None, index, "state-snapshot marker with no block after it"
+    opener = lines[index].strip()
+    if opener.startswith("```") or opener.startswith("~~~"):
+        fence = opener[:3]
+        for end in range(index + 1, len(lines)):
+            closer = lines[end].strip()
+            if closer.startswith(fence) and not closer[3:].strip():
+                return index + 1, list(lines[index + 1:end]), end + 1, None
+        return None, None, len(lines), "state-snapshot block has no closing fence; ignored"
+    end = index
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    return index, list(lines[index:end]), end, None
+
+
+def parse_block(where: Layout, label: str = HANDOFF
+                ) -> tuple[dict[str, object] | None, list[str]]:
+    """The block's mapping (None when there is none, or it cannot be read) and the
+    problems met reading it (the reader shows them as warnings; the writer refuses)."""
+    if where.yaml_lines is None or where.yaml_first is None:
+        return None, []
+    value, problem = parse_yaml("\n".join(where.yaml_lines), label, "state-snapshot block",
+                                where.yaml_first + 1)
+    if problem:
+        return None, [problem]
+    if not isinstance(value, Mapping):
+        return None, [f"{label}: state-snapshot block is not a mapping; ignored"]
+    snapshot = dict(value)
+    if "next" not in snapshot:
+        return snapshot, [f"{label}: state-snapshot block has no 'next'"]
+    return snapshot, []
+
+
+# --------------------------------------------------------------------------- the record
+
+@dataclass(frozen=True)
+class Change:
+    op: str  # one of OPS
+    item: str  # the path; "old → new" for a rename
+    why: str  # the subject of the newest session commit that touched it
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The block's values: what the checkpoint writes and the reader reads back.
+
+    ``next``, ``blocked`` and ``diff`` items are kept as they were read (another writer's
+    mapping stays a mapping); the checkpoint's own are strings, ``{item, risk}`` and
+    ``{op, item, why}`` mappings. ``more``: the paths ``diff`` leaves out."""
+
+    ts: object = None
+    ctx: object = None
+    next: tuple[object, ...] = ()
+    blocked: tuple[object, ...] = ()
+    diff: tuple[object, ...] = ()
+    more: int = 0
+    extra: tuple[tuple[object, object], ...] = field(default=())
+
+    def values(self) -> dict[object, object]:
+        """The mapping ``block_lines`` writes (and YAML reads back)."""
+        mapping: dict[object, object] = {"ts": self.ts}
+        if self.ctx is not None:
+            mapping["ctx"] = self.ctx
+        mapping["next"] = list(self.next)
+        mapping["blocked"] = list(self.blocked)
+        mapping["diff"] = [*self.diff, *([more_item(self.more)] if self.more else [])]
+        for key, value in self.extra:
+            mapping[key] = value
+        return mapping
+
+
+def more_item(count: int) -> str:
+    return f"and {count} more path{'s' if count != 1 else ''}"
+
+
+def as_items(value: object) -> list[object]:
+    """A field as a list: writers give a list, a single string, or nothing."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [item for item in value if item is not None and item != ""]
+    return [value]
+
+
+def snapshot_of(mapping: Mapping[Any, object]) -> Snapshot:
+    """A block's mapping as the record (the reverse of ``Snapshot.values``)."""
+    diff = as_items(mapping.get("diff"))
+    more = 0
+    if diff and isinstance(diff[-1], str):
+        counted = _MORE.fullmatch(diff[-1].strip())
+        if counted:
+            more = int(counted.group(1))
+            diff = diff[:-1]
+    return Snapshot(
+        ts=mapping.get("ts"), ctx=mapping.get("ctx"),
+        next=tuple(as_items(mapping.get("next"))),
+        blocked=tuple(as_items(mapping.get("blocked"))),
+        diff=tuple(diff), more=more,
+        extra=tuple((key, value) for key, value in mapping.items() if key not in FIELDS))
+
+
+def item_texts(mapping: Mapping[str, object]
+               ) -> tuple[list[str], list[str], list[str]]:
+    """What the summary reads of a block: (next steps, changes, blockers) as plain text,
+    placeholders dropped ("none", "n/a"...); a change ends with how many more."""
+    from lets_hooks.summary import prose
+
+    snapshot = snapshot_of(mapping)
+    next_items = prose.real_items(prose.next_item_text(item) for item in snapshot.next)
+    changes = prose.real_items(prose.diff_item_text(item) for item in snapshot.diff)
+    if snapshot.more:
+        changes.append(more_item(snapshot.more))
+    blocked = prose.real_items(prose.blocked_item_text(item) for item in snapshot.blocked)
+    return next_items, changes, blocked
+
+
+def parse_blocked(text: str) -> dict[str, object]:
+    """``"ITEM (risk: H)"`` as ``{item, risk}`` (``risk`` None when not said)."""
+    found = _RISK.search(text)
+    if found is None:
+        return {"item": text.strip(), "risk": None}
+    return {"item": text[:found.start()].strip(), "risk": found.group(1) or None}
+
+
+def utc_stamp(now: float) -> str:
+    return dt.datetime.fromtimestamp(int(now), dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --------------------------------------------------------------------------- YAML, written
+
+_SAFE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"})
+
+
+def block_lines(snapshot: Snapshot) -> list[str]:
+    """The marker and the fenced block, one line each (no line ends)."""
+    return [MARKER, "```yaml", *_mapping(snapshot.values(), 0), "```"]
+
+
+def quoted(text: str) -> str:
+    """``text`` as a YAML double-quoted scalar that reads back as exactly ``text``:
+    anything YAML would fold (line breaks, U+0085, U+2028/9) or refuse (controls,
+    U+FEFF, non-characters) is escaped; lone surrogates cannot be written (``ValueError``)."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char == '"' or char == "\\":
+            out.append("\\" + char)
+        elif 0x20 <= code <= 0x7E or (0xA0 <= code <= 0xFFFD and code not in (
+                0x2028, 0x2029, 0xFEFF) and not 0xD800 <= code <= 0xDFFF) or code > 0xFFFF:
+            out.append(char)
+        elif 0xD800 <= code <= 0xDFFF:
+            raise ValueError("text that is not valid UTF-8 cannot be written")
+        elif code <= 0xFF:
+            out.append(f"\\x{code:02x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    out.append('"')
+    return "".join(out)
+
+
+def _key(key: object) -> str:
+    if isinstance(key, str):
+        if _SAFE_KEY.fullmatch(key) and key.lower() not in _YAML_WORDS:
+            return key
+        return quoted(key)
+    return _scalar(key)
+
+
+def _scalar(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value:
+            return ".nan"
+        if value in (float("inf"), float("-inf")):
+            return ".inf" if value > 0 else "-.inf"
+        text = repr(value)
+        if "e" in text and "." not in text.split("e")[0]:
+            mantissa, exponent = text.split("e")
+            text = f"{mantissa}.0e{exponent if exponent[0] in '+-' else '+' + exponent}"
+        return text
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)) and not value:
+        return "[]"
+    if isinstance(value, Mapping) and not value:
+        return "{}"
+    return quoted(str(value))
+
+
+def _nested(value: object) -> bool:
+    return isinstance(value, (list, tuple, Mapping)) and bool(value)
+
+
+def _mapping(mapping: Mapping[object, object], indent: int) -> list[str]:
+    pad = " " * indent
+    lines: list[str] = []
+    for key, value in mapping.items():
+        if _nested(value):
+            lines.append(f"{pad}{_key(key)}:")
+            lines.extend(_value(value, indent + 2))
+        else:
+            lines.append(f"{pad}{_key(key)}: {_scalar(value)}")
+    return lines
+
+
+def _value(value: object, indent: int) -> list[str]:
+    if isinstance(value, Mapping):
+        return _mapping(value, indent)
+    pad = " " * indent
+    lines: list[str] = []
+    for item in value if isinstance(value, (list, tuple)) else [value]:
+        if _nested(item):
+            inner = _value(item, indent + 2)
+            lines.append(f"{pad}- {inner[0][indent + 2:]}")
+            lines.extend(inner[1:])
+        else:
+            lines.append(f"{pad}- {_scalar(item)}")
+    return lines
+
+
+# --------------------------------------------------------------------------- the diff
+
+def changes_of(commits: Sequence[tuple[str, str, Sequence[tuple[str, str, str | None]]]]
+               ) -> list[Change]:
+    """One change per path from the session's commits (newest first, as the ladder lists
+    them; each ``(sha, subject, [(status, path, new path)])``, a merge listing none): what
+    the session did to it overall (added then changed is added; renamed twice is one
+    rename from the first name to the last), why being the newest commit's subject;
+    newest first."""
+    # name now -> (its name before the session, None: it did not exist; exists now;
+    # the newest commit that touched it; the change's place in that commit's list)
+    track: dict[str, tuple[str | None, bool, int, int]] = {}
+    for index in range(len(commits) - 1, -1, -1):  # oldest first
+        for position, (status, path, new) in enumerate(commits[index][2]):
+            kind = status[:1]
+            if kind == "R" and new is not None:
+                track[new] = (track.pop(path, (path, True, 0, 0))[0], True, index, position)
+                continue
+            if kind == "C" and new is not None:
+                path, kind = new, "A"
+            prior = track.get(path)
+            origin = prior[0] if prior is not None else (None if kind == "A" else path)
+            track[path] = (origin, kind != "D", index, position)
+    found: list[tuple[int, int, Change]] = []
+    for name, (origin, exists, index, position) in track.items():
+        why = commits[index][1]
+        if not exists:
+            change = Change("removed", origin if origin is not None else name, why)
+        elif origin is None:
+            change = Change("added", name, why)
+        elif origin == name:
+            change = Change("changed", name, why)
+        else:
+            change = Change("renamed", f"{origin}{RENAMED}{name}", why)
+        found.append((index, position, change))
+    found.sort(key=lambda entry: (entry[0], entry[1]))
+    return [change for _, _, change in found]
+
+
+def change_mapping(change: Change) -> dict[str, object]:
+    return {"op": change.op, "item": change.item, "why": change.why}
+
+
+# --------------------------------------------------------------------------- the plan
+
+@dataclass(frozen=True)
+class Asked:
+    """What the command line asked for (None: keep the previous block's value)."""
+
+    next: tuple[str, ...] | None = None
+    blocked: tuple[str, ...] | None = None
+    ctx: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    data: bytes  # the new file
+    snapshot: Snapshot
+    range_lines: tuple[str, ...]
+    notes: tuple[str, ...]  # what the person should know (a dropped second Range...)
+
+
+class Refusal(Exception):
+    """The handoff is not written; ``str()`` is one line saying why."""
+
+
+def plan(old: bytes | None, asked: Asked, range_lines: Sequence[str],
+         diff: tuple[list[Change], int] | None, now: float, limit: int) -> Plan:
+    """The new handoff from the old bytes (None: there is none yet).
+
+    ``diff``: the session's changes and how many more were left out, or None when the
+    range is not known (the previous block's ``diff`` is then kept)."""
+    from lets_hooks.summary.sources.text import lines_of
+
+    bom = b""
+    text = ""
+    if old is not None:
+        if old.startswith(b"\xef\xbb\xbf"):
+            bom, old = b"\xef\xbb\xbf", old[3:]
+        try:
+            text = old.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise Refusal(f"{HANDOFF}: not valid UTF-8 (first bad byte at offset"
+                          f" {exc.start + len(bom)}); nothing written") from None
+    pieces = text.split("\n")
+    ends = ["\n"] * (len(pieces) - 1) + [""]
+    if pieces and pieces[-1] == "":
+        pieces.pop()
+        ends.pop()
+    lines = lines_of(text)
+    assert len(lines) == len(pieces)
+    ends = [("\r\n" if piece.endswith("\r") else "\n") if end else "" for piece, end
+            in zip(pieces, ends)]
+    newline = next((end for end in ends if end), "\n")
+
+    where = layout(lines)
+    if where.unclosed:
+        raise Refusal(f"{HANDOFF}: frontmatter has no closing '---'; close it, then run"
+                      " again; nothing written")
+    previous: Mapping[Any, object] = {}
+    if where.marker is not None:
+        mapping, problems = parse_block(where)
+        if mapping is None:
+            problem = problems[0] if problems else (
+                f"{HANDOFF}: state-snapshot block cannot be read")
+            if where.yaml_lines is None:
+                problem = next((p for p in where.problems if "state-snapshot" in p), problem)
+            raise Refusal(f"{_trim(problem)}; fix or remove the block, then run again;"
+                          " nothing written")
+        previous = mapping
+    before = snapshot_of(previous)
+    snapshot = Snapshot(
+        ts=utc_stamp(now),
+        ctx=before.ctx if asked.ctx is None else asked.ctx,
+        next=before.next if asked.next is None else tuple(
+            item for item in (value.strip() for value in asked.next) if item),
+        blocked=before.blocked if asked.blocked is None else tuple(
+            parse_blocked(item) for item in asked.blocked if item.strip()),
+        diff=before.diff if diff is None else tuple(change_mapping(c) for c in diff[0]),
+        more=before.more if diff is None else diff[1],
+        extra=before.extra)
+    try:
+        block = block_lines(snapshot)
+    except ValueError as exc:
+        raise Refusal(f"{HANDOFF}: {exc}; nothing written") from None
+
+    # (line, its end) for every line of the new file
+    rows: list[tuple[str, str]] = [(piece[:-1] if end == "\r\n" else piece, end)
+                                   for piece, end in zip(pieces, ends)]
+    create = old is None or (where.frontmatter is None and where.body == 0)
+    rows, body = _with_block(rows, where, block, newline, create, now)
+    notes: list[str] = []
+    rows = _with_range(rows, body, list(range_lines), newline, notes)
+    data = bom + "".join(line + end for line, end in rows).encode("utf-8")
+    if len(data) > limit:
+        raise Refusal(f"{HANDOFF}: would be {len(data)} bytes, over the {limit >> 20} MiB the"
+                      " summary reads; nothing written")
+    return Plan(data, snapshot, tuple(range_lines), tuple(notes))
+
+
+def _trim(problem: str) -> str:
+    return problem[:-len("; ignored")] if problem.endswith("; ignored") else problem
+
+
+def _blank(row: tuple[str, str]) -> bool:
+    return not row[0].strip()
+
+
+def _with_block(rows: list[tuple[str, str]], where: Layout, block: list[str], newline: str,
+                create_frontmatter: bool, now: float) -> tuple[list[tuple[str, str]], int]:
+    """``rows`` with the old block taken out and ``block`` right after the frontmatter
+    (in the old block's place when only blank lines stand before it), and the index of
+    the first line after the frontmatter."""
+    head = rows[:where.body]
+    body = rows[where.body:]
+    new = [(line, newline) for line in block]
+    if where.marker is not None:
+        marker, after = where.marker - where.body, where.after - where.body
+        if all(_blank(row) for row in body[:marker]):
+            body = body[:marker] + new + body[after:]
+            new = []
+        else:
+            end = after
+            if end < len(body) and _blank(body[end]) and _blank(body[marker - 1]):
+                end += 1  # the blank line that set it apart goes with it
+            body = body[:marker] + body[end:]
+    if new:
+        if body and not _blank(body[0]):
+            new.append(("", newline))
+        body = new + body
+    if create_frontmatter:
+        head = [("---", newline), (f"updated: {utc_stamp(now)[:10]}", newline),
+                ("---", newline)]
+    if head and not head[-1][1]:
+        head[-1] = (head[-1][0], newline)
+    return head + body, len(head)
+
+
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
+
+
+def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
+    """(index, level, text) of every ATX heading outside fenced code. A fence that nothing
+    closes fences nothing: the Range section added after it is found again next time."""
+    found = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        opened = _FENCE.match(line)
+        if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+            close = _closing(lines, index + 1, opened.group(1))
+            if close is not None:
+                index = close + 1
+                continue
+        heading = _ATX.match(line)
+        if heading:
+            title = re.sub(r"[ \t]+#+$", "", heading.group(2) or "").strip()
+            found.append((index, len(heading.group(1)), title))
+        index += 1
+    return found
+
+
+def _open_fence(lines: Sequence[str]) -> str | None:
+    """The fence of an opening line nothing closes (code to the end), if there is one."""
+    index = 0
+    while index < len(lines):
+        opened = _FENCE.match(lines[index])
+        if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+            close = _closing(lines, index + 1, opened.group(1))
+            if close is None:
+                return opened.group(1)
+            index = close
+        index += 1
+    return None
+
+
+def _closing(lines: Sequence[str], start: int, fence: str) -> int | None:
+    """The index of the line that closes ``fence`` (its character, at least as long)."""
+    for index in range(start, len(lines)):
+        closing = _FENCE.match(lines[index])
+        if (closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence)
+                and not closing.group(2).strip()):
+            return index
+    return None
+
+
+def _is_range(level: int, title: str) -> bool:
+    return level == 3 and title.lower() == "range"
+
+
+def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
+                newline: str, notes: list[str]) -> list[tuple[str, str]]:
+    """``rows`` with exactly one ``### Range`` section holding ``range_lines`` in a fenced
+    block: in the first such section its old four-line block is replaced (the rest of the
+    section kept), later ones are dropped (and said); without one, it is added at the end.
+    Headings are looked for after the frontmatter (``body``), outside fenced code."""
+    heads = [(index + body, level, title)
+             for index, level, title in _headings([line for line, _ in rows[body:]])]
+    spans = []
+    for position, (index, level, title) in enumerate(heads):
+        if _is_range(level, title):
+            end = next((i for i, lvl, _ in heads[position + 1:] if lvl <= 3), len(rows))
+            spans.append((index, end))
+    fenced = [("```", newline), *((line, newline) for line in range_lines), ("```", newline)]
+    if not spans:
+        out = list(rows)
+        if out and not out[-1][1]:
+            out[-1] = (out[-1][0], newline)
+        unclosed = _open_fence([line for line, _ in rows[body:]])
+        if unclosed is not None:  # else the section would be code, and not found again
+            notes.append(f"the handoff ended inside a fenced block ('{unclosed}'): closed it"
+                         " before the Range section")
+            out.append((unclosed, newline))
+        if out and not _blank(out[-1]):
+            out.append(("", newline))
+        return [*out, (RANGE_HEADING, newline), ("", newline), *fenced]
+    for start, end in reversed(spans[1:]):
+        notes.append(f"a second '{RANGE_HEADING}' section was dropped: the handoff keeps"
+                     " exactly one")
+        rows = rows[:start] + rows[end:]
+    start, end = spans[0]
+    section = rows[start + 1:end]
+    found = _session_fence(section)
+    if found is not None:
+        first, last = found
+        fenced[-1] = (fenced[-1][0], section[last][1] or newline)
+        return rows[:start + 1] + section[:first] + fenced + section[last + 1:] + rows[end:]
+    heading = (rows[start][0], rows[start][1] or newline)
+    gap = [("", newline)] if section and not _blank(section[0]) else []
+    return [*rows[:start], heading, ("", newline), *fenced, *gap, *section, *rows[end:]]
+
+
+def _session_fence(section: Sequence[tuple[str, str]]) -> tuple[int, int] | None:
+    """(opening, closing) index of the section's fenced block of ``SESSION_`` lines."""
+    lines = [line for line, _ in section]
+    index = 0
+    while index < len(lines):
+        opened = _FENCE.match(lines[index])
+        if opened:
+            close = _closing(lines, index + 1, opened.group(1))
+            if close is not None:
+                if close > index + 1 and lines[index + 1].startswith("SESSION_"):
+                    return index, close
+                index = close
+        index += 1
+    return None
+
+
+# --------------------------------------------------------------------------- the write
+
+@dataclass(frozen=True)
+class Written:
+    plan: Plan
+    written: bool  # False: the same bytes were there already, or --dry-run
+    merged: bool  # the handoff changed between the read and the write; planned again on it
+    created: bool
+
+
+def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | None = None,
+               *, dry_run: bool = False, create: bool = True,
+               before_replace: Callable[[], None] | None = None,
+               attempts: int = ATTEMPTS) -> Written | None:
+    """Plan the new handoff from its bytes (``make``) and write it with a compare-and-swap:
+    just before the rename the file is read again, and only when it is still what the plan
+    was made from is it replaced; else the plan is made again on the new bytes (the other
+    writer's change is kept), at most ``attempts`` times. None: no handoff and not
+    ``create``. ``Refusal`` when it cannot be written (nothing is)."""
+    import os
+
+    from lets_hooks import files
+
+    data = _read(root, git_dir)
+    if data is None and not create:
+        return None
+    merged = False
+    for _ in range(max(1, attempts)):
+        made = make(data)
+        if dry_run or made.data == data:
+            return Written(made, False, merged, data is None)
+        try:
+            folder = files.inside(str(root), os.path.dirname(HANDOFF), git_dir)
+            if data is None and not os.path.isdir(folder):
+                os.makedirs(folder, exist_ok=True)
+            files.write_inside(str(root), HANDOFF, made.data, git_dir,
+                               before_rename=_unchanged(root, git_dir, data, before_replace))
+        except _Changed as change:
+            merged, data = True, change.now
+            continue
+        except files.Refused as exc:
+            raise Refusal(f"{_line(str(exc))}; nothing written") from None
+        except OSError as exc:
+            raise Refusal(files.why(exc, f"cannot write {HANDOFF}") + "; nothing written"
+                          ) from None
+        return Written(made, True, merged, data is None)
+    raise Refusal(f"{HANDOFF} kept changing while the checkpoint was written ({attempts}"
+                  " tries); nothing written, run again when the other writer is done")
+
+
+class _Changed(Exception):
+    def __init__(self, now: bytes | None) -> None:
+        super().__init__("changed")
+        self.now = now
+
+
+def _unchanged(root: Path, git_dir: str | None, planned_from: bytes | None,
+               before_replace: Callable[[], None] | None) -> Callable[[], None]:
+    def check() -> None:
+        if before_replace is not None:
+            before_replace()
+        now = _read(root, git_dir)
+        if now != planned_from:
+            raise _Changed(now)
+    return check
+
+
+def _read(root: Path, git_dir: str | None) -> bytes | None:
+    from lets_hooks import files
+    from lets_hooks.summary.interventions import MAX_FILE_BYTES
+
+    data, problem = files.read_inside(str(root), HANDOFF, MAX_FILE_BYTES, git_dir)
+    if problem:
+        raise Refusal(f"{_line(problem)}; nothing written")
+    return data
+
+
+def _line(problem: str) -> str:
+    from lets_hooks.summary.interventions import problem_line
+
+    return problem_line(HANDOFF, problem) or problem

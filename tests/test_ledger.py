@@ -1,0 +1,157 @@
+"""The session ledger itself: its reading by id, its appends (the shell's and Python's),
+concurrent writers, SIGKILL, compaction, and where it lives."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import BIN, Sandbox
+
+from lets_hooks import ledger
+
+A, B = "session-a", "session-b"
+X, Y, Z, W = "1" * 40, "2" * 40, "3" * 40, "4" * 40
+
+
+def book(text: str) -> ledger.Ledger:
+    return ledger.parse(text.encode())
+
+
+def test_a_commit_is_the_session_that_made_it() -> None:
+    found = book(f"c {X} {A}\nc {Y} {B}\nc {Z} -\n")
+    assert found.status(X, A) == ledger.SESSION
+    assert found.status(Y, A) == ledger.OTHER
+    assert found.status(Z, A) == ledger.OTHER  # no session id: never this session's
+    assert found.status(W, A) == ledger.UNKNOWN
+    assert found.status(Y, None) == ledger.SESSION  # the prior-session reading: made here
+
+
+def test_copies_replayed_as_they_were_are_what_they_copy() -> None:
+    found = book(f"c {X} {A}\nc {Y} {B}\nr {Z} {B} {X} =\nr {W} {A} {Y} =\n")
+    assert found.status(Z, A) == ledger.SESSION  # another replayed this session's commit
+    assert found.status(W, A) == ledger.OTHER  # this session replayed another's
+
+
+def test_a_changed_copy_of_anothers_commit_is_mixed() -> None:
+    amended = book(f"c {X} {B}\na {Y} {A}\nr {Y} {A} {X} *\n")
+    assert amended.status(Y, A) == ledger.MIXED
+    assert amended.status(Y, B) == ledger.MIXED  # B's commit, changed by A
+    own = book(f"c {X} {A}\nr {Y} {A} {X} *\n")
+    assert own.status(Y, A) == ledger.SESSION
+    squash = book(f"c {X} {A}\nc {Y} {B}\nr {Z} {A} {X} =\nr {Z} {A} {Y} *\n")
+    assert squash.status(Z, A) == ledger.MIXED
+
+
+def test_an_amend_whose_pair_was_never_written_vouches_for_nothing() -> None:
+    assert book(f"a {X} {A}\n").status(X, A) == ledger.UNKNOWN
+
+
+def test_claims_are_the_named_sessions_and_never_override_a_maker() -> None:
+    found = book(f"k {X} {A}\nc {Y} {B}\nk {Y} {A}\n")
+    assert found.status(X, A) == ledger.SESSION
+    assert found.status(X, B) == ledger.UNKNOWN  # another session's claim says nothing
+    assert found.status(Y, A) == ledger.OTHER
+
+
+def test_torn_and_foreign_lines_are_skipped() -> None:
+    found = book(f"c {X} {A}\nc {Y[:20]}\ngarbage line\nc {Z} {A}c {W} {A}\n\nr {Y} {A}\n")
+    assert found.status(X, A) == ledger.SESSION
+    assert found.status(Z, A) == ledger.UNKNOWN
+    assert found.status(W, A) == ledger.UNKNOWN
+
+
+def test_a_copy_of_itself_decides_nothing() -> None:
+    assert book(f"r {X} {A} {Y} =\nr {Y} {A} {X} =\n").status(X, A) == ledger.UNKNOWN
+
+
+def test_python_appends_start_on_a_line_of_their_own(tmp_path: Path) -> None:
+    folder = tmp_path / ledger.FOLDER
+    folder.mkdir()
+    (folder / ledger.NAME).write_bytes(f"c {X} {A}\nc {Y[:30]}".encode())  # torn by a kill
+    assert ledger.note_made(str(tmp_path), [Z], A) is None
+    assert ledger.read(str(tmp_path)).status(Z, A) == ledger.SESSION
+    lines = (folder / ledger.NAME).read_bytes().split(b"\n")
+    assert lines[-2] == f"c {Z} {A}".encode()
+
+
+def test_the_second_writer_of_a_commit_keeps_the_first_line(tmp_path: Path) -> None:
+    ledger.note_made(str(tmp_path), [X], A)
+    ledger.note_made(str(tmp_path), [X], B)  # an agent's hook after the git hook
+    assert (tmp_path / ledger.FOLDER / ledger.NAME).read_text() == f"c {X} {A}\n"
+
+
+def test_claims_are_written_once(tmp_path: Path) -> None:
+    for _ in range(3):
+        ledger.note_claims(str(tmp_path), [X, Y], A)
+    assert (tmp_path / ledger.FOLDER / ledger.NAME).read_text().count("\n") == 2
+
+
+def test_compaction_keeps_the_newest_lines_whole(tmp_path: Path) -> None:
+    folder = tmp_path / ledger.FOLDER
+    folder.mkdir()
+    width = len(f"c {0:040x} {B}\n")
+    old = [f"c {n:040x} {B}\n" for n in range(ledger.LIMIT // width + 10)]
+    (folder / ledger.NAME).write_text("".join(old))
+    assert ledger.note_made(str(tmp_path), [X], A) is None
+    found = ledger.read(str(tmp_path))
+    assert found.status(X, A) == ledger.SESSION
+    assert found.lines <= ledger.KEEP
+    assert found.status(f"{len(old) - 1:040x}", B) == ledger.SESSION  # the newest kept
+    assert found.status(f"{0:040x}", B) == ledger.UNKNOWN  # the oldest gone
+    text = (folder / ledger.NAME).read_text()
+    assert text.endswith("\n") and all(len(line.split()) == 3 for line in text.splitlines())
+
+
+_APPENDER = """
+import sys
+from lets_hooks import ledger
+common, sid = sys.argv[1], sys.argv[2]
+for n in range(100000):
+    ledger.note_made(common, [f"{n:040x}"], sid)
+"""
+
+
+def test_writers_killed_at_any_point_leave_whole_lines(tmp_path: Path) -> None:
+    """Four writers appending at once, each killed with SIGKILL at a random moment, in
+    rounds: every line that is in the file is whole, and each parses."""
+    import random
+
+    rng = random.Random(7)
+    for round_ in range(6):
+        procs = [subprocess.Popen([sys.executable, "-c", _APPENDER, str(tmp_path),
+                                   f"writer-{round_}-{k}"]) for k in range(4)]
+        time.sleep(0.2 + rng.random() * 0.3)
+        for proc in procs:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+    data = (tmp_path / ledger.FOLDER / ledger.NAME).read_bytes()
+    lines = data.split(b"\n")
+    whole = [line for line in lines[:-1]]
+    assert whole, "no writer wrote anything"
+    parsed = ledger.parse(data)
+    torn = [line for line in whole if len(line.split()) != 3]
+    assert len(torn) <= 24, torn  # at most the line a killed writer was writing, each
+    assert parsed.lines >= len(whole) - len(torn)
+
+
+def test_the_ledger_lives_in_the_git_directory_shared_by_work_trees(sandbox: Sandbox) -> None:
+    sandbox.run("lets-hooks", "install")
+    env = dict(os.environ, LETS_SESSION_ID=A, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    other = sandbox.path.parent / "second"
+    subprocess.run(["git", "worktree", "add", "-q", "-b", "side", str(other)],
+                   cwd=sandbox.path, env=env, check=True)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "in the second tree"],
+                   cwd=other, env=env, check=True)
+    made = subprocess.run(["git", "rev-parse", "HEAD"], cwd=other, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    text = (sandbox.path / ".git" / ledger.FOLDER / ledger.NAME).read_text()
+    assert f"c {made} {A}\n" in text
+    assert not (sandbox.path / ".lets" / "sessions" / ledger.NAME).exists()
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=sandbox.path,
+                            capture_output=True, text=True, check=True).stdout
+    assert "lets-hooks" not in status  # never in the work tree, never committed

@@ -1,0 +1,435 @@
+"""Two sessions meet: workflows with the truth built in (issue: the session ledger).
+
+Every commit's message names who made it (``by: A``; an amend of B's commit by A says
+``by: B+A``). After every step the contract is checked against that truth: trust
+``exact`` implies the counted commits (``--json``'s ``session_commits``) are exactly the
+commits on HEAD that this session alone made, and no commit on HEAD mixes its work with
+another's. Each scenario also says what the answer should be where the rules decide it.
+Everything runs as a person runs it: real git commands with the plain shims installed,
+sessions told apart only by ``LETS_SESSION_ID`` in their environment, a teammate's
+clone and a bare remote.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import BIN
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+IDS = {"A": "aaaaaaaa-1111-2222-3333-444444444444", "B": "bbbbbbbb-1111-2222-3333-444444444444"}
+
+
+class World:
+    """A repository with the hooks installed, a bare origin, and a teammate's clone."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.remote = root / "origin.git"
+        self.work = root / "work"
+        self.mate = root / "mate"
+        self.count = 0
+        self.known: dict[str, set[str]] = {}  # commits git made with its own message
+        self.git("person", "init", "-q", "--bare", str(self.remote), cwd=root)
+        self.git("person", "clone", "-q", str(self.remote), str(self.work), cwd=root)
+        done = self.lets("person", "lets-hooks", "install")
+        assert done.returncode == 0, done.stderr
+        self.commit("person", "root")
+        self.git("person", "push", "-q", "origin", "HEAD:main")
+        self.git("person", "clone", "-q", str(self.remote), str(self.mate), cwd=root)
+
+    def env(self, who: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = dict(os.environ)
+        for name in ("LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID",
+                     "GEMINI_SESSION_ID", "GIT_DIR", "GIT_WORK_TREE", "LETS_MERGE_BRANCH"):
+            env.pop(name, None)
+        env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+        if who in IDS:
+            env["LETS_SESSION_ID"] = IDS[who]
+        env.update(GIT_EDITOR="true", GIT_MERGE_AUTOEDIT="no")
+        env.update(extra or {})
+        return env
+
+    def git(self, who: str, *args: str, cwd: Path | None = None,
+            extra: dict[str, str] | None = None, prefix: tuple[str, ...] = ()) -> str:
+        done = subprocess.run([*prefix, "git", *args], cwd=cwd or self.work,
+                              env=self.env(who, extra), capture_output=True, text=True,
+                              check=False, timeout=120)
+        assert done.returncode == 0, (who, args, done.stdout, done.stderr)
+        return done.stdout.strip()
+
+    def lets(self, who: str, command: str, *args: str, cwd: Path | None = None,
+             stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(BIN / command), *args], cwd=cwd or self.work,
+                              env=self.env(who), input=stdin, capture_output=True, text=True,
+                              check=False, timeout=120)
+
+    def commit(self, who: str, label: str, cwd: Path | None = None,
+               prefix: tuple[str, ...] = (), extra: dict[str, str] | None = None) -> str:
+        """A commit by ``who`` that changes a file of its own, marked with who made it."""
+        self.count += 1
+        where = cwd or self.work
+        name = f"{label}-{self.count}.txt"
+        (where / name).write_text(f"{label}\n")
+        self.git(who, "add", "--", name, cwd=where)
+        self.git(who, "commit", "-q", "-m", f"{label}\n\nby: {who}", cwd=where, prefix=prefix,
+                 extra=extra)
+        return self.git(who, "rev-parse", "HEAD", cwd=where)
+
+    def answer(self, who: str, cwd: Path | None = None) -> dict[str, object]:
+        done = self.lets(who, "lets-session-boundary", "--json", cwd=cwd)
+        assert done.returncode == 0, done.stderr
+        found: dict[str, object] = json.loads(done.stdout)
+        found["stderr"] = done.stderr
+        return found
+
+    def makers(self, cwd: Path | None = None) -> dict[str, set[str]]:
+        """Every commit on HEAD with who made it, read from the marks."""
+        out = self.git("person", "log", "--format=%H%x00%B%x01", "HEAD", cwd=cwd)
+        found: dict[str, set[str]] = {}
+        for record in out.split("\x01"):
+            sha, _, body = record.strip().partition("\x00")
+            marks = [line[4:] for line in body.splitlines() if line.startswith("by: ")]
+            found[sha] = set("+".join(marks).split("+")) if marks else \
+                self.known.get(sha, {"?"})
+        return found
+
+    def check(self, who: str, cwd: Path | None = None) -> dict[str, object]:
+        """The one invariant: exact means the counted set is the session's own work."""
+        found = self.answer(who, cwd)
+        if found["trust"] == "exact":
+            made = self.makers(cwd)
+            own = {sha for sha, by in made.items() if by == {who}}
+            mixed = {sha for sha, by in made.items() if who in by and len(by) > 1}
+            listed = found["session_commits"]
+            assert isinstance(listed, dict)
+            counted = set(listed["items"])
+            assert not mixed, ("exact over a mixed commit", found)
+            assert counted == own, ("exact with a count that is not the session's work",
+                                    sorted(counted - own), sorted(own - counted), found)
+            assert found["commits"] == len(own), found
+        return found
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    return World(tmp_path)
+
+
+def expect(found: dict[str, object], trust: str, commits: int | None = None,
+           note: str | None = None) -> None:
+    assert found["trust"] == trust, found
+    if commits is not None:
+        assert found["commits"] == commits, found
+    if note is not None:
+        assert note in str(found["stderr"]), found
+
+
+# -- two sessions in one work tree --------------------------------------------------------
+
+def test_a_merge_of_another_sessions_branch_counts_only_this_sessions_commits(world: World
+                                                                               ) -> None:
+    world.git("A", "switch", "-q", "-c", "feat")
+    world.commit("A", "a1")
+    world.git("A", "switch", "-q", "main")
+    world.git("B", "switch", "-q", "-c", "other")
+    world.commit("B", "b1")
+    world.commit("B", "b2")
+    world.git("A", "switch", "-q", "feat")
+    world.git("A", "merge", "-q", "--no-ff", "other", "-m", "merge other\n\nby: A")
+    found = world.check("A")
+    expect(found, "exact", 2)
+    assert "not counting 2 from elsewhere" in str(found["desc"]), found
+    expect(world.check("B", cwd=world.work), "prior-session")
+
+
+def test_a_fast_forward_to_another_sessions_commits_is_not_this_sessions(world: World
+                                                                          ) -> None:
+    world.git("A", "switch", "-q", "-c", "feat")
+    world.commit("A", "a1")
+    world.git("B", "switch", "-q", "-c", "other")
+    world.commit("B", "b1")
+    world.commit("B", "b2")
+    world.git("A", "switch", "-q", "feat")
+    world.git("A", "merge", "-q", "--ff-only", "other")
+    found = world.check("A")
+    expect(found, "exact", 1)
+
+
+def test_a_person_at_a_second_terminal_is_not_the_agent(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "feat")
+    world.commit("A", "a1")
+    world.commit("person", "p1")  # no session id: a person typing beside the agent
+    world.commit("A", "a2")
+    world.commit("B", "own-id")  # a person with an id of their own
+    expect(world.check("A"), "exact", 2)
+
+
+def test_a_session_resumed_after_another_keeps_its_own_commits(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "feat")
+    world.commit("A", "a1")
+    world.commit("A", "a2")
+    world.git("B", "switch", "-q", "main")
+    world.git("B", "switch", "-q", "feat")  # B's first touch
+    world.commit("B", "b1")
+    world.git("A", "switch", "-q", "main")
+    world.git("A", "switch", "-q", "feat")  # A resumes: its first touch again
+    found = world.check("A")
+    expect(found, "exact", 2)
+    assert "not counting 1 from elsewhere" in str(found["desc"]), found
+
+
+def test_a_session_resumed_through_the_agent_hook(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "feat")
+    world.commit("A", "a1")
+    world.lets("B", "lets-hooks", "record")
+    world.commit("B", "b1")
+    hook = json.dumps({"session_id": IDS["A"], "cwd": str(world.work), "source": "resume",
+                       "hook_event_name": "SessionStart"})
+    done = world.lets("A", "lets-session-start", "--claude-hook", stdin=hook)
+    assert done.returncode == 0, done.stderr
+    expect(world.check("A"), "exact", 1)
+
+
+def test_record_after_another_session_keeps_this_sessions_commits(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "feat")
+    world.commit("A", "a1")
+    world.lets("B", "lets-hooks", "record")
+    world.commit("B", "b1")
+    done = world.lets("A", "lets-hooks", "record")
+    assert done.returncode == 0, done.stderr
+    expect(world.check("A"), "exact", 1)
+
+
+# -- two agents in two work trees ---------------------------------------------------------
+
+def test_two_agents_in_two_work_trees_merge_each_others_branches(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "feat-a")
+    world.commit("A", "a1")
+    second = world.root / "second"
+    world.git("A", "worktree", "add", "-q", "-b", "feat-b", str(second), "main")
+    world.commit("B", "b1", cwd=second)
+    world.commit("B", "b2", cwd=second)
+    world.commit("A", "a2")
+    world.git("A", "merge", "-q", "--no-ff", "feat-b", "-m", "merge b\n\nby: A")
+    expect(world.check("A"), "exact", 3)
+    world.git("B", "merge", "-q", "--no-ff", "feat-a", "-m", "merge a\n\nby: B", cwd=second)
+    found = world.check("B", cwd=second)
+    assert found["trust"] != "exact" or found["commits"] == 3, found
+
+
+def test_worktree_add_from_the_sessions_own_commit_keeps_it(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "feat")
+    c1 = world.commit("A", "c1")
+    second = world.root / "second"
+    world.git("A", "worktree", "add", "-q", "-b", "side", str(second), c1)
+    world.commit("A", "c2", cwd=second)
+    expect(world.check("A", cwd=second), "exact", 2)
+
+
+def test_a_switch_c_from_a_merged_topic_and_from_main_agree(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "topic")
+    world.commit("A", "t1")
+    world.git("A", "push", "-q", "origin", "topic")
+    # the pull request is merged on the remote by someone else
+    world.git("person", "fetch", "-q", "origin", cwd=world.mate)
+    world.git("person", "merge", "-q", "--no-ff", "origin/topic", "-m", "merge topic\n\nby: mate",
+              cwd=world.mate)
+    world.git("person", "push", "-q", "origin", "HEAD:main", cwd=world.mate)
+    world.git("A", "fetch", "-q", "origin")
+    world.git("A", "switch", "-q", "-c", "x", "origin/main")
+    from_topic = world.check("A")
+    world.git("A", "switch", "-q", "main")
+    world.git("A", "merge", "-q", "--ff-only", "origin/main")
+    world.git("A", "switch", "-q", "-c", "y", "origin/main")
+    from_main = world.check("A")
+    assert from_topic["commits"] == from_main["commits"], (from_topic, from_main)
+    assert from_topic["trust"] == from_main["trust"], (from_topic, from_main)
+
+
+# -- clocks decide nothing ----------------------------------------------------------------
+
+def test_a_committer_date_set_back_at_an_edit_stop(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "feat")
+    first = world.commit("A", "s1")
+    world.commit("A", "s2")
+    old = "Mon, 1 Jan 2001 00:00:00 +0000"
+    world.git("A", "rebase", "-q", "-i", f"{first}~1",
+              extra={"GIT_SEQUENCE_EDITOR": "sed -i -e '1s/^pick/edit/'"})
+    world.git("A", "commit", "-q", "--amend", "--no-edit",
+              extra={"GIT_COMMITTER_DATE": old})
+    world.git("A", "rebase", "--continue")
+    expect(world.check("A"), "exact", 2)
+
+
+def test_rebase_with_committer_dates_from_the_authors(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "feat")
+    old = {"GIT_AUTHOR_DATE": "@978307200 +0000"}
+    world.commit("A", "s1", extra=old)
+    world.commit("A", "s2", extra=old)
+    world.git("A", "switch", "-q", "main")
+    world.commit("person", "main-moves")
+    world.git("A", "switch", "-q", "feat")
+    world.git("A", "rebase", "-q", "--committer-date-is-author-date", "main")
+    expect(world.check("A"), "exact", 2)
+
+
+@pytest.mark.skipif(shutil.which("faketime") is None, reason="faketime (Debian's faketime) "
+                    "is not installed")
+def test_a_clock_stepped_back_decides_nothing(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "feat")
+    world.commit("A", "s1")
+    world.commit("A", "s2", prefix=("faketime", "-f", "-3d"))
+    world.commit("A", "s3", prefix=("faketime", "-f", "+400d"))
+    expect(world.check("A"), "exact", 3)
+
+
+# -- plumbing, rewrites of another's commit -----------------------------------------------
+
+def test_a_commit_made_by_plumbing_is_not_vouched_for(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "feat")
+    world.commit("A", "s1")
+    tree = world.git("A", "write-tree")
+    made = world.git("A", "commit-tree", tree, "-p", "HEAD", "-m", "plumbing\n\nby: A")
+    world.git("A", "update-ref", "refs/heads/feat", made)
+    world.git("A", "reset", "-q", "--hard", made)
+    found = world.check("A")
+    expect(found, "prior-session", 2, note="not vouched for")
+    rev = world.git("A", "rev-parse", "HEAD~2")
+    done = world.lets("A", "lets-hooks", "record", "--at", rev)
+    assert done.returncode == 0, done.stderr
+    expect(world.check("A"), "exact", 2)
+
+
+@pytest.mark.parametrize("how", ["amend", "reword", "squash"])
+def test_a_rewrite_of_another_sessions_commit_is_mixed(world: World, how: str) -> None:
+    world.git("B", "switch", "-q", "-c", "feat")
+    world.commit("B", "yesterday")
+    world.git("A", "switch", "-q", "main")
+    world.git("A", "switch", "-q", "feat")  # A's first touch: the line at B's commit
+    if how == "amend":
+        world.git("A", "commit", "-q", "--amend", "-m", "yesterday, amended\n\nby: B+A")
+    elif how == "reword":
+        world.commit("A", "a1")
+        world.git("A", "rebase", "-q", "-i", "main", extra={
+            "GIT_SEQUENCE_EDITOR": "sed -i -e '1s/^pick/reword/'",
+            "GIT_EDITOR": "sed -i -e 's/^by: B$/by: B+A/'"})
+    else:
+        world.commit("A", "a1")
+        world.git("A", "rebase", "-q", "-i", "main", extra={
+            "GIT_SEQUENCE_EDITOR": "sed -i -e '2s/^pick/squash/'",
+            "GIT_EDITOR": "sed -i -e 's/^by: [AB]$/by: B+A/'"})
+    found = world.check("A")
+    assert found["trust"] != "exact", found
+    assert "run: lets-hooks record" not in str(found["stderr"]), found
+    world.lets("A", "lets-hooks", "record")  # whatever a person tries, exact stays honest
+    assert world.check("A")["trust"] != "exact"
+
+
+def test_a_no_op_amend_says_nothing(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "feat")
+    world.commit("A", "s1")
+    done = subprocess.run(["git", "commit", "-q", "--amend", "--no-edit"], cwd=world.work,
+                          env=world.env("A", {"GIT_COMMITTER_DATE": "@1700000000 +0000",
+                                              "GIT_AUTHOR_DATE": "@1700000000 +0000"}),
+                          capture_output=True, text=True, check=True)
+    again = subprocess.run(["git", "commit", "-q", "--amend", "--no-edit"], cwd=world.work,
+                           env=world.env("A", {"GIT_COMMITTER_DATE": "@1700000000 +0000",
+                                               "GIT_AUTHOR_DATE": "@1700000000 +0000"}),
+                           capture_output=True, text=True, check=True)
+    assert "lets-hooks" not in done.stderr + again.stderr, (done.stderr, again.stderr)
+    expect(world.check("A"), "exact", 1)
+
+
+# -- claims and shipped files -------------------------------------------------------------
+
+def test_claims_are_this_sessions_and_never_another_sessions(world: World) -> None:
+    world.git("A", "switch", "-q", "-c", "feat-a")
+    world.commit("A", "a1")
+    done = world.lets("A", "lets-hooks", "record", "--at", "main")
+    assert done.returncode == 0, done.stderr
+    world.git("B", "switch", "-q", "main")
+    world.git("B", "switch", "-q", "-c", "feat-b")
+    world.commit("B", "b1")
+    world.git("B", "merge", "-q", "--no-ff", "feat-a", "-m", "merge a\n\nby: B")
+    found = world.check("B")
+    expect(found, "exact", 2)
+
+
+def test_a_repository_that_ships_state_files_vouches_for_nothing(world: World) -> None:
+    mate_commits = []
+    for i in range(2):
+        (world.mate / f"m{i}.txt").write_text("mate\n")
+        world.git("person", "add", "--", f"m{i}.txt", cwd=world.mate)
+        world.git("person", "commit", "-q", "-m", f"mate {i}\n\nby: mate", cwd=world.mate)
+        mate_commits.append(world.git("person", "rev-parse", "HEAD", cwd=world.mate))
+    sessions = world.mate / ".lets" / "sessions"
+    sessions.mkdir(parents=True)
+    (sessions / ".claimed").write_text("".join(c + "\n" for c in mate_commits))
+    (sessions / ".rewritten").write_text("".join(f"{c} {c}\n" for c in mate_commits))
+    world.git("person", "add", "-f", "--", ".lets", cwd=world.mate)
+    world.git("person", "commit", "-q", "-m", "ship state\n\nby: mate", cwd=world.mate)
+    world.git("person", "push", "-q", "origin", "HEAD:topic", cwd=world.mate)
+    world.git("A", "fetch", "-q", "origin")
+    world.git("A", "switch", "-q", "-c", "topic", "origin/topic")
+    world.commit("A", "a1")
+    found = world.check("A")
+    assert found["trust"] != "exact" or found["commits"] == 1, found
+
+
+# -- generated days: two sessions, a person, a teammate -----------------------------------
+
+STEPS = st.lists(st.sampled_from([
+    "A commit", "B commit", "person commit", "A switch feat", "B switch feat",
+    "A switch other", "B switch other", "A merge other", "A amend", "B amend",
+    "mate push", "A pull", "A pull --rebase", "A record",
+]), min_size=3, max_size=7)
+
+
+@settings(max_examples=10, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=STEPS)
+def test_generated_days_never_give_a_wrong_exact(tmp_path_factory: pytest.TempPathFactory,
+                                                  steps: list[str]) -> None:
+    world = World(tmp_path_factory.mktemp("day"))
+    world.git("A", "switch", "-q", "-c", "feat")
+    world.git("A", "push", "-q", "-u", "origin", "feat")
+    world.git("person", "switch", "-q", "-c", "other", "main")
+    world.git("A", "switch", "-q", "feat")
+    world.git("person", "fetch", "-q", "origin", cwd=world.mate)
+    world.git("person", "switch", "-q", "-c", "feat", "origin/feat", cwd=world.mate)
+    for step in steps:
+        who, _, what = step.partition(" ")
+        branch = world.git("person", "branch", "--show-current")
+        if what == "commit":
+            world.commit(who, f"{who.lower()}")
+        elif what.startswith("switch"):
+            world.git(who, "switch", "-q", what.split()[1])
+        elif what == "merge other" and branch != "other":
+            world.git(who, "merge", "-q", "--no-ff", "other", "-m", f"merge\n\nby: {who}")
+        elif what == "amend" and world.makers() and branch:
+            by = world.makers()[world.git(who, "rev-parse", "HEAD")]
+            marks = "+".join(sorted(by | {who})) if by != {who} else who
+            world.git(who, "commit", "-q", "--amend", "-m", f"amended\n\nby: {marks}")
+        elif what == "push":
+            world.commit("mate", "mate", cwd=world.mate)
+            world.git("person", "pull", "-q", "--no-rebase", "--no-edit", "origin", "feat",
+                      cwd=world.mate)
+            world.git("person", "push", "-q", "origin", "feat", cwd=world.mate)
+        elif what.startswith("pull") and branch == "feat":
+            mode = "--rebase" if what.endswith("--rebase") else "--no-rebase"
+            before = world.git(who, "rev-parse", "HEAD")
+            world.git(who, "pull", "-q", mode, "--no-edit", "origin", "feat")
+            head = world.git(who, "rev-parse", "HEAD")
+            if head != before and world.git(who, "log", "-1", "--format=%P").count(" "):
+                world.known[head] = {who}  # the merge commit the pull made
+        elif what == "record":
+            world.lets(who, "lets-hooks", "record")
+        world.check("A")
+    world.check("B")
