@@ -460,11 +460,20 @@ def _merge_branch(repo: Repo, where: Location, settings: Config, found: Diagnosi
 def _session_id(settings: Config, environ: Mapping[str, str], found: Diagnosis) -> None:
     names = settings.session_id_env
     found_id = settings.session_id_variable(environ)
+    from lets_hooks import agents
+
+    seen = agents.seen_from(environ)
     if found_id is not None:
-        found.add("session id", OK, f"{found_id[0]} is set")
+        whose = f" (a {seen[0].title} session)" if seen is not None else ""
+        found.add("session id", OK, f"{found_id[0]} is set{whose}")
         return
+    gemini = seen is not None and seen[0] is agents.GEMINI_CLI
     found.add("session id", WARN, f"none of {', '.join(names)} is set, so no boundary is "
-              "ever exact (only prior-session or estimate)",
+              "ever exact (only prior-session or estimate)"
+              + ("; this is a Gemini CLI shell, which gives its commands no session id"
+                 if gemini else ""),
+              "install the lets-hooks Gemini CLI extension (its BeforeTool hook hands "
+              f"{names[0]} to each command)" if gemini else
               f"export {names[0]}=<an id for this session> in the session's environment")
 
 

@@ -39,7 +39,7 @@ def console_scripts() -> list[str]:
 
 def test_every_console_script_is_shown_running() -> None:
     scripts = console_scripts()
-    assert len(scripts) == 5
+    assert len(scripts) == 6
     for name in scripts:
         assert f"$ {name}" in README, name
 

@@ -1,15 +1,23 @@
-"""The Claude Code plugin in ``claude-plugin/``: its files have the documented shape, its
-SessionStart hook runs ``lets-session-start --claude-hook``, and the hook (and the settings
-snippet in docs/summary.md) is harmless where lets-hooks is not installed.
+"""The plugin folder Claude Code and Codex CLI both install (``agent-plugin/``, reached by
+its old path ``claude-plugin/`` too) and the Gemini CLI extension (``gemini-extension/``):
+their files have each agent's documented shape, their hooks run the lets-hooks commands,
+and every hook is harmless where lets-hooks is not installed.
 
-The shape checked here is Claude Code's plugin format: ``.claude-plugin/plugin.json`` (a
-JSON object whose only required field is a kebab-case ``name``; ``version``, ``description``,
-``author`` object, ``license``, ``keywords`` optional; components live at the plugin root,
-not inside ``.claude-plugin/``), ``hooks/hooks.json`` (loaded by convention, so the manifest
-must not name it again: ``{"hooks": {EVENT: [{"matcher"?, "hooks": [{"type": "command",
-"command", "timeout"?}]}]}}``), and ``skills/<name>/SKILL.md`` (YAML frontmatter with
-``name``, lowercase letters, digits and hyphens, at most 64, equal to its folder's name, and
-``description``, at most 1024 characters).
+The shapes checked here are the agents' own (docs/agents.md says where each was read):
+
+- Claude Code: ``.claude-plugin/plugin.json`` (a JSON object whose only required field is a
+  kebab-case ``name``; components live at the plugin root, not inside
+  ``.claude-plugin/``), ``hooks/hooks.json`` (loaded by convention, so the manifest must not
+  name it again: ``{"hooks": {EVENT: [{"matcher"?, "hooks": [{"type": "command",
+  "command", "timeout"?}]}]}}``), and ``skills/<name>/SKILL.md`` (YAML frontmatter with
+  ``name``, lowercase letters, digits and hyphens, at most 64, equal to its folder's name,
+  and ``description``, at most 1024 characters).
+- Codex CLI: ``.codex-plugin/plugin.json`` (the same fields; ``skills`` and ``hooks`` name
+  paths that start with ``./`` and stay inside the plugin; a ``hooks`` path replaces the
+  default ``hooks/hooks.json``), the same hooks format with Codex's event names.
+- Gemini CLI: ``gemini-extension.json`` (``name``, ``version``, ``description``; hooks are
+  not named in it), ``hooks/hooks.json`` with Gemini's event names (timeouts in
+  milliseconds), and ``skills/`` like the plugin's.
 """
 
 from __future__ import annotations
@@ -28,15 +36,26 @@ from conftest import BIN, Sandbox
 import lets_hooks
 
 ROOT = Path(__file__).resolve().parent.parent
-PLUGIN = ROOT / "claude-plugin"
+PLUGIN = ROOT / "agent-plugin"
+OLD_PLUGIN = ROOT / "claude-plugin"
+EXTENSION = ROOT / "gemini-extension"
 KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MANIFEST_KEYS = {"name", "version", "description", "author", "homepage", "repository",
                  "license", "keywords", "commands", "agents", "skills", "hooks",
                  "mcpServers", "outputStyles", "lspServers"}
+CODEX_MANIFEST_KEYS = MANIFEST_KEYS | {"interface", "apps"}
 HOOK_EVENTS = {"PreToolUse", "PostToolUse", "Notification", "UserPromptSubmit", "Stop",
                "SubagentStop", "PreCompact", "SessionStart", "SessionEnd"}
+CODEX_EVENTS = {"PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact",
+                "PostCompact", "SessionStart", "SessionEnd", "UserPromptSubmit",
+                "SubagentStart", "SubagentStop", "Stop"}
+GEMINI_EVENTS = {"BeforeTool", "AfterTool", "BeforeAgent", "Notification", "AfterAgent",
+                 "SessionStart", "SessionEnd", "PreCompress", "BeforeModel", "AfterModel",
+                 "BeforeToolSelection"}
 SESSION_START_SOURCES = {"startup", "resume", "clear", "compact"}
+SKILLS = ["session-boundary", "session-checkpoint"]
 SID = "9b2f0c4e-1111-4a5b-8c9d-0e1f2a3b4c5d"
+CHECKPOINT = "lets-session-checkpoint --hook"
 
 
 def load(path: Path) -> dict[str, object]:
@@ -57,7 +76,7 @@ def frontmatter(path: Path) -> tuple[dict[str, object], str]:
 # -- the files ----------------------------------------------------------------------------
 
 
-def test_manifest_has_the_documented_shape() -> None:
+def test_claude_manifest_has_the_documented_shape() -> None:
     manifest = load(PLUGIN / ".claude-plugin" / "plugin.json")
     assert set(manifest) <= MANIFEST_KEYS, set(manifest) - MANIFEST_KEYS
     name = manifest["name"]
@@ -76,6 +95,22 @@ def test_manifest_has_the_documented_shape() -> None:
     assert inside == ["marketplace.json", "plugin.json"]
 
 
+def test_codex_manifest_names_the_same_plugin_and_its_own_hooks() -> None:
+    claude = load(PLUGIN / ".claude-plugin" / "plugin.json")
+    codex = load(PLUGIN / ".codex-plugin" / "plugin.json")
+    assert set(codex) <= CODEX_MANIFEST_KEYS, set(codex) - CODEX_MANIFEST_KEYS
+    for key in ("name", "version", "description", "author", "license", "keywords"):
+        assert codex[key] == claude[key], key
+    assert sorted(p.name for p in (PLUGIN / ".codex-plugin").iterdir()) == ["plugin.json"]
+    for key, kind in (("skills", "dir"), ("hooks", "file")):
+        value = codex[key]
+        assert isinstance(value, str) and value.startswith("./"), key
+        target = (PLUGIN / value).resolve()
+        assert target.is_relative_to(PLUGIN.resolve())
+        assert target.is_dir() if kind == "dir" else target.is_file()
+    assert codex["hooks"] == "./hooks/codex.json"  # Codex reads it in place of hooks.json
+
+
 def test_the_folder_is_its_own_one_plugin_marketplace() -> None:
     market = load(PLUGIN / ".claude-plugin" / "marketplace.json")
     assert isinstance(market["name"], str) and KEBAB.fullmatch(market["name"])
@@ -88,11 +123,18 @@ def test_the_folder_is_its_own_one_plugin_marketplace() -> None:
     assert entry["source"] == "./"
 
 
-def session_start_commands(config: dict[str, object]) -> list[dict[str, object]]:
-    """Every command hook of a hooks configuration, checked against the format."""
+def test_the_old_install_path_is_the_same_folder() -> None:
+    assert OLD_PLUGIN.is_symlink() and os.readlink(OLD_PLUGIN) == "agent-plugin"
+    assert OLD_PLUGIN.resolve() == PLUGIN.resolve()
+
+
+def commands(config: dict[str, object], events: set[str], timeout_limit: int,
+             extra_keys: frozenset[str] = frozenset()) -> dict[str, list[dict[str, object]]]:
+    """Every command hook of a hooks configuration by event, checked against the format."""
     hooks = config["hooks"]
-    assert isinstance(hooks, dict) and set(hooks) <= HOOK_EVENTS
-    found: list[dict[str, object]] = []
+    assert isinstance(hooks, dict)
+    assert set(hooks) <= events, set(hooks) - events
+    found: dict[str, list[dict[str, object]]] = {}
     for event, groups in hooks.items():
         assert isinstance(groups, list) and groups
         for group in groups:
@@ -105,41 +147,113 @@ def session_start_commands(config: dict[str, object]) -> list[dict[str, object]]
             assert isinstance(entries, list) and entries
             for entry in entries:
                 assert isinstance(entry, dict)
-                assert set(entry) <= {"type", "command", "timeout"}
+                assert set(entry) <= {"type", "command", "timeout"} | extra_keys
                 assert entry["type"] == "command" and isinstance(entry["command"], str)
                 timeout = entry.get("timeout", 60)
-                assert isinstance(timeout, int) and 0 < timeout <= 600
-                if event == "SessionStart":
-                    found.append(entry)
+                assert isinstance(timeout, int) and 0 < timeout <= timeout_limit
+                found.setdefault(event, []).append(entry)
     return found
 
 
-def test_hooks_file_runs_the_summary_at_session_start() -> None:
+def claude_hooks() -> dict[str, list[dict[str, object]]]:
     config = load(PLUGIN / "hooks" / "hooks.json")
     assert set(config) <= {"description", "hooks"}
-    commands = session_start_commands(config)
-    assert len(commands) == 1
-    assert "lets-session-start --claude-hook" in str(commands[0]["command"])
-    groups = config["hooks"]
-    assert isinstance(groups, dict)
-    assert groups["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
+    return commands(config, HOOK_EVENTS, 600)
 
 
-def test_skill_has_the_documented_frontmatter_and_procedure() -> None:
-    skills = sorted((PLUGIN / "skills").iterdir())
-    assert [s.name for s in skills] == ["session-boundary"]
-    meta, body = frontmatter(skills[0] / "SKILL.md")
-    name, description = meta["name"], meta["description"]
-    assert name == "session-boundary"
-    assert isinstance(name, str) and KEBAB.fullmatch(name) and len(name) <= 64
-    assert isinstance(description, str) and 0 < len(description) <= 1024
-    assert "lets-session-boundary" in description
+def codex_hooks() -> dict[str, list[dict[str, object]]]:
+    config = load(PLUGIN / "hooks" / "codex.json")
+    assert set(config) <= {"description", "hooks"}
+    return commands(config, CODEX_EVENTS, 600)
+
+
+def gemini_hooks() -> dict[str, list[dict[str, object]]]:
+    config = load(EXTENSION / "hooks" / "hooks.json")
+    assert set(config) <= {"description", "hooks"}
+    return commands(config, GEMINI_EVENTS, 600_000, frozenset({"name", "description"}))
+
+
+def only(found: dict[str, list[dict[str, object]]], event: str) -> str:
+    assert len(found[event]) == 1, event
+    return str(found[event][0]["command"])
+
+
+def test_claude_hooks_start_mark_and_end_the_session() -> None:
+    found = claude_hooks()
+    assert set(found) == {"SessionStart", "PreToolUse", "PostToolUse", "PreCompact",
+                          "SessionEnd"}
+    assert "lets-session-start --claude-hook" in only(found, "SessionStart")
+    assert "lets-agent-hook pre-tool" in only(found, "PreToolUse")
+    assert "lets-agent-hook post-tool" in only(found, "PostToolUse")
+    assert CHECKPOINT in only(found, "PreCompact") and CHECKPOINT in only(found, "SessionEnd")
+    config = load(PLUGIN / "hooks" / "hooks.json")["hooks"]
+    assert isinstance(config, dict)
+    assert config["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
+    assert config["PreToolUse"][0]["matcher"] == config["PostToolUse"][0]["matcher"] == "Bash"
+
+
+def test_codex_hooks_start_mark_and_checkpoint_after_each_turn() -> None:
+    found = codex_hooks()
+    assert set(found) == {"SessionStart", "PreToolUse", "PostToolUse", "Stop"}
+    assert "lets-session-start --claude-hook" in only(found, "SessionStart")
+    assert "lets-agent-hook pre-tool" in only(found, "PreToolUse")
+    assert "lets-agent-hook post-tool" in only(found, "PostToolUse")
+    assert CHECKPOINT in only(found, "Stop")
+    config = load(PLUGIN / "hooks" / "codex.json")["hooks"]
+    assert isinstance(config, dict)
+    # Codex names its shell tool Bash to hooks
+    assert config["PreToolUse"][0]["matcher"] == config["PostToolUse"][0]["matcher"] == "Bash"
+
+
+def test_gemini_hooks_start_hand_over_mark_and_end_the_session() -> None:
+    found = gemini_hooks()
+    assert set(found) == {"SessionStart", "BeforeTool", "AfterTool", "SessionEnd"}
+    assert "lets-session-start --agent-hook gemini" in only(found, "SessionStart")
+    assert "lets-agent-hook pre-tool --agent gemini" in only(found, "BeforeTool")
+    assert "lets-agent-hook post-tool --agent gemini" in only(found, "AfterTool")
+    assert CHECKPOINT in only(found, "SessionEnd")
+    config = load(EXTENSION / "hooks" / "hooks.json")["hooks"]
+    assert isinstance(config, dict)
+    assert config["BeforeTool"][0]["matcher"] == config["AfterTool"][0]["matcher"] \
+        == "run_shell_command"
+
+
+def test_gemini_extension_manifest() -> None:
+    manifest = load(EXTENSION / "gemini-extension.json")
+    assert set(manifest) <= {"name", "version", "description", "contextFileName",
+                             "mcpServers", "excludeTools", "settings"}
+    assert manifest["name"] == load(PLUGIN / ".claude-plugin" / "plugin.json")["name"]
+    assert manifest["version"] == lets_hooks.__version__
+    assert "hooks" not in manifest  # Gemini reads hooks/hooks.json, never the manifest
+
+
+@pytest.mark.parametrize("folder", [PLUGIN, EXTENSION])
+def test_skills_have_the_documented_frontmatter_and_procedure(folder: Path) -> None:
+    skills = sorted((folder / "skills").iterdir())
+    assert [s.name for s in skills] == SKILLS
+    for skill in skills:
+        meta, body = frontmatter(skill / "SKILL.md")
+        name, description = meta["name"], meta["description"]
+        assert name == skill.name
+        assert isinstance(name, str) and KEBAB.fullmatch(name) and len(name) <= 64
+        assert isinstance(description, str) and 0 < len(description) <= 1024
+    meta, body = frontmatter(folder / "skills" / "session-boundary" / "SKILL.md")
+    assert "lets-session-boundary" in str(meta["description"])
     assert "```sh\n   lets-session-boundary\n   ```" in body  # the one command it runs
     for key in ("SESSION_BOUNDARY=", "SESSION_TRUST=", "SESSION_COMMITS=",
                 "SESSION_RANGE_DESC="):
         assert key in body
     for trust in ("exact", "prior-session", "estimate", "none"):
         assert f"| `{trust}` |" in body
+    meta, body = frontmatter(folder / "skills" / "session-checkpoint" / "SKILL.md")
+    assert "lets-session-checkpoint" in str(meta["description"])
+    assert 'lets-session-checkpoint --next "' in body and '(risk: H)"' in body
+
+
+def test_the_extension_carries_the_plugins_skills_byte_for_byte() -> None:
+    for name in SKILLS:
+        ours = (PLUGIN / "skills" / name / "SKILL.md").read_bytes()
+        assert (EXTENSION / "skills" / name / "SKILL.md").read_bytes() == ours
 
 
 # -- the hook, run as Claude Code runs it ---------------------------------------------------
@@ -155,8 +269,14 @@ def docs_settings_commands() -> list[str]:
 
 
 def all_commands() -> list[str]:
-    plugin = session_start_commands(load(PLUGIN / "hooks" / "hooks.json"))
-    return [str(c["command"]) for c in plugin] + docs_settings_commands()
+    """Every hook command the plugin, the extension and docs/summary.md ship, each once."""
+    found = [str(entry["command"]) for hooks in (claude_hooks(), codex_hooks(), gemini_hooks())
+             for entries in hooks.values() for entry in entries]
+    return list(dict.fromkeys(found + docs_settings_commands()))
+
+
+def session_start_commands(config: dict[str, object]) -> list[dict[str, object]]:
+    return commands(config, HOOK_EVENTS, 600).get("SessionStart", [])
 
 
 def bare_path(tmp_path: Path) -> str:
@@ -179,27 +299,43 @@ def run_hook(command: str, cwd: Path, path: str, stdin: str) -> subprocess.Compl
                           capture_output=True, text=True, check=False, timeout=120)
 
 
-@pytest.mark.parametrize("which", ["plugin", "docs"])
-def test_without_lets_hooks_installed_the_hook_does_nothing(
-        sandbox: Sandbox, tmp_path: Path, which: str) -> None:
-    command = all_commands()[0 if which == "plugin" else 1]
+def start_commands() -> list[tuple[str, str]]:
+    """(agent, command) of every SessionStart hook shipped, the docs' snippet too."""
+    return [("claude", only(claude_hooks(), "SessionStart")),
+            ("codex", only(codex_hooks(), "SessionStart")),
+            ("gemini", only(gemini_hooks(), "SessionStart")),
+            ("docs", docs_settings_commands()[0])]
+
+
+def test_without_lets_hooks_installed_every_hook_does_nothing(
+        sandbox: Sandbox, tmp_path: Path) -> None:
+    sandbox.commit("recent")
     payload = json.dumps({"session_id": SID, "cwd": str(sandbox.path), "source": "startup",
-                          "hook_event_name": "SessionStart"})
-    done = run_hook(command, sandbox.path, bare_path(tmp_path), payload)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+                          "hook_event_name": "SessionStart", "tool_name": "Bash",
+                          "tool_input": {"command": "true"}})
+    for command in all_commands():
+        done = run_hook(command, sandbox.path, bare_path(tmp_path), payload)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), command
     assert not (sandbox.path / ".lets").exists()
+    assert not (sandbox.path / ".git" / "lets-agent").exists()
 
 
-@pytest.mark.parametrize("which", ["plugin", "docs"])
-def test_with_lets_hooks_installed_the_hook_records_and_prints_the_summary(
+@pytest.mark.parametrize("which", ["claude", "codex", "gemini", "docs"])
+def test_with_lets_hooks_installed_the_start_hook_records_and_prints_the_summary(
         sandbox: Sandbox, tmp_path: Path, which: str) -> None:
     head = sandbox.commit("recent")
-    command = all_commands()[0 if which == "plugin" else 1]
+    command = dict(start_commands())[which]
     payload = json.dumps({"session_id": SID, "cwd": str(sandbox.path), "source": "startup",
                           "hook_event_name": "SessionStart"})
     done = run_hook(command, sandbox.path, f"{BIN}:{bare_path(tmp_path)}", payload)
     assert (done.returncode, done.stderr) == (0, "")
-    lines = done.stdout.splitlines()
+    text = done.stdout
+    if which == "gemini":  # Gemini takes context only inside its JSON
+        answer = json.loads(text)
+        assert set(answer) == {"hookSpecificOutput"}
+        assert answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+        text = answer["hookSpecificOutput"]["additionalContext"]
+    lines = text.splitlines()
     assert lines[0] == "## Session Ready"
     assert lines[2] == f"**Session range:** session: {head}..HEAD (0 commits)"
     task = (sandbox.path / ".lets" / "sessions" / ".task-main").read_text()
@@ -207,13 +343,14 @@ def test_with_lets_hooks_installed_the_hook_records_and_prints_the_summary(
 
 
 def test_a_broken_install_costs_one_line_at_most(sandbox: Sandbox, tmp_path: Path) -> None:
-    """A ``lets-session-start`` whose interpreter is gone (a venv rebuilt elsewhere): the
-    shell's one complaint, and the session still starts."""
+    """Commands whose interpreter is gone (a venv rebuilt elsewhere): the shell's one
+    complaint, and the session still starts and its tools still run."""
     folder = tmp_path / "broken"
     folder.mkdir()
-    script = folder / "lets-session-start"
-    script.write_text("#!/nonexistent/python\n")
-    script.chmod(0o755)
+    for name in ("lets-session-start", "lets-agent-hook", "lets-session-checkpoint"):
+        script = folder / name
+        script.write_text("#!/nonexistent/python\n")
+        script.chmod(0o755)
     for command in all_commands():
         done = run_hook(command, sandbox.path, f"{folder}:{bare_path(tmp_path)}", "{}")
         assert done.returncode == 0 and done.stdout == ""

@@ -20,12 +20,18 @@ from pathlib import Path
 
 from lets_hooks.cli import out, say
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lets_hooks.agents import Agent
+
 # Every start records by the one rule (record.touch): the session's own line is kept, and
 # a line another session wrote meanwhile (a resume after it) is this session's first touch,
-# placed below the commits the session made (the ledger says which).
+# placed below the commits the session made (the ledger says which). The sources each
+# agent sends are in lets_hooks.agents; these are Claude Code's.
 RECORDING_SOURCES = frozenset({"startup", "clear", "resume", "compact"})
 HOOK_INPUT_LIMIT = 1024 * 1024
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
+ENV_FILE_TAIL = 1024 * 1024  # the part of an env file read to find the line written already
 
 
 def _version() -> str:
@@ -75,6 +81,7 @@ class HookInput:
     session_id: str | None
     cwd: str | None
     source: str | None
+    fields: Mapping[str, object] | None = None  # the whole JSON object
 
 
 NO_INPUT = HookInput(None, None, None)
@@ -128,7 +135,8 @@ def parse_hook_input(raw: str | bytes) -> tuple[HookInput, str | None]:
     odd = [name for name in ("session_id", "cwd", "source")
            if data.get(name) is not None and not isinstance(data[name], str)]
     problem = f"the hook input's {odd[0]} is not a string" if odd else None
-    return HookInput(field("session_id"), field("cwd"), field("source")), problem
+    return (HookInput(field("session_id"), field("cwd"), field("source"), data),
+            problem)
 
 
 def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
@@ -149,7 +157,7 @@ def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
             problem = (f"the hook input's cwd {quoted(cwd)} is not a folder here; the "
                        "current folder is used")
         cwd = None
-    return HookInput(session_id, cwd, hook.source), problem
+    return HookInput(session_id, cwd, hook.source, hook.fields), problem
 
 
 def _is_folder(path: str) -> bool:
@@ -161,33 +169,40 @@ def _is_folder(path: str) -> bool:
         return False
 
 
-def export_session_id(environ: Mapping[str, str], session_id: str) -> str | None:
+def export_session_id(environ: Mapping[str, str], session_id: str,
+                      agent: Agent | None = None) -> str | None:
     """Append ``export CLAUDE_CODE_SESSION_ID=<id>`` to ``$CLAUDE_ENV_FILE`` (the file
     Claude Code sources before each command of the session) when the environment does not
     already carry this id (an older Claude Code), so every later command has it. The id
-    has passed the session-id rule; it is shell-quoted all the same. Returns the problem,
-    if the line could not be written."""
-    import shlex
+    has passed the session-id rule; it is shell-quoted all the same. The line starts on a
+    line of its own and every byte already there stays as it was, whatever the file's
+    size. Agents without an env file (Codex CLI, Gemini CLI) get nothing. Returns the
+    problem, if the line could not be written."""
+    from lets_hooks import agents
 
-    path = environ.get("CLAUDE_ENV_FILE", "")
-    if not path or environ.get(SESSION_ENV) == session_id:
+    agent = agent or agents.CLAUDE_CODE
+    line = agents.export_line(agent, session_id)
+    variable = agent.env_file
+    if line is None or variable is None:
         return None
-    line = f"export {SESSION_ENV}={shlex.quote(session_id)}\n".encode()
+    path = environ.get(variable, "")
+    if not path or environ.get(agent.shell_id_env or "") == session_id:
+        return None
     try:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
     except (OSError, ValueError) as exc:
-        return f"CLAUDE_ENV_FILE: cannot write it ({_why(exc)})"
+        return f"{variable}: cannot write it ({_why(exc)})"
     try:
         size = os.fstat(fd).st_size
-        if size <= HOOK_INPUT_LIMIT:
-            held = os.pread(fd, size, 0)
-            if held.startswith(line) or b"\n" + line in held:
-                return None  # written already (the hook ran twice)
-            if held and not held.endswith(b"\n"):
-                line = b"\n" + line
+        start = max(0, size - ENV_FILE_TAIL)
+        held = os.pread(fd, size - start, start)
+        if (start == 0 and held.startswith(line)) or b"\n" + line in held:
+            return None  # written already (the hook ran twice)
+        if held and not held.endswith(b"\n"):
+            line = b"\n" + line
         os.write(fd, line)
     except OSError as exc:
-        return f"CLAUDE_ENV_FILE: cannot write it ({_why(exc)})"
+        return f"{variable}: cannot write it ({_why(exc)})"
     finally:
         os.close(fd)
     return None
@@ -198,9 +213,11 @@ def _why(exc: BaseException) -> str:
 
 
 def _record(root: Path, hook: HookInput, environ: Mapping[str, str],
-            quiet: bool = False) -> None:
-    if hook.source not in RECORDING_SOURCES:
-        return  # a source no agent sends: nothing to record
+            quiet: bool = False, agent: Agent | None = None) -> None:
+    from lets_hooks import agents
+
+    if not agents.records_at(agent or agents.CLAUDE_CODE, hook.source):
+        return  # a source this agent does not send: nothing to record
     if not hook.session_id:
         if not quiet:  # the input's problem was said already
             say("lets-session-start: the hook input has no session_id; nothing recorded")
@@ -238,36 +255,50 @@ def _session_start(argv: Sequence[str]) -> int:
                         help="copy context-log entries with [ref:N], N >= 3, into"
                              " memory/MEMORY.md (the only write), then print the summary")
     parser.add_argument("--claude-hook", action="store_true",
-                        help="run as a Claude Code SessionStart hook: read its JSON from"
-                             " stdin, record the session boundary on startup and clear")
+                        help="run as the SessionStart hook of the plugin Claude Code and"
+                             " Codex CLI share (which of them runs it is read from its"
+                             " input): read its JSON from stdin, record the session"
+                             " boundary on startup and clear")
+    parser.add_argument("--agent-hook", choices=("claude", "codex", "gemini"),
+                        metavar="AGENT",
+                        help="run as AGENT's SessionStart hook (claude, codex, gemini):"
+                             " the same, with the summary in the shape AGENT takes")
     args = parser.parse_args(list(argv))
 
     environ: Mapping[str, str] = os.environ
-    if args.claude_hook:
+    if args.claude_hook or args.agent_hook:
         return _as_hook(args, environ)
     return _summary(args, environ, None)
 
 
 def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    """``--claude-hook``: whatever arrives on stdin, the summary on stdout, at most one
-    line on stderr about the input, and exit 0 (a hook never stops a session starting)."""
+    """A SessionStart hook: whatever arrives on stdin, exit 0 (a hook never stops a session
+    starting) and at most one line on stderr about the input. The summary goes to stdout
+    in the shape the agent takes as context, and only for input the agent sent: what is
+    not its JSON object, or names a session id no session has, gets nothing on stdout."""
+    from lets_hooks import agents
+
     hook, problem = parse_hook_input(read_hook_stdin())
     if problem:
         say(f"lets-session-start: {problem}; nothing recorded")
-        hook = NO_INPUT
-    else:
-        hook, problem = hook_problem(hook)
-        if problem:
-            say(f"lets-session-start: {problem}")
+        return 0
+    agent = agents.by_name(args.agent_hook) if args.agent_hook \
+        else agents.detect(hook.fields or {}, environ)
+    given_sid = hook.session_id
+    hook, problem = hook_problem(hook)
+    if problem:
+        say(f"lets-session-start: {problem}")
+        if given_sid is not None and hook.session_id is None:
+            return 0  # not a session's id: no context from such input
     try:
-        _summary(args, environ, hook, quiet=problem is not None)
+        _summary(args, environ, hook, quiet=problem is not None, agent=agent)
     except Exception as exc:  # one line, never a traceback, never a failed start
         say(f"lets-session-start: internal error ({type(exc).__name__}: {exc})")
     return 0
 
 
 def _summary(args: argparse.Namespace, environ: Mapping[str, str],
-             hook: HookInput | None, quiet: bool = False) -> int:
+             hook: HookInput | None, quiet: bool = False, agent: Agent | None = None) -> int:
     start = Path(hook.cwd) if hook is not None and hook.cwd else Path.cwd()
     root = Path(args.root) if args.root else find_top(start)
     home = Path(args.home) if args.home else Path(os.path.expanduser("~"))
@@ -278,11 +309,12 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
 
     status = 0
     if hook is not None:
-        _record(root, hook, environ, quiet)
+        _record(root, hook, environ, quiet, agent)
         if hook.session_id:
-            problem = export_session_id(environ, hook.session_id)
+            problem = export_session_id(environ, hook.session_id, agent)
             if problem:
                 say(f"lets-session-start: {problem}")
+            _mark_reflog(root, hook.session_id)
     git = open_repository(root)
     if args.promote:  # before git is asked about the working tree, which it changes
         from lets_hooks.summary.promote import promote
@@ -297,8 +329,26 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
 
     summary = build_summary(root, home, today, git)
     budget = render.DEFAULT_BUDGET if args.budget is None else args.budget or None
+    if hook is not None and agent is not None:
+        from lets_hooks import agents
+
+        budget = agents.context_budget(agent, budget)
+        text = render.render_json(summary) if args.json \
+            else render.render_markdown(summary, budget)
+        out(agents.context(agent, text))
+        return 0
     out(render.render_json(summary) if args.json else render.render_markdown(summary, budget))
     return 0 if hook is not None else status  # a hook never stops a session from starting
+
+
+def _mark_reflog(root: Path, session_id: str) -> None:
+    """Where the HEAD reflog ends as the session starts: what the session's shell tool
+    commits after this is what the tool hooks read (``lets-agent-hook``)."""
+    from lets_hooks.cli.agent import git_dir_at, save_position
+
+    git_dir = git_dir_at(str(root))
+    if git_dir is not None:
+        save_position(git_dir, session_id)
 
 
 def observability_main(argv: Sequence[str] | None = None) -> int:

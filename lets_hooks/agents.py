@@ -1,0 +1,223 @@
+"""What each coding agent hands its hooks and what it takes back (see docs/agents.md).
+
+One place for every agent's shape, so the hook commands stay the same for all of them:
+
+- Claude Code: hook JSON on stdin (``session_id``, ``cwd``, ``source``); a SessionStart
+  hook's plain stdout becomes the model's context (10,000 characters kept); its shell
+  commands see ``CLAUDE_CODE_SESSION_ID`` (older versions: only what a SessionStart hook
+  appended to ``$CLAUDE_ENV_FILE``); its shell tool is ``Bash``.
+- Codex CLI: Claude-compatible hook JSON (the same fields, plus ``turn_id``, ``model``,
+  ``permission_mode``); plain stdout becomes context; its shell commands see
+  ``CODEX_THREAD_ID`` (the hook JSON's ``session_id``), the hook process does not; no
+  env file (0.171); its shell tool is named ``Bash`` to hooks.
+- Gemini CLI: hook JSON (``session_id``, ``cwd``, ``source``, ``tool_input``); context only
+  as JSON ``hookSpecificOutput.additionalContext`` (plain stdout is a message to the user);
+  hooks get ``GEMINI_SESSION_ID``, shell commands get no id; a BeforeTool hook may hand
+  back a changed ``tool_input``; its shell tool is ``run_shell_command`` (``command``,
+  ``dir_path``), and it runs git with ``core.hooksPath`` empty.
+
+Nothing here runs git or touches a file: the CLI (``lets_hooks.cli.summary``,
+``lets_hooks.cli.agent``) reads and writes, these functions only say what the shapes are.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+CLAUDE = "claude"
+CODEX = "codex"
+GEMINI = "gemini"
+NAMES = (CLAUDE, CODEX, GEMINI)
+
+# The variable a command of the session sees, the one ``lets-session-boundary`` reads.
+HANDOFF_ENV = "LETS_SESSION_ID"
+
+
+class Agent:
+    """One agent's hook input and output."""
+
+    __slots__ = ("context_cap", "context_json", "env_file", "hook_id_env", "name",
+                 "new_session_sources", "shell_id_env", "shell_tools", "sources", "title")
+
+    def __init__(self, name: str, title: str, *, shell_id_env: str | None,
+                 hook_id_env: str | None, sources: frozenset[str],
+                 new_session_sources: frozenset[str], env_file: str | None,
+                 context_json: bool, context_cap: int, shell_tools: frozenset[str]) -> None:
+        self.name = name
+        self.title = title
+        self.shell_id_env = shell_id_env  # what its shell commands see (None: nothing)
+        self.hook_id_env = hook_id_env  # what its hooks see besides the JSON
+        self.sources = sources  # the SessionStart ``source`` values it sends
+        self.new_session_sources = new_session_sources  # those that begin a new session
+        self.env_file = env_file  # a file its SessionStart hooks may append exports to
+        self.context_json = context_json  # context only inside its JSON
+        self.context_cap = context_cap  # characters of context it keeps
+        self.shell_tools = shell_tools  # its shell tool's names in hook input
+
+    def __repr__(self) -> str:
+        return f"Agent({self.name!r})"
+
+
+# A ``clear`` begins a new session with a new id (Claude Code's /clear, Gemini's /clear that
+# draws a new UUID; Codex's cleared history); a ``resume`` or a ``compact`` continues one.
+CLAUDE_CODE = Agent(
+    CLAUDE, "Claude Code", shell_id_env="CLAUDE_CODE_SESSION_ID", hook_id_env=None,
+    sources=frozenset({"startup", "resume", "clear", "compact"}),
+    new_session_sources=frozenset({"startup", "clear"}), env_file="CLAUDE_ENV_FILE",
+    context_json=False, context_cap=10_000, shell_tools=frozenset({"Bash"}))
+CODEX_CLI = Agent(
+    CODEX, "Codex CLI", shell_id_env="CODEX_THREAD_ID", hook_id_env=None,
+    sources=frozenset({"startup", "resume", "clear", "compact"}),
+    new_session_sources=frozenset({"startup", "clear"}), env_file=None,
+    context_json=False, context_cap=10_000, shell_tools=frozenset({"Bash"}))
+GEMINI_CLI = Agent(
+    GEMINI, "Gemini CLI", shell_id_env=None, hook_id_env="GEMINI_SESSION_ID",
+    sources=frozenset({"startup", "resume", "clear"}),
+    new_session_sources=frozenset({"startup", "clear"}), env_file=None,
+    context_json=True, context_cap=10_000,
+    shell_tools=frozenset({"run_shell_command"}))
+
+AGENTS = {agent.name: agent for agent in (CLAUDE_CODE, CODEX_CLI, GEMINI_CLI)}
+
+
+def by_name(name: str) -> Agent:
+    return AGENTS[name]
+
+
+def detect(payload: Mapping[str, object], environ: Mapping[str, str]) -> Agent:
+    """Which agent runs a hook of the plugin Claude Code and Codex share (the same
+    command runs under both). Gemini runs its own extension's commands, which name it.
+
+    Codex's hook JSON carries ``turn_id`` (tool and stop hooks) or ``model`` with
+    ``permission_mode`` and a transcript under its home; Claude Code's hooks run with
+    ``CLAUDECODE=1`` or ``CLAUDE_ENV_FILE`` / ``CLAUDE_PROJECT_DIR`` set. Claude Code
+    when nothing tells.
+    """
+    if environ.get(GEMINI_CLI.hook_id_env or "") and "GEMINI_PROJECT_DIR" in environ:
+        return GEMINI_CLI
+    if environ.get("CLAUDECODE") == "1" or "CLAUDE_ENV_FILE" in environ \
+            or "CLAUDE_PROJECT_DIR" in environ:
+        return CLAUDE_CODE
+    transcript = payload.get("transcript_path")
+    if isinstance(payload.get("turn_id"), str) or (
+            isinstance(transcript, str) and "/.codex/" in transcript.replace(os.sep, "/")):
+        return CODEX_CLI
+    if any(name.startswith("CODEX_") for name in environ):
+        return CODEX_CLI
+    return CLAUDE_CODE
+
+
+def begins_session(agent: Agent, source: str | None) -> bool:
+    """Does a SessionStart with this ``source`` begin a new session (a new id)? A
+    ``resume`` or ``compact`` continues one. An unknown or missing source is neither."""
+    return source in agent.new_session_sources
+
+
+def records_at(agent: Agent, source: str | None) -> bool:
+    """Is a SessionStart with this ``source`` recorded? Every source the agent sends is,
+    by the one rule (``record.touch``): a new session's id takes the line, a continued
+    session keeps its own line, and one that finds another session's line meanwhile
+    takes it below the commits it made (the ledger says which). A source the agent does
+    not send records nothing."""
+    return source in agent.sources
+
+
+def context(agent: Agent, text: str) -> str:
+    """The summary as that agent takes context from a SessionStart hook's stdout."""
+    if not agent.context_json:
+        return text
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                              "additionalContext": text}},
+                      ensure_ascii=False) + "\n"
+
+
+def context_budget(agent: Agent, budget: int | None) -> int | None:
+    """The summary's character budget under this agent's cap (room left for the JSON
+    around it, where the agent wants JSON)."""
+    room = agent.context_cap - (200 if agent.context_json else 0)
+    return room if budget is None else min(budget, room)
+
+
+def export_line(agent: Agent, session_id: str) -> bytes | None:
+    """The line for the agent's env file that gives later commands the id, or None
+    where it has no env file. The id is shell-quoted whatever it holds."""
+    if agent.env_file is None or agent.shell_id_env is None:
+        return None
+    import shlex
+
+    return f"export {agent.shell_id_env}={shlex.quote(session_id)}\n".encode()
+
+
+def shell_tool_input(agent: Agent, payload: Mapping[str, object]) -> dict[str, object] | None:
+    """The shell tool's input of a tool hook (None when the tool is not the shell)."""
+    name = payload.get("tool_name")
+    tool_input = payload.get("tool_input")
+    if not isinstance(name, str) or name not in agent.shell_tools:
+        return None
+    return dict(tool_input) if isinstance(tool_input, dict) else None
+
+
+def tool_folder(agent: Agent, cwd: str, tool_input: Mapping[str, object] | None) -> str:
+    """Where the shell tool ran its command: Gemini's ``dir_path`` (relative to the
+    session's folder), else the hook's ``cwd``."""
+    if agent is GEMINI_CLI and tool_input is not None:
+        folder = tool_input.get("dir_path")
+        if isinstance(folder, str) and folder and "\0" not in folder:
+            return os.path.normpath(os.path.join(cwd, folder))
+    return cwd
+
+
+HANDOFF_PREFIX = f"export {HANDOFF_ENV}="
+
+
+def hand_over(agent: Agent, tool_input: Mapping[str, object],
+              session_id: str) -> dict[str, object] | None:
+    """Gemini's shell commands get no session id: the BeforeTool hook hands back the tool
+    input with the command prefixed by ``export LETS_SESSION_ID=<id>;`` (the id
+    shell-quoted), so ``lets-session-boundary`` in that command knows its session. None
+    where nothing is to change (not Gemini, no command, already handed over)."""
+    if agent is not GEMINI_CLI:
+        return None
+    command = tool_input.get("command")
+    if not isinstance(command, str) or not command.strip():
+        return None
+    if command.startswith(HANDOFF_PREFIX):
+        return None
+    import shlex
+
+    changed = dict(tool_input)
+    changed["command"] = f"{HANDOFF_PREFIX}{shlex.quote(session_id)}; {command}"
+    return changed
+
+
+def before_tool_output(tool_input: Mapping[str, object]) -> str:
+    """Gemini's BeforeTool answer that replaces the tool's input."""
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "BeforeTool",
+                                              "tool_input": dict(tool_input)}},
+                      ensure_ascii=False) + "\n"
+
+
+def session_of(agent: Agent, environ: Mapping[str, str]) -> tuple[str, str] | None:
+    """(variable, id) of this agent's session as a shell command of it sees it."""
+    name = agent.shell_id_env
+    if name and environ.get(name, "").strip():
+        return name, environ[name].strip()
+    return None
+
+
+def seen_from(environ: Mapping[str, str]) -> tuple[Agent, str] | None:
+    """Which agent's session a command runs in, by the variable that agent gives its
+    commands (Gemini gives none; its hooks hand ``LETS_SESSION_ID`` over, which names no
+    agent): the agent and the variable, or None."""
+    for agent in (CLAUDE_CODE, CODEX_CLI):
+        found = session_of(agent, environ)
+        if found is not None:
+            return agent, found[0]
+    if environ.get("GEMINI_CLI") == "1" or environ.get(GEMINI_CLI.hook_id_env or ""):
+        return GEMINI_CLI, HANDOFF_ENV if environ.get(HANDOFF_ENV) else ""
+    return None
