@@ -347,7 +347,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
     env = dict(os.environ, LETS_SESSION_ID=SESSION_ID, NO_COLOR="1")
-    for name in ("CLAUDE_CODE_SESSION_ID", "LETS_MERGE_BRANCH", "GIT_DIR", "GIT_WORK_TREE"):
+    for name in ("CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_SESSION_ID",
+                 "LETS_MERGE_BRANCH", "GIT_DIR", "GIT_WORK_TREE",
+                 "PYTHONDONTWRITEBYTECODE"):  # users' Pythons keep their bytecode
         env.pop(name, None)
     if args.merge_branch != "main":
         env["LETS_MERGE_BRANCH"] = args.merge_branch

@@ -254,7 +254,8 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
     tail: list[bytes] = []
     for raw in read_backwards(path(common_dir)):
         if raw == marker:
-            book = parse(b"\n".join(reversed(tail)))
+            tail.reverse()
+            book = _about(tail, wanted)
             if all(book.status(sha, sid) != UNKNOWN for sha in wanted):
                 book.placed = True
                 return book
@@ -265,6 +266,19 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
     book = read(common_dir)
     book.placed = (boundary, token(sid)) in book.written
     return book
+
+
+def _about(lines: list[bytes], wanted: Sequence[str]) -> Ledger:
+    """The lines (oldest first) whose commit is one of ``wanted``, or one a copy of them
+    copies, parsed: a slice and a set lookup a line, the rest never decoded."""
+    asked = {sha.encode("ascii", "replace") for sha in wanted}
+    while True:
+        picked = [raw for raw in lines if raw[2:42] in asked or raw[2:66] in asked]
+        book = parse(b"\n".join(picked))
+        olds = {old.encode("ascii") for pairs in book.copies.values() for old, _, _ in pairs}
+        if olds <= asked:
+            return book
+        asked |= olds
 
 
 # -- writing ----------------------------------------------------------------------------------
