@@ -123,7 +123,13 @@ def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None
             if os.path.lexists(own):
                 config.problems.append(f".lets/config.toml: not read: {store.problem}")
         else:
-            table = _read_toml(own, config.problems, cache, top)
+            # a .lets that is a link open_store let stand (another work tree's .lets) is
+            # read as that folder: the fence is that work tree, not this one
+            fence = top
+            if os.path.islink(os.path.join(top, ".lets")):
+                fence = os.path.dirname(os.path.realpath(os.path.join(top, ".lets")))
+                own = os.path.join(fence, ".lets", "config.toml")
+            table = _read_toml(own, config.problems, cache, fence)
             if table is not None:
                 layers.append((".lets/config.toml", table))
     if cache is not None:

@@ -476,6 +476,14 @@ def _only_a_note(found: Diagnosis, name: str) -> None:
 
 
 def _ignored(repo: Repo, top: str, found: Diagnosis) -> None:
+    if os.path.islink(os.path.join(top, ".lets")):
+        # another work tree's .lets, linked: git sees a file, which `.lets/` does not match
+        if repo.is_ignored(".lets"):
+            found.add(".lets/", OK, "a link to another work tree's .lets, ignored by git")
+        else:
+            found.add(".lets/", WARN, "a link that git does not ignore: git add -A would "
+                      "commit it", "add .lets (no slash: it is a link) to .git/info/exclude")
+        return
     if repo.is_ignored(".lets/"):
         found.add(".lets/", OK, "ignored by git")
     elif repo.is_ignored(".lets/sessions/") and repo.is_ignored(".lets/locks/"):

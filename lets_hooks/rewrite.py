@@ -405,7 +405,18 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int) ->
     pairs, old_tip, guessed = recover_pairs(repo, command, stdin, rebase)
     from lets_hooks import witness
 
-    witness.note_rewrite(where.top, pairs)  # the ledger: what each copy is a copy of
+    noted = witness.note_rewrite(where.top, pairs)  # the ledger: what each copy is a copy of
+    said = [] if noted is None or noted.startswith("no session state") else [
+        f"the rewrite ledger was not written: {noted}"]
+    return said + _move(repo, where, command, rebase, store, branch, pairs, old_tip,
+                        guessed, now)
+
+
+def _move(repo: Repo, where: Location, command: str, rebase: RebaseState, store: Store,
+          branch: str, pairs: list[tuple[str, str]], old_tip: str | None, guessed: bool,
+          now: int) -> list[str]:
+    """``follow``'s moves, once the rewrite's pairs are known."""
+    assert where.head is not None
     # The rewrite's pairs (git's own: stdin, the rebase's list, an amend's reflog) are
     # known from here on.
     if old_tip is None and command != "amend":
