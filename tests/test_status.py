@@ -187,12 +187,9 @@ def test_a_thousand_branches_cost_the_same_five_git_processes(tmp_path: Path) ->
     path = tmp_path / "many"
     subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
     names = thousand_branches(path)
-    began = time.perf_counter()
     table, repo = status.rows(str(path), {"LETS_SESSION_ID": SID}, int(time.time()))
-    elapsed = time.perf_counter() - began
     assert len(table) == 1001
-    assert repo.calls == GIT_PROCESSES
-    assert elapsed < 10
+    assert repo.calls == GIT_PROCESSES  # the work, counted: not one process per branch
     without_session, again = status.rows(str(path), {}, int(time.time()))
     assert again.calls == GIT_PROCESSES and len(without_session) == 1001
     # a sample of rows against the ladder run the ordinary way, one branch at a time
