@@ -1,4 +1,11 @@
-"""Shared fixtures: real git repositories in temporary folders, built with GitPython."""
+"""Shared fixtures: real git repositories in temporary folders, built with GitPython.
+
+The suite runs on every core (pytest-xdist, ``scripts/test``): each worker has its own
+temporary folders; what is costly to build and the same for every test (a hook
+repository, pre-commit's environments, husky and lefthook from npm) is built once for the
+whole run by ``shared``, under a lock, in the folder the workers share
+(docs/testing.md).
+"""
 
 from __future__ import annotations
 
@@ -6,11 +13,16 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import git
 import pytest
+from hypothesis import settings
+
+# hypothesis's default deadline (200 ms an example) is a time budget: none in this suite
+settings.register_profile("lets", deadline=None)
+settings.load_profile("lets")
 
 BIN = Path(sys.executable).parent
 DAY = 86400
@@ -115,3 +127,27 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import precommit_box
 
     return precommit_box.pre_commit_home(tmp_path_factory)
+
+
+def shared(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """``name``, a folder built once for the whole test run by ``build(folder)``: in the
+    temporary folder every worker of the run shares (the parent of a worker's own), under
+    an exclusive lock, so one worker builds it and the others wait, then use it. A build
+    that failed (no mark of completion) is removed and made again."""
+    import fcntl
+    import shutil
+
+    root = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # .../pytest-N/popen-gwK: pytest-N is the run's
+    dest = root / name
+    done = root / (name + ".done")
+    with open(root / (name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            if dest.exists():
+                shutil.rmtree(dest)
+            dest.mkdir(parents=True)
+            build(dest)
+            done.write_text("")
+    return dest

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN
+from conftest import BIN, shared
 from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox, make
 from managers import bare_remote, snapshot
 
@@ -21,17 +21,22 @@ pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not 
 
 @pytest.fixture(scope="session")
 def npm_tools(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """husky and lefthook, installed from npm into one folder for the whole session."""
-    prefix = tmp_path_factory.mktemp("npm-tools")
+    """husky and lefthook, installed from npm once for the whole run (every worker's:
+    ``conftest.shared``, under a lock: no two npm installs race), through npm's own
+    cache."""
+    return shared(tmp_path_factory, "npm-tools", _npm_install) / "node_modules"
+
+
+def _npm_install(prefix: Path) -> None:
     # --ignore-scripts: lefthook's own postinstall would run `lefthook install` in the
     # folder npm was started from; its binary comes as a package of its own anyway.
     done = subprocess.run(["npm", "install", "--prefix", str(prefix), "--ignore-scripts",
                            "--no-audit", "--no-fund", "--loglevel=error", "husky@9",
-                           "lefthook"], cwd=prefix, env={**os.environ, "INIT_CWD": str(prefix)},
+                           "lefthook"],
+                          cwd=prefix, env={**os.environ, "INIT_CWD": str(prefix)},
                           capture_output=True, text=True, check=False, timeout=600)
     if done.returncode != 0:
         pytest.skip(f"npm install husky lefthook failed: {done.stderr.strip()[-300:]}")
-    return prefix / "node_modules"
 
 
 def versions(tools: Path) -> dict[str, str]:
