@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
+    from lets_hooks.state import Store
+
 DEFAULT_MAX_AGE_DAYS = 14
 # Each agent's own variable after ours: Claude Code, Codex CLI (its thread id, which every
 # shell command it runs gets), Gemini CLI (its hooks get it; its shell commands do not).
@@ -99,8 +101,10 @@ def _quoted(text: str) -> str:
     return files.quoted(text)
 
 
-def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None) -> Config:
-    """Read the settings for the work tree at ``top`` (None: no work tree, no files).
+def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None,
+         store: Store | None = None) -> Config:
+    """Read the settings for the work tree at ``top`` (None: no work tree, no files);
+    ``store``: the work tree's state as the caller judged it already (``state.open_store``).
 
     With ``git_dir``, what the TOML parser made of a file is kept in a small cache there
     (``lets-config.cache``), keyed on the file's identity, size, times and a checksum of
@@ -117,7 +121,8 @@ def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None
             layers.append(("pyproject.toml [tool.lets]", table))
         from lets_hooks import state
 
-        store = state.open_store(top)
+        if store is None:
+            store = state.open_store(top)
         own = os.path.join(top, ".lets", "config.toml")
         if store.problem is not None:
             if os.path.lexists(own):

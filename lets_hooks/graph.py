@@ -345,6 +345,7 @@ class BatchRepo(Repo):
                  objects: Iterable[ObjectInfo]) -> None:
         super().__init__(base.cwd, base.git)
         self.calls = base.calls
+        self._worktree_list = base._worktree_list  # the work trees as base was told them
         self.where = where
         self.graph = graph
         self.known = {info.name: info for info in objects}

@@ -142,7 +142,9 @@ def _link_problem(top: str, links: list[str], repo: Repo | None) -> str | None:
                     f"git) - not followed, nothing read or written there; remove it with "
                     f"'git rm --cached {rel}'")
     try:
-        tops = at_top.worktree_tops()
+        # the work trees of this repository, whichever of them asks: the caller's list
+        # when it has one (``status`` asked already), else one more git process
+        tops = (repo if repo is not None else at_top).worktree_tops()
     except GitError as exc:
         return f"{links[0]} is a symbolic link and git cannot list the work trees ({exc}) " \
                "- not followed"
