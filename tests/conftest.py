@@ -31,7 +31,13 @@ DAY = 86400
 @pytest.fixture(autouse=True)
 def git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """A known git identity and no user or system config leaking into the tests."""
-    home = tmp_path_factory.mktemp("home")
+    isolate(monkeypatch, tmp_path_factory.mktemp("home"))
+
+
+def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """``git_identity``'s environment, for a fixture of a wider scope (one that builds a
+    repository once for many tests, before any test's own fixtures are set up), through
+    ``pytest.MonkeyPatch.context()``."""
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test\n\temail = test@example.com\n"
         "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
