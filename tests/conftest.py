@@ -20,8 +20,9 @@ import git
 import pytest
 from hypothesis import settings
 
-# hypothesis's default deadline (200 ms an example) is a time budget: none in this suite
-settings.register_profile("lets", deadline=None)
+# hypothesis's default deadline (200 ms an example) is a time budget: none in this suite;
+# and no example database in the checkout, which every worker would write to at once
+settings.register_profile("lets", deadline=None, database=None)
 settings.load_profile("lets")
 
 BIN = Path(sys.executable).parent
