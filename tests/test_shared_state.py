@@ -75,6 +75,25 @@ def test_a_linked_lets_git_does_not_ignore_is_said_with_its_fix(tmp_path: Path) 
     assert checks[".lets/"]["fix"] == "add .lets (no slash: it is a link) to .git/info/exclude"
 
 
+def test_a_linked_lets_is_kept_out_of_commits(tmp_path: Path) -> None:
+    """The first write through the link excludes the link itself (``.lets``, no slash:
+    ``.lets/`` matches folders only), so git add -A in that work tree commits nothing of
+    it."""
+    box = make(tmp_path)
+    box.install()
+    (box.path / ".lets").mkdir()
+    linked = tmp_path / "linked"
+    box.sh("worktree", "add", "-q", "--no-checkout", "-b", "feat", str(linked))
+    os.symlink(box.path / ".lets", linked / ".lets")
+    box.sh("checkout", "-q", "feat", sid=SID, cwd=linked)
+    box.sh("switch", "-q", "-c", "topic", sid=SID, cwd=linked)
+    assert (box.path / ".lets" / "sessions" / ".task-topic").exists()
+    exclude = (box.path / ".git" / "info" / "exclude").read_text()
+    assert exclude.endswith("# lets-hooks: per-work-tree session state\n.lets\n"), exclude
+    assert exclude.count(".lets\n") == 1
+    assert box.sh("status", "--porcelain", cwd=linked).stdout == ""
+
+
 def test_a_link_to_a_folder_that_is_no_work_trees_lets_is_still_refused(
         tmp_path: Path) -> None:
     box = make(tmp_path)
