@@ -136,6 +136,18 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return precommit_box.pre_commit_home(tmp_path_factory)
 
 
+# The longest tests (docs/testing.md), handed out first: with --dist load the workers take
+# tests in collection order, so a long one that came last would run alone at the end.
+LONGEST = ("test_every_rebase_keeps_the_count_honest", "test_a_day_of_work_keeps_the_count_honest",
+           "test_pipx_reinstall_with_another_python_keeps_the_hooks_running",
+           "test_switch_c_and_detached_commits_under_pre_commit", "test_a_written_out_day",
+           "test_scripts_run_installs_once_then_only_on_change")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.name.split("[")[0] not in LONGEST)  # stable
+
+
 def shared(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
     """``name``, a folder built once for the whole test run by ``build(folder)``: in the
     temporary folder every worker of the run shares (the parent of a worker's own), under
