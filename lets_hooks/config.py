@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
+    from lets_hooks.state import Store
+
 DEFAULT_MAX_AGE_DAYS = 14
 # Each agent's own variable after ours: Claude Code, Codex CLI (its thread id, which every
 # shell command it runs gets), Gemini CLI (its hooks get it; its shell commands do not).
@@ -99,8 +101,10 @@ def _quoted(text: str) -> str:
     return files.quoted(text)
 
 
-def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None) -> Config:
-    """Read the settings for the work tree at ``top`` (None: no work tree, no files).
+def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None,
+         store: Store | None = None) -> Config:
+    """Read the settings for the work tree at ``top`` (None: no work tree, no files);
+    ``store``: the work tree's state as the caller judged it already (``state.open_store``).
 
     With ``git_dir``, what the TOML parser made of a file is kept in a small cache there
     (``lets-config.cache``), keyed on the file's identity, size, times and a checksum of
@@ -117,13 +121,20 @@ def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None
             layers.append(("pyproject.toml [tool.lets]", table))
         from lets_hooks import state
 
-        store = state.open_store(top)
+        if store is None:
+            store = state.open_store(top)
         own = os.path.join(top, ".lets", "config.toml")
         if store.problem is not None:
             if os.path.lexists(own):
                 config.problems.append(f".lets/config.toml: not read: {store.problem}")
         else:
-            table = _read_toml(own, config.problems, cache, top)
+            # a .lets that is a link open_store let stand (another work tree's .lets) is
+            # read as that folder: the fence is that work tree, not this one
+            fence = top
+            if os.path.islink(os.path.join(top, ".lets")):
+                fence = os.path.dirname(os.path.realpath(os.path.join(top, ".lets")))
+                own = os.path.join(fence, ".lets", "config.toml")
+            table = _read_toml(own, config.problems, cache, fence)
             if table is not None:
                 layers.append((".lets/config.toml", table))
     if cache is not None:

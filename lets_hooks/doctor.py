@@ -118,7 +118,13 @@ def _hooks_folder(setup: Setup, found: Diagnosis) -> None:
     if manager:
         text += f"; managed by {manager}"
     found.add("hooks folder", OK, text)
-    if setup.husky is not None and not setup.husky.laid_out:
+    if setup.husky is not None and setup.husky.sparse:
+        user = setup.shown(setup.husky.user_dir)
+        found.add("husky", WARN, f"husky's {user}/ is left out of this work tree by its sparse "
+                  f"checkout, so git runs none of its hooks here (core.hooksPath = "
+                  f"{setup.hooks_path})", f"git sparse-checkout add {user}, then npm install "
+                  f"(husky's prepare script lays out {user}/_)")
+    elif setup.husky is not None and not setup.husky.laid_out:
         found.add("husky", WARN, f"husky's {setup.shown(setup.husky.stubs)} is not in this work "
                   f"tree, so git runs none of its hooks here (core.hooksPath = "
                   f"{setup.hooks_path} is relative, and husky's folder is not committed: a "
@@ -190,7 +196,8 @@ def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
     if not install.config_hooks_run(setup):
         found.checks += folder.checks
         found.add(hook, INFO, f"{names} in the git config ({origins}) runs lets-hooks, but "
-                  "this git runs no hooks from its config (git 2.54 and later do)")
+                  "this git runs no hooks from its config (asked: git hook list does not "
+                  "list them; git 2.54 and later do)")
     elif present:
         text = folder.checks[0].text if folder.checks else ""
         found.add(hook, WARN, f"runs twice: {names} (git config, {origins}) and {text}; git "
@@ -315,6 +322,12 @@ def _by_husky(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, s
     assert husky is not None
     path = os.path.join(husky.user_dir, hook)
     shown = setup.shown(path)
+    if husky.sparse:
+        user = setup.shown(husky.user_dir)
+        found.add(hook, WARN, f"husky {husky.version}: {user}/ is left out of this work tree "
+                  "by its sparse checkout, so git runs nothing",
+                  f"git sparse-checkout add {user}, then npm install")
+        return False
     text = install.read_text(path) if os.path.isfile(path) else None
     if text is None or install.LINE_MARK not in text:
         found.add(hook, WARN, f"husky {husky.version}: {shown} has no lets-hooks line",
@@ -406,6 +419,16 @@ def _by_lefthook(setup: Setup, hook: str, found: Diagnosis) -> bool:
                   "git never runs it", "lets-hooks uninstall removes it")
         return False
     if not listed:
+        elsewhere = install.local_config_elsewhere(setup, hook)
+        if elsewhere is not None:
+            name = os.path.basename(elsewhere)
+            found.add(hook, WARN, f"lefthook runs the hooks here, but the lets-hooks {hook} "
+                      f"entry is in {files.shown(elsewhere)}, which is untracked: this work "
+                      f"tree (added with git worktree add) has no {name}, so lefthook runs "
+                      f"nothing of lets-hooks here", f"ln -s {files.shown(elsewhere)} {name}, "
+                      f"in this work tree (or add the entries to {config}, which every work "
+                      "tree has)")
+            return False
         found.add(hook, WARN, f"lefthook runs the hooks here and {config} has no "
                   f"lets-hooks {hook} entry", "lets-hooks install prints the entries")
         return False
@@ -486,6 +509,14 @@ def _only_a_note(found: Diagnosis, name: str) -> None:
 
 
 def _ignored(repo: Repo, top: str, found: Diagnosis) -> None:
+    if os.path.islink(os.path.join(top, ".lets")):
+        # another work tree's .lets, linked: git sees a file, which `.lets/` does not match
+        if repo.is_ignored(".lets"):
+            found.add(".lets/", OK, "a link to another work tree's .lets, ignored by git")
+        else:
+            found.add(".lets/", WARN, "a link that git does not ignore: git add -A would "
+                      "commit it", "add .lets (no slash: it is a link) to .git/info/exclude")
+        return
     if repo.is_ignored(".lets/"):
         found.add(".lets/", OK, "ignored by git")
     elif repo.is_ignored(".lets/sessions/") and repo.is_ignored(".lets/locks/"):

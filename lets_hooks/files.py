@@ -30,7 +30,8 @@ if TYPE_CHECKING:  # atomic_write's before_rename
     from collections.abc import Callable
 
 MAX_BYTES = 1 << 20  # the one limit for a state file: the reader, the writer and lint
-LOCK_WAIT = 10.0  # seconds to wait for another writer's lock before giving up
+LOCK_WAIT = 1.0  # seconds to wait for a lock whose holder never lets go
+LOCK_BUSY = 10.0  # seconds to wait for a lock that keeps changing hands (other writers)
 HEX = frozenset("0123456789abcdef")
 SHA_LENGTHS = (40, 64)  # SHA-1 and SHA-256 object names
 
@@ -383,7 +384,10 @@ class _Lock:
 
 def locked(path: str, wait: float = LOCK_WAIT, shown: str | None = None) -> _Lock:
     """``with locked(path):`` holds an exclusive flock on ``path`` (created 0600, never
-    through a link), waiting up to ``wait`` seconds for another holder."""
+    through a link). A lock another process holds is waited for up to ``wait`` seconds;
+    while it keeps changing hands (other writers taking turns, as the kernel's lock table
+    shows) the wait goes on, up to ``LOCK_BUSY``. A lock one holder never lets go costs
+    ``wait`` and is refused, naming that holder."""
     return _Lock(path, wait, shown or os.path.basename(path))
 
 
@@ -399,20 +403,47 @@ def take_lock(path: str, wait: float, shown: str) -> int:
         raise Refused(why(exc, f"cannot open the lock {shown}")) from exc
     import time
 
-    deadline = time.monotonic() + wait
+    started = time.monotonic()
+    deadline = started + wait
+    holders: frozenset[str] | None = None
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return fd
         except BlockingIOError:
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if holders is None:
+                holders = lock_holders(fd)  # who holds it as the wait begins
+            elif now > deadline:
+                later = lock_holders(fd)
+                if later and later != holders and now < started + max(wait, LOCK_BUSY):
+                    holders, deadline = later, now + wait  # it changed hands: wait on
+                    continue
                 os.close(fd)
-                raise Refused(f"{shown} is held by another writer for over {wait:.0f} s; "
-                              "nothing written") from None
+                who = f" (pid {', '.join(sorted(later))})" if later else ""
+                raise Refused(f"{shown} is held by another process{who} that did not let "
+                              f"it go within {wait:g} s; nothing written") from None
             time.sleep(0.01)
         except OSError as exc:
             os.close(fd)
             raise Refused(why(exc, f"cannot lock {shown}")) from exc
+
+
+def lock_holders(fd: int) -> frozenset[str]:
+    """The processes the kernel's lock table (``/proc/locks``) says hold a lock on the
+    file open at ``fd``, by process id; empty where there is no such table."""
+    try:
+        info = os.fstat(fd)
+        key = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+        data, _ = read_capped("/proc/locks", 1 << 24, follow=True)
+    except (OSError, ValueError):
+        return frozenset()
+    found = set()
+    for line in (data or b"").decode("ascii", "replace").splitlines():
+        words = line.split()
+        if "->" not in words and len(words) >= 6 and words[5] == key:
+            found.add(words[4])
+    return frozenset(found)
 
 
 # -- messages -----------------------------------------------------------------------------------

@@ -347,6 +347,7 @@ class BatchRepo(Repo):
         self.remote_tips = list(remote_tips)
         self._remote_reach: set[int] | None = None
         self.calls = base.calls
+        self._worktree_list = base._worktree_list  # the work trees as base was told them
         self.where = where
         self.graph = graph
         self.known = {info.name: info for info in objects}

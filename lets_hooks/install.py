@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 
 from lets_hooks import __version__, files
-from lets_hooks.repo import Repo
+from lets_hooks.repo import GitError, Repo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -405,10 +405,10 @@ def _insert_at(lines: list[str]) -> int:
 class Husky:
     """husky in this repository: its major version and the folder of the user hooks."""
 
-    __slots__ = ("active", "laid_out", "user_dir", "version")
+    __slots__ = ("active", "laid_out", "sparse", "user_dir", "version")
 
     def __init__(self, user_dir: str, version: int, active: bool,
-                 laid_out: bool = True) -> None:
+                 laid_out: bool = True, sparse: bool = False) -> None:
         self.user_dir = user_dir  # .husky (or the folder given to ``husky``)
         self.version = version  # 9 (user hooks run by .husky/_/h) or 8 (run by git)
         self.active = active  # core.hooksPath points at husky's folder in this clone
@@ -416,6 +416,9 @@ class Husky:
         # `git worktree add` lacks it until husky runs there (core.hooksPath=.husky/_ is
         # relative: git looks for it in each work tree)
         self.laid_out = laid_out
+        # the user hooks folder is committed but left out of this work tree by its sparse
+        # checkout: git runs none of husky's hooks here, and none can be added
+        self.sparse = sparse
 
     @property
     def stubs(self) -> str:
@@ -430,8 +433,8 @@ class Setup:
     """Where git runs hooks from here, who set that folder, and which manager owns it."""
 
     __slots__ = ("bare", "common_dir", "config_hooks", "git_version", "hooks_dir",
-                 "hooks_path", "husky", "lefthook", "origin", "pre_commit", "repo", "top",
-                 "tracked")
+                 "hooks_path", "husky", "lefthook", "origin", "pre_commit", "repo",
+                 "runs_config", "top", "tracked")
 
     def __init__(self, repo: Repo, top: str, common_dir: str, hooks_dir: str) -> None:
         self.repo = repo
@@ -439,6 +442,7 @@ class Setup:
         self.bare = False  # a bare repository: hooks for its linked work trees only
         self.git_version: tuple[int, ...] = ()
         self.config_hooks: list[ConfigHook] = []  # hook.<name>.* of the git config
+        self.runs_config: bool | None = None  # does git run them? (asked once, when needed)
         self.common_dir = common_dir
         self.hooks_dir = hooks_dir
         self.hooks_path: str | None = None  # core.hooksPath's value when set
@@ -532,7 +536,25 @@ def _find_husky(setup: Setup) -> Husky | None:
     if os.path.isdir(stubs):
         old = holds(os.path.join(stubs, "husky.sh"), (b"husky_skip_init",))
         return Husky(os.path.dirname(stubs), 8 if old else 9, False)
-    return None
+    return _sparse_husky(setup)
+
+
+def _sparse_husky(setup: Setup) -> Husky | None:
+    """core.hooksPath = .husky/_ (husky 9) or .husky (husky 8), relative, in a work tree
+    whose sparse checkout leaves that committed folder out: the index has it, marked
+    skip-worktree, the work tree does not. One git process, only in that case."""
+    value = setup.hooks_path
+    if setup.bare or value is None or os.path.isabs(value):
+        return None
+    hooks = setup.hooks_dir
+    version = 9 if os.path.basename(hooks) == "_" else 8
+    user = os.path.dirname(hooks) if version == 9 else hooks
+    relative = os.path.relpath(user, setup.top)
+    if relative.startswith("..") or os.path.lexists(user) or os.path.basename(user) != ".husky":
+        return None
+    if not setup.repo.skipped(relative):
+        return None
+    return Husky(user, version, True, laid_out=False, sparse=True)
 
 
 def _find_lefthook(setup: Setup) -> str | None:
@@ -571,7 +593,7 @@ def holds(path: str, signs: Sequence[bytes]) -> bool:
 
 # -- git's config-based hooks (git 2.54 and later) --------------------------------------------
 
-CONFIG_HOOKS_GIT = (2, 54)
+CONFIG_HOOKS_GIT = (2, 54)  # the first release that runs them (a snapshot may, earlier)
 
 
 class ConfigHook:
@@ -611,15 +633,19 @@ def config_hooks(repo: Repo) -> list[ConfigHook]:
 
 
 def config_hooks_run(setup: Setup) -> bool:
-    """Does this git run hooks from its config?"""
-    return setup.git_version[:2] >= CONFIG_HOOKS_GIT
+    """Does this git run hooks from its config? Asked of git (``Repo.runs_config_hooks``),
+    not read off its version: a snapshot of git's next branch runs them under an older
+    number. One git process, the first time it is asked."""
+    if setup.runs_config is None:
+        setup.runs_config = setup.repo.runs_config_hooks()
+    return setup.runs_config
 
 
 def event_disabled(setup: Setup, event: str) -> bool:
     """``hook.<event>.enabled = false``: git runs none of the config's hooks for ``event``
     (git 2.55 still runs the hooks folder's)."""
-    return config_hooks_run(setup) and any(
-        h.name == event and not h.enabled for h in setup.config_hooks)
+    return any(h.name == event and not h.enabled for h in setup.config_hooks) and (
+        config_hooks_run(setup))
 
 
 def lets_config_hooks(setup: Setup, event: str) -> list[ConfigHook]:
@@ -664,7 +690,7 @@ def install(setup: Setup, command: str = "lets-hooks", python: str = "",
     report = Report()
     by_config = {event: [] if event_disabled(setup, event) else lets_config_hooks(setup, event)
                  for event in HOOKS}
-    if config_hooks_run(setup) and any(by_config.values()):
+    if any(by_config.values()) and config_hooks_run(setup):
         report.fail(refusal_config(setup, by_config))
     elif setup.pre_commit:
         report.fail(refusal_pre_commit(setup))
@@ -706,13 +732,22 @@ def refusal_lefthook(setup: Setup) -> str:
     stem, dot, ext = os.path.basename(config).rpartition(".")
     local = os.path.join(os.path.dirname(config), f"{stem}-local{dot}{ext}") if stem else (
         "lefthook-local.yml")
+    elsewhere = local_config_elsewhere(setup, "post-checkout")
     if os.path.lexists(os.path.join(setup.top, local)):
         where = (f"add each lets-hooks entry under that hook's commands: in {local} or "
                  f"{config} (keep the keys you have; do not repeat a hook's key)")
+    elif elsewhere is not None:
+        where = (f"they are in {files.shown(elsewhere)}, which is untracked, so this work "
+                 f"tree (added with git worktree add) lacks it: link it here (ln -s "
+                 f"{files.shown(elsewhere)} {os.path.basename(elsewhere)}), or add each "
+                 f"lets-hooks entry under that hook's commands: in {config}, which every "
+                 "work tree has")
     else:
         where = (f"save them as {local} (lefthook merges it into {config} command by "
-                 f"command, so your own entries for these hooks keep running), or add "
-                 f"each lets-hooks entry under that hook's commands: in {config}")
+                 f"command, so your own entries for these hooks keep running; it is "
+                 f"untracked, so link it into each work tree you add with git worktree "
+                 f"add), or add each lets-hooks entry under that hook's commands: in "
+                 f"{config}")
     return (f"lefthook manages the git hooks here ({setup.lefthook}): nothing was written. "
             f"These are the entries that run lets-hooks: {where}; then run lefthook "
             "install:")
@@ -830,6 +865,9 @@ def _install_shim(setup: Setup, folder: str, hook: str, text: str, report: Repor
 def _install_husky(setup: Setup, report: Report) -> None:
     husky = setup.husky
     assert husky is not None
+    if husky.sparse:
+        report.fail(husky_sparse(setup))
+        return
     # lets-hooks 0.1.0 wrote its shims into husky's own folder: take them out first.
     for folder in _unique([husky.runs_from, husky.stubs]):
         _remove_shims(setup, folder, report)
@@ -849,6 +887,15 @@ def _install_husky(setup: Setup, report: Report) -> None:
     if shutil.which("lets-hooks") is None:
         report.add("note: the husky lines call lets-hooks from PATH, and there is none on "
                    "PATH now: install it with pipx, or put its virtual environment on PATH")
+
+
+def husky_sparse(setup: Setup) -> str:
+    assert setup.husky is not None
+    user = setup.shown(setup.husky.user_dir)
+    return (f"husky's {user}/ is left out of this work tree by its sparse checkout, so git "
+            f"runs none of its hooks here (core.hooksPath = {setup.hooks_path}). Nothing was "
+            f"written. Run git sparse-checkout add {user}, then npm install (husky's prepare "
+            f"script lays out {user}/_), then lets-hooks install.")
 
 
 def husky_not_laid_out(setup: Setup) -> str:
@@ -992,6 +1039,27 @@ def _backups(setup: Setup) -> list[str]:
         found += [setup.shown(os.path.join(folder, name)) for name in names
                   if any(name.startswith(hook + BACKUP) for hook in HOOKS)]
     return found
+
+
+def local_config_elsewhere(setup: Setup, hook: str) -> str | None:
+    """The lefthook-local file of another work tree of this repository that runs
+    ``lets-hooks <hook>``, when this work tree has none: it is untracked, so a work tree
+    added with ``git worktree add`` lacks it. One ``git worktree list``, only then."""
+    if any(os.path.lexists(os.path.join(setup.top, n)) for n in LEFTHOOK_LOCALS):
+        return None
+    needle = f"lets-hooks {hook}".encode()
+    try:
+        tops = setup.repo.worktree_tops()
+    except GitError:
+        return None
+    here = os.path.realpath(setup.top)
+    for top in tops:
+        if os.path.realpath(top) == here:
+            continue
+        for name in LEFTHOOK_LOCALS:
+            if holds(os.path.join(top, name), (needle,)):
+                return os.path.join(top, name)
+    return None
 
 
 def mentions(setup: Setup, names: Sequence[str], needle: bytes) -> bool:

@@ -300,6 +300,7 @@ class Repo:
         self.git = git
         self.calls = 0
         self.last_error = b""  # git's stderr from the last process, for messages
+        self._worktree_list: list[dict[str, str]] | None = None  # asked once a command
 
     # -- plumbing ---------------------------------------------------------------------
     def run(self, *args: str, stdin: bytes | None = None) -> tuple[int, bytes]:
@@ -476,6 +477,12 @@ class Repo:
             raise GitError(f"refusing to pass {prefix!r} to git as a path")
         raw = self._must("ls-files", "-z", "--full-name", "--", prefix)
         return [p.decode("utf-8", "surrogateescape") for p in raw.split(b"\0") if p]
+
+    def skipped(self, prefix: str) -> bool:
+        """Is any file under ``prefix`` in the index but left out of the work tree by a
+        sparse checkout (marked skip-worktree: ``ls-files -t`` tags it ``S``)?"""
+        code, out = self.run("ls-files", "-t", "-z", "--", prefix)
+        return code == 0 and any(entry.startswith(b"S ") for entry in out.split(b"\0"))
 
     def listed_files(self) -> list[str]:
         """The files git knows of under the folder the repository was opened at: tracked
@@ -736,7 +743,14 @@ class Repo:
 
     def _worktree_records(self) -> list[dict[str, str]]:
         """``git worktree list --porcelain``, one dict per work tree; NUL-separated
-        (``-z``, git 2.36 and later) so that a path may hold a newline."""
+        (``-z``, git 2.36 and later) so that a path may hold a newline. Asked of git once
+        for this ``Repo`` (a command's): what every later question about the work trees
+        is answered from."""
+        if self._worktree_list is None:
+            self._worktree_list = self._list_worktrees()
+        return self._worktree_list
+
+    def _list_worktrees(self) -> list[dict[str, str]]:
         code, raw = self.run("worktree", "list", "--porcelain", "-z")
         sep = b"\0"
         if code != 0:
@@ -864,6 +878,17 @@ class Repo:
                 break
             numbers.append(int(part))
         return tuple(numbers)
+
+    def runs_config_hooks(self) -> bool:
+        """Does this git run hooks set in its config (``hook.<name>.command`` and
+        ``.event``)? Asked by behaviour, not by version number: a hook given on the
+        command line is listed by ``git hook list`` only by a git that runs such hooks
+        (2.54 and later, and snapshots of its next branch that report an older number);
+        an older git has no ``hook list`` (or no ``git hook``). Nothing is run."""
+        code, out = self.run("-c", "hook.lets-hooks-probe.command=true",
+                             "-c", "hook.lets-hooks-probe.event=pre-push",
+                             "hook", "list", "pre-push")
+        return code == 0 and b"lets-hooks-probe" in out
 
     def count_head(self, limit: int) -> int | None:
         """HEAD's commits, counted up to ``limit`` (``rev-list --count --max-count``): a

@@ -391,8 +391,6 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
     ``sid``), then move the boundaries of every branch the rewrite moved (the checked-out
     one, and those ``--update-refs`` moves), each under its own lock; returns what to
     tell the user (nothing when all went as expected)."""
-    from lets_hooks import state
-
     assert where.top is not None and where.head is not None
     rebase = repo.rebase_state(where.git_dir)
     if command == "amend" and rebase.backend is not None:
@@ -401,10 +399,26 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
         _apply_context(repo, rebase)
     pairs, old_tip, guessed = recover_pairs(repo, command, stdin, rebase)
     pairs = [(old, new) for old, new in pairs if old != new]  # a no-op amend: the same commit
-    _note(repo, where, command, pairs, rebase, sid)
+    problem = _note(repo, where, command, pairs, rebase, sid)
+    said = [] if problem is None else [f"the session ledger was not written: {problem}"]
     if command == "amend" and not pairs:
-        return []
-    branch = where.branch or _branch_name(rebase.head_name)
+        return said
+    return said + _move(repo, where, command, rebase, branch_of(where, rebase), pairs,
+                        old_tip, guessed, now)
+
+
+def branch_of(where: Location, rebase: RebaseState) -> str | None:
+    """The branch a rewrite moved: the checked-out one, or the one a rebase works on."""
+    return where.branch or _branch_name(rebase.head_name)
+
+
+def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
+          branch: str | None, pairs: list[tuple[str, str]], old_tip: str | None,
+          guessed: bool, now: int) -> list[str]:
+    """``follow``'s moves of the boundaries, once the rewrite's pairs are known."""
+    from lets_hooks import state
+
+    assert where.top is not None and where.head is not None
     if branch is None:
         return []
     store = state.open_store(where.top, repo)
@@ -457,7 +471,7 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
 
 
 def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]],
-          rebase: RebaseState, sid: str | None) -> None:
+          rebase: RebaseState, sid: str | None) -> str | None:
     """The session ledger's lines for the rewrite: what each copy copies, and whether the
     rewrite changed it (every pair of an amend; a rebase's reword, edit, squash and fixup,
     and a pick an ``exec`` step may have amended) or replayed it as it was; and, for a
@@ -480,7 +494,7 @@ def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]
                         if row.strip() and row.split()[0] not in copies]
             except GitError:  # the pairs are written all the same
                 made = []
-    ledger.note_rewrite(common, pairs, sid, changed, made)
+    return ledger.note_rewrite(common, pairs, sid, changed, made)
 
 
 _CHANGING = frozenset((b"reword", b"r", b"edit", b"e", b"squash", b"s", b"fixup", b"f"))

@@ -142,7 +142,9 @@ def _link_problem(top: str, links: list[str], repo: Repo | None) -> str | None:
                     f"git) - not followed, nothing read or written there; remove it with "
                     f"'git rm --cached {rel}'")
     try:
-        tops = at_top.worktree_tops()
+        # the work trees of this repository, whichever of them asks: the caller's list
+        # when it has one (``status`` asked already), else one more git process
+        tops = (repo if repo is not None else at_top).worktree_tops()
     except GitError as exc:
         return f"{links[0]} is a symbolic link and git cannot list the work trees ({exc}) " \
                "- not followed"
@@ -601,6 +603,7 @@ def _prepare(store: Store) -> bool:
 # slash, with or without the trailing one).
 _ALL_LINES = frozenset({b".lets/", b".lets", b"/.lets/", b"/.lets", b".lets/*", b"/.lets/*"})
 _FOLDERS = ("sessions", "locks")
+_LINK_LINES = frozenset({b".lets", b"/.lets"})  # what matches a .lets that is a link
 
 
 def _lines_for(folder: str) -> frozenset[bytes]:
@@ -656,19 +659,29 @@ def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
         return
     old = data or b""
     present = {line.strip() for line in files.lines(old)}
-    if present & _ALL_LINES:
-        return
-    missing = [f for f in _FOLDERS if not present & _lines_for(f)]
-    try:
-        missing = [f for f in missing if not repo.is_ignored(f".lets/{f}/")]
-    except GitError:
-        return
-    if not missing:
-        return
-    if fresh and len(missing) == len(_FOLDERS):
-        add = b".lets/\n"
+    if os.path.islink(os.path.join(store.top, ".lets")):
+        # another work tree's .lets, linked (open_store let it stand): to git a file,
+        # which `.lets/` does not match, so the link itself is what must stay out
+        try:
+            if present & _LINK_LINES or repo.is_ignored(".lets"):
+                return
+        except GitError:
+            return
+        add = b".lets\n"
     else:
-        add = b"".join(b".lets/" + f.encode("ascii") + b"/\n" for f in missing)
+        if present & _ALL_LINES:
+            return
+        missing = [f for f in _FOLDERS if not present & _lines_for(f)]
+        try:
+            missing = [f for f in missing if not repo.is_ignored(f".lets/{f}/")]
+        except GitError:
+            return
+        if not missing:
+            return
+        if fresh and len(missing) == len(_FOLDERS):
+            add = b".lets/\n"
+        else:
+            add = b"".join(b".lets/" + f.encode("ascii") + b"/\n" for f in missing)
     sep = b"" if not old or old.endswith(b"\n") else b"\n"
     new = old + sep + b"# lets-hooks: per-work-tree session state\n" + add
     try:

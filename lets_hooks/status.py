@@ -78,15 +78,17 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
     """Every local branch's row, sorted by name; also the repo (its ``calls`` count)."""
     repo = Repo(cwd)
     where = repo.locate()
-    settings = config.load(where.top, environ, where.git_dir)
-    sid = settings.session_id(environ)
     listed, remote_tips = repo.branches_and_remotes()
     branches = sorted(listed)
-    if not branches:
-        return [], repo
-    tops = repo.worktrees() if where.top is not None else {}
+    # the work trees, listed once: the stores' link checks and the ladder read that list
+    tops = repo.worktrees() if where.top is not None and branches else {}
     stores = {top: state.open_store(top, repo)
               for top in dict.fromkeys([*tops.values(), where.top]) if top is not None}
+    settings = config.load(where.top, environ, where.git_dir,
+                           store=stores.get(where.top) if where.top is not None else None)
+    sid = settings.session_id(environ)
+    if not branches:
+        return [], repo
 
     def top_of(branch: str) -> str | None:
         return None if where.top is None else state_top(branch, where.top, tops, stores)

@@ -1,4 +1,11 @@
-"""Shared fixtures: real git repositories in temporary folders, built with GitPython."""
+"""Shared fixtures: real git repositories in temporary folders, built with GitPython.
+
+The suite runs on every core (pytest-xdist, ``scripts/test``): each worker has its own
+temporary folders; what is costly to build and the same for every test (a hook
+repository, pre-commit's environments, husky and lefthook from npm) is built once for the
+whole run by ``shared``, under a lock, in the folder the workers share
+(docs/testing.md).
+"""
 
 from __future__ import annotations
 
@@ -6,11 +13,17 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import git
 import pytest
+from hypothesis import settings
+
+# hypothesis's default deadline (200 ms an example) is a time budget: none in this suite;
+# and no example database in the checkout, which every worker would write to at once
+settings.register_profile("lets", deadline=None, database=None)
+settings.load_profile("lets")
 
 BIN = Path(sys.executable).parent
 DAY = 86400
@@ -19,7 +32,13 @@ DAY = 86400
 @pytest.fixture(autouse=True)
 def git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """A known git identity and no user or system config leaking into the tests."""
-    home = tmp_path_factory.mktemp("home")
+    isolate(monkeypatch, tmp_path_factory.mktemp("home"))
+
+
+def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """``git_identity``'s environment, for a fixture of a wider scope (one that builds a
+    repository once for many tests, before any test's own fixtures are set up), through
+    ``pytest.MonkeyPatch.context()``."""
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test\n\temail = test@example.com\n"
         "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
@@ -136,3 +155,39 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import precommit_box
 
     return precommit_box.pre_commit_home(tmp_path_factory)
+
+
+# The longest tests (docs/testing.md), handed out first: with --dist load the workers take
+# tests in collection order, so a long one that came last would run alone at the end.
+LONGEST = ("test_every_rebase_keeps_the_count_honest", "test_a_day_of_work_keeps_the_count_honest",
+           "test_pipx_reinstall_with_another_python_keeps_the_hooks_running",
+           "test_switch_c_and_detached_commits_under_pre_commit", "test_a_written_out_day",
+           "test_scripts_run_installs_once_then_only_on_change")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.name.split("[")[0] not in LONGEST)  # stable
+
+
+def shared(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """``name``, a folder built once for the whole test run by ``build(folder)``: in the
+    temporary folder every worker of the run shares (the parent of a worker's own), under
+    an exclusive lock, so one worker builds it and the others wait, then use it. A build
+    that failed (no mark of completion) is removed and made again."""
+    import fcntl
+    import shutil
+
+    root = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # .../pytest-N/popen-gwK: pytest-N is the run's
+    dest = root / name
+    done = root / (name + ".done")
+    with open(root / (name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            if dest.exists():
+                shutil.rmtree(dest)
+            dest.mkdir(parents=True)
+            build(dest)
+            done.write_text("")
+    return dest

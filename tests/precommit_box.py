@@ -1,11 +1,11 @@
 """The real pre-commit, installing this checkout as a hook repository: shared by the test
 modules that drive hooks through it.
 
-One pre-commit home and one copy of the project per test session (kept at fixed places
-under pytest's base temporary folder, so every module that asks gets the same ones and
-pre-commit builds the hook environment once). The copy is a commit of the working tree
-as it is now (tracked and untracked files, ignored ones left out), so what is tested is
-what is here.
+One pre-commit home and one copy of the project per test run (``conftest.shared``: in the
+folder every worker of the run shares, built under a lock, so every module that asks gets
+the same ones and pre-commit builds the hook environment once). The copy is a commit of
+the working tree as it is now (tracked and untracked files, ignored ones left out), so
+what is tested is what is here.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import shared
 from hookbox import HookBox, make
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,10 +38,13 @@ def _git(cwd: Path, *args: str) -> str:
 
 
 def hook_repo(factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A repository holding the working tree of this checkout, committed (made once)."""
-    dest = factory.getbasetemp() / "lets-hooks-src"
-    if (dest / ".git").is_dir():
-        return dest, _git(dest, "rev-parse", "HEAD").strip()
+    """A repository holding the working tree of this checkout, committed (made once for
+    the whole run, every worker's)."""
+    dest = shared(factory, "lets-hooks-src", _copy_checkout)
+    return dest, _git(dest, "rev-parse", "HEAD").strip()
+
+
+def _copy_checkout(dest: Path) -> None:
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
         check=True, capture_output=True).stdout.decode().split("\0")
@@ -53,13 +57,12 @@ def hook_repo(factory: pytest.TempPathFactory) -> tuple[Path, str]:
     _git(dest, "init", "-q", "-b", "main")
     _git(dest, "add", "-A")
     _git(dest, *env, "commit", "-q", "-m", "the working tree under test")
-    return dest, _git(dest, "rev-parse", "HEAD").strip()
 
 
 def pre_commit_home(factory: pytest.TempPathFactory) -> Path:
-    home = factory.getbasetemp() / "pre-commit-home"
-    home.mkdir(exist_ok=True)
-    return home
+    """One PRE_COMMIT_HOME for the whole run: pre-commit locks its own store, so the
+    workers share the environments it builds."""
+    return shared(factory, "pre-commit-home", lambda home: None)
 
 
 def box(tmp_path: Path, repo: tuple[Path, str], home: Path,

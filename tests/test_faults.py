@@ -108,8 +108,7 @@ def test_sigkill_at_random_points_leaves_old_or_new_content(sandbox: Sandbox) ->
     os.chmod(path, 0o640)
     rng = random.Random(20261129)
     kills = writes = 0
-    deadline = time.monotonic() + 60
-    while (kills < 40 or writes < 300) and time.monotonic() < deadline:
+    while (kills < 40 or writes < 300) and kills < 2000:
         child = subprocess.Popen(
             [sys.executable, "-c", KILL_WRITER, top, "feat/kill", *pairs],
             stdout=subprocess.PIPE)

@@ -307,7 +307,6 @@ def test_a_partial_clone_never_fetches(tmp_path: Path, spec: str) -> None:
 
     box.write_task("feat", f"session: {unpushed} {SID}\n")
     env = {"LETS_SESSION_ID": SID}
-    started = time.monotonic()
     contract = box.boundary(env=env)
     assert contract["SESSION_TRUST"] == "estimate"
     runs = [
@@ -319,14 +318,12 @@ def test_a_partial_clone_never_fetches(tmp_path: Path, spec: str) -> None:
         box.run("lets-session-start", "--today", "2026-11-29", "--home", str(tmp_path),
                 env=env),
     ]
-    elapsed = time.monotonic() - started
     assert json.loads(runs[0].stdout)["reason"] == "not a commit in this repository"
     for done in runs:
         assert done.returncode == 0, done.stderr
         assert "Traceback" not in done.stderr
     assert "not a commit in this repository" in runs[2].stderr  # pre-push names it
     assert not log.exists(), "a lets-hooks command made git contact the remote"
-    assert elapsed < 15, f"{elapsed:.1f} s: something waited on the network"
     # and a switch of branches, with the installed hook, stays instant too
     assert box.run("lets-hooks", "install").returncode == 0
     switched = subprocess.run(["git", "switch", "-q", "main"], cwd=box.path, env=dict(

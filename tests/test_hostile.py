@@ -420,14 +420,11 @@ def test_one_gigabyte_task_file_is_not_read_whole(sandbox: Sandbox) -> None:
     start = sandbox.commit("fresh", age_days=1)
     path = sparse_task(sandbox, f"session: {start} {SID}\n".encode())
     before = _bytes_read()
-    clock = time.monotonic()
     result = resolve(sandbox, LETS_MERGE_BRANCH="trunk")
-    elapsed = time.monotonic() - clock
     read = _bytes_read() - before
     assert (result.trust, result.boundary) == ("none", None)
     assert any("over the 1 MiB limit" in n for n in result.notes), result.notes
     assert read < 8 * state.MAX_BYTES, f"read {read} bytes of a 1 GiB file"
-    assert elapsed < 5
     assert path.stat().st_size == GIB
 
 
@@ -477,11 +474,19 @@ def test_legacy_file_symlinked_outside_is_never_followed(sandbox: Sandbox,
 
 
 def test_task_file_that_is_a_fifo_does_not_hang(sandbox: Sandbox) -> None:
+    """Opened for reading, a FIFO blocks until a writer comes: the reader must open it
+    without blocking and look before it reads. Run beside the test, so that a reader
+    that blocked is a failure (a hang guard of a minute, not a time budget)."""
+    import threading
+
     os.mkfifo(sandbox.sessions() / ".task-main")
-    clock = time.monotonic()
-    result = resolve(sandbox)
-    assert time.monotonic() - clock < 10
-    assert any("not a regular file" in n for n in result.notes)
+    found: list[list[str]] = []
+    reader = threading.Thread(target=lambda: found.append(resolve(sandbox).notes),
+                              daemon=True)
+    reader.start()
+    reader.join(60)
+    assert not reader.is_alive(), "reading the FIFO blocked"
+    assert any("not a regular file" in n for n in found[0])
 
 
 def test_symlinked_lets_folder_keeps_working(sandbox: Sandbox, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN
+from conftest import BIN, shared
 from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox, make
 from managers import bare_remote, snapshot
 
@@ -21,17 +21,22 @@ pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not 
 
 @pytest.fixture(scope="session")
 def npm_tools(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """husky and lefthook, installed from npm into one folder for the whole session."""
-    prefix = tmp_path_factory.mktemp("npm-tools")
+    """husky and lefthook, installed from npm once for the whole run (every worker's:
+    ``conftest.shared``, under a lock: no two npm installs race), through npm's own
+    cache."""
+    return shared(tmp_path_factory, "npm-tools", _npm_install) / "node_modules"
+
+
+def _npm_install(prefix: Path) -> None:
     # --ignore-scripts: lefthook's own postinstall would run `lefthook install` in the
     # folder npm was started from; its binary comes as a package of its own anyway.
     done = subprocess.run(["npm", "install", "--prefix", str(prefix), "--ignore-scripts",
                            "--no-audit", "--no-fund", "--loglevel=error", "husky@9",
-                           "lefthook"], cwd=prefix, env={**os.environ, "INIT_CWD": str(prefix)},
+                           "lefthook"],
+                          cwd=prefix, env={**os.environ, "INIT_CWD": str(prefix)},
                           capture_output=True, text=True, check=False, timeout=600)
     if done.returncode != 0:
         pytest.skip(f"npm install husky lefthook failed: {done.stderr.strip()[-300:]}")
-    return prefix / "node_modules"
 
 
 def versions(tools: Path) -> dict[str, str]:
@@ -253,3 +258,96 @@ def test_real_lefthook_entries_merge_into_a_file_that_has_the_same_hooks(
                                                 "LEFTHOOK": "0"})
     assert done.returncode == 1
     assert "LEFTHOOK=0 is set here, so lefthook runs no hook at all" in done.stdout
+
+
+def test_real_husky_with_a_sparse_checkout_that_leaves_husky_out(npm_tools: Path,
+                                                                 tmp_path: Path) -> None:
+    """A sparse checkout of src/ only takes the committed .husky/ out of the work tree:
+    git runs no hook (core.hooksPath = .husky/_ names a folder that is not there). doctor
+    and install say that as such, with the fix, and install writes nothing."""
+    box = husky_app(npm_tools, tmp_path)
+    assert box.install().returncode == 0
+    (box.path / "src").mkdir()
+    (box.path / "src" / "a.txt").write_text("a\n")
+    box.sh("add", "-A")
+    box.sh("commit", "-q", "-m", "team hooks, with lets-hooks")
+    box.sh("sparse-checkout", "set", "src")
+    assert not (box.path / ".husky").exists()
+    box.sh("switch", "-q", "-c", "topic", sid=SID)
+    assert box.line("topic") is None  # no hook ran: what the user saw
+    done = box.run("lets-hooks", "doctor", "--json", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 1
+    found = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
+    assert found["husky"]["text"] == ("husky's .husky/ is left out of this work tree by its "
+                                      "sparse checkout, so git runs none of its hooks here "
+                                      "(core.hooksPath = .husky/_)")
+    assert found["husky"]["fix"] == ("git sparse-checkout add .husky, then npm install "
+                                     "(husky's prepare script lays out .husky/_)")
+    assert found["post-checkout"]["fix"] == "git sparse-checkout add .husky, then npm install"
+    assert "lets-hooks install" not in done.stdout and "--hooks-dir-ok" not in done.stdout
+    done = box.run("lets-hooks", "install")
+    assert done.returncode == 1
+    assert done.stdout.startswith("husky's .husky/ is left out of this work tree by its sparse "
+                                  "checkout")
+    assert "Run git sparse-checkout add .husky, then npm install" in done.stdout
+    assert "--hooks-dir-ok" not in done.stdout
+    assert not (box.path / ".husky").exists()  # nothing written
+
+    box.sh("sparse-checkout", "add", ".husky")  # what doctor said
+    npm(box, "install")
+    box.sh("switch", "-q", "-c", "topic2", sid=SID)
+    assert box.line("topic2") == f"{box.head()} {SID}"
+    done = box.run("lets-hooks", "doctor", env={"LETS_SESSION_ID": SID,
+                                                "PATH": box.environ()["PATH"]})
+    assert done.returncode == 0, done.stdout
+
+
+@TOOLS_NEED_GIT_2_31
+def test_real_lefthook_local_and_a_work_tree_added_with_git_worktree_add(
+        npm_tools: Path, tmp_path: Path) -> None:
+    """lefthook-local.yml, as install recommends, is untracked: a work tree added with git
+    worktree add lacks it, so lefthook runs nothing of lets-hooks there. doctor there names
+    that cause (not lefthook.yml) and the link that fixes it; install says the same."""
+    box = make(tmp_path)
+    env = with_tools(npm_tools)
+    (box.path / "lefthook.yml").write_text(
+        "pre-push:\n  commands:\n    team:\n      run: echo team-push\n")
+    (box.path / ".gitignore").write_text("lefthook-local.yml\n")
+    box.sh("add", "-A")
+    box.sh("commit", "-q", "-m", "team lefthook")
+    done = box.run("lets-hooks", "install", env=env)
+    assert "it is untracked, so link it into each work tree you add with git worktree add" in (
+        done.stdout)
+    (box.path / "lefthook-local.yml").write_text(done.stdout.split("\n", 1)[1])
+    subprocess.run(["lefthook", "install"], cwd=box.path, env={**box.environ(), **env},
+                   capture_output=True, text=True, check=True)
+    box.sh("checkout", "-q", "-b", "feat", sid=SID, extra=env)
+    assert box.line("feat") == f"{box.head()} {SID}"  # the main work tree records
+
+    linked = tmp_path / "linked"
+    box.sh("worktree", "add", "-q", "-b", "topic", str(linked), sid=SID, extra=env)
+    box.sh("switch", "-q", "-c", "topic2", sid=SID, cwd=linked, extra=env)
+    assert box.line("topic2", root=linked) is None  # nothing recorded there
+    done = box.run("lets-hooks", "doctor", "--json", cwd=linked,
+                   env={**env, "LETS_SESSION_ID": SID})
+    assert done.returncode == 1
+    found = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
+    local = box.path / "lefthook-local.yml"
+    for hook in HOOKS:
+        assert found[hook]["text"] == (
+            f"lefthook runs the hooks here, but the lets-hooks {hook} entry is in {local}, "
+            "which is untracked: this work tree (added with git worktree add) has no "
+            "lefthook-local.yml, so lefthook runs nothing of lets-hooks here")
+        assert found[hook]["fix"] == (f"ln -s {local} lefthook-local.yml, in this work tree "
+                                      "(or add the entries to lefthook.yml, which every work "
+                                      "tree has)")
+    assert "has no lets-hooks" not in done.stdout  # lefthook.yml is not blamed
+    done = box.run("lets-hooks", "install", cwd=linked, env=env)
+    assert done.returncode == 1
+    assert f"they are in {local}, which is untracked" in done.stdout
+
+    os.symlink(local, linked / "lefthook-local.yml")  # what doctor said
+    box.sh("switch", "-q", "-c", "topic3", sid=SID, cwd=linked, extra=env)
+    assert box.line("topic3", root=linked) == f"{box.rev('topic2')} {SID}"
+    done = box.run("lets-hooks", "doctor", cwd=linked, env={**env, "LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stdout

@@ -42,7 +42,9 @@ from hypothesis import HealthCheck, given, settings
 from rebase_todo import SAMPLE, Case, Tools, build, cases, check, fresh, make_template
 
 # Measured on a busy 2-core machine: 0.45-0.6 s an example (most of it git and the two
-# hook processes of the rebase itself), so the module takes 2.5 to 3.3 minutes.
+# hook processes of the rebase itself), so the 300 take 2.5 to 4 minutes of one core. They
+# stay one test (the same 300 fixed examples as ever): split into parts, hypothesis draws
+# other examples, and one of those finds the case below, a defect of its own.
 EXAMPLES = 300
 
 
@@ -81,6 +83,19 @@ def test_sample_case(name: str, template: Path, tools: Tools, tmp_path: Path) ->
 def test_every_rebase_keeps_the_count_honest(case: Case, template: Path, tools: Tools,
                                              tmp_path: Path) -> None:
     _run(case, template, tools, tmp_path)
+
+
+# Found when the examples above were drawn in parts: an ``exec git commit`` first, then the
+# pre-session commit squashed into it, on a moved main with --onto. The commit x1+p1 mixes
+# pre-session and session work, so no boundary can count the session exactly; the answer
+# is nonetheless ``exact`` with 2 commits (the truth: 3, degraded). Strict: once fixed, it
+# passes and the mark must go.
+@pytest.mark.xfail(strict=True, reason="a squash of a pre-session commit into an exec's "
+                   "commit is answered exact, not degraded")
+def test_an_exec_commit_with_a_pre_session_commit_squashed_in(template: Path, tools: Tools,
+                                                              tmp_path: Path) -> None:
+    _run(Case(pre=1, session=2, base="onto", moved=True, order=("p1", "s1", "s2"),
+              ops=(("p1", "squash"),), execs=((0, "x1"),)), template, tools, tmp_path)
 
 
 def test_pull_rebase_after_upstream_moved(template: Path, tools: Tools, tmp_path: Path) -> None:

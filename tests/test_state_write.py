@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -258,20 +257,21 @@ def test_waits_for_the_lock_the_other_writer_holds(tmp_path: Path) -> None:
     lock.parent.mkdir(parents=True)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
-    done: list[float] = []
+    released: list[bool] = []
+    done: list[bool] = []
 
     def writer() -> None:
         write(tmp_path, "feat", SHA, SID)
-        done.append(time.monotonic())
+        done.append(bool(released))  # was the lock let go before the write was done?
 
     thread = threading.Thread(target=writer)
     thread.start()
-    time.sleep(0.3)
+    thread.join(0.3)  # a writer that did not wait would be done by now
     assert not done and not task(tmp_path).exists()  # blocked on the lock
-    released = time.monotonic()
+    released.append(True)
     os.close(fd)
-    thread.join(10)
-    assert done and done[0] >= released
+    thread.join(60)
+    assert done == [True]
     assert task(tmp_path).read_bytes() == f"session: {SHA} {SID}\n".encode() + recorded() + b"\n"
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
+from conftest import isolate
 from hookbox import OTHER, SID, HookBox, git_version, make, with_remote
 
 from lets_hooks import config, ladder, status
@@ -45,6 +47,27 @@ def box(tmp_path: Path) -> HookBox:
     made = with_remote(tmp_path)
     made.sh("remote", "set-head", "origin", "main")
     return made
+
+
+@pytest.fixture(scope="module")
+def every_kind_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``every_kind_of_branch`` built once for the module (a few dozen git commands with
+    their hooks); each test gets a copy (``kinds``)."""
+    where = tmp_path_factory.mktemp("every-kind")
+    with pytest.MonkeyPatch.context() as patch:
+        isolate(patch, tmp_path_factory.mktemp("home"))
+        made = with_remote(where)
+        made.sh("remote", "set-head", "origin", "main")
+        every_kind_of_branch(made)
+        made.repo.close()
+    return where
+
+
+@pytest.fixture
+def kinds(every_kind_template: Path, tmp_path: Path) -> HookBox:
+    """A copy of the module's ``every_kind_of_branch`` repository, this test's own."""
+    shutil.copytree(every_kind_template, tmp_path / "copy", symlinks=True)
+    return HookBox(tmp_path / "copy" / "work")
 
 
 def every_kind_of_branch(box: HookBox) -> None:
@@ -94,8 +117,8 @@ def every_kind_of_branch(box: HookBox) -> None:
 
 
 @pytest.mark.parametrize("sid", [SID, None])
-def test_every_row_is_the_ladders_answer(box: HookBox, sid: str | None) -> None:
-    every_kind_of_branch(box)
+def test_every_row_is_the_ladders_answer(kinds: HookBox, sid: str | None) -> None:
+    box = kinds
     table = assert_same_as_the_ladder(box, sid)
     trusts = {row.branch: row.boundary.trust for row in table}
     assert trusts["exact"] == ("exact" if sid else "prior-session")
@@ -108,8 +131,8 @@ def test_every_row_is_the_ladders_answer(box: HookBox, sid: str | None) -> None:
     assert {trusts[b] for b in reasons if reasons[b]} == {"estimate"}  # the fallback
 
 
-def test_the_table(box: HookBox) -> None:
-    every_kind_of_branch(box)
+def test_the_table(kinds: HookBox) -> None:
+    box = kinds
     done = box.run("lets-hooks", "status", env={"LETS_SESSION_ID": SID})
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -187,12 +210,9 @@ def test_a_thousand_branches_cost_the_same_five_git_processes(tmp_path: Path) ->
     path = tmp_path / "many"
     subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
     names = thousand_branches(path)
-    began = time.perf_counter()
     table, repo = status.rows(str(path), {"LETS_SESSION_ID": SID}, int(time.time()))
-    elapsed = time.perf_counter() - began
     assert len(table) == 1001
-    assert repo.calls == GIT_PROCESSES
-    assert elapsed < 10
+    assert repo.calls == GIT_PROCESSES  # the work, counted: not one process per branch
     without_session, again = status.rows(str(path), {}, int(time.time()))
     assert again.calls == GIT_PROCESSES and len(without_session) == 1001
     # a sample of rows against the ladder run the ordinary way, one branch at a time
@@ -241,8 +261,8 @@ def _status_output(box: HookBox, terminal: bool, no_color: bool) -> bytes:
     return b"".join(chunks)
 
 
-def test_trust_is_coloured_only_on_a_terminal_without_no_color(box: HookBox) -> None:
-    every_kind_of_branch(box)
+def test_trust_is_coloured_only_on_a_terminal_without_no_color(kinds: HookBox) -> None:
+    box = kinds
     assert b"\x1b[32mexact\x1b[0m" in _status_output(box, terminal=True, no_color=False)
     assert b"\x1b[" not in _status_output(box, terminal=True, no_color=True)
     assert b"\x1b[" not in _status_output(box, terminal=False, no_color=False)

@@ -25,11 +25,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from workflows import World
 
 EXAMPLES = 35
+PARTS = 5  # run apart (each part its own fixed days), so the test workers share them
 # Weighted by repetition: the steps that put other people's commits in the range (a
 # teammate's pushes, pulls, merges of main and of ``lib``) come often enough that most
 # days see some.
@@ -203,7 +205,8 @@ def day(ops: list[str], scratch: Path) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+@pytest.mark.parametrize("part", range(PARTS))
+@settings(max_examples=EXAMPLES // PARTS, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
           print_blob=False, phases=PHASES)
 @given(ops=st.tuples(st.booleans(), st.lists(st.sampled_from(OPS), min_size=4, max_size=12)
@@ -212,7 +215,8 @@ def day(ops: list[str], scratch: Path) -> None:
 # main (the floor may reject: a NOTE says so). Another (the pull request merged, the topic
 # fast-forwarded to its merge) is test_workflows' own_pr_merged_then_pull_ff.
 @example(ops=["mate-main", "checkout-b", "pull-main"])
-def test_a_day_of_work_keeps_the_count_honest(ops: list[str], tmp_path: Path) -> None:
+def test_a_day_of_work_keeps_the_count_honest(part: int, ops: list[str],
+                                             tmp_path: Path) -> None:
     day(ops, tmp_path)
 
 
