@@ -389,6 +389,10 @@ def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], 
         sid = settings.session_id(environ)
         for line in rewrite.follow(repo, where, command, stdin, now, sid):
             result.say(line)
+        if where.branch is None and command == "amend":
+            # an amend on a detached HEAD (a fixup or an edit stop of a rebase): its pairs
+            # are noted; the branch is judged when the rebase's own post-rewrite runs
+            return result
         branch = where.branch
         if branch is None:  # ``rebase --apply`` runs this before it moves the branch
             branch = rewrite.rebased_branch(repo, where)
