@@ -757,6 +757,18 @@ pre-push:
     lets-hooks:
       run: lets-hooks pre-push {1} {2}
       use_stdin: true
+post-commit:
+  commands:
+    lets-hooks:
+      run: lets-hooks post-commit
+post-merge:
+  commands:
+    lets-hooks:
+      run: lets-hooks post-merge {1}
+post-applypatch:
+  commands:
+    lets-hooks:
+      run: lets-hooks post-applypatch
 """
 
 
