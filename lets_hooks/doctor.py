@@ -180,7 +180,7 @@ def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
                   "hooks (the hooks folder's still runs)")
         configured = []
     folder = Diagnosis()
-    if setup.pre_commit:
+    if setup.pre_commit and hook in PRE_COMMIT_IDS:
         present = _by_pre_commit(setup, hook, folder)
     elif setup.husky is not None:
         present = _by_husky(setup, hook, folder, environ)
@@ -379,9 +379,15 @@ def _runs(command: str) -> bool:
     return run_program([command, "--version"])[0] == 0
 
 
+# The hooks .pre-commit-hooks.yaml has an entry for (pre-commit has no post-applypatch
+# hook type: a plain shim is what can run that one beside it).
+PRE_COMMIT_IDS = {"post-checkout": "lets-post-checkout", "post-rewrite": "lets-post-rewrite",
+                  "pre-push": "lets-pre-push", "post-commit": "lets-post-commit",
+                  "post-merge": "lets-post-merge"}
+
+
 def _by_pre_commit(setup: Setup, hook: str, found: Diagnosis) -> bool:
-    hook_id = {"post-checkout": "lets-post-checkout", "post-rewrite": "lets-post-rewrite",
-               "pre-push": "lets-pre-push"}[hook]
+    hook_id = PRE_COMMIT_IDS[hook]
     listed = install.mentions(setup, (install.PRE_COMMIT_CONFIG,),
                                f"id: {hook_id}".encode())
     path = os.path.join(setup.hooks_dir, hook)

@@ -329,8 +329,12 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
         message = last[0][1] if last and last[0][0] == head else ""
         if hook == "post-merge":
             squash = argv[0] if argv else environ.get("PRE_COMMIT_IS_SQUASH_MERGE", "0")
-            if squash == "1" or witness.classify(message) != witness.CREATED:
-                return result  # a squash (no commit yet) or a fast-forward: nothing made
+            if squash == "1":
+                return result  # a squash: no commit yet
+            made = witness.classify(message) == witness.CREATED if last else \
+                _merge_made(repo, where.git_dir, head)
+            if not made:
+                return result  # a fast-forward: nothing made
             kind = ledger.MADE
         elif hook == "post-commit" and message.startswith("commit (amend)"):
             kind = ledger.AMEND
@@ -343,6 +347,19 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
     except Exception as exc:  # never break the commit
         result.say(f"{hook}: skipped ({reason(exc)})")
     return result
+
+
+def _merge_made(repo: Repo, git_dir: str, head: str) -> bool:
+    """With no HEAD reflog to say it (``core.logAllRefUpdates=false``): a merge commit was
+    made when HEAD has two parents or more and the first is where HEAD was before the
+    merge (git keeps it in ``ORIG_HEAD``); a fast-forward moved HEAD to a commit that was
+    there already."""
+    data, _ = files.read_capped(os.path.join(git_dir, "ORIG_HEAD"), 1 << 8)
+    before = (data or b"").decode("ascii", "replace").strip()
+    if not files.is_sha(before):
+        return False
+    fields = repo.window(head, 1).decode("ascii", "replace").split()
+    return len(fields) >= 3 and fields[0] == head and fields[1] == before
 
 
 def _keep_ledger(where: Location) -> None:
@@ -371,6 +388,10 @@ def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], 
         sid = settings.session_id(environ)
         for line in rewrite.follow(repo, where, command, stdin, now, sid):
             result.say(line)
+        if where.branch is None and command == "amend":
+            # an amend on a detached HEAD (a fixup or an edit stop of a rebase): its pairs
+            # are noted; the branch is judged when the rebase's own post-rewrite runs
+            return result
         branch = where.branch
         if branch is None:  # ``rebase --apply`` runs this before it moves the branch
             branch = rewrite.rebased_branch(repo, where)

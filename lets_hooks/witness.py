@@ -292,15 +292,52 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     if unknown:
         if not book:
             verdict.notes.append(NO_LEDGER)
-        _where_from(repo, git_dir, head, unknown, floor, verdict)
+        copied = _plain_originals(book, unknown)
+        _where_from(repo, git_dir, head, [s for s in unknown if s not in copied], floor,
+                    verdict)
+        if copied:
+            _where_copies_came_from(repo, git_dir, head, copied, verdict)
     return verdict
+
+
+def _plain_originals(book: ledger.Ledger, unknown: list[str]) -> dict[str, str]:
+    """copy -> the commit it replays unchanged (through a chain of plain picks), for the
+    commits of ``unknown`` the ledger says are such copies of a commit it does not name:
+    a copy comes from where its original came from."""
+    found: dict[str, str] = {}
+    for sha in unknown:
+        old = sha
+        for _ in range(64):
+            pairs = book.copies.get(old)
+            if not pairs or len(pairs) > 1 or pairs[0][2]:
+                break
+            old = pairs[0][0]
+        if old != sha:
+            found[sha] = old
+    return found
+
+
+def _where_copies_came_from(repo: Repo, git_dir: str, head: str, copied: dict[str, str],
+                            verdict: Verdict) -> None:
+    """A plain copy of a commit the ledger does not name is from elsewhere when its
+    original is (a remote-tracking ref reaches it, or HEAD's log shows it brought in),
+    else made here and not vouched for. The originals are asked with no floor: they are
+    not on HEAD's history."""
+    originals = Verdict(verdict.source)
+    _where_from(repo, git_dir, head, list(dict.fromkeys(copied.values())), None, originals)
+    for copy, old in copied.items():
+        verdict.status[copy] = originals.of(old)
+    if originals.source != LEDGER and verdict.source == LEDGER:
+        verdict.source = originals.source
+    verdict.notes.extend(n for n in originals.notes if n not in verdict.notes)
 
 
 def _where_from(repo: Repo, git_dir: str, head: str, unknown: list[str], floor: str | None,
                 verdict: Verdict) -> None:
     """The commits the ledger does not name: from elsewhere (a remote-tracking ref reaches
     them, or HEAD's log shows them brought in), else made here and not vouched for."""
-    local = repo.off_remotes(unknown, floor)
+    # no remote-tracking ref at all: nothing came through a fetch, and git is not asked
+    local = set(unknown) if _no_remote_refs(git_dir) else repo.off_remotes(unknown, floor)
     for sha in unknown:
         if sha not in local:
             verdict.status[sha] = ELSEWHERE
@@ -326,6 +363,22 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: list[str], floor: 
     if not complete and any(sha not in kinds for sha in rest):
         verdict.notes.append("the HEAD reflog does not reach back far enough (expired or cut "
                              "short): where older commits came from cannot be told")
+
+
+def _no_remote_refs(git_dir: str) -> bool:
+    """Whether the repository has no remote-tracking ref at all, read from the files
+    backend's own files (no process): no file under ``refs/remotes`` and none named in
+    ``packed-refs``. On reftable, or when ``packed-refs`` cannot be read: False."""
+    common = common_dir_of(git_dir)
+    if uses_reftable(git_dir):
+        return False
+    for _, _, names in os.walk(os.path.join(common, "refs", "remotes")):
+        if names:
+            return False
+    data, problem = files.read_capped(os.path.join(common, "packed-refs"), 1 << 22)
+    if data is None:
+        return problem is None  # absent: no packed ref; refused (too large): not known
+    return b" refs/remotes/" not in data
 
 
 def head_log(repo: Repo, git_dir: str, head: str) -> tuple[dict[str, str], bool, str | None]:

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox
+from conftest import BIN, Sandbox, note_made
 
 SID = "11111111-2222-3333-4444-555555555555"
 OTHER = "99999999-8888-7777-6666-555555555555"
@@ -58,12 +58,19 @@ class HookBox(Sandbox):
                 return raw[len(b"session: "):].rstrip(b"\r").decode()
         return None
 
-    def file_commit(self, name: str, text: str, message: str | None = None) -> str:
-        """A commit that changes a file (rebases need real changes to replay)."""
+    def file_commit(self, name: str, text: str, message: str | None = None,
+                    sid: str | None = None) -> str:
+        """A commit that changes a file (rebases need real changes to replay), made by
+        session ``sid`` (None: by no session): its id in git's environment, so the
+        post-commit hook writes its session ledger line; with no hook installed the line
+        is written here, as the hook would."""
         (self.path / name).write_text(text)
         self.sh("add", "--", name)
-        self.sh("commit", "-q", "-m", message or f"edit {name}")
-        return self.head()
+        self.sh("commit", "-q", "-m", message or f"edit {name}", sid=sid)
+        head = self.head()
+        if sid is not None:
+            note_made(self.path, [head], sid)
+        return head
 
     def field(self, sid: str | None, key: str, cwd: Path | None = None) -> str:
         env = {"LETS_SESSION_ID": sid} if sid else None

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from hookbox import HookBox
 
-HOOK_NAMES = ("pre-commit", "post-checkout", "post-rewrite", "pre-push")
+HOOK_NAMES = ("pre-commit", "post-checkout", "post-rewrite", "pre-push", "post-commit",
+              "post-merge", "post-applypatch")  # husky lays a stub for every git hook
 
 # husky 9 as far as git sees it: core.hooksPath=.husky/_, one stub per hook that sources
 # `h`, and `h` running the user's .husky/<hook> with `sh -e` when that file exists.

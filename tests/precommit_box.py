@@ -20,7 +20,7 @@ from conftest import shared
 from hookbox import HookBox, make
 
 ROOT = Path(__file__).resolve().parent.parent
-HOOK_TYPES = ("post-checkout", "post-rewrite", "pre-push")
+HOOK_TYPES = ("post-checkout", "post-rewrite", "pre-push", "post-commit", "post-merge")
 
 CONFIG = """repos:
 -   repo: {repo}
@@ -29,6 +29,8 @@ CONFIG = """repos:
     -   id: lets-post-checkout
     -   id: lets-post-rewrite
     -   id: lets-pre-push
+    -   id: lets-post-commit
+    -   id: lets-post-merge
 """
 
 
@@ -67,7 +69,7 @@ def pre_commit_home(factory: pytest.TempPathFactory) -> Path:
 
 def box(tmp_path: Path, repo: tuple[Path, str], home: Path,
         monkeypatch: pytest.MonkeyPatch) -> HookBox:
-    """``make``'s repository with pre-commit's hook scripts installed for the three hook
+    """``make``'s repository with pre-commit's hook scripts installed for the hook
     types, using this checkout as the hook repository."""
     monkeypatch.setenv("PRE_COMMIT_HOME", str(home))
     made = make(tmp_path)

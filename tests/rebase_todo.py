@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import git
-from conftest import BIN
+from conftest import BIN, note_made
 from hookbox import SID, HookBox
 from hypothesis import strategies as st
 
@@ -425,6 +425,10 @@ def build(path: Path, case: Case) -> Built:
     _git(path, "reset", "-q", "--hard")
     began = next((when for label, when, _ in made if label[0] != "p"), stream.clock + 1)
     _log_as_made_here(path, shas, made, by_mark.get(tip, tip))
+    # the session ledger as the post-commit hook would have written it: the session's
+    # commits under its id, the ones from before it under none
+    note_made(path, [shas[label] for label, _, _ in made if label[0] != "p"], SID)
+    note_made(path, [shas[label] for label, _, _ in made if label[0] == "p"], None)
     sessions = path / ".lets" / "sessions"
     sessions.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(began))

@@ -17,13 +17,13 @@ def start(box: HookBox, session: int = 3, older: int = 0) -> str:
     session of ``session`` commits. Returns the boundary."""
     box.sh("checkout", "-q", "-b", "feat", sid="an-earlier-session")
     for i in range(older):
-        box.file_commit(f"older{i}.txt", f"older {i}\n")
+        box.file_commit(f"older{i}.txt", f"older {i}\n", sid="an-earlier-session")
     box.sh("checkout", "-q", "main", sid=SID)
     box.sh("checkout", "-q", "feat", sid=SID)  # this session's first touch
     boundary = box.head()
     assert box.line("feat") == f"{boundary} {SID}"
     for i in range(session):
-        box.file_commit(f"s{i + 1}.txt", f"session {i + 1}\n", f"s{i + 1}")
+        box.file_commit(f"s{i + 1}.txt", f"session {i + 1}\n", f"s{i + 1}", sid=SID)
     return boundary
 
 

@@ -11,7 +11,6 @@ line is written at HEAD as before.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import time
 from pathlib import Path
@@ -19,7 +18,6 @@ from pathlib import Path
 import pytest
 from hookbox import OTHER, SID, HookBox, make, needs_git, with_remote
 
-WITNESS = importlib.util.find_spec("lets_hooks.witness") is not None
 STAMP = re.compile(rb"^session-recorded: (\S+) (\S+)", re.M)
 
 
@@ -44,7 +42,7 @@ def session(box: HookBox, commits: int = 2) -> tuple[str, tuple[str, str] | None
     stamp = recorded(box, "topic")
     time.sleep(1.1)  # a line written at HEAD now would carry a later time
     for i in range(commits):
-        box.file_commit(f"s{i}.txt", f"session {i}\n", f"s{i}")
+        box.file_commit(f"s{i}.txt", f"session {i}\n", f"s{i}", sid=SID)
     return boundary, stamp
 
 
@@ -55,14 +53,11 @@ def answer(box: HookBox, cwd: Path | None = None) -> tuple[str, str, str]:
 
 def in_other_tree(box: HookBox, wt: Path, boundary: str) -> None:
     """The answer in a second work tree for a line carried there: the boundary the
-    session started at. The two commits were made in the first work tree: a witness that
-    reads only the second one's HEAD reflog cannot vouch for them (SPEC: the session's
-    work is what it made "in this work tree"), and the ladder then says so and degrades;
-    without one, both are counted, exact."""
+    session started at. The two commits were made in the first work tree: the session
+    ledger is the repository's, so they are the session's there too, counted, exact."""
     trust, found, commits = answer(box, cwd=wt)
     assert found == boundary
-    if not WITNESS:
-        assert (trust, commits) == ("exact", "2")
+    assert (trust, commits) == ("exact", "2")
 
 
 @pytest.mark.parametrize("create", [("switch", "-q", "-c", "next"),
@@ -75,7 +70,7 @@ def test_a_branch_made_from_head_starts_with_the_session_boundary(
     assert box.line("next") == f"{boundary} {SID}"
     assert recorded(box, "next") == stamp  # the time the session recorded, not now
     assert answer(box) == ("exact", boundary, "2")
-    box.file_commit("n.txt", "next\n")
+    box.file_commit("n.txt", "next\n", sid=SID)
     assert answer(box) == ("exact", boundary, "3")
     assert "lets-hooks" not in done.stderr
 
@@ -84,7 +79,7 @@ def test_checkout_big_b_resets_an_existing_branch_to_the_session(box: HookBox) -
     """``checkout -B old`` where ``old`` has an earlier session's line elsewhere: reset to
     HEAD, it starts with the session's boundary."""
     box.sh("switch", "-q", "-c", "old", sid=OTHER)
-    box.file_commit("o.txt", "other work\n")
+    box.file_commit("o.txt", "other work\n", sid=OTHER)
     box.sh("switch", "-q", "main", sid=OTHER)
     boundary, _ = session(box)
     box.sh("checkout", "-q", "-B", "old", sid=SID)
@@ -97,7 +92,7 @@ def test_checkout_big_b_over_a_branch_this_session_touched_before(box: HookBox) 
     its topic with ``checkout -B``: the old line is no ancestor of HEAD any more, so the
     topic's line is carried over it."""
     box.sh("switch", "-q", "-c", "side", sid=SID)
-    box.file_commit("side.txt", "side\n")
+    box.file_commit("side.txt", "side\n", sid=SID)
     box.sh("switch", "-q", "main", sid=SID)
     boundary, _ = session(box)
     done = box.sh("checkout", "-q", "-B", "side", sid=SID)
@@ -130,7 +125,7 @@ def test_worktree_add_of_an_existing_branch_takes_the_line_of_the_other_worktree
 def test_worktree_add_of_another_sessions_branch_starts_at_head(box: HookBox,
                                                                 tmp_path: Path) -> None:
     box.sh("switch", "-q", "-c", "theirs", sid=OTHER)
-    box.file_commit("t.txt", "theirs\n")
+    box.file_commit("t.txt", "theirs\n", sid=OTHER)
     box.sh("switch", "-q", "main", sid=OTHER)
     wt = tmp_path / "wt"
     box.sh("worktree", "add", "-q", str(wt), "theirs", sid=SID)
@@ -140,8 +135,8 @@ def test_worktree_add_of_another_sessions_branch_starts_at_head(box: HookBox,
 def test_detached_commits_on_the_session_line_then_switch_c(box: HookBox) -> None:
     boundary, stamp = session(box)
     box.sh("checkout", "-q", "--detach", "HEAD~1", sid=SID)
-    box.file_commit("d1.txt", "detached 1\n")
-    box.file_commit("d2.txt", "detached 2\n")
+    box.file_commit("d1.txt", "detached 1\n", sid=SID)
+    box.file_commit("d2.txt", "detached 2\n", sid=SID)
     box.sh("switch", "-q", "-c", "rescue", sid=SID)
     assert box.line("rescue") == f"{boundary} {SID}"
     assert recorded(box, "rescue") == stamp
@@ -155,19 +150,23 @@ def test_detached_commits_off_the_session_line_start_where_head_was_detached(
     session(box)
     main = box.rev("main")
     box.sh("checkout", "-q", "--detach", "main", sid=SID)
-    box.file_commit("d1.txt", "detached 1\n")
+    box.file_commit("d1.txt", "detached 1\n", sid=SID)
     box.sh("switch", "-q", "-c", "rescue", sid=SID)
     assert box.line("rescue") == f"{main} {SID}"
     assert answer(box) == ("exact", main, "1")
 
 
 def test_a_reset_while_detached_is_not_carried_through(box: HookBox) -> None:
-    session(box)
+    boundary, _ = session(box)
+    box.sh("switch", "-q", "main", sid=SID)
+    box.file_commit("m.txt", "main moves\n")  # by no session: main is past the boundary
+    box.sh("switch", "-q", "topic", sid=SID)
     box.sh("checkout", "-q", "--detach", sid=SID)
     box.sh("reset", "-q", "--hard", "main", sid=SID)
-    box.file_commit("d1.txt", "detached 1\n")
+    box.file_commit("d1.txt", "detached 1\n", sid=SID)
     box.sh("switch", "-q", "-c", "rescue", sid=SID)
-    assert box.line("rescue") == f"{box.head()} {SID}"
+    # written at HEAD, below the session's own d1 (not the topic's boundary, carried)
+    assert box.line("rescue") == f"{box.rev('main')} {SID}" != f"{boundary} {SID}"
 
 
 def test_commits_on_main_by_mistake_moved_to_a_new_branch(tmp_path: Path) -> None:
@@ -177,8 +176,8 @@ def test_commits_on_main_by_mistake_moved_to_a_new_branch(tmp_path: Path) -> Non
     box = with_remote(tmp_path)
     box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
     start = box.head()
-    box.file_commit("m1.txt", "oops 1\n")
-    box.file_commit("m2.txt", "oops 2\n")
+    box.file_commit("m1.txt", "oops 1\n", sid=SID)
+    box.file_commit("m2.txt", "oops 2\n", sid=SID)
     box.sh("switch", "-q", "-c", "topic", sid=SID)
     box.sh("switch", "-q", "main", sid=SID)
     box.sh("reset", "-q", "--hard", "origin/main", sid=SID)
@@ -202,7 +201,7 @@ def test_a_session_on_main_that_pulled_branches_off_at_the_new_point(tmp_path: P
     pulled = mate.commit("t1.txt", "main")
     box.sh("pull", "-q", "--ff-only", "origin", "main", sid=SID)
     done = box.sh("switch", "-q", "-c", "topic", sid=SID)
-    box.file_commit("c1.txt", "c1\n")
+    box.file_commit("c1.txt", "c1\n", sid=SID)
     assert box.line("topic") == f"{pulled} {SID}"
     assert stamp is not None and recorded(box, "topic") == (pulled, stamp[1])
     assert answer(box) == ("exact", pulled, "1")
@@ -261,7 +260,8 @@ def test_state_of_a_name_that_exists_again_is_not_taken(box: HookBox) -> None:
     box.sh("branch", "topic", "main", sid=SID)  # a new branch under the old name
     box.sh("switch", "-q", "renamed", sid=SID)
     assert box.task("topic").exists()
-    assert box.line("renamed") == f"{box.rev('renamed')} {SID}"
+    # written anew at HEAD, so below the session's own two commits (where it began)
+    assert box.line("renamed") == f"{box.rev('renamed~2')} {SID}"
 
 
 # -- the steady state stays cheap ----------------------------------------------------------
@@ -295,7 +295,9 @@ def test_a_carried_first_touch_costs_a_few_processes(box: HookBox, tmp_path: Pat
                    env={**env, "LETS_SESSION_ID": SID})
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert box.line("next") == f"{boundary} {SID}"
-    assert len(calls(log)) == 5, calls(log)  # the first touch's 4, one ancestor question
+    # the first touch's 4, one ancestor question, and one walk of HEAD's newest commits
+    # for the session's own (a line at HEAD goes below them)
+    assert len(calls(log)) == 6, calls(log)
 
 
 # -- one sample under pre-commit (git's arguments in PRE_COMMIT_FROM_REF and friends) -------
@@ -312,7 +314,7 @@ def test_switch_c_and_detached_commits_under_pre_commit(
         assert box.line("next") == f"{boundary} {SID}"
         assert recorded(box, "next") == stamp
         box.sh("checkout", "-q", "--detach", "HEAD~1", sid=SID)
-        box.file_commit("d1.txt", "detached\n")
+        box.file_commit("d1.txt", "detached\n", sid=SID)
         box.sh("switch", "-q", "-c", "rescue", sid=SID)
         assert box.line("rescue") == f"{boundary} {SID}"
         assert answer(box) == ("exact", boundary, "2")
@@ -344,7 +346,7 @@ def test_switch_c_and_detached_commits_on_reftable(tmp_path: Path) -> None:
     assert box.line("next") == f"{boundary} {SID}"
     assert recorded(box, "next") == stamp
     box.sh("checkout", "-q", "--detach", "HEAD~1", sid=SID)
-    box.file_commit("d1.txt", "detached\n")
+    box.file_commit("d1.txt", "detached\n", sid=SID)
     box.sh("switch", "-q", "-c", "rescue", sid=SID)
     assert box.line("rescue") == f"{boundary} {SID}"
 

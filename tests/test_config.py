@@ -110,7 +110,7 @@ def test_home_committed_as_session_id_env_never_becomes_the_id(sandbox: Sandbox)
     assert first.returncode == 0, first.stderr
     task = (sandbox.path / ".lets" / "sessions" / ".task-feat").read_text()
     assert " first-session" in task and home not in task
-    sandbox.commit("first session's work")
+    sandbox.commit("first session's work", sid="first-session")
     second = sandbox.boundary(env={"HOME": home})
     assert second["SESSION_TRUST"] != "exact"
     assert sandbox.boundary(env={"LETS_SESSION_ID": "first-session"})["SESSION_TRUST"] == "exact"

@@ -281,12 +281,12 @@ def test_status_sample_is_what_status_prints(sandbox: Sandbox) -> None:
     sid = "readme-sample"
     git = sandbox.git
     split = sandbox.commit("where spike and stale leave main", age_days=1)
-    tip = sandbox.commit("main's tip")
+    tip = sandbox.commit("main's tip", sid=sid)
     for name, base, commits in (("spike", split, 2), ("stale", split, 1),
                                 ("feature/login", tip, 2)):
         git.switch("-q", "-c", name, base)
         for n in range(commits):
-            sandbox.commit(f"{name} {n}")
+            sandbox.commit(f"{name} {n}", sid=sid)
     sandbox.write_task("main", f"session: {split} {sid}\n")
     sandbox.write_task("stale", f"session: 0123456789ab {sid}\n")
     sandbox.write_task("feature/login", f"session: {tip} {sid}\n")

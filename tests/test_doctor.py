@@ -55,7 +55,7 @@ def test_all_is_well(box: HookBox) -> None:
 def test_nothing_installed(box: HookBox) -> None:
     done = doctor(box)
     assert done.returncode == 1
-    assert "post-checkout  lets-hooks is not installed for it (nothing is there)" in done.stdout
+    assert "post-checkout    lets-hooks is not installed for it (nothing is there)" in done.stdout
     assert "fix: lets-hooks install" in done.stdout
 
 
@@ -107,7 +107,7 @@ def test_no_session_id_says_how_to_set_one(box: HookBox) -> None:
     done = doctor(box, sid=None)
     assert done.returncode == 0, done.stdout
     assert done.stdout.endswith("all is well (1 note above)\n")
-    assert "\nnote  session id     none of LETS_SESSION_ID" in done.stdout
+    assert "\nnote  session id       none of LETS_SESSION_ID" in done.stdout
     found = checks(box, sid=None)
     assert found["session id"]["status"] == "note"
     assert ("none of LETS_SESSION_ID, CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, "

@@ -23,7 +23,7 @@ def test_checkout_b_records_head_with_the_session(box: HookBox) -> None:
     done = box.sh("checkout", "-q", "-b", "feat", sid=SID)
     assert box.line("feat") == f"{head} {SID}"
     assert done.stderr == ""  # quiet when all is well
-    box.commit("session work")
+    box.commit("session work", sid=SID)
     fields = box.boundary(env={"LETS_SESSION_ID": SID})
     assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"], fields["SESSION_COMMITS"]) == (
         "exact", head, "1")
@@ -39,7 +39,7 @@ def test_checkout_b_without_a_session_records_a_sid_less_line(box: HookBox) -> N
 def test_switch_back_in_the_same_session_keeps_the_line(box: HookBox) -> None:
     start = box.head()
     box.sh("switch", "-q", "-c", "feat", sid=SID)
-    box.commit("one")
+    box.commit("one", sid=SID)
     box.sh("switch", "-q", "main", sid=SID)
     box.sh("switch", "-q", "feat", sid=SID)
     assert box.line("feat") == f"{start} {SID}"
@@ -174,7 +174,9 @@ def test_rebase_start_checkout_does_nothing(box: HookBox) -> None:
     done = box.sh("rebase", "-q", "main", sid=SID)
     assert "lets-hooks" not in done.stderr
     names = sorted(p.name for p in (box.path / ".lets" / "sessions").iterdir())
-    assert names == [".rewritten", ".task-feat", ".task-main"]  # the rewrite ledger beside
+    # the rewrite pairs go to the session ledger in the git dir (no .rewritten file now)
+    assert names == [".task-feat", ".task-main"]
+    assert b"\nr " in b"\n" + (box.path / ".git" / "lets-hooks" / "ledger").read_bytes()
     assert box.line("feat") != f"{box.head()} {SID}"  # the rebase's checkout claimed nothing
     assert line is not None
 

@@ -16,6 +16,7 @@ import pytest
 from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox
 
 pytestmark = TOOLS_NEED_GIT_2_31
+LEDGER = "lets session ledger (note the commit just made)...Passed"  # lets-post-commit
 
 
 @pytest.fixture
@@ -49,8 +50,9 @@ def test_what_pre_commit_prints_when_all_is_well(box: HookBox) -> None:
     box.file_commit("a.txt", "a\n")
     box.file_commit("b.txt", "b\n")
     done = box.sh("rebase", "-q", "--force-rebase", "main", sid=SID)
+    # post-commit runs for each pick: the session ledger's entry, not verbose, one line
     assert printed(done.stdout + done.stderr) == [
-        *checkout, "lets session boundary (follow amends and rebases)...Passed",
+        *checkout, *[LEDGER] * 2, "lets session boundary (follow amends and rebases)...Passed",
         "- hook id: lets-post-rewrite", "- duration: Ns"]
     assert box.line("feat") == f"{box.rev('main')} {SID}"
 
@@ -70,7 +72,7 @@ def test_verbose_false_in_the_config_leaves_one_line_per_hook(box: HookBox) -> N
     box.file_commit("a.txt", "a\n")
     done = box.sh("rebase", "-q", "--force-rebase", "main", sid=SID)
     assert printed(done.stdout + done.stderr) == [
-        "lets session boundary (record on checkout)...Passed",
+        "lets session boundary (record on checkout)...Passed", LEDGER,
         "lets session boundary (follow amends and rebases)...Passed"]
     assert box.line("feat") == f"{box.rev('main')} {SID}"
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox
+from conftest import Sandbox, note_made
 
 SID = "11111111-2222-3333-4444-555555555555"
 OTHER = "99999999-8888-7777-6666-555555555555"
@@ -109,9 +109,11 @@ def test_abbreviated_sha_is_kept_and_printed_as_written(sandbox: Sandbox) -> Non
 
 
 def test_only_the_first_session_line_counts(sandbox: Sandbox) -> None:
-    _, start = feature(sandbox)
-    first = sandbox.rev("HEAD~1")
-    sandbox.write_task("feat", f"# notes\nsession: {first} {SID}\nsession: {start} {SID}\n")
+    # the session's one commit above the first line, two older commits below it (none of
+    # the session's own may lie below an exact boundary)
+    _, first = feature(sandbox, session=1, before=2)
+    deeper = sandbox.rev("HEAD~2")
+    sandbox.write_task("feat", f"# notes\nsession: {first} {SID}\nsession: {deeper} {SID}\n")
     expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", first, 1)
 
 
@@ -224,8 +226,8 @@ def test_abbreviated_boundary_equal_to_branch_point_is_kept(sandbox: Sandbox) ->
 
 def test_floor_does_not_apply_on_the_merge_branch(sandbox: Sandbox) -> None:
     root = sandbox.rev("HEAD")
-    sandbox.commit("two", age_days=2)
-    sandbox.commit("three", age_days=1)
+    sandbox.commit("two", age_days=2, sid=SID)
+    sandbox.commit("three", age_days=1, sid=SID)
     sandbox.git.update_ref("refs/remotes/origin/main", "HEAD")
     sandbox.write_task("main", f"session: {sandbox.rev('HEAD~1')} {SID}\n")
     expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact",
@@ -252,7 +254,7 @@ def test_exactly_fourteen_days_is_kept(sandbox: Sandbox) -> None:
     sandbox.commit("point", age_days=25)
     sandbox.git.checkout("-q", "-b", "feat")
     edge = sandbox.commit("edge", age_days=14)
-    sandbox.commit("new", age_days=1)
+    sandbox.commit("new", age_days=1, sid=SID)
     sandbox.write_task("feat", f"session: {edge} {SID}\n")
     expect(sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID}), "exact", edge, 1)
 
@@ -343,6 +345,7 @@ def merged_main(box: Sandbox) -> tuple[str, str]:
     arrive(box, "main", "main moves")
     arrive(box, "main", "main moves again")
     box.git.merge("-q", "--no-edit", "main")
+    note_made(box.path, [box.head()], SID)  # the session made the merge commit
     return point, start
 
 
@@ -368,7 +371,8 @@ def test_a_boundary_at_the_fork_point_survives_a_merge_of_main(sandbox: Sandbox)
     """The script rejected it ("older than this branch's point": the merge-base moved up
     to main's tip). The fork point is where feat's first-parent line leaves main, which a
     merge of main does not move."""
-    point, _ = merged_main(sandbox)
+    point, start = merged_main(sandbox)
+    note_made(sandbox.path, [start], SID)  # a session that began at the fork point made it
     sandbox.write_task("feat", f"session: {point} {SID}\n")
     fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
     assert fields["SESSION_TRUST"] == "exact", fields
@@ -391,13 +395,14 @@ def test_a_commit_that_came_in_with_main_predates_the_branch(sandbox: Sandbox) -
 def test_a_boundary_on_a_merged_side_branch_is_the_scripts_answer(sandbox: Sandbox) -> None:
     """A side branch merged into feat (not main): its commits are not main's, the
     boundary is kept and counted like the script counts it."""
-    feature(sandbox, session=1)
+    feature(sandbox, session=0, before=1)  # below the boundary: none of the session's
     sandbox.git.checkout("-q", "-b", "side")
     side = sandbox.commit("side work", age_days=1)
-    sandbox.commit("more side work", age_days=1)
+    sandbox.commit("more side work", age_days=1, sid=SID)
     sandbox.git.checkout("-q", "feat")
-    sandbox.commit("feat work", age_days=1)
+    sandbox.commit("feat work", age_days=1, sid=SID)
     sandbox.git.merge("-q", "--no-edit", "side")
+    note_made(sandbox.path, [sandbox.head()], SID)
     sandbox.write_task("feat", f"session: {side} {SID}\n")
     fields = sandbox.boundary(env={"CLAUDE_CODE_SESSION_ID": SID})
     expect(fields, "exact", side, git_count(sandbox, "HEAD", "^" + side))
@@ -542,15 +547,22 @@ def test_few_git_processes_on_every_path(sandbox: Sandbox, tmp_path: Path,
     sandbox.git.checkout("-q", "main")
     sandbox.write_task("main", f"session: {point} {SID}\n")
     fields, calls = processes(sandbox)
-    assert (fields["SESSION_TRUST"], calls) == ("exact", 3)
+    # one more than the walk: the session ledger names this session's commits on feat,
+    # outside the range, and one rev-list asks whether the boundary reaches them
+    assert (fields["SESSION_TRUST"], calls) == ("exact", 4)
     sandbox.git.checkout("-q", "feat")
     arrive(sandbox, "main", "main moves")
     if with_origin:
         sandbox.git.push("-q", "origin", "main")
     sandbox.git.merge("-q", "--no-edit", "main")
+    note_made(sandbox.path, [sandbox.head()], SID)  # the session made the merge commit
     sandbox.write_task("feat", f"session: {start} {SID}\n")
     fields, calls = processes(sandbox)
-    assert (fields["SESSION_TRUST"], fields["SESSION_COMMITS"], calls) == ("exact", "4", 4)
+    # with an origin, 5, not 4: main's commits have no line in the session ledger, and one
+    # rev-list asks whether a remote-tracking ref reaches them before they are left out as
+    # main's (with no remote-tracking ref at all git is not asked)
+    assert (fields["SESSION_TRUST"], fields["SESSION_COMMITS"], calls) == (
+        "exact", "4", 5 if with_origin else 4)
 
 
 def test_git_is_never_handed_an_option(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -597,13 +609,15 @@ def test_with_a_commit_graph_the_merge_branch_asks_two_cheap_questions(sandbox: 
     numbers, no merge-base paint) and then the count, the same answers as without one."""
     point, _ = feature(sandbox)
     sandbox.git.checkout("-q", "main")
-    sandbox.commit("main moves", age_days=1)
+    sandbox.commit("main moves", age_days=1, sid=SID)
     sandbox.write_task("main", f"session: {point} {SID}\n")
     without, calls = processes(sandbox)
-    assert (without["SESSION_TRUST"], without["SESSION_COMMITS"], calls) == ("exact", "1", 3)
+    # 4, not 3: the session's commits on feat (the session ledger's) lie outside the
+    # range, and one rev-list asks whether the boundary reaches them
+    assert (without["SESSION_TRUST"], without["SESSION_COMMITS"], calls) == ("exact", "1", 4)
     sandbox.git.commit_graph("write", "--reachable")
     with_graph, calls = processes(sandbox)
-    assert (with_graph, calls) == (without, 4)
+    assert (with_graph, calls) == (without, 5)
     sandbox.write_task("main", f"session: {sandbox.rev('feat')} {SID}\n")  # not an ancestor
     fields, _ = processes(sandbox)
     assert fields["SESSION_TRUST"] == "none"

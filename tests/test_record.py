@@ -38,10 +38,11 @@ def record(box: HookBox, *args: str, sid: str | None = SID) -> tuple[int, str, s
 
 
 def gitpython_commit(box: HookBox, message: str, age_days: float = 0.0) -> str:
-    """A commit made the way GitPython makes one: no git command, so no hook runs."""
+    """A commit made the way a tool without git's hooks makes one: GitPython's, no git
+    command, its own hooks skipped (its ``index.commit`` would run post-commit)."""
     when = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() - age_days * DAY))
     commit = box.repo.index.commit(message, author_date=when + "+0000",
-                                   commit_date=when + "+0000")
+                                   commit_date=when + "+0000", skip_hooks=True)
     return str(commit.hexsha)
 
 
@@ -55,9 +56,9 @@ def test_stdout_is_exactly_the_four_lines(box: HookBox) -> None:
 
 def test_at_a_commit_of_the_branch(box: HookBox) -> None:
     box.sh("switch", "-q", "-c", "feat", sid=OTHER)
-    start = box.file_commit("a.txt", "a\n")
-    box.file_commit("b.txt", "b\n")
-    box.file_commit("c.txt", "c\n")
+    start = box.file_commit("a.txt", "a\n", sid=SID)
+    box.file_commit("b.txt", "b\n", sid=SID)
+    box.file_commit("c.txt", "c\n", sid=SID)
     code, out, _ = record(box, "--at", start)
     assert code == 0
     assert fields(out) == {
@@ -152,10 +153,10 @@ def test_the_remedy_after_a_rewrite_made_without_git(box: HookBox) -> None:
     the ladder honestly estimates 2. ``record`` alone would claim ``exact 0``;
     ``record --at main`` (where the rewritten commits start) claims exactly the two."""
     box.sh("switch", "-q", "-c", "feat", sid=SID)
-    box.file_commit("a.txt", "a\n")
-    box.file_commit("b.txt", "b\n")
+    box.file_commit("a.txt", "a\n", sid=SID)
+    box.file_commit("b.txt", "b\n", sid=SID)
     box.sh("switch", "-q", "main")
-    box.file_commit("m.txt", "m\n")
+    box.file_commit("m.txt", "m\n", sid=SID)
     new_base = box.head()
     box.sh("switch", "-q", "feat", sid=SID)
     # the rewrite, GitPython's way: new commits on the moved main, the branch moved by ref

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox
+from conftest import BIN, Sandbox, note_made
 from hookbox import HookBox, make
 
 SID = "11111111-2222-3333-4444-555555555555"
@@ -197,6 +197,7 @@ def test_linked_worktree_reads_its_own_state(sandbox: Sandbox, tmp_path: Path) -
     start = sandbox.rev("wt")
     subprocess.run(["git", "-C", str(wt), "commit", "-q", "--allow-empty", "-m", "w"],
                    check=True)
+    note_made(wt, [str(sandbox.git.rev_parse("wt"))], SID)  # the session made it
     write_task(wt, "wt", f"session: {start} {SID}\n")
     write_task(sandbox.path, "wt", "session: " + "b" * 40 + f" {SID}\n")  # the other tree's
     result = boundary(wt)
@@ -249,6 +250,8 @@ def test_submodule_reads_its_own_state_not_the_superprojects(
                            capture_output=True, text=True).stdout.strip()
     subprocess.run(["git", "-C", str(sub), "commit", "-q", "--allow-empty", "-m", "s"],
                    check=True)
+    note_made(sub, [subprocess.run(["git", "-C", str(sub), "rev-parse", "HEAD"], check=True,
+                                   capture_output=True, text=True).stdout.strip()], SID)
     write_task(sub, "feat", f"session: {start} {SID}\n")
     write_task(sandbox.path, "feat", "session: " + "c" * 40 + f" {SID}\n")  # a decoy
     result = boundary(sub)
@@ -296,8 +299,8 @@ def rebasing(tmp_path: Path) -> HookBox:
     box = make(tmp_path)
     box.install()
     box.sh("checkout", "-q", "-b", "feat", sid=SID)
-    box.file_commit("a.txt", "a\n")
-    box.file_commit("b.txt", "b\n")
+    box.file_commit("a.txt", "a\n", sid=SID)
+    box.file_commit("b.txt", "b\n", sid=SID)
     box.sh("checkout", "-q", "main", sid=SID)
     box.file_commit("main.txt", "moved\n")
     box.sh("checkout", "-q", "feat", sid=SID)

@@ -49,7 +49,7 @@ def build_stack(box: HookBox, sids: dict[str, str]) -> dict[str, str]:
         boundaries[name] = box.head()
         assert box.line(name) == f"{boundaries[name]} {sids[name]}"
         for i in (1, 2):
-            box.file_commit(f"{name}{i}.txt", f"{name} {i}\n", f"{name}{i}")
+            box.file_commit(f"{name}{i}.txt", f"{name} {i}\n", f"{name}{i}", sid=sids[name])
     return boundaries
 
 
@@ -66,7 +66,9 @@ REBASES = {
 @needs_update_refs
 @pytest.mark.parametrize("how", sorted(REBASES))
 def test_every_branch_of_the_stack_follows(box: HookBox, how: str) -> None:
-    sids = dict.fromkeys(STACK, SID)
+    # each branch a session's of its own: one session's line above commits it made on the
+    # branch below would be too high (a line written at HEAD goes below them)
+    sids = {"a": SID_A, "b": SID_B, "c": SID}
     old = build_stack(box, sids)
     box.sh("checkout", "-q", "main", sid=SID)
     box.file_commit("upstream.txt", "upstream\n", "main moved")
@@ -77,11 +79,11 @@ def test_every_branch_of_the_stack_follows(box: HookBox, how: str) -> None:
     assert tips["a"] != old["b"] and tips["b"] != old["c"]  # the stack was rewritten
     below = {"a": "main", "b": "a", "c": "b"}
     for name in STACK:
-        fields = answer(box, name, SID)
+        fields = answer(box, name, sids[name])
         assert fields["SESSION_TRUST"] == "exact", (name, fields, done.stderr)
         assert fields["SESSION_BOUNDARY"] == tips[below[name]], (name, fields)
         assert fields["SESSION_COMMITS"] == "2", (name, fields)
-        assert box.line(name) == f"{tips[below[name]]} {SID}"
+        assert box.line(name) == f"{tips[below[name]]} {sids[name]}"
         assert (box.path / ".lets" / "locks" / f"task-{name}.lock").exists(), name
     assert "lets-hooks: " not in done.stderr
 
@@ -96,7 +98,7 @@ def test_a_stack_one_session_built_follows(box: HookBox) -> None:
         box.sh("checkout", "-q", "-b", name, sid=SID)
         assert box.line(name) == f"{start} {SID}"
         for i in (1, 2):
-            box.file_commit(f"{name}{i}.txt", f"{name} {i}\n", f"{name}{i}")
+            box.file_commit(f"{name}{i}.txt", f"{name} {i}\n", f"{name}{i}", sid=SID)
     box.sh("checkout", "-q", "main", sid=SID)
     tip = box.file_commit("upstream.txt", "upstream\n", "main moved")
     box.sh("checkout", "-q", "c", sid=SID)
@@ -131,7 +133,8 @@ def test_each_branch_keeps_its_own_session(box: HookBox) -> None:
 def test_a_stack_rebased_from_its_middle(box: HookBox) -> None:
     """Checked out on ``b``: ``a`` (below it) is rewritten by ``--update-refs``; ``c``
     (above it) is not touched and keeps its line byte for byte."""
-    sids = dict.fromkeys(STACK, SID)
+    # each branch a session's of its own (as above)
+    sids = {"a": SID_A, "b": SID, "c": SID_C}
     build_stack(box, sids)
     box.sh("checkout", "-q", "main", sid=SID)
     box.file_commit("upstream.txt", "upstream\n", "main moved")
@@ -140,7 +143,7 @@ def test_a_stack_rebased_from_its_middle(box: HookBox) -> None:
     box.sh("rebase", "-q", "--update-refs", "main", sid=SID)
     assert box.task("c").read_bytes() == c_before
     for name, below in (("a", "main"), ("b", "a")):
-        fields = answer(box, name, SID)
+        fields = answer(box, name, sids[name])
         assert fields["SESSION_TRUST"] == "exact", (name, fields)
         assert fields["SESSION_BOUNDARY"] == box.rev(below), (name, fields)
         assert fields["SESSION_COMMITS"] == "2", (name, fields)
@@ -156,7 +159,7 @@ def _shared_slug(box: HookBox) -> bytes:
     file carries other text too. Returns its bytes."""
     box.sh("checkout", "-q", "-b", "feat/x", sid=SID)
     for i in (1, 2):
-        box.file_commit(f"x{i}.txt", f"x {i}\n", f"x{i}")
+        box.file_commit(f"x{i}.txt", f"x {i}\n", f"x{i}", sid=SID)
     box.sh("branch", "feat-x", "main")
     task = box.task("feat/x")
     task.write_bytes(task.read_bytes() + SHARED_TEXT.encode())

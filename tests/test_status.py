@@ -32,7 +32,10 @@ def per_branch(box: HookBox, branch: str, current: bool, sid: str | None) -> dic
 def assert_same_as_the_ladder(box: HookBox, sid: str | None) -> list[status.Row]:
     env = {"LETS_SESSION_ID": sid} if sid else {}
     table, repo = status.rows(str(box.path), env, int(time.time()))
-    assert repo.calls <= GIT_PROCESSES + 1, repo.calls  # + at most a criss-cross pick
+    # + at most a criss-cross pick, and the witness's two questions of git: does a
+    # remote-tracking ref reach a commit the session ledger does not name, does a
+    # boundary reach the session's own commits on another branch
+    assert repo.calls <= GIT_PROCESSES + 3, repo.calls
     for row in table:
         fields = per_branch(box, row.branch, row.current, sid)
         b = row.boundary
@@ -73,10 +76,10 @@ def kinds(every_kind_template: Path, tmp_path: Path) -> HookBox:
 def every_kind_of_branch(box: HookBox) -> None:
     # exact: this session's line
     box.sh("checkout", "-q", "-b", "exact", "main", sid=SID)
-    box.file_commit("e.txt", "e\n")
+    box.file_commit("e.txt", "e\n", sid=SID)
     # prior-session: another session's line
     box.sh("checkout", "-q", "-b", "prior", "main", sid=OTHER)
-    box.file_commit("p.txt", "p\n")
+    box.file_commit("p.txt", "p\n", sid=OTHER)
     # estimate: nothing recorded, and a merge of main into it
     box.sh("checkout", "-q", "-b", "estimate", "main")
     box.file_commit("x.txt", "x\n")
@@ -92,7 +95,7 @@ def every_kind_of_branch(box: HookBox) -> None:
     box.write_task("too-old", f"session: {box.rev('main~1')} {SID}\n")
     # abbreviated, legacy, malformed
     box.sh("checkout", "-q", "-b", "short", "main", sid=SID)
-    box.file_commit("s.txt", "s\n")
+    box.file_commit("s.txt", "s\n", sid=SID)
     box.write_task("short", f"session: {box.rev('main')[:9]} {SID}\n")
     box.sh("checkout", "-q", "-b", "legacy", "main")
     box.task("legacy").unlink()
@@ -299,33 +302,33 @@ def test_rows_agree_with_the_contract_command_witness_included(box: HookBox, tmp
         box.sh("checkout", "-q", "-b", name, "main")
         box.write_task(name, f"session: {box.head()} {SID}\n"
                              f"session-recorded: {box.head()} {stamp}\n")
-        box.file_commit(f"{name}.txt", f"{name}\n")
+        box.file_commit(f"{name}.txt", f"{name}\n", sid=SID)
         box.sh("push", "-q", "-u", "origin", name)
     for step in range(8):
         name = rng.choice(branches)
         box.sh("checkout", "-q", name)
         move = rng.choice(["commit", "pulled", "lib", "main", "rebase"])
         if move == "commit":
-            box.file_commit(f"{name}-{step}.txt", f"{step}\n")
+            box.file_commit(f"{name}-{step}.txt", f"{step}\n", sid=SID)
         elif move == "pulled":
             box.sh("push", "-q", "--force", "origin", name)
             mate.sh("fetch", "-q", "origin")
             mate.sh("checkout", "-q", "-B", name, f"origin/{name}")
             mate.file_commit(f"mate-{step}.txt", f"{step}\n")
             mate.sh("push", "-q", "origin", name)
-            box.sh("pull", "-q", "--ff-only", "origin", name)
+            box.sh("pull", "-q", "--ff-only", "origin", name, sid=SID)
         elif move == "lib":
             mate.sh("checkout", "-q", "-B", f"lib{step}", "origin/main")
             mate.file_commit(f"lib-{step}.txt", f"{step}\n")
             mate.sh("push", "-q", "origin", f"lib{step}")
             box.sh("fetch", "-q", "origin")
-            box.sh("merge", "-q", "--no-ff", "--no-edit", f"origin/lib{step}")
+            box.sh("merge", "-q", "--no-ff", "--no-edit", f"origin/lib{step}", sid=SID)
         elif move == "main":
             mate.sh("checkout", "-q", "-B", "main", "origin/main")
             mate.file_commit(f"main-{step}.txt", f"{step}\n")
             mate.sh("push", "-q", "origin", "main")
             box.sh("fetch", "-q", "origin")
-            box.sh("merge", "-q", "--no-edit", "origin/main")
+            box.sh("merge", "-q", "--no-edit", "origin/main", sid=SID)
         else:
             box.sh("rebase", "-q", "-i", "--force-rebase", "HEAD~1", sid=SID,
                    extra={"GIT_SEQUENCE_EDITOR": "true",
@@ -340,4 +343,7 @@ def test_rows_agree_with_the_contract_command_witness_included(box: HookBox, tmp
         assert isinstance(listed, dict) and isinstance(theirs, dict)
         assert sorted(listed["items"]) == sorted(theirs["items"]), row.branch
     counted = {row.branch: row.boundary for row in table}
-    assert all(counted[b].witness == "reflog" for b in branches)
+    # the session ledger vouches for the session's, remote-tracking refs say where the rest
+    # are from: no HEAD reflog is read
+    assert all(counted[b].witness == "ledger" for b in branches), {
+        b: (counted[b].witness, counted[b].trust, counted[b].notes) for b in branches}

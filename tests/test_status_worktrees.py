@@ -29,7 +29,7 @@ def test_branches_recorded_in_the_main_work_tree_are_seen_from_a_linked_one(
         box: HookBox, tmp_path: Path) -> None:
     box.sh("switch", "-q", "-c", "feat", sid=SID)  # recorded in the main work tree
     feat_start = box.head()
-    box.file_commit("f.txt", "f\n")
+    box.file_commit("f.txt", "f\n", sid=SID)
     box.sh("switch", "-q", "-c", "parked", sid=SID)  # carries feat's boundary (SPEC §4)
     box.sh("switch", "-q", "main", sid=SID)
     main_start = box.head()

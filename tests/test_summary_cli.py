@@ -82,8 +82,8 @@ def test_session_range_line_is_the_ladders_description(
     from lets_hooks.ladder import resolve_path
 
     start = sandbox.commit("recent")  # the root commit is older than max_age_days
-    sandbox.commit("one")
-    sandbox.commit("two")
+    sandbox.commit("one", sid="sid-1")
+    sandbox.commit("two", sid="sid-1")
     sandbox.write_task("main", f"task: x\nsession: {start} sid-1\n")
     monkeypatch.setenv("LETS_SESSION_ID", "sid-1")
     code, out, _ = run(capsys, "--root", str(sandbox.path), "--home", str(tmp_path / "h"),
@@ -146,7 +146,7 @@ def test_resume_keeps_the_range_of_the_running_session(
         monkeypatch: pytest.MonkeyPatch) -> None:
     start = sandbox.commit("recent")
     sandbox.write_task("main", f"session: {start} sess-7\n")
-    sandbox.commit("did some work")
+    sandbox.commit("did some work", sid="sess-7")
     _, out, _ = hook(capsys, monkeypatch, {
         "session_id": "sess-7", "cwd": str(sandbox.path), "source": "resume"})
     assert task_line(sandbox) == f"session: {start} sess-7"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import git
 import pytest
+from conftest import note_made
 
 from lets_hooks.cli.summary import session_start_main
 from lets_hooks.summary import collect
@@ -151,10 +152,11 @@ def build_demo(tmp_path: Path) -> tuple[Path, Path]:
             (project / "src" / "app" / "reader.py").read_text() + "\n\ndef count(text: str)"
             " -> int:\n    return len(read_lines(text))\n")
         repo.git.add("-A")
-        commit("count lines", "2026-11-27T10:00:00+00:00")
+        work = [commit("count lines", "2026-11-27T10:00:00+00:00")]
         (project / "src" / "app" / "main.py").write_text("print('count')\n")
         repo.git.add("-A")
-        commit("main prints the count", "2026-11-27T11:30:00+00:00")
+        work.append(commit("main prints the count", "2026-11-27T11:30:00+00:00"))
+        note_made(project, work, DEMO_SESSION)  # the session's two commits of work
         sessions = project / ".lets" / "sessions"
         sessions.mkdir(parents=True)
         (sessions / ".task-main").write_text(f"task: summary\nsession: {start} {DEMO_SESSION}\n")

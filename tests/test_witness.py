@@ -1,18 +1,18 @@
 """The witness (lets_hooks/witness.py) and the ladder's use of it: which commits of
-``boundary..HEAD`` this session made, read from git's own HEAD reflog and the rewrite
-ledger, in real repositories with a bare remote and a teammate's clone."""
+``boundary..HEAD`` this session made, read from the session ledger, and where the rest
+came from, read from git's own records (remote-tracking refs, the HEAD reflog), in real
+repositories with a bare remote and a teammate's clone."""
 
 from __future__ import annotations
 
 import json
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from hookbox import SID, HookBox, git_version, make, with_remote
+from hookbox import OTHER, SID, HookBox, git_version, make, with_remote
 
-from lets_hooks import state, witness
+from lets_hooks import ledger, state, witness
 
 
 def later() -> dict[str, str]:
@@ -133,7 +133,8 @@ def test_every_message_kind_from_real_git_commands(tmp_path: Path) -> None:
             assert kind == witness.CREATED, message
             seen.add("merge")
         if "Fast-forward" in message:
-            assert kind == witness.MOVED, message
+            # a merge's or a pull's fast-forward brings in what was made elsewhere
+            assert kind == witness.ARRIVED, message
             seen.add("ff")
         if message.startswith("pull") and "(pick)" in message:
             assert kind == witness.COPY, message
@@ -163,12 +164,15 @@ def test_every_message_kind_from_real_git_commands(tmp_path: Path) -> None:
     ("commit (cherry-pick): resolved", witness.CREATED),
     ("merge lib: Merge made by recursive.", witness.CREATED),
     ("merge lib: Merge made by the 'recursive' strategy.", witness.CREATED),
-    ("merge origin/main: Fast-forward", witness.MOVED),
-    ("pull: Fast-forward", witness.MOVED),
+    # a fast-forward of a merge, pull or cherry-pick, and a clone, bring in commits made
+    # elsewhere (from elsewhere, not "moved to": the session ledger's semantics)
+    ("merge origin/main: Fast-forward", witness.ARRIVED),
+    ("pull: Fast-forward", witness.ARRIVED),
     ("pull --rebase (pick): mine", witness.COPY),
-    ("cherry-pick: fast-forward", witness.MOVED),
+    ("cherry-pick: fast-forward", witness.ARRIVED),
+    ("rebase: fast-forward", witness.MOVED),
     ("branch: Created from HEAD", witness.MOVED),
-    ("clone: from /somewhere", witness.MOVED),
+    ("clone: from /somewhere", witness.ARRIVED),
     ("", witness.MOVED),
 ])
 def test_messages_of_older_and_newer_gits(message: str, kind: str) -> None:
@@ -176,61 +180,36 @@ def test_messages_of_older_and_newer_gits(message: str, kind: str) -> None:
     assert witness.classify(message) == kind
 
 
-def test_a_commit_made_at_a_stop_of_an_old_gits_rebase(tmp_path: Path) -> None:
-    """Before git 2.39 a ``git commit`` run at an exec or edit stop of ``rebase -i`` logged
-    the rebase's action (``rebase: x1``), the words the apply backend's picks log: inside
-    the sequencer's rebase (``(start)`` ... ``(finish)``) it is a commit made there, inside
-    the apply backend's (``rebase finished``) a copy, for the ledger; so is one the rebase
-    lists as a rewrite. ``p1`` was made before the session began; ``s1`` is the session's."""
+def test_a_commit_made_at_a_stop_of_a_rebase() -> None:
+    """A commit made at an exec or edit stop of a rebase (an old git logs it with the
+    words of a pick, ``rebase: x1``) is told from a copy by the session ledger: the
+    post-commit hook writes a ``p`` line for every commit made while a rebase runs, and
+    post-rewrite the pairs of the copies and the rebase's end. A commit the rebase lists
+    as a copy is what it copies; one it does not list, made at a stop of a rebase the
+    hooks saw to its end, was made there, by the session whose id it ran under; in a
+    rebase whose end the hooks missed it may be any copy, so it decides nothing. ``p1``
+    was made by no session, ``s1`` by this one."""
     sha = {name: f"{n:040x}" for n, name in enumerate(
         ("root", "p1", "s1", "p1c", "s1c", "x1"), 1)}
-    now = int(time.time())
-    top = tmp_path / "work"
-    (top / ".lets" / "sessions").mkdir(parents=True)
-    names = {v: k for k, v in sha.items()}
 
-    def entry(old: str, new: str, message: str, ago: int = 0) -> str:
-        return f"{sha[old]} {sha[new]} T <t@e> {now - ago} +0000\t{message}"
+    def status(lines: list[str], *asked: str) -> dict[str, str]:
+        text = "".join(line.format(**sha, sid=SID) + "\n" for line in lines)
+        book = ledger.parse(text.encode())
+        return {name: book.status(sha[name], SID) for name in asked}
 
-    def read(lines: list[str], ledger: dict[str, str], asked: tuple[str, ...]
-             ) -> dict[str, str]:
-        (top / ".lets" / "sessions" / witness.LEDGER).write_text(
-            "".join(f"{sha[new]} {sha[old]}\n" for new, old in ledger.items()))
-        log = tmp_path / "HEAD"
-        log.write_text("\n".join(lines) + "\n")
-        head = lines[-1].split()[1]
-        verdict = witness._read(witness.read_backwards(str(log)), witness.REFLOG, head,
-                                {sha[n] for n in asked}, str(top), None, now - 60, None,
-                                set())
-        return {names[c]: status for c, status in verdict.status.items()}
-
-    made = [entry("root", "root", "checkout: moving from main to topic", 3600),
-            entry("root", "p1", "commit: p1", 3600), entry("p1", "s1", "commit: s1")]
-    sequencer = [*made, entry("s1", "root", "rebase (start): checkout main"),
-                 entry("root", "p1c", "rebase (pick): p1"),
-                 entry("p1c", "s1c", "rebase (pick): s1"), entry("s1c", "x1", "rebase: x1"),
-                 entry("x1", "x1", "rebase (finish): returning to refs/heads/topic")]
-    assert read(sequencer, {"p1c": "p1", "s1c": "s1"}, ("p1c", "s1c", "x1")) == {
-        "p1c": witness.ELSEWHERE, "s1c": witness.SESSION, "x1": witness.SESSION}
-    # an entry logged that way that the rebase lists as p1's rewrite is a copy of what was
-    # not the session's; --rebase-merges kept p1 itself ("rebase: fast-forward"), a move
-    reword = [*made, entry("s1", "root", "rebase (start): checkout main"),
-              entry("root", "p1", "rebase: fast-forward"),
-              entry("p1", "p1c", "rebase (reword): p1"), entry("p1c", "x1", "rebase: p1~"),
-              entry("x1", "s1c", "rebase (pick): s1"),
-              entry("s1c", "s1c", "rebase (finish): returning to refs/heads/topic")]
-    assert read(reword, {"x1": "p1", "s1c": "s1"}, ("p1", "x1", "s1c")) == {
-        "p1": witness.ELSEWHERE, "x1": witness.ELSEWHERE, "s1c": witness.SESSION}
-    apply = [*made, entry("s1", "root", "rebase: checkout main"),
-             entry("root", "p1c", "rebase: p1"), entry("p1c", "s1c", "rebase: s1"),
-             entry("s1c", "s1c", "rebase finished: returning to refs/heads/topic")]
-    assert read(apply, {"p1c": "p1", "s1c": "s1"}, ("p1c", "s1c")) == {
-        "p1c": witness.ELSEWHERE, "s1c": witness.SESSION}
-    # a rebase the hooks did not see (nothing of it in the ledger): an unlisted entry may
-    # be any copy, so it is not vouched for
-    assert read(sequencer, {}, ("x1",)) == {"x1": witness.UNVOUCHED}
-    # an apply-backend pick the ledger does not know is not vouched for
-    assert read(apply, {"p1c": "p1"}, ("p1c", "s1c"))["s1c"] == witness.UNVOUCHED
+    made = ["c {p1} -", "c {s1} {sid}"]
+    picks = ["p {p1c} {sid} {root}", "p {s1c} {sid} {root}", "p {x1} {sid} {root}"]
+    pairs = ["r {p1c} {sid} {p1} =", "r {s1c} {sid} {s1} ="]
+    seen = [*made, *picks, *pairs, "e {root} {sid}"]
+    assert status(seen, "p1c", "s1c", "x1") == {
+        "p1c": ledger.OTHER, "s1c": ledger.SESSION, "x1": ledger.SESSION}
+    # the rebase's end never noted (its post-rewrite did not run): x1 may be any copy
+    assert status([*made, *picks, *pairs], "x1") == {"x1": ledger.UNKNOWN}
+    # a copy the rebase changed (a reword) of what was not the session's mixes the two
+    reword = [*made, *picks, "r {x1} {sid} {p1} *", "r {s1c} {sid} {s1} =", "e {root} {sid}"]
+    assert status(reword, "x1", "s1c") == {"x1": ledger.MIXED, "s1c": ledger.SESSION}
+    # another session's stop commit is never this one's
+    assert status(["p {x1} other {root}", "e {root} other"], "x1") == {"x1": ledger.OTHER}
 
 
 def test_the_log_is_read_from_its_end_in_chunks(tmp_path: Path) -> None:
@@ -251,20 +230,21 @@ def test_a_pulled_fast_forward_is_not_counted(tmp_path: Path) -> None:
     box = with_remote(tmp_path)
     box.sh("checkout", "-q", "-b", "topic")
     start = start_session(box, "topic")
-    mine = [box.file_commit("a.txt", "a\n", "mine 1")]
+    mine = [box.file_commit("a.txt", "a\n", "mine 1", sid=SID)]
     box.sh("push", "-q", "-u", "origin", "topic")
     mate = teammate(tmp_path, box, "topic")
     mate.file_commit("t1.txt", "t\n", "theirs 1")
     mate.file_commit("t2.txt", "t\n", "theirs 2")
     mate.sh("push", "-q", "origin", "topic")
     box.sh("pull", "-q", "--ff-only")
-    mine.append(box.file_commit("b.txt", "b\n", "mine 2"))
+    mine.append(box.file_commit("b.txt", "b\n", "mine 2", sid=SID))
     data = answer(box)
     assert data["trust"] == "exact", data
     assert (data["commits"], data["elsewhere"], data["excluded"]) == (2, 2, 0)
     assert data["desc"] == f"session: {start}..HEAD (2 commits, not counting 2 from elsewhere)"
     assert data["session_commits"] == {"items": mine[::-1], "more": 0, "cap": 1000}
-    assert data["witness"] == "reflog"
+    # the session ledger vouches for the session's; origin/topic says where the rest are from
+    assert data["witness"] == "ledger"
     assert any("not made by this session" in n for n in data["notes"])  # type: ignore
 
 
@@ -278,8 +258,8 @@ def test_a_merge_of_a_teammates_branch_counts_only_the_merge_commit(tmp_path: Pa
     box.sh("fetch", "-q", "origin")
     box.sh("checkout", "-q", "-b", "topic")
     start = start_session(box, "topic")
-    box.file_commit("a.txt", "a\n", "mine")
-    box.sh("merge", "-q", "--no-ff", "--no-edit", "origin/lib")
+    box.file_commit("a.txt", "a\n", "mine", sid=SID)
+    box.sh("merge", "-q", "--no-ff", "--no-edit", "origin/lib", sid=SID)
     data = answer(box)
     assert (data["trust"], data["commits"], data["elsewhere"]) == ("exact", 2, 2), data
     assert data["desc"] == f"session: {start}..HEAD (2 commits, not counting 2 from elsewhere)"
@@ -353,11 +333,11 @@ def test_the_regression_local_main_ahead_of_origin(tmp_path: Path) -> None:
     box = with_remote(tmp_path)
     m4 = start_session(box, "main")
     stamp = (box.path / ".lets" / "sessions" / ".task-main").read_text().split()[-1]
-    box.file_commit("m5.txt", "m\n", "m5")
+    box.file_commit("m5.txt", "m\n", "m5", sid=SID)
     box.sh("checkout", "-q", "-b", "topic")
     start_session(box, "topic", at=m4, stamp=stamp)
-    box.file_commit("t1.txt", "t\n", "t1")
-    box.file_commit("t2.txt", "t\n", "t2")
+    box.file_commit("t1.txt", "t\n", "t1", sid=SID)
+    box.file_commit("t2.txt", "t\n", "t2", sid=SID)
     data = answer(box)
     assert (data["trust"], data["boundary"], data["commits"]) == ("exact", m4, 3), data["notes"]
     assert data["desc"] == f"session: {m4}..HEAD (3 commits)"
@@ -369,14 +349,14 @@ def test_a_merged_pull_request_does_not_reject_the_boundary(tmp_path: Path) -> N
     box = with_remote(tmp_path)
     box.sh("checkout", "-q", "-b", "topic")
     start = start_session(box, "topic")
-    mine = [box.file_commit(f"{i}.txt", f"{i}\n", f"mine {i}") for i in range(3)]
+    mine = [box.file_commit(f"{i}.txt", f"{i}\n", f"mine {i}", sid=SID) for i in range(3)]
     box.sh("push", "-q", "-u", "origin", "topic")
     mate = teammate(tmp_path, box, "main")
     mate.sh("fetch", "-q", "origin")
     mate.sh("merge", "-q", "--no-ff", "--no-edit", "origin/topic")
     mate.sh("push", "-q", "origin", "main")
     box.sh("fetch", "-q", "origin")
-    mine.append(box.file_commit("4.txt", "4\n", "mine after the merge"))
+    mine.append(box.file_commit("4.txt", "4\n", "mine after the merge", sid=SID))
     data = answer(box)
     assert (data["trust"], data["boundary"], data["commits"]) == ("exact", start, 4), data
     assert data["session_commits"]["items"] == mine[::-1]  # type: ignore
@@ -389,14 +369,14 @@ def test_copies_of_the_sessions_commits_are_its_own_through_the_ledger(tmp_path:
     box = with_remote(tmp_path)
     box.sh("checkout", "-q", "-b", "topic")
     start_session(box, "topic")
-    box.file_commit("a.txt", "a\n", "mine 1")
-    box.file_commit("b.txt", "b\n", "mine 2")
+    box.file_commit("a.txt", "a\n", "mine 1", sid=SID)
+    box.file_commit("b.txt", "b\n", "mine 2", sid=SID)
     before = box.head()
     box.sh("rebase", "-q", "-i", "--force-rebase", "HEAD~2", sid=SID,
            extra={"GIT_SEQUENCE_EDITOR": "true", **later()})
     assert box.head() != before
-    ledger = witness.read_ledger(str(box.path))
-    assert box.head() in ledger and len(ledger) == 2, ledger
+    copies = ledger.read(str(box.path / ".git")).originals()
+    assert box.head() in copies and len(copies) == 2, copies
     data = answer(box)
     assert (data["trust"], data["commits"], data["elsewhere"]) == ("exact", 2, 0), data
 
@@ -422,12 +402,12 @@ def test_a_session_commit_below_the_boundary_means_it_is_too_high(tmp_path: Path
     box = make(tmp_path)
     box.sh("checkout", "-q", "-b", "topic")
     start_session(box, "topic")
-    box.file_commit("a.txt", "a\n", "mine 1")
-    high = box.file_commit("b.txt", "b\n", "mine 2")
+    box.file_commit("a.txt", "a\n", "mine 1", sid=SID)
+    high = box.file_commit("b.txt", "b\n", "mine 2", sid=SID)
     line = (box.path / ".lets" / "sessions" / ".task-topic").read_text()
     old = line.split("session: ")[1].split()[0]
     (box.path / ".lets" / "sessions" / ".task-topic").write_text(line.replace(old, high))
-    box.file_commit("c.txt", "c\n", "mine 3")
+    box.file_commit("c.txt", "c\n", "mine 3", sid=SID)
     data = answer(box)
     assert (data["trust"], data["commits"]) == ("prior-session", 1), data
     assert "below the boundary" in " ".join(data["notes"])  # type: ignore
@@ -441,22 +421,21 @@ def test_a_branch_that_does_not_exist_is_said(tmp_path: Path) -> None:
     assert "branch 'nonexistent' does not exist" in notes and "no commit yet" not in notes
 
 
-def test_the_rewrite_ledger_is_capped(tmp_path: Path) -> None:
-    top = str(tmp_path)
+def test_the_session_ledger_is_compacted_to_its_newest_lines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ledger (the rewrite pairs and who made each commit) keeps its newest ``KEEP``
+    lines once it grew past ``LIMIT`` bytes; the lock it is written under is beside it."""
+    common = str(tmp_path / "common")
     sha = [f"{i:040x}" for i in range(1, 8)]
-    assert witness.note_rewrite(top, [(sha[0], sha[1])]) is not None  # no state: not noted
-    assert not (tmp_path / ".lets").exists()
-    (tmp_path / ".lets" / "sessions").mkdir(parents=True)
-    old_keep = witness.LEDGER_KEEP
-    witness.LEDGER_KEEP = 4
-    try:
-        for i in range(6):
-            assert witness.note_rewrite(top, [(sha[i], sha[i + 1])]) is None
-    finally:
-        witness.LEDGER_KEEP = old_keep
-    ledger = witness.read_ledger(top)
-    assert ledger == {sha[i + 1]: sha[i] for i in range(2, 6)}
-    assert (tmp_path / ".lets" / "locks" / witness.LEDGER_LOCK).exists()
+    monkeypatch.setattr(ledger, "KEEP", 4)
+    monkeypatch.setattr(ledger, "LIMIT", 300)  # two r lines of about 130 bytes each
+    for i in range(6):
+        assert ledger.note_rewrite(common, [(sha[i], sha[i + 1])], SID) is None
+    book = ledger.read(common)
+    assert book.originals() == {sha[i + 1]: sha[i] for i in range(2, 6)}
+    assert (tmp_path / "common" / ledger.FOLDER / ledger.LOCK).exists()
+    lines = (tmp_path / "common" / ledger.FOLDER / ledger.NAME).read_bytes().splitlines()
+    assert len(lines) <= 4
 
 
 @pytest.mark.skipif(git_version() < (2, 45), reason="the reftable backend needs git 2.45")
@@ -474,8 +453,8 @@ def test_the_reftable_backend_is_read_through_git(tmp_path: Path) -> None:
     box.commit("root", age_days=30)
     box.sh("checkout", "-q", "-b", "topic")
     start = start_session(box, "topic")
-    box.file_commit("a.txt", "a\n", "mine")
-    box.sh("merge", "-q", "--ff-only", "main")
+    box.file_commit("a.txt", "a\n", "mine", sid=SID)
+    box.sh("merge", "-q", "--ff-only", "main", sid=SID)
     data = answer(box)
     assert (data["trust"], data["commits"], data["witness"]) == ("exact", 1, "reftable"), data
     assert data["desc"] == f"session: {start}..HEAD (1 commits)"
@@ -483,115 +462,70 @@ def test_the_reftable_backend_is_read_through_git(tmp_path: Path) -> None:
 
 def test_commits_made_in_another_work_tree(tmp_path: Path) -> None:
     """The session committed on a branch in one work tree, then went on with it in a
-    second one: its commits there are its own when it was current in that work tree (a
-    line of its id, recorded before them); without such a line they are counted, not
-    vouched for, and never said to be from elsewhere."""
+    second one: the session ledger is the repository's, so its commits in both are its
+    own; without the ledger's lines they are counted, not vouched for, and never said to
+    be from elsewhere (the first work tree's log made one of them)."""
     box = make(tmp_path)
+    box.install()
     box.sh("checkout", "-q", "-b", "topic")
     start = start_session(box, "topic")
-    box.file_commit("a.txt", "a\n", "made in the first work tree")
+    box.file_commit("a.txt", "a\n", "made in the first work tree", sid=SID)
     box.sh("checkout", "-q", "main")
     second = tmp_path / "second"
     box.sh("worktree", "add", "-q", str(second), "topic")
     task = (box.path / ".lets" / "sessions" / ".task-topic").read_text()
-    (second / ".lets" / "sessions").mkdir(parents=True)
+    (second / ".lets" / "sessions").mkdir(parents=True, exist_ok=True)
     (second / ".lets" / "sessions" / ".task-topic").write_text(task)
     (second / "b.txt").write_text("b\n")
     box.sh("add", "b.txt", cwd=second)
-    box.sh("commit", "-q", "-m", "made in the second", cwd=second)
+    box.sh("commit", "-q", "-m", "made in the second", cwd=second, sid=SID)
     data = answer(box, cwd=second)
     assert (data["trust"], data["commits"], data["elsewhere"]) == ("exact", 2, 0), data
-    (box.path / ".lets" / "sessions" / ".task-topic").unlink()  # no line of it there
+    (box.path / ".git" / ledger.FOLDER / ledger.NAME).unlink()  # nothing vouches for them
     data = answer(box, cwd=second)
     assert (data["trust"], data["commits"], data["elsewhere"]) == ("prior-session", 2, 0), data
     assert data["desc"].startswith(f"approx: {start}..HEAD (2 commits)")  # type: ignore
-    assert "another work tree" in " ".join(data["notes"])  # type: ignore
+    # the note says which commits have no ledger line (it once named the other work tree)
+    assert "no line of this session in the session ledger" in " ".join(
+        data["notes"])  # type: ignore
 
 
-@pytest.mark.parametrize("tail", [witness.TAIL, 400])
-def test_the_quick_reading_agrees_with_the_long_one(tmp_path: Path, tail: int,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """With no session time to read back to (an estimate), the log is read whole, once:
-    where each commit of the range was made here, or was not (the log does not name it, or
-    only moved HEAD to it: a clone's history, a pulled commit) in a log that reaches back
-    far enough. Each answer
-    is what reading entry by entry gives, and where the quick reading cannot tell (a log
-    cut short, a cutoff after everything) the long one answers. The log's tail is read
-    first (here also a tail of a few entries, so that both readings are held)."""
+def test_what_the_ledger_does_not_name_is_read_from_git(tmp_path: Path) -> None:
+    """``witness.judge`` on commits the session ledger names (this session's, another's,
+    a claim) and on commits it does not: from elsewhere when a remote-tracking ref reaches
+    them or HEAD's log shows them brought in (a pull), else made here and not vouched for;
+    a log cut short cannot say a commit it does not name came from elsewhere."""
     from lets_hooks.repo import Repo
 
-    monkeypatch.setattr(witness, "TAIL", tail)
-
     box = with_remote(tmp_path)
-    base = box.head()
     box.sh("checkout", "-q", "-b", "topic")
-    made = [box.file_commit(f"t{n}.txt", f"{n}\n") for n in range(3)]
+    mine = [box.file_commit(f"t{n}.txt", f"{n}\n", sid=SID) for n in range(2)]
+    plain = box.file_commit("p.txt", "p\n")  # made here, under no session id
     mate = teammate(tmp_path, box, "main")
     theirs = mate.file_commit("mate.txt", "mate\n")
     mate.sh("push", "-q", "origin", "main")
-    box.sh("pull", "-q", "--no-rebase", "origin", "main")
+    box.sh("pull", "-q", "--no-rebase", "origin", "main", sid=SID)
     merge = box.head()
-    made.append(box.file_commit("t3.txt", "3\n"))
-    box.sh("checkout", "-q", made[1])  # the newest entry naming made[1] is now a move
-    box.sh("checkout", "-q", theirs)  # and the only entry naming theirs
-    box.sh("checkout", "-q", "topic")
     head = box.head()
-    log = box.path / ".git" / "logs" / "HEAD"
-    path, top = str(log), str(box.path)
-    ranges = {
-        "made here": [made[3], made[2], made[0]],
-        "a move is the newest entry": [made[1], made[0]],
-        "with the pulled commit": box.sh("rev-list", f"{base}..HEAD").stdout.split(),
-        "the merge commit": [merge],
-        "only the pulled commit": [theirs],
-    }
-    now = int(time.time())
+    top, git_dir = str(box.path), str(box.path / ".git")
+    commits = [*mine, plain, theirs, merge]
 
-    def compare(cutoffs: tuple[int | None, ...]) -> dict[tuple[str, int | None], dict[str, str]]:
-        quick = {}
-        for name, commits in ranges.items():
-            for cutoff in cutoffs:
-                fast = witness._at_once(path, head, commits, cutoff, top)
-                slow = witness._read(witness.read_backwards(path), witness.REFLOG, head,
-                                     set(commits), top, None, cutoff, None, set())
-                if fast is not None:
-                    quick[name, cutoff] = fast.status
-                    assert fast.status == slow.status, (name, cutoff)
-                judged = witness.judge(Repo(top), str(box.path / ".git"), top, head, commits,
-                                       None, None if cutoff is None else cutoff + witness.SLACK)
-                assert (judged.status, judged.notes) == (slow.status, slow.notes), (name, cutoff)
-        return quick
+    def judged(sid: str | None = SID) -> dict[str, str]:
+        return witness.judge(Repo(top), git_dir, head, commits, sid).status
 
-    quick = compare((None, now - 3600, now + 3600))
-    # a cutoff after every entry: the long reading answers
-    assert set(quick) == {(name, cutoff) for name in ranges for cutoff in (None, now - 3600)}
-    assert quick["with the pulled commit", None][theirs] == witness.ELSEWHERE
-    assert quick["only the pulled commit", None] == {theirs: witness.ELSEWHERE}
-    assert witness._at_once(path, made[0], ranges["made here"], None, top) is None  # not HEAD's
-    # a person's word (record --at) for a commit the log does not name
-    witness.note_claimed(top, [theirs])
-    assert compare((None,))["only the pulled commit", None] == {theirs: witness.SESSION}
-    (box.path / ".lets" / "sessions" / ".claimed").unlink()
-    # a log cut short: what it does not name cannot be said to come from elsewhere
-    kept = log.read_bytes().split(b"\n")[2:]
-    log.write_bytes(b"\n".join(kept))
-    quick = compare((None, now - 3600))
-    assert ("only the pulled commit", None) not in quick
-    assert quick["made here", None] == dict.fromkeys(ranges["made here"], witness.SESSION)
-    # the tail answers for the session's recent commits without reading the rest
-    read_whole: list[bool] = []
-    plain = witness._plain
-
-    def spy(data: bytes, whole: bool, *rest: Any) -> witness.Verdict | None:
-        read_whole.append(whole)
-        return plain(data, whole, *rest)
-
-    monkeypatch.setattr(witness, "_plain", spy)
-    monkeypatch.setattr(witness, "TAIL", 1000)  # the last few entries
-    answered = witness._at_once(path, head, [made[3]], None, top)
-    assert answered is not None and answered.status == {made[3]: witness.SESSION}
-    assert read_whole == [False]
-    read_whole.clear()
-    answered = witness._at_once(path, head, [made[0]], None, top)
-    assert answered is not None and answered.status == {made[0]: witness.SESSION}
-    assert read_whole == [False, True]
+    status = judged()
+    assert {c: status[c] for c in mine} == dict.fromkeys(mine, witness.SESSION)
+    assert status[merge] == witness.SESSION  # the merge commit the session made
+    assert status[plain] == witness.ELSEWHERE  # the ledger says: made under no session id
+    assert status[theirs] == witness.ELSEWHERE  # origin/main reaches it
+    assert judged(OTHER)[mine[0]] == witness.ELSEWHERE  # another session's is not its own
+    assert judged(None)[plain] == witness.SESSION  # no session known: all made here
+    # a commit with no ledger line: from elsewhere only when git's records say so
+    (box.path / ".git" / ledger.FOLDER / ledger.NAME).unlink()
+    status = judged()
+    assert status[theirs] == witness.ELSEWHERE
+    assert {c: status[c] for c in mine} == dict.fromkeys(mine, witness.UNVOUCHED)
+    # record --at's claim vouches for this session only
+    assert ledger.note_claims(git_dir, [mine[0]], SID) is None
+    assert judged()[mine[0]] == witness.SESSION
+    assert judged(OTHER)[mine[0]] == witness.UNVOUCHED
