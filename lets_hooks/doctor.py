@@ -565,11 +565,11 @@ def _ledger(repo: Repo, common_dir: str, found: Diagnosis) -> None:
     from lets_hooks import ledger
 
     book = ledger.read(common_dir)
-    if not book:
-        found.add("ledger", WARN, "no session ledger yet: no commit was written down with "
-                  "the session that made it (the post-commit hook is not installed, or no "
-                  "commit was made since), so no answer is exact until one is",
-                  "lets-hooks install, then commit as usual")
+    if not book.order:
+        found.add("ledger", NOTE, "no commit written down with the session that made it yet "
+                  "(the session ledger starts with the first commit the post-commit hook "
+                  "sees): until then no answer is exact",
+                  "commit as usual, with the hooks installed (lets-hooks install)")
         return
     oldest = min(book.order, key=book.order.__getitem__)
     since = ""

@@ -400,6 +400,11 @@ def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], 
         boundary = ladder.resolve(repo, settings, sid, now, branch=branch, head=where.head,
                                   where=where)
         _warn_rejected(boundary, result, "post-rewrite")
+        if boundary.mixed and boundary.reason is None:
+            result.say(f"post-rewrite: branch {files.quoted(boundary.branch)}: commit "
+                       f"{_short(boundary.mixed[0])} holds this session's work and another's "
+                       f"(a squash, fixup, amend or reword of a commit the session did not "
+                       f"make): {boundary.desc}")
     except Exception as exc:  # never break the rewrite
         result.say(f"post-rewrite: skipped ({reason(exc)})")
     return result

@@ -47,7 +47,7 @@ class Boundary:
     """A resolved boundary: computed once, rendered many ways."""
 
     __slots__ = ("boundary", "boundary_time", "branch", "commits", "desc", "elsewhere",
-                 "excluded", "head", "merge_branch", "notes", "reason", "recorded",
+                 "excluded", "head", "merge_branch", "mixed", "notes", "reason", "recorded",
                  "session_commits", "trust", "witness")
 
     def __init__(self, trust: str, boundary: str | None, commits: int | None, desc: str,
@@ -65,6 +65,7 @@ class Boundary:
         self.excluded = 0  # commits of boundary..HEAD already on the merge branch
         self.elsewhere = 0  # commits of boundary..HEAD this session did not make
         self.session_commits: list[str] = []  # the counted commits, newest first
+        self.mixed: list[str] = []  # counted commits that hold the session's and another's
         self.witness = "none"  # what said which commits the session made
         self.boundary_time: int | None = None  # its committer time, when already known
 
@@ -634,6 +635,7 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
     result.excluded = split.excluded
     result.elsewhere = split.elsewhere
     result.session_commits = split.session
+    result.mixed = split.mixed
     result.witness = verdict.source
     return result
 

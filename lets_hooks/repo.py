@@ -713,8 +713,12 @@ class Repo:
                              ) -> tuple[list[tuple[str, str]], list[str]]:
         """Every local branch as (short name, tip sha), and the tips of the
         remote-tracking refs, in one ``for-each-ref``."""
-        patterns = ["refs/heads/", "refs/remotes/"] if remotes else ["refs/heads/"]
-        raw = self._must("for-each-ref", "--format=%(objectname) %(refname)%00", *patterns)
+        if remotes:
+            raw = self._must("for-each-ref", "--format=%(objectname) %(refname)%00",
+                             "refs/heads/", "refs/remotes/")
+        else:
+            raw = self._must("for-each-ref", "--format=%(objectname) %(refname)%00",
+                             "refs/heads/")
         found = []
         tips: list[str] = []
         for record in raw.split(b"\0"):

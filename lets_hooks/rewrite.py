@@ -404,7 +404,7 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
     if command == "amend" and not pairs:
         return said
     return said + _move(repo, where, command, rebase, branch_of(where, rebase), pairs,
-                        old_tip, guessed, now)
+                        old_tip, guessed, now, sid)
 
 
 def branch_of(where: Location, rebase: RebaseState) -> str | None:
@@ -414,7 +414,7 @@ def branch_of(where: Location, rebase: RebaseState) -> str | None:
 
 def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
           branch: str | None, pairs: list[tuple[str, str]], old_tip: str | None,
-          guessed: bool, now: int) -> list[str]:
+          guessed: bool, now: int, sid: str | None) -> list[str]:
     """``follow``'s moves of the boundaries, once the rewrite's pairs are known."""
     from lets_hooks import state
 
@@ -465,7 +465,7 @@ def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
         moved = place(target.boundary, target.old_tip, target.new_tip, onto, images, old, new,
                       copies, guessed, _below(repo, target.boundary))
         moved = _not_above_session(repo, where, target, moved, old)
-        moved = _below_a_changed_boundary(where, target, moved, new)
+        moved = _below_a_changed_boundary(where, target, moved, new, sid)
         messages += _write(store, target, moved, names, now)
     return messages
 
@@ -528,18 +528,22 @@ def _changed_in(done: bytes | None, olds: list[str]) -> set[str]:
 
 
 def _below_a_changed_boundary(where: Location, target: Target, move: Move,
-                              new: History) -> Move:
-    """A boundary commit the rewrite changed (amended, reworded, squashed into) holds the
-    work of whoever changed it: its image is no boundary, its first parent is, so the
-    changed commit is in the range (and the ladder judges whose work it holds). A commit
-    replayed as it was stays the boundary."""
+                              new: History, sid: str | None) -> Move:
+    """A boundary commit the rewrite changed (amended, reworded, squashed into) that is
+    not the session's alone now holds the work of whoever changed it: its image is no
+    boundary, its first parent is, so the changed commit is in the range and the ladder
+    judges whose work it holds (mixed: never exact). A commit replayed as it was, or the
+    session's own changed by it, stays the boundary."""
     from lets_hooks import ledger, witness
 
     boundary = move.boundary or target.boundary
     if boundary is None:
         return move
-    pairs = ledger.read(witness.common_dir_of(where.git_dir)).copies.get(boundary)
+    book = ledger.read(witness.common_dir_of(where.git_dir))
+    pairs = book.copies.get(boundary)
     if not pairs or not (len(pairs) > 1 or any(changed for _, _, changed in pairs)):
+        return move
+    if sid and book.status(boundary, sid) == ledger.SESSION:
         return move
     ups = new.parents.get(boundary)
     if not ups:

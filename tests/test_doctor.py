@@ -41,6 +41,7 @@ def checks(box: HookBox, sid: str | None = SID,
 
 def test_all_is_well(box: HookBox) -> None:
     box.install()
+    box.file_commit("a.txt", "a\n", sid=SID)  # the session ledger's first line
     done = doctor(box)
     assert done.returncode == 0, done.stdout
     assert done.stdout.endswith("all is well\n")
@@ -104,6 +105,7 @@ def test_a_mistyped_merge_branch_gets_a_hint(box: HookBox) -> None:
 def test_no_session_id_says_how_to_set_one(box: HookBox) -> None:
     """A note, not a failure: without a session id everything is installed and working."""
     box.install()
+    box.file_commit("a.txt", "a\n")  # the session ledger's first line (made by no session)
     done = doctor(box, sid=None)
     assert done.returncode == 0, done.stdout
     assert done.stdout.endswith("all is well (1 note above)\n")

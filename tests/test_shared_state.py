@@ -218,10 +218,8 @@ def test_post_rewrite_beside_a_ledger_lock_never_let_go_says_so_once(tmp_path: P
     box = make(tmp_path)
     box.install()
     box.sh("checkout", "-q", "-b", "feat", sid=SID)
-    box.file_commit("a.txt", "a\n")
-    locks = box.path / ".lets" / "locks"
-    locks.mkdir(exist_ok=True)
-    lock = locks / "rewritten.lock"
+    box.file_commit("a.txt", "a\n", sid=SID)
+    lock = box.path / ".git" / "lets-hooks" / "ledger.lock"
     proc = subprocess.Popen(
         [sys.executable, "-c", "import fcntl, os, sys, time\n"
          "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)\n"
@@ -231,10 +229,10 @@ def test_post_rewrite_beside_a_ledger_lock_never_let_go_says_so_once(tmp_path: P
         assert proc.stdout is not None and proc.stdout.readline() == "held\n"
         for n in range(2):
             done = box.sh("commit", "-q", "--amend", "-m", f"amended {n}", sid=SID)
-            said = [line for line in done.stderr.splitlines() if "rewritten.lock" in line]
+            said = [line for line in done.stderr.splitlines() if "ledger.lock" in line]
             assert said == [
-                "lets-hooks: the rewrite ledger was not written: "
-                f".lets/locks/rewritten.lock is held by another process (pid {proc.pid}) "
+                "lets-hooks: the session ledger was not written: "
+                f"lets-hooks/ledger.lock is held by another process (pid {proc.pid}) "
                 "that did not let it go within 1 s; nothing written"], done.stderr
         assert box.line("feat") == f"{box.rev('main')} {SID}"
     finally:
