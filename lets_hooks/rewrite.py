@@ -484,16 +484,26 @@ def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]
     if command == "amend":
         changed = {old for old, _ in pairs}
     else:
-        changed = _changed_in(rebase.done, [old for old, _ in pairs])
-        copies = {new for _, new in pairs}
+        olds = [old for old, _ in pairs]
+        changed, before_exec = _changed_in(rebase.done, olds)
+        images = dict(pairs)
+        copies = set(images.values())
         floor = [c for c in (rebase.onto, rebase.orig_head) if c]
+        parents: dict[str, list[str]] = {}
         if floor and where.head is not None:
             try:
                 walked = repo.walk([where.head], floor).decode("ascii", "replace")
-                made = [row.split()[0] for row in walked.split("\n")
-                        if row.strip() and row.split()[0] not in copies]
             except GitError:  # the pairs are written all the same
-                made = []
+                walked = ""
+            for row in walked.split("\n"):
+                fields = row.split()
+                if fields:
+                    parents[fields[0]] = fields[1:]
+        made = [c for c in parents if c not in copies]
+        # a pick an exec step followed was amended by it, unless the step made a commit on
+        # top of the pick's copy (which then stayed as git picked it)
+        built_on = {parents[c][0] for c in made if parents[c]}
+        changed |= {old for old in before_exec if images.get(old) not in built_on}
     return ledger.note_rewrite(common, pairs, sid, changed, made)
 
 
@@ -501,12 +511,13 @@ _CHANGING = frozenset((b"reword", b"r", b"edit", b"e", b"squash", b"s", b"fixup"
 _PICKING = frozenset((b"pick", b"p", *_CHANGING))
 
 
-def _changed_in(done: bytes | None, olds: list[str]) -> set[str]:
-    """The commits a rebase's ``done`` list reworded, edited, squashed or fixed up, or
-    picked right before an ``exec`` step (which may amend it); its names are abbreviated:
-    matched by prefix."""
+def _changed_in(done: bytes | None, olds: list[str]) -> tuple[set[str], set[str]]:
+    """The commits a rebase's ``done`` list reworded, edited, squashed or fixed up, and
+    those it picked right before an ``exec`` step (which may have amended them); its names
+    are abbreviated: matched by prefix."""
     if not done:
-        return set()
+        return set(), set()
+    execs: list[str] = []
     marked: list[str] = []
     last: str | None = None  # the pick an exec step that follows may have amended
     for raw in done.split(b"\n"):
@@ -515,7 +526,7 @@ def _changed_in(done: bytes | None, olds: list[str]) -> set[str]:
             continue
         if words[0] in (b"exec", b"x"):
             if last is not None:
-                marked.append(last)
+                execs.append(last)
             continue
         last = None
         if words[0] not in _PICKING or len(words) < 2:
@@ -524,7 +535,10 @@ def _changed_in(done: bytes | None, olds: list[str]) -> set[str]:
         last = name.decode("ascii", "replace").lower()
         if words[0] in _CHANGING:
             marked.append(last)
-    return {old for old in olds if any(m and old.startswith(m) for m in marked)}
+    def named(names: list[str]) -> set[str]:
+        return {old for old in olds if any(m and old.startswith(m) for m in names)}
+
+    return named(marked), named(execs)
 
 
 def _below_a_changed_boundary(where: Location, target: Target, move: Move,

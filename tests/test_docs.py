@@ -282,14 +282,18 @@ def test_status_sample_is_what_status_prints(sandbox: Sandbox) -> None:
     git = sandbox.git
     split = sandbox.commit("where spike and stale leave main", age_days=1)
     tip = sandbox.commit("main's tip", sid=sid)
+    git.switch("-q", "--detach", split)
+    login = sandbox.commit("where feature/login starts")  # made by no session
+    git.switch("-q", "main")
+    assert sandbox.head() == tip
     for name, base, commits in (("spike", split, 2), ("stale", split, 1),
-                                ("feature/login", tip, 2)):
+                                ("feature/login", login, 2)):
         git.switch("-q", "-c", name, base)
         for n in range(commits):
             sandbox.commit(f"{name} {n}", sid=sid)
     sandbox.write_task("main", f"session: {split} {sid}\n")
     sandbox.write_task("stale", f"session: 0123456789ab {sid}\n")
-    sandbox.write_task("feature/login", f"session: {tip} {sid}\n")
+    sandbox.write_task("feature/login", f"session: {login} {sid}\n")
     done = sandbox.run("lets-hooks", "status", env={"LETS_SESSION_ID": sid})
     assert done.returncode == 0, done.stderr
     assert canonical(done.stdout.rstrip("\n")) == canonical(printed)

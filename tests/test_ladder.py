@@ -226,7 +226,7 @@ def test_abbreviated_boundary_equal_to_branch_point_is_kept(sandbox: Sandbox) ->
 
 def test_floor_does_not_apply_on_the_merge_branch(sandbox: Sandbox) -> None:
     root = sandbox.rev("HEAD")
-    sandbox.commit("two", age_days=2, sid=SID)
+    sandbox.commit("two", age_days=2)  # before the session: the boundary
     sandbox.commit("three", age_days=1, sid=SID)
     sandbox.git.update_ref("refs/remotes/origin/main", "HEAD")
     sandbox.write_task("main", f"session: {sandbox.rev('HEAD~1')} {SID}\n")

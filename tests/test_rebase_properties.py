@@ -112,3 +112,11 @@ def test_pull_rebase_after_upstream_moved(template: Path, tools: Tools, tmp_path
         assert fields["SESSION_COMMITS"] == "3", fields
     finally:
         box.repo.close()
+
+
+def test_an_exec_commit_between_session_picks_onto_a_moved_main(template: Path, tools: Tools,
+                                                                tmp_path: Path) -> None:
+    """A commit an ``exec`` step makes after the first session pick, the whole replayed
+    with --onto a moved main: post-rewrite writes it as made at a stop, by the session."""
+    _run(Case(pre=1, session=3, base="onto", moved=True, order=("p1", "s1", "s2", "s3"),
+              execs=((1, "x1"),)), template, tools, tmp_path)

@@ -116,14 +116,19 @@ def test_hook_records_the_session_on_startup_and_clear(
 
 
 @pytest.mark.parametrize("source", ["resume", "compact"])
-def test_hook_does_not_record_on_resume_or_compact(
+def test_hook_records_on_resume_or_compact_by_the_one_rule(
         sandbox: Sandbox, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch, source: str) -> None:
+    """A resumed or compacted session records by the rule every start follows: its own
+    line is kept, and a branch with none (or another session's) gets this session's."""
     code, out, err = hook(capsys, monkeypatch, {
         "session_id": "abc", "cwd": str(sandbox.path), "source": source})
     assert (code, err) == (0, "")
-    assert task_line(sandbox) is None
+    assert task_line(sandbox) == f"session: {sandbox.head()} abc"
     assert out.startswith("## Session Ready\n")
+    code, _, _ = hook(capsys, monkeypatch, {
+        "session_id": "abc", "cwd": str(sandbox.path), "source": source})
+    assert code == 0 and task_line(sandbox) == f"session: {sandbox.head()} abc"
 
 
 def test_clear_starts_a_new_session_over_an_older_one(

@@ -182,13 +182,11 @@ def test_messages_of_older_and_newer_gits(message: str, kind: str) -> None:
 
 def test_a_commit_made_at_a_stop_of_a_rebase() -> None:
     """A commit made at an exec or edit stop of a rebase (an old git logs it with the
-    words of a pick, ``rebase: x1``) is told from a copy by the session ledger: the
-    post-commit hook writes a ``p`` line for every commit made while a rebase runs, and
-    post-rewrite the pairs of the copies and the rebase's end. A commit the rebase lists
-    as a copy is what it copies; one it does not list, made at a stop of a rebase the
-    hooks saw to its end, was made there, by the session whose id it ran under; in a
-    rebase whose end the hooks missed it may be any copy, so it decides nothing. ``p1``
-    was made by no session, ``s1`` by this one."""
+    words of a pick, ``rebase: x1``) is told from a copy by the session ledger: inside a
+    rebase the post-commit hook writes nothing, and post-rewrite writes the pairs of the
+    copies and a ``c`` line for each commit new on the rebased branch that copies nothing
+    (made at a stop, under the id the rebase ran with). ``p1`` was made by no session,
+    ``s1`` by this one."""
     sha = {name: f"{n:040x}" for n, name in enumerate(
         ("root", "p1", "s1", "p1c", "s1c", "x1"), 1)}
 
@@ -198,18 +196,16 @@ def test_a_commit_made_at_a_stop_of_a_rebase() -> None:
         return {name: book.status(sha[name], SID) for name in asked}
 
     made = ["c {p1} -", "c {s1} {sid}"]
-    picks = ["p {p1c} {sid} {root}", "p {s1c} {sid} {root}", "p {x1} {sid} {root}"]
-    pairs = ["r {p1c} {sid} {p1} =", "r {s1c} {sid} {s1} ="]
-    seen = [*made, *picks, *pairs, "e {root} {sid}"]
-    assert status(seen, "p1c", "s1c", "x1") == {
+    pairs = ["r {p1c} {sid} {p1} =", "r {s1c} {sid} {s1} =", "c {x1} {sid}"]
+    assert status([*made, *pairs], "p1c", "s1c", "x1") == {
         "p1c": ledger.OTHER, "s1c": ledger.SESSION, "x1": ledger.SESSION}
-    # the rebase's end never noted (its post-rewrite did not run): x1 may be any copy
-    assert status([*made, *picks, *pairs], "x1") == {"x1": ledger.UNKNOWN}
+    # a rebase whose post-rewrite never ran wrote nothing: its copies decide nothing
+    assert status(made, "p1c", "x1") == {"p1c": ledger.UNKNOWN, "x1": ledger.UNKNOWN}
     # a copy the rebase changed (a reword) of what was not the session's mixes the two
-    reword = [*made, *picks, "r {x1} {sid} {p1} *", "r {s1c} {sid} {s1} =", "e {root} {sid}"]
+    reword = [*made, "r {x1} {sid} {p1} *", "r {s1c} {sid} {s1} ="]
     assert status(reword, "x1", "s1c") == {"x1": ledger.MIXED, "s1c": ledger.SESSION}
     # another session's stop commit is never this one's
-    assert status(["p {x1} other {root}", "e {root} other"], "x1") == {"x1": ledger.OTHER}
+    assert status(["c {x1} other"], "x1") == {"x1": ledger.OTHER}
 
 
 def test_the_log_is_read_from_its_end_in_chunks(tmp_path: Path) -> None:
