@@ -596,3 +596,14 @@ def free_name(path: str) -> str:
         number += 1
         candidate = f"{path}.{number}"
     return candidate
+
+
+def is_folder(path: str) -> bool:
+    """An absolute path to a folder (a hook's ``cwd`` as an agent sends it): never an
+    error, whatever the text."""
+    if "\0" in path or not os.path.isabs(path):
+        return False
+    try:
+        return os.path.isdir(path)
+    except (OSError, ValueError):
+        return False

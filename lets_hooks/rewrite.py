@@ -485,7 +485,7 @@ def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]
         changed = {old for old, _ in pairs}
     else:
         olds = [old for old, _ in pairs]
-        changed, before_exec = _changed_in(rebase.done, olds)
+        changed, before_exec, edited = _changed_in(rebase.done, olds)
         images = dict(pairs)
         copies = set(images.values())
         floor = [c for c in (rebase.onto, rebase.orig_head) if c]
@@ -500,9 +500,11 @@ def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]
                 if fields:
                     parents[fields[0]] = fields[1:]
         made = [c for c in parents if c not in copies]
+        pairs = _at_edit_stops(pairs, edited, parents, made)
+        images = dict(pairs)
         # a pick an exec step followed was amended by it, unless the step made a commit on
         # top of the pick's copy (which then stayed as git picked it)
-        built_on = {parents[c][0] for c in made if parents[c]}
+        built_on = {parents[c][0] for c in made if parents.get(c)}
         changed |= {old for old in before_exec if images.get(old) not in built_on}
     return ledger.note_rewrite(common, pairs, sid, changed, made)
 
@@ -511,13 +513,49 @@ _CHANGING = frozenset((b"reword", b"r", b"edit", b"e", b"squash", b"s", b"fixup"
 _PICKING = frozenset((b"pick", b"p", *_CHANGING))
 
 
-def _changed_in(done: bytes | None, olds: list[str]) -> tuple[set[str], set[str]]:
-    """The commits a rebase's ``done`` list reworded, edited, squashed or fixed up, and
-    those it picked right before an ``exec`` step (which may have amended them); its names
-    are abbreviated: matched by prefix."""
+def _at_edit_stops(pairs: list[tuple[str, str]], edited: set[str],
+                   parents: dict[str, list[str]], made: list[str]) -> list[tuple[str, str]]:
+    """git lists a commit stopped at by ``edit`` as rewritten into whatever HEAD is when the
+    rebase goes on: a commit made at the stop, on top of the stopped commit's copy, is then
+    listed as that copy. Such a listed commit that stands (through commits made at the
+    stop) on the stopped commit itself, or on an unlisted copy of it, was made at the
+    stop: it joins ``made``, and the copy under it (if any) is the stopped commit's (its
+    change, if any, unknown: left as the edit marks it)."""
+    fixed = dict(pairs)
+    unlisted = set(made)
+    for old in edited:
+        new = fixed.get(old)
+        if new is None:
+            continue
+        chain = [new]
+        under: str | None = None
+        while True:
+            up = parents.get(chain[-1], [])[:1]
+            if not up or up[0] == old:
+                under = up[0] if up else None
+                break
+            if up[0] not in unlisted:
+                break
+            chain.append(up[0])
+        if under == old:  # the stop kept the commit as it was: all made there
+            del fixed[old]
+            made.extend(c for c in chain if c not in made)
+        elif len(chain) > 1:  # the deepest is the stopped commit's copy
+            fixed[old] = chain[-1]
+            made[:] = [c for c in made if c != chain[-1]]
+            made.extend(c for c in chain[:-1] if c not in made)
+    return list(fixed.items())
+
+
+def _changed_in(done: bytes | None, olds: list[str]
+                ) -> tuple[set[str], set[str], set[str]]:
+    """The commits a rebase's ``done`` list reworded, edited, squashed or fixed up; those
+    it picked right before an ``exec`` step (which may have amended them); and those it
+    stopped at with ``edit``. Its names are abbreviated: matched by prefix."""
     if not done:
-        return set(), set()
+        return set(), set(), set()
     execs: list[str] = []
+    edits: list[str] = []
     marked: list[str] = []
     last: str | None = None  # the pick an exec step that follows may have amended
     for raw in done.split(b"\n"):
@@ -535,10 +573,12 @@ def _changed_in(done: bytes | None, olds: list[str]) -> tuple[set[str], set[str]
         last = name.decode("ascii", "replace").lower()
         if words[0] in _CHANGING:
             marked.append(last)
+        if words[0] in (b"edit", b"e"):
+            edits.append(last)
     def named(names: list[str]) -> set[str]:
         return {old for old in olds if any(m and old.startswith(m) for m in names)}
 
-    return named(marked), named(execs)
+    return named(marked), named(execs), named(edits)
 
 
 def _below_a_changed_boundary(where: Location, target: Target, move: Move,

@@ -120,3 +120,12 @@ def test_an_exec_commit_between_session_picks_onto_a_moved_main(template: Path, 
     with --onto a moved main: post-rewrite writes it as made at a stop, by the session."""
     _run(Case(pre=1, session=3, base="onto", moved=True, order=("p1", "s1", "s2", "s3"),
               execs=((1, "x1"),)), template, tools, tmp_path)
+
+
+def test_a_commit_made_at_an_edit_stop_of_a_pre_session_commit(template: Path, tools: Tools,
+                                                                tmp_path: Path) -> None:
+    """``edit`` at the pre-session commit, a commit made there, main unmoved: git lists the
+    stopped commit as rewritten into the commit made at the stop; that commit is the
+    session's, made there, and the stopped one stays as it was."""
+    _run(Case(pre=1, session=1, base="main", moved=False, order=("p1", "s1"),
+              ops=(("p1", "insert"),), inserts=(("p1", "x1"),)), template, tools, tmp_path)

@@ -25,6 +25,8 @@ import contextlib
 import os
 import sys
 
+from lets_hooks import files
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -130,7 +132,7 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     if sid is None:
         return
     cwd = payload.get("cwd")
-    start = cwd if isinstance(cwd, str) and _is_folder(cwd) else os.getcwd()
+    start = cwd if isinstance(cwd, str) and files.is_folder(cwd) else os.getcwd()
     # where the command ran: only that work tree's git dir (and its repository's common
     # one, for the ledger) is written; outside any work tree, nothing
     git_dir = git_dir_at(agents.tool_folder(agent, start, tool_input))
@@ -156,15 +158,6 @@ def session_id(payload: Mapping[str, object]) -> str | None:
 
     value = value.strip()
     return value if state.sid_problem(value) is None else None
-
-
-def _is_folder(path: str) -> bool:
-    if "\0" in path or not os.path.isabs(path):
-        return False
-    try:
-        return os.path.isdir(path)
-    except (OSError, ValueError):
-        return False
 
 
 def top_of(folder: str) -> str | None:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lets_hooks import files
 from lets_hooks.cli import out, say
 
 TYPE_CHECKING = False
@@ -150,7 +151,7 @@ def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
         problem = (f"the hook input's session_id {state.shown_sid(session_id)} is "
                    f"{state.sid_problem(session_id)}; nothing recorded")
         session_id = None
-    if cwd is not None and not _is_folder(cwd):
+    if cwd is not None and not files.is_folder(cwd):
         if problem is None:
             from lets_hooks.files import quoted
 
@@ -158,15 +159,6 @@ def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
                        "current folder is used")
         cwd = None
     return HookInput(session_id, cwd, hook.source, hook.fields), problem
-
-
-def _is_folder(path: str) -> bool:
-    if "\0" in path or not os.path.isabs(path):
-        return False
-    try:
-        return os.path.isdir(path)
-    except (OSError, ValueError):
-        return False
 
 
 def export_session_id(environ: Mapping[str, str], session_id: str,

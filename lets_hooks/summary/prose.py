@@ -492,13 +492,6 @@ def scalar(value: object) -> str:
     return one_line(str(value))
 
 
-def as_items(value: object) -> list[object]:
-    """A snapshot field as a list: writers give a list, a single string, or nothing."""
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return [item for item in value if item is not None and item != ""]
-    return [value]
 
 
 def pick(mapping: Mapping[object, object], *keys: str) -> str | None:

@@ -94,7 +94,7 @@ def read(handoff: Handoff) -> HandoffReading:
     # sentence an item ("removed a.py", "renamed a.py → b.py")
     claims = handoff.text
     if snapshot is not None:
-        said = [prose.diff_claim_text(item) for item in prose.as_items(snapshot.get("diff"))]
+        said = [prose.diff_claim_text(item) for item in checkpoint.as_items(snapshot.get("diff"))]
         claims = "\n\n".join([claims, *(text for text in said if text)])
     removed, added = prose.reference_claims(
         claims, [*paths, *(text for text, _ in functions)])
