@@ -44,6 +44,7 @@ from hookbox import SID, HookBox
 from hypothesis import strategies as st
 
 PLAIN, MERGE, AUTOSQUASH = "plain", "merge", "autosquash"
+TOUCHED = "touched-by-the-session"  # a label that is no commit: the session changed it
 ON_MAIN, ONTO, INSIDE = "main", "onto", "inside"
 # What an ``edit`` stop does: nothing, split the commit in two, or commit a new one.
 EDIT, SPLIT, INSERT = "edit", "split", "insert"
@@ -533,9 +534,13 @@ def simulate(case: Case, built: Built, final: str) -> dict[str, frozenset[str]]:
         if cmd in ("pick", "reword", "edit"):
             label = built.label_of(words[0])
             if cmd == "edit" and ops.get(label) == SPLIT:
-                made += [(f"{label}/1", {f"{label}/1"}), (f"{label}/2", {label})]
+                second = {label, TOUCHED} if is_pre_session(label) else {label}
+                made += [(f"{label}/1", {f"{label}/1"}), (f"{label}/2", second)]
                 continue
-            made.append((label + ("~" if cmd == "reword" else ""), {label}))
+            # a reword or an edit stop of a pre-session commit is the session's change of
+            # another's commit (SPEC 3): mixed, whatever the stop did
+            touched = {TOUCHED} if cmd in ("reword", "edit") and is_pre_session(label) else set()
+            made.append((label + ("~" if cmd == "reword" else ""), {label, *touched}))
             if cmd == "edit" and ops.get(label) == INSERT:
                 made.append((inserts[label], {inserts[label]}))
         elif cmd in ("squash", "fixup"):
@@ -587,6 +592,8 @@ def judge(box: HookBox, case: Case, built: Built, played: Played) -> Truth:
         case, played.final, sorted(subjects), sorted(expected))
     kinds: dict[str, str] = {}
     for subject, holds in expected.items():
+        if TOUCHED in holds and built.shas.get(subject) == subjects[subject]:
+            holds = holds - {TOUCHED}  # git kept the stopped commit as it was: untouched
         pre = {is_pre_session(label) for label in holds}
         kinds[subjects[subject]] = "mixed" if len(pre) == 2 else (
             "pre" if pre == {True} else "session")

@@ -111,7 +111,7 @@ def test_pipx_reinstall_with_another_python_keeps_the_hooks_running(
     done = box.sh("checkout", "-q", "-b", "feat", sid=SID, extra=path)
     assert done.stderr == ""
     assert box.line("feat") == f"{box.head()} {SID}"
-    box.file_commit("a.txt", "a\n")
+    box.file_commit("a.txt", "a\n", sid=SID)  # the session's, so its amend is too
     done = box.sh("commit", "-q", "--amend", "-m", "amended", sid=SID, extra=path)
     assert done.stderr == ""
     bare_remote(box, tmp_path)
