@@ -516,11 +516,11 @@ _PICKING = frozenset((b"pick", b"p", *_CHANGING))
 def _at_edit_stops(pairs: list[tuple[str, str]], edited: set[str],
                    parents: dict[str, list[str]], made: list[str]) -> list[tuple[str, str]]:
     """git lists a commit stopped at by ``edit`` as rewritten into whatever HEAD is when the
-    rebase goes on: a commit made at the stop, on top of the stopped commit's copy, is then
-    listed as that copy. Such a listed commit that stands (through commits made at the
-    stop) on the stopped commit itself, or on an unlisted copy of it, was made at the
-    stop: it joins ``made``, and the copy under it (if any) is the stopped commit's (its
-    change, if any, unknown: left as the edit marks it)."""
+    rebase goes on. Where git kept the stopped commit as it was (nothing moved under it)
+    and commits were made on top of it at the stop, the listed one and those under it
+    down to the stopped commit were made there: they join ``made``, and the pair goes.
+    (On a moved base the stopped commit's copy cannot be told from them without reading
+    the commits: the pair stays, marked changed, and the answer degrades.)"""
     fixed = dict(pairs)
     unlisted = set(made)
     for old in edited:
@@ -528,22 +528,15 @@ def _at_edit_stops(pairs: list[tuple[str, str]], edited: set[str],
         if new is None:
             continue
         chain = [new]
-        under: str | None = None
         while True:
             up = parents.get(chain[-1], [])[:1]
-            if not up or up[0] == old:
-                under = up[0] if up else None
-                break
-            if up[0] not in unlisted:
-                break
-            chain.append(up[0])
-        if under == old:  # the stop kept the commit as it was: all made there
+            if up and up[0] in unlisted and up[0] != old:
+                chain.append(up[0])
+                continue
+            break
+        if up and up[0] == old:  # the stop kept the commit as it was: all made there
             del fixed[old]
             made.extend(c for c in chain if c not in made)
-        elif len(chain) > 1:  # the deepest is the stopped commit's copy
-            fixed[old] = chain[-1]
-            made[:] = [c for c in made if c != chain[-1]]
-            made.extend(c for c in chain[:-1] if c not in made)
     return list(fixed.items())
 
 
