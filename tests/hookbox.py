@@ -136,3 +136,18 @@ def needs_git(major: int, minor: int, why: str) -> pytest.MarkDecorator:
 # (pre-commit's `git ls-files --deduplicate`): with an older git, the tests that drive them
 # are skipped.
 TOOLS_NEED_GIT_2_31 = needs_git(2, 31, "this pre-commit and lefthook need git 2.31")
+
+
+def teammate(tmp_path: Path, box: HookBox, branch: str) -> HookBox:
+    """A second clone of the bare remote, on ``branch``, with its own identity."""
+    import git
+
+    mate = HookBox.__new__(HookBox)
+    mate.path = tmp_path / "mate"
+    box.sh("clone", "-q", str(tmp_path / "remote.git"), str(mate.path))
+    mate.repo = git.Repo(mate.path)
+    mate.git = mate.repo.git
+    mate.sh("config", "user.name", "Teammate")
+    mate.sh("config", "user.email", "mate@example.com")
+    mate.sh("checkout", "-q", branch)
+    return mate

@@ -11,28 +11,13 @@ import re
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, make, with_remote
+from hookbox import OTHER, SID, HookBox, make, teammate, with_remote
 
 from lets_hooks.summary import checkpoint as ck
 from lets_hooks.summary.sources.handoff import read_handoff
 
 HANDOFF = "memory/session-handoff-LATEST.md"
 TS = re.compile(r'^ts: "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"\r?$', re.M)
-
-
-def teammate(tmp_path: Path, box: HookBox, branch: str) -> HookBox:
-    """A second clone of the bare remote, on ``branch``, with its own identity."""
-    import git
-
-    mate = HookBox.__new__(HookBox)
-    mate.path = tmp_path / "mate"
-    box.sh("clone", "-q", str(tmp_path / "remote.git"), str(mate.path))
-    mate.repo = git.Repo(mate.path)
-    mate.git = mate.repo.git
-    mate.sh("config", "user.name", "Teammate")
-    mate.sh("config", "user.email", "mate@example.com")
-    mate.sh("checkout", "-q", branch)
-    return mate
 
 
 def start(box: HookBox, branch: str = "topic") -> str:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, git_version, make, with_remote
+from hookbox import OTHER, SID, HookBox, git_version, make, teammate, with_remote
 
 from lets_hooks import ledger, state, witness
 
@@ -43,21 +43,6 @@ def answer(box: HookBox, *args: str, cwd: Path | None = None) -> dict[str, objec
     assert done.returncode == 0, done.stderr
     data: dict[str, object] = json.loads(done.stdout)
     return data
-
-
-def teammate(tmp_path: Path, box: HookBox, branch: str) -> HookBox:
-    """A second clone of the bare remote, on ``branch``, with its own identity."""
-    mate = HookBox.__new__(HookBox)
-    mate.path = tmp_path / "mate"
-    box.sh("clone", "-q", str(tmp_path / "remote.git"), str(mate.path))
-    import git
-
-    mate.repo = git.Repo(mate.path)
-    mate.git = mate.repo.git
-    mate.sh("config", "user.name", "Teammate")
-    mate.sh("config", "user.email", "mate@example.com")
-    mate.sh("checkout", "-q", branch)
-    return mate
 
 
 def reflog_kinds(box: HookBox) -> list[tuple[str, str]]:
