@@ -65,7 +65,8 @@ class Boundary:
         self.excluded = 0  # commits of boundary..HEAD already on the merge branch
         self.elsewhere = 0  # commits of boundary..HEAD this session did not make
         self.session_commits: list[str] = []  # the counted commits, newest first
-        self.mixed: list[str] = []  # counted commits that hold the session's and another's
+        # commits that hold the session's work and another's: counted, or below the boundary
+        self.mixed: list[str] = []
         self.witness = "none"  # what said which commits the session made
         self.boundary_time: int | None = None  # its committer time, when already known
 
@@ -666,6 +667,17 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
     in_range = set(counted.commits)
     asked = [c for c in verdict.candidates if c not in in_range][:500]
     below = facts.repo.reached(boundary, asked) if asked else []
+    changed = [c for c in below if c in verdict.changed]
+    if changed:
+        # no boundary counts it exactly: above it, the session's change is left out; below
+        # it, another's work is counted. So no advice: every record of it is best-effort.
+        notes.append(f"commit {changed[0][:12]} lies below the boundary {boundary[:12]} on HEAD "
+                     "and holds this session's work and another's (an amend, squash, fixup "
+                     "or reword of a commit this session did not make): no boundary counts "
+                     "this session exactly, and the count is best-effort")
+        split.mixed = changed
+        facts.hint = False
+        return PRIOR
     if below:
         notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
                      f"boundary {boundary[:12]} on HEAD: the boundary is too high, so the "

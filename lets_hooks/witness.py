@@ -212,13 +212,14 @@ class Verdict:
     """What the witness says of a range: each commit's status, and the session's own
     commits that are not in it (where a boundary must not be above)."""
 
-    __slots__ = ("candidates", "mixed", "notes", "source", "status")
+    __slots__ = ("candidates", "changed", "mixed", "notes", "source", "status")
 
     def __init__(self, source: str) -> None:
         self.source = source  # "ledger", "reflog", "reftable", or "none"
         self.status: dict[str, str] = {}  # commit -> SESSION / ELSEWHERE / UNVOUCHED / MIXED
         self.notes: list[str] = []
         self.candidates: list[str] = []  # this session's commits, newest first
+        self.changed: set[str] = set()  # the candidates that are mixed (another's, changed)
         self.mixed: list[str] = []  # the range's mixed commits, in the range's order
 
     def of(self, sha: str) -> str:
@@ -289,6 +290,7 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
         # a line written below every commit of the session (``s``) needs no second look:
         # the commits an existing commit reaches never change
         verdict.candidates = book.session_commits(sid)
+        verdict.changed = {c for c in verdict.candidates if book.status(c, sid) == ledger.MIXED}
     if unknown:
         if not book:
             verdict.notes.append(NO_LEDGER)

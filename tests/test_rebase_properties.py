@@ -96,6 +96,17 @@ def test_an_exec_commit_with_a_pre_session_commit_squashed_in(template: Path, to
               ops=(("p1", "squash"),), execs=((0, "x1"),)), template, tools, tmp_path)
 
 
+# Found on Python 3.9, whose hypothesis draws other examples: a reword of the older of two
+# pre-session commits under --rebase-merges. The reworded copy holds the session's change
+# of another's commit and lies below the boundary post-rewrite moves to (the newest
+# pre-session commit): no boundary counts the session exactly, the ladder says why without
+# advice, and post-rewrite says it once.
+def test_a_reworded_pre_session_commit_below_the_boundary(template: Path, tools: Tools,
+                                                         tmp_path: Path) -> None:
+    _run(Case(pre=2, session=1, base="main", shape="merge", side=(0, 1), side_commits=1,
+              ops=(("p1", "reword"),)), template, tools, tmp_path)
+
+
 def test_pull_rebase_after_upstream_moved(template: Path, tools: Tools, tmp_path: Path) -> None:
     """``git pull --rebase``: the whole session transplanted onto the fetched tip."""
     work = tmp_path / "pull"

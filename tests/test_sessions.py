@@ -413,7 +413,9 @@ def test_generated_days_never_give_a_wrong_exact(tmp_path_factory: pytest.TempPa
             world.git(who, "switch", "-q", what.split()[1])
         elif what == "merge other" and branch != "other":
             world.git(who, "merge", "-q", "--no-ff", "other", "-m", f"merge\n\nby: {who}")
-        elif what == "amend" and world.makers() and branch:
+        elif what == "amend" and branch and world.git("person", "rev-list", "--count",
+                                                       "--max-count=2", "HEAD") == "2":
+            # never the root commit: a new root would leave ``other`` an unrelated history
             by = world.makers()[world.git(who, "rev-parse", "HEAD")]
             marks = "+".join(sorted(by | {who})) if by != {who} else who
             world.git(who, "commit", "-q", "--amend", "-m", f"amended\n\nby: {marks}")
