@@ -31,12 +31,10 @@ This module stands alone (no fixtures of the test suite): a test gives it a fold
 from __future__ import annotations
 
 import json
-import math
 import os
 import shlex
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,18 +57,9 @@ PRE_COMMIT_CONFIG = """repos:
 """
 
 
-# The git commands after which a hook may record a branch's line, and with it the time the
-# session took the branch. A real session spends minutes between its steps; these tests
-# spend milliseconds, so without a pause the commits made just before such a step would
-# share its second and look made after it (the reflog and the recorded time both count in
-# whole seconds). ``tick`` puts each of these steps in a second of its own.
-RECORDING = frozenset(("checkout", "switch", "worktree"))
-
-
-def tick() -> None:
-    """Wait for the next whole second of the clock."""
-    now = time.time()
-    time.sleep(math.floor(now) + 1.02 - now)
+# Steps run back to back, most of them in the same second of the clock, as an agent runs
+# them: no answer may depend on the time a step took (the session ledger names who made a
+# commit; a clock decides nothing).
 
 
 class WorkflowError(AssertionError):
@@ -161,8 +150,6 @@ class World:
         """``git ARGS`` as ``who`` types it, hooks and all: ``me`` (the session under test),
         ``earlier`` (me in my clone before the session: no session id) or ``mate``."""
         where = cwd or (self.mate if who == "mate" else self.me)
-        if who != "mate" and args and args[0] in RECORDING:
-            tick()
         done = subprocess.run(["git", *args], cwd=where, env=self.env(who),
                               capture_output=True, text=True, check=False, timeout=300)
         if who == "me":
