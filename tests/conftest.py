@@ -60,9 +60,10 @@ def note_made(work: Path, shas: list[str], sid: str | None) -> None:
 
     from lets_hooks import ledger
 
-    common = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
-                            cwd=work, capture_output=True, text=True, check=True).stdout.strip()
-    assert ledger.note_made(common, shas, sid) is None
+    # no --path-format=absolute: git before 2.31 prints it back as a line of its answer
+    common = subprocess.run(["git", "rev-parse", "--git-common-dir"], cwd=work,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert ledger.note_made(str(Path(work, common)), shas, sid) is None
 
 
 class Sandbox:

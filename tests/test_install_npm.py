@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BIN, shared
-from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox, make
+from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox, make, needs_git
 from managers import bare_remote, snapshot
 
 from lets_hooks.install import HOOKS, LINE_MARK, lefthook_entries
@@ -260,6 +260,8 @@ def test_real_lefthook_entries_merge_into_a_file_that_has_the_same_hooks(
     assert "LEFTHOOK=0 is set here, so lefthook runs no hook at all" in done.stdout
 
 
+@needs_git(2, 37, "git before 2.37 (no cone mode by default) keeps a left-out folder that "
+                 "holds ignored files, so husky's .husky/_ stays and its hooks still run")
 def test_real_husky_with_a_sparse_checkout_that_leaves_husky_out(npm_tools: Path,
                                                                  tmp_path: Path) -> None:
     """A sparse checkout of src/ only takes the committed .husky/ out of the work tree:
