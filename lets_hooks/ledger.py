@@ -43,6 +43,7 @@ NAME = "ledger"
 LOCK = "ledger.lock"
 LIMIT = 4 << 20  # compacted past this many bytes (about 40,000 lines)
 KEEP = 20_000  # lines a compaction keeps, the newest
+SEARCHED = 32  # up to this many commits are searched for in the bytes, not picked out
 READ_LIMIT = 2 * LIMIT  # a larger file (a shell append raced a compaction) is read capped
 NO_SESSION = "-"
 
@@ -240,45 +241,79 @@ def read(common_dir: str | None) -> Ledger:
 
 def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
               wanted: Sequence[str]) -> Ledger:
-    """The ledger, read from its end back to the newest line that says this session's line
-    was written at ``boundary`` (``s``, written only where the writer kept every commit of
-    the session below it: ``record.place``), when every one of ``wanted`` is decided by
-    what follows that line; else the whole ledger. The session's recent work is at the
-    end: a long ledger costs the happy path only its tail. ``placed`` says which."""
+    """What the ledger says of ``wanted``, read from the newest line that says this
+    session's line was written at ``boundary`` (``s``, written only where the writer kept
+    every commit of the session below it: ``record.place``) when every one of ``wanted``
+    is decided by what follows that line; else from every line about ``wanted``, and
+    without that line from the whole ledger. The session's recent work is at the end: a
+    long ledger costs the happy path its tail, and only the lines about ``wanted`` are
+    parsed. ``placed`` says whether the line was found."""
     if common_dir is None or not boundary or not sid:
         return read(common_dir)
-    from lets_hooks.witness import read_backwards
-
+    data, _ = files.read_capped(path(common_dir), READ_LIMIT)
+    if not data:
+        return Ledger()
     marker = b" ".join([WRITTEN, boundary.encode("ascii", "replace"),
                         token(sid).encode("utf-8")])
-    tail: list[bytes] = []
-    for raw in read_backwards(path(common_dir)):
-        if raw == marker:
-            tail.reverse()
-            book = _about(tail, wanted)
-            if all(book.status(sha, sid) != UNKNOWN for sha in wanted):
-                book.placed = True
-                return book
-            break
-        tail.append(raw)
-        if len(tail) > KEEP:
-            break
-    book = read(common_dir)
+    at = _last_line(data, marker)
+    if at >= 0 and data.count(b"\n", at) <= KEEP:
+        book = _about(data, at, wanted)
+        if any(book.status(sha, sid) == UNKNOWN for sha in wanted):
+            # some of ``wanted`` (a teammate's pulled commits, say) are not decided after
+            # the mark: an older line may name them, so every line about them is read
+            book = _about(data, 0, wanted)
+        book.lines = max(book.lines, 1)  # the mark itself: a ledger, not an empty one
+        book.placed = True
+        return book
+    book = parse(data)
     book.placed = (boundary, token(sid)) in book.written
     return book
 
 
-def _about(lines: list[bytes], wanted: Sequence[str]) -> Ledger:
-    """The lines (oldest first) whose commit is one of ``wanted``, or one a copy of them
-    copies, parsed: a slice and a set lookup a line, the rest never decoded."""
+def _last_line(data: bytes, line: bytes) -> int:
+    """Where the last whole line equal to ``line`` starts in ``data``, or -1."""
+    at = data.rfind(line)
+    while at >= 0:
+        end = at + len(line)
+        if (at == 0 or data[at - 1] == 10) and (end == len(data) or data[end] == 10):
+            return at
+        at = data.rfind(line, 0, at)
+    return -1
+
+
+def _about(data: bytes, start: int, wanted: Sequence[str]) -> Ledger:
+    """The lines of ``data[start:]`` whose commit is one of ``wanted``, or one a copy of
+    them copies, parsed (the rest never decoded): a few commits are searched for in the
+    bytes, many picked out line by line (a slice and a set lookup each)."""
     asked = {sha.encode("ascii", "replace") for sha in wanted}
+    lines: list[bytes] | None = None
     while True:
-        picked = [raw for raw in lines if raw[2:42] in asked or raw[2:66] in asked]
+        if len(asked) <= SEARCHED:
+            picked = _naming(data, start, asked)
+        else:
+            if lines is None:
+                lines = data[start:].split(b"\n")
+            picked = [raw for raw in lines if raw[2:42] in asked or raw[2:66] in asked]
         book = parse(b"\n".join(picked))
         olds = {old.encode("ascii") for pairs in book.copies.values() for old, _, _ in pairs}
         if olds <= asked:
             return book
         asked |= olds
+
+
+def _naming(data: bytes, start: int, shas: set[bytes]) -> list[bytes]:
+    """The lines of ``data[start:]`` about ``shas`` (the commit each line is about comes
+    after its one-letter kind), in the ledger's order."""
+    found: list[tuple[int, bytes]] = []
+    for sha in shas:
+        at = data.find(sha, start)
+        while at >= 0:
+            if at - 2 >= start and data[at - 1] == 32 and (at == 2 or data[at - 3] == 10):
+                end = data.find(b"\n", at)
+                found.append((at, data[at - 2:end if end >= 0 else len(data)]))
+            at = data.find(sha, at + 1)
+    found.sort()
+    return [line for _, line in found]
 
 
 # -- writing ----------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ NO_WITNESS = "none"
 
 CHUNK = 1 << 16
 WHOLE_LIMIT = 8 << 20  # the most of a HEAD log read (its newest part)
+SEARCHED = 32  # up to this many commits are searched for in a log's bytes, not parsed out
 REFTABLE_LIMIT = 20_000  # entries asked of ``git log -g``
 
 _NULL = "0" * 40
@@ -346,7 +347,7 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: list[str], floor: 
     rest = [sha for sha in unknown if sha in local]
     if not rest:
         return
-    kinds, complete, problem = head_log(repo, git_dir, head)
+    kinds, complete, problem = head_log(repo, git_dir, head, rest)
     if problem is not None:
         verdict.source = NO_WITNESS
         verdict.notes.append(problem)
@@ -383,45 +384,97 @@ def _no_remote_refs(git_dir: str) -> bool:
     return b" refs/remotes/" not in data
 
 
-def head_log(repo: Repo, git_dir: str, head: str) -> tuple[dict[str, str], bool, str | None]:
+def head_log(repo: Repo, git_dir: str, head: str, wanted: Sequence[str] | None = None
+             ) -> tuple[dict[str, str], bool, str | None]:
     """The one reading of a work tree's HEAD log: each commit it names with the most an
     entry says of it (made here, a copy, brought in, or only moved to), whether the log
     reaches back to the start of the history, and why it cannot be read (None: it can).
     On the files backend the log's newest ``WHOLE_LIMIT`` bytes are read, no process; on
-    reftable one ``git log -g``."""
+    reftable one ``git log -g``. ``wanted``: only these commits are asked about; a few of
+    them are searched for in the log's bytes, so only the lines that name them are read
+    (a 100,000-entry log is not parsed for two pulled commits)."""
     lines: Iterable[bytes]
     if uses_reftable(git_dir):
         lines = list(_reftable_lines(repo))
         whole = len(lines) < REFTABLE_LIMIT
+        newest, oldest = _ends(lines[::-1], lines)
     else:
         path = os.path.join(git_dir, "logs", "HEAD")
         data, whole = _newest(path)
         if data is None:
             return {}, False, NO_LOG
-        lines = data.split(b"\n")[::-1]
+        newest, oldest = _ends(_forward(data), _backward(data))
+        if wanted is not None and len(wanted) <= SEARCHED:
+            lines = _naming(data, wanted)
+        else:
+            lines = data.split(b"\n")
+    if newest is None:
+        return {}, False, EMPTY_LOG
+    if newest != head:
+        return {}, False, not_head(newest, head)
     kinds: dict[str, str] = {}
-    newest: str | None = None
-    oldest = b""
     for line in lines:
         space = line.find(b" ")
         if space not in (40, 64):
             continue
         new = line[space + 1:2 * space + 1].decode("ascii", "replace")
-        if newest is None:
-            newest = new
-        oldest = line
         tab = line.find(b"\t")
         message = line[tab + 1:] if tab >= 0 else b""
         kind = CREATED if message.startswith(b"commit: ") else \
             classify(message.decode("utf-8", "replace"))
-        if _RANK[kind] > _RANK.get(kinds.get(new, MOVED), -1) or new not in kinds:
+        if new not in kinds or _RANK[kind] > _RANK[kinds[new]]:
             kinds[new] = kind
-    if newest is None:
-        return {}, False, EMPTY_LOG
-    if newest != head:
-        return {}, False, not_head(newest, head)
     complete = whole and oldest[:oldest.find(b" ")].strip(b"0") == b""
     return kinds, complete, None
+
+
+def _ends(oldest_first: Iterable[bytes], newest_first: Iterable[bytes]
+          ) -> tuple[str | None, bytes]:
+    """The commit the newest entry names, and the oldest entry (a line of either hash's
+    shape; others are skipped), from the same lines read from each end: None and b""
+    for a log with no entry."""
+    oldest = next((line for line in oldest_first if line.find(b" ") in (40, 64)), b"")
+    if not oldest:
+        return None, b""
+    newest = next(line for line in newest_first if line.find(b" ") in (40, 64))
+    space = newest.find(b" ")
+    return newest[space + 1:2 * space + 1].decode("ascii", "replace"), oldest
+
+
+def _forward(data: bytes) -> Iterable[bytes]:
+    """The lines of ``data``, oldest (first) first, read one at a time."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = len(data)
+        yield data[start:end]
+        start = end + 1
+
+
+def _backward(data: bytes) -> Iterable[bytes]:
+    """The lines of ``data``, newest (last) first, read one at a time."""
+    end = len(data)
+    while end > 0:
+        start = data.rfind(b"\n", 0, end) + 1
+        yield data[start:end]
+        end = start - 1
+
+
+def _naming(data: bytes, shas: Iterable[str]) -> list[bytes]:
+    """The lines of a log whose entry names one of ``shas`` as the commit it moved to,
+    found by searching the bytes for each (no line of the rest is read)."""
+    found: list[bytes] = []
+    for sha in shas:
+        needle = sha.encode("ascii", "replace")
+        at = data.find(needle)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            if at - start == len(needle) + 1 and data[at - 1:at] == b" ":
+                end = data.find(b"\n", at)
+                found.append(data[start:end if end >= 0 else len(data)])
+            at = data.find(needle, at + 1)
+    return found
 
 
 def _newest(path: str) -> tuple[bytes | None, bool]:
@@ -465,7 +518,10 @@ def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
         if os.path.realpath(log) == own:
             continue
         data, _ = _newest(log)
-        for line in (data or b"").split(b"\n"):
+        if not data:
+            continue
+        lines = _naming(data, absent) if len(absent) <= SEARCHED else data.split(b"\n")
+        for line in lines:
             row = split_line(line)
             if row is not None and row[1] in absent \
                     and classify(row[3].decode("utf-8", "replace")) in (CREATED, COPY):

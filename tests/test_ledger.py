@@ -10,7 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import BIN, Sandbox
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from lets_hooks import ledger
 
@@ -67,6 +70,44 @@ def test_torn_and_foreign_lines_are_skipped() -> None:
 
 def test_a_copy_of_itself_decides_nothing() -> None:
     assert book(f"r {X} {A} {Y} =\nr {Y} {A} {X} =\n").status(X, A) == ledger.UNKNOWN
+
+
+_SHAS = [f"{n:x}" * 40 for n in range(1, 10)]
+_LINE = st.one_of(
+    st.builds(lambda k, c, w: f"{k} {c} {w}", st.sampled_from("cak"), st.sampled_from(_SHAS),
+              st.sampled_from([A, B, "-"])),
+    st.builds(lambda n, w, o, m: f"r {n} {w} {o} {m}", st.sampled_from(_SHAS),
+              st.sampled_from([A, B]), st.sampled_from(_SHAS), st.sampled_from("=*")))
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=st.lists(_LINE, max_size=12), after=st.lists(_LINE, max_size=12),
+       wanted=st.lists(st.sampled_from(_SHAS), min_size=1, max_size=4, unique=True))
+def test_a_commit_undecided_after_the_mark_is_read_as_the_whole_ledger_reads_it(
+        tmp_path_factory: pytest.TempPathFactory, before: list[str], after: list[str],
+        wanted: list[str]) -> None:
+    """When a commit asked about is not decided by the lines after the mark ``s`` (a
+    teammate's pulled commit, say), the older lines about the commits asked are read too
+    (only those are parsed): every status is the whole ledger's, and the line is still
+    placed. (Decided after the mark, the tail alone answers: the happy path's reading.)"""
+    tail = ledger.parse("".join(f"{x}\n" for x in after).encode())
+    assume(any(tail.status(sha, A) == ledger.UNKNOWN for sha in wanted))
+    common = tmp_path_factory.mktemp("common")
+    folder = common / "lets-hooks"
+    folder.mkdir()
+    mark = f"s {'f' * 40} {A}"
+    (folder / "ledger").write_text("".join(f"{x}\n" for x in [*before, mark, *after]))
+    whole = ledger.read(str(common))
+    for searched in (ledger.SEARCHED, 0):  # the lines searched for, and picked one by one
+        kept, ledger.SEARCHED = ledger.SEARCHED, searched
+        try:
+            found = ledger.read_from(str(common), "f" * 40, A, wanted)
+        finally:
+            ledger.SEARCHED = kept
+        assert found.placed
+        assert bool(found) == bool(whole)
+        for sha in wanted:
+            assert found.status(sha, A) == whole.status(sha, A), (sha, searched)
 
 
 def test_python_appends_start_on_a_line_of_their_own(tmp_path: Path) -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from hookbox import OTHER, SID, HookBox, git_version, make, teammate, with_remote
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lets_hooks import ledger, state, witness
 
@@ -510,3 +512,37 @@ def test_what_the_ledger_does_not_name_is_read_from_git(tmp_path: Path) -> None:
     assert ledger.note_claims(git_dir, [mine[0]], SID) is None
     assert judged()[mine[0]] == witness.SESSION
     assert judged(OTHER)[mine[0]] == witness.UNVOUCHED
+
+
+# -- the HEAD log searched, not parsed --------------------------------------------------
+
+_SHAS = [f"{n:x}".rjust(40, "a") for n in range(1, 9)]
+_MESSAGES = ["commit: s", "commit (amend): s", "pull: Fast-forward", "merge x: Fast-forward",
+             "checkout: moving from a to b", "rebase (pick): s", "reset: moving to HEAD",
+             "clone: from x", "commit (merge): m", "a tool's own words", ""]
+
+
+@settings(max_examples=200, deadline=None)
+@given(entries=st.lists(st.tuples(st.sampled_from(_SHAS), st.sampled_from(_SHAS),
+                                  st.sampled_from(_MESSAGES), st.booleans()),
+                        min_size=1, max_size=30),
+       wanted=st.lists(st.sampled_from(_SHAS), max_size=4, unique=True))
+def test_a_searched_log_says_what_a_parsed_one_says(tmp_path_factory: pytest.TempPathFactory,
+                                                    entries: list[tuple[str, str, str, bool]],
+                                                    wanted: list[str]) -> None:
+    """The few commits the witness asks about are searched for in the log's bytes: each
+    is told exactly as the whole log, read line by line, tells it; a sha inside a message
+    or on an entry's old side is not an entry naming it; a torn line is skipped alike."""
+    git_dir = tmp_path_factory.mktemp("gitdir")
+    (git_dir / "logs").mkdir()
+    lines = []
+    for old, new, message, torn in entries:
+        line = f"{old} {new} A <a@x> 1700000000 +0000\t{message} {old}"
+        lines.append(line[:30] if torn else line)
+    (git_dir / "logs" / "HEAD").write_text("\n".join(lines) + "\n")
+    newest = next((e[1] for e in reversed(entries) if not e[3]), None)
+    head = newest or _SHAS[0]
+    whole = witness.head_log(None, str(git_dir), head)  # type: ignore[arg-type]
+    searched = witness.head_log(None, str(git_dir), head, wanted)  # type: ignore[arg-type]
+    assert searched[1:] == whole[1:]
+    assert {s: searched[0].get(s) for s in wanted} == {s: whole[0].get(s) for s in wanted}
