@@ -405,20 +405,26 @@ def take_lock(path: str, wait: float, shown: str) -> int:
 
     started = time.monotonic()
     deadline = started + wait
+    longest = started + max(wait, LOCK_BUSY)
     holders: frozenset[str] | None = None
+    polls = 0
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return fd
         except BlockingIOError:
             now = time.monotonic()
-            if holders is None:
-                holders = lock_holders(fd)  # who holds it as the wait begins
-            elif now > deadline:
-                later = lock_holders(fd)
-                if later and later != holders and now < started + max(wait, LOCK_BUSY):
-                    holders, deadline = later, now + wait  # it changed hands: wait on
-                    continue
+            if holders is None or polls % 5 == 0 or now > deadline:
+                # who holds it, looked at as the wait begins and every 50 ms: each time it
+                # has changed hands (writers taking turns) the wait starts again
+                seen = lock_holders(fd)
+                if holders is None:
+                    holders = seen
+                elif seen and seen != holders:
+                    holders, deadline = seen, min(now + wait, longest)
+            polls += 1
+            if now > deadline:
+                later = holders
                 os.close(fd)
                 who = f" (pid {', '.join(sorted(later))})" if later else ""
                 raise Refused(f"{shown} is held by another process{who} that did not let "

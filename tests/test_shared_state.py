@@ -179,22 +179,23 @@ def held_here(path: Path) -> int:
 
 def test_a_lock_that_changes_hands_is_waited_for_longer(
         tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Other writers taking turns: the kernel's table names a new holder at each look, so
-    the wait goes on (up to LOCK_BUSY), and the lock is had once they are done."""
+    """Other writers taking turns: the kernel's table names a new holder every half a
+    second (it is looked at every 50 ms), so the wait goes on past LOCK_WAIT (up to
+    LOCK_BUSY), and the lock is had once they are done, five seconds on."""
     path = tmp_path / "busy.lock"
     other = held_here(path)
     looks: list[int] = []
 
     def holders(fd: int) -> frozenset[str]:
         looks.append(fd)
-        if len(looks) == 6:  # the last writer lets go
+        if len(looks) == 100:  # the last writer lets go
             os.close(other)
-        return frozenset({f"writer-{len(looks)}"})
+        return frozenset({f"writer-{len(looks) // 10}"})
 
     monkeypatch.setattr(files, "lock_holders", holders)
     with files.locked(str(path)):
         pass
-    assert len(looks) == 6  # one as the wait began, then one a second
+    assert len(looks) == 100
     assert 4 * files.LOCK_WAIT <= clock.slept < files.LOCK_BUSY
 
 
