@@ -41,14 +41,13 @@ def test_config_hooks_are_seen_and_never_doubled(box: HookBox, tmp_path: Path) -
         "git runs lets-hooks from its config here: hook.lets-pre-push (pre-push, set in "
         ".git/config). Nothing was written: shims in .git/hooks would run each of them a "
         "second time (git runs the config's hooks first, then the hooks folder's). To run "
-        "lets-hooks for post-checkout, post-rewrite the same way:\n")
+        "lets-hooks for post-checkout, post-rewrite, post-commit, post-merge, "
+        "post-applypatch the same way:\n")
     assert snapshot(box.path / ".git" / "hooks") == before  # nothing written
     printed = done.stdout.splitlines()[1:]
-    assert printed == [
-        "git config set hook.lets-post-checkout.command 'lets-hooks post-checkout'",
-        "git config set --append hook.lets-post-checkout.event post-checkout",
-        "git config set hook.lets-post-rewrite.command 'lets-hooks post-rewrite'",
-        "git config set --append hook.lets-post-rewrite.event post-rewrite"]
+    assert printed == [line for hook in HOOKS if hook != "pre-push" for line in (
+        f"git config set hook.lets-{hook}.command 'lets-hooks {hook}'",
+        f"git config set --append hook.lets-{hook}.event {hook}")]
     for line in printed:  # the lines work as printed
         argv = shlex.split(line)
         assert argv[0] == "git"
