@@ -170,6 +170,43 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.name.split("[")[0] not in LONGEST)  # stable
 
 
+# Rule 1 of docs/testing.md, checked: a test writes only under its temporary folders, never
+# into the checkout. The run (not each worker) lists the checkout's untracked files before
+# and after; a file that appeared fails the run, named. (One did: under git 2.30 a helper
+# took ``rev-parse --path-format=absolute``'s echo for a path and wrote a ledger there.)
+ROOT = Path(__file__).resolve().parent.parent
+_BEFORE: pytest.StashKey[set[str] | None] = pytest.StashKey()
+
+
+def _untracked() -> set[str] | None:
+    done = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "-z",
+                           "--untracked-files=all"], capture_output=True, check=False)
+    if done.returncode != 0:
+        return None  # not a git checkout (an unpacked copy): nothing to compare
+    return {entry[3:] for entry in done.stdout.decode("utf-8", "replace").split("\0")
+            if entry.startswith("?? ")}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):
+        session.config.stash[_BEFORE] = _untracked()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if hasattr(session.config, "workerinput"):
+        return
+    before = session.config.stash.get(_BEFORE, None)
+    after = _untracked()
+    if before is None or after is None:
+        return
+    written = sorted(after - before)
+    if written:
+        print(f"\nthe tests wrote into the checkout (docs/testing.md, rule 1): "
+              f"{', '.join(repr(name) for name in written[:5])}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+
 def shared(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
     """``name``, a folder built once for the whole test run by ``build(folder)``: in the
     temporary folder every worker of the run shares (the parent of a worker's own), under
