@@ -135,6 +135,77 @@ def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, 
     if cwd is not None:
         # posix_spawn has no cwd; git's own -C does the same job.
         argv = [argv[0], "-C", cwd, *argv[1:]]
+    if _MEMFD:
+        return _spawn_to_memory(argv, stdin)
+    return _spawn_piped(argv, stdin)
+
+
+# Linux: git writes its answers into memory files and reads its input from one. A long
+# answer (100,000 shas, 4 MB) is then written at git's own pace and read back in one
+# call, not handed over a pipe's 4 KB at a time with a poll and a wake-up between (the
+# walk-heavy path spent as long on that as git spent walking: docs/speed.md); and no
+# process left holding the output open can keep the reader waiting for its end.
+_MEMFD = hasattr(os, "memfd_create")
+
+
+def _spawn_to_memory(argv: list[str], stdin: bytes | None) -> tuple[int, bytes, bytes]:
+    cloexec = getattr(os, "MFD_CLOEXEC", 1)
+    out = os.memfd_create("git-out", cloexec)
+    err = os.memfd_create("git-err", cloexec)
+    given = -1
+    try:
+        if stdin:
+            given = os.memfd_create("git-in", cloexec)
+            _write_all(given, stdin)
+            os.lseek(given, 0, os.SEEK_SET)
+        else:
+            given = os.open(os.devnull, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        actions = [(os.POSIX_SPAWN_DUP2, given, 0), (os.POSIX_SPAWN_DUP2, out, 1),
+                   (os.POSIX_SPAWN_DUP2, err, 2)]
+        try:
+            pid = os.posix_spawnp(argv[0], argv, git_environment(), file_actions=actions)
+        except FileNotFoundError as exc:
+            raise GitMissing("git is not installed or not on PATH") from exc
+        finally:
+            os.close(given)
+        _, status = os.waitpid(pid, 0)
+        return _exit_code(status), _read_back(out, -1), _read_back(err, _ERR_KEEP)
+    finally:
+        os.close(out)
+        os.close(err)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_back(fd: int, cap: int) -> bytes:
+    """What a process wrote into the memory file ``fd`` (at most ``cap`` bytes; -1: all)."""
+    size = os.fstat(fd).st_size
+    if cap >= 0:
+        size = min(size, cap)
+    chunks: list[bytes] = []
+    at = 0
+    while at < size:
+        chunk = os.pread(fd, size - at, at)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        at += len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _exit_code(status: int) -> int:
+    if hasattr(os, "waitstatus_to_exitcode"):
+        return os.waitstatus_to_exitcode(status)
+    return -(status & 0x7F) if status & 0x7F else status >> 8  # pragma: no cover - 3.8
+
+
+def _spawn_piped(argv: list[str], stdin: bytes | None) -> tuple[int, bytes, bytes]:
+    """Where there are no memory files (macOS): git's output through pipes, read as it
+    comes; a large input from an unlinked temporary file."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     in_r = -1
@@ -144,7 +215,7 @@ def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, 
 
         in_r, tmp_name = tempfile.mkstemp(prefix="lets-git-")
         os.unlink(tmp_name)
-        os.write(in_r, stdin)
+        _write_all(in_r, stdin)
         os.lseek(in_r, 0, os.SEEK_SET)
     elif stdin is not None:
         in_r, in_w = os.pipe()
@@ -177,10 +248,7 @@ def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, 
             os.close(in_w)
     out, err = _drain(out_r, err_r)
     _, status = os.waitpid(pid, 0)
-    code = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else (
-        status >> 8
-    )
-    return code, out, err
+    return _exit_code(status), out, err
 
 
 def _drain(out_r: int, err_r: int) -> tuple[bytes, bytes]:
@@ -631,6 +699,15 @@ class Repo:
         out = self._must("rev-list", "--stdin", "--not", "--remotes",
                          stdin="".join(lines).encode())
         return set(out.decode("ascii", "replace").split()) & set(commits)
+
+    def off_remotes_above(self, head: str, floor: str) -> set[str]:
+        """The commits of ``floor..head`` that no remote-tracking ref reaches: one
+        ``rev-list`` that stops where the remotes' history begins (a range that is all on
+        ``origin/main`` costs a step, not a walk of it)."""
+        _require_sha(head, floor)
+        out = self._must("rev-list", "--stdin", "--not", "--remotes",
+                         stdin=f"{head}\n^{floor}\n".encode())
+        return set(out.decode("ascii", "replace").split())
 
     def reflog_entries(self, ref: str, limit: int) -> list[tuple[str, int, str]]:
         """(new sha, time, message) of ``ref``'s reflog, newest first: one ``git log -g``
