@@ -22,6 +22,7 @@ description says how many were left out.
 from __future__ import annotations
 
 import os
+from itertools import compress
 
 from lets_hooks import files, state, witness
 from lets_hooks.repo import GitError, Location, Repo, has_commit_graph
@@ -189,7 +190,7 @@ class _Facts:
     def judge(self, commits: list[str], boundary: str | None) -> witness.Verdict:
         """The witness's verdict on ``commits``, the range above ``boundary`` (read once
         per range), for this session (``sid``; None: any session made here)."""
-        if self.verdict is None or not all(c in self.verdict.status for c in commits):
+        if self.verdict is None or not all(map(self.verdict.status.__contains__, commits)):
             where = self.where
             if where is None or where.top is None:
                 self.verdict = witness.no_witness(
@@ -202,7 +203,7 @@ class _Facts:
                         git_dir = where.git_dir
                 tip = where.head if git_dir == where.git_dir else self._head_of(where.top)
                 self.verdict = witness.judge(self.repo, git_dir, tip or self.head, commits,
-                                             self.sid, boundary)
+                                             self.sid, boundary, self.head)
         return self.verdict
 
     def _head_of(self, top: str) -> str | None:
@@ -563,32 +564,35 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
     else:
         verdict = facts.judge(counted.commits, boundary)
     split = _Split(verdict)
-    statuses = verdict.status
+    commits = counted.commits
     session = witness.SESSION
-    doubtful = [c for c in counted.commits if statuses.get(c) != session]
-    if not doubtful:
-        split.session = list(counted.commits)
+    # each commit's status in one pass in C: a range of 100,000 commits (a clone's whole
+    # history) is sorted by counting, not by a loop over it (docs/speed.md)
+    kinds = list(map(verdict.status.get, commits))
+    if kinds.count(session) == len(kinds):
+        split.session = list(commits)
         return split
-    outside: set[str] = set()
     if not facts.on_merge:
         if counted.outside is None:
             counted.outside = set(facts.repo.listing(facts.head, [boundary, *facts.tips()]))
-        outside = counted.outside
-    for commit in counted.commits:
-        status = statuses.get(commit, witness.UNVOUCHED)
-        if status == session:
-            split.session.append(commit)
-        elif not facts.on_merge and commit not in outside:
-            split.excluded += 1
-        elif status == witness.ELSEWHERE:
-            split.elsewhere += 1
-        elif status == witness.MIXED:
-            split.session.append(commit)
-            split.mixed.append(commit)
-        else:
-            split.session.append(commit)
-            split.unvouched += 1
+        inside = counted.outside.__contains__
+        # a commit that came in from the merge branch is left out, unless it is the session's
+        kinds = [kind if kind == session or inside(commit) else _EXCLUDED
+                 for kind, commit in zip(kinds, commits)]
+    split.excluded = kinds.count(_EXCLUDED)
+    split.elsewhere = kinds.count(witness.ELSEWHERE)
+    mixed = kinds.count(witness.MIXED)
+    split.unvouched = len(kinds) - kinds.count(session) - split.excluded - split.elsewhere - mixed
+    counted_in = map(_COUNTED.__contains__, kinds)
+    split.session = list(compress(commits, counted_in))
+    if mixed:
+        split.mixed = list(compress(commits, map(witness.MIXED.__eq__, kinds)))
     return split
+
+
+_EXCLUDED = "excluded"  # came in from the merge branch (a merge of it): not counted
+# what is counted: the session's, the mixed, and what the witness cannot place (None)
+_COUNTED = frozenset((witness.SESSION, witness.MIXED, witness.UNVOUCHED, None))
 
 
 class _Split:

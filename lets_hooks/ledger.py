@@ -102,6 +102,13 @@ class Ledger:
         """Is there a line that says who made ``sha`` (or what it copies)?"""
         return sha in self.made or sha in self.copies or sha in self.amended
 
+    def named(self) -> set[str]:
+        """Every commit a line says something of (who made it, what it copies, an amend,
+        a claim): the only ones ``status`` can decide."""
+        found = set(self.made)
+        found.update(self.copies, self.amended, self.claims)
+        return found
+
     def originals(self) -> dict[str, str]:
         """new -> old for every rewrite pair (the newest pair of each copy)."""
         return {new: pairs[-1][0] for new, pairs in self.copies.items()}
@@ -256,7 +263,19 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
     marker = b" ".join([WRITTEN, boundary.encode("ascii", "replace"),
                         token(sid).encode("utf-8")])
     at = _last_line(data, marker)
-    if at >= 0 and data.count(b"\n", at) <= KEEP:
+    tail = data.count(b"\n", at) if at >= 0 else 0
+    if at >= 0 and tail <= KEEP and len(wanted) > max(tail, SEARCHED):
+        # more commits asked of than lines to read (a clone's history in the range):
+        # the lines are parsed, and the commits looked up in them, not the other way
+        asked = set(wanted)
+        book = parse(data[at:]) if len(asked) <= tail else Ledger()
+        decided = {sha for sha in book.named() if book.status(sha, sid) != UNKNOWN}
+        if not decided.issuperset(asked):  # (always, when there are more than lines)
+            book = parse(data)  # every line about them, from the first
+        book.lines = max(book.lines, 1)
+        book.placed = True
+        return book
+    if at >= 0 and tail <= KEEP:
         book = _about(data, at, wanted)
         if any(book.status(sha, sid) == UNKNOWN for sha in wanted):
             # some of ``wanted`` (a teammate's pulled commits, say) are not decided after
@@ -293,12 +312,29 @@ def _about(data: bytes, start: int, wanted: Sequence[str]) -> Ledger:
         else:
             if lines is None:
                 lines = data[start:].split(b"\n")
-            picked = [raw for raw in lines if raw[2:42] in asked or raw[2:66] in asked]
+            picked = _picked(lines, asked)
         book = parse(b"\n".join(picked))
         olds = {old.encode("ascii") for pairs in book.copies.values() for old, _, _ in pairs}
         if olds <= asked:
             return book
         asked |= olds
+
+
+def _picked(lines: list[bytes], asked: set[bytes]) -> list[bytes]:
+    """The lines whose commit (after the one-letter kind) is one of ``asked``, in order.
+    The loop runs in C (``map`` of a slice getter and a set's ``__contains__``): the
+    happy path picks its few dozen lines out of a long tail this way (docs/speed.md)."""
+    from _operator import itemgetter
+    from itertools import compress
+
+    found: list[bytes] = []
+    for width in {len(sha) for sha in asked}:  # SHA-1, SHA-256
+        key = itemgetter(slice(2, 2 + width))
+        found += compress(lines, map(asked.__contains__, map(key, lines)))
+    if len(found) > 1 and len({len(sha) for sha in asked}) > 1:
+        place = {id(raw): i for i, raw in enumerate(lines)}
+        found.sort(key=lambda raw: place[id(raw)])
+    return found
 
 
 def _naming(data: bytes, start: int, shas: set[bytes]) -> list[bytes]:

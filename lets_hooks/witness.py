@@ -265,45 +265,53 @@ def no_witness(why: str) -> Verdict:
 
 
 def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str | None,
-          floor: str | None = None) -> Verdict:
+          floor: str | None = None, top: str | None = None) -> Verdict:
     """Which of ``commits`` (the range, any order) session ``sid`` made.
 
     ``git_dir`` is the git dir of the work tree whose state is read, ``head`` its HEAD,
     ``floor`` the range's boundary (the walks that tell where a commit came from stop
-    there). ``sid`` None: no session is known (a prior-session reading), and every commit
+    there; ``top``, when given, the range's own tip: ``commits`` are ``floor..top``).
+    ``sid`` None: no session is known (a prior-session reading), and every commit
     made in this repository counts as the session's.
     """
     book = ledger.read_from(common_dir_of(git_dir), floor, sid, commits)
     verdict = Verdict(LEDGER)
-    unknown: list[str] = []
-    for sha in commits:
+    status = verdict.status
+    # Only the commits the ledger names are looked at one by one; the rest of a long range
+    # (100,000 commits of a clone's history) is sorted in sets (docs/speed.md).
+    named = book.named().intersection(commits)
+    decided: set[str] = set()
+    for sha in named:
         found = book.status(sha, sid)
         if found == ledger.SESSION:
-            verdict.status[sha] = SESSION
+            status[sha] = SESSION
         elif found == ledger.OTHER:
-            verdict.status[sha] = ELSEWHERE
+            status[sha] = ELSEWHERE
         elif found == ledger.MIXED:
-            verdict.status[sha] = MIXED
-            verdict.mixed.append(sha)
+            status[sha] = MIXED
         else:
-            unknown.append(sha)
+            continue
+        decided.add(sha)
+    if MIXED in status.values():
+        verdict.mixed = [sha for sha in commits if status.get(sha) == MIXED]
     if sid and not book.placed:
         # a line written below every commit of the session (``s``) needs no second look:
         # the commits an existing commit reaches never change
         verdict.candidates = book.session_commits(sid)
         verdict.changed = {c for c in verdict.candidates if book.status(c, sid) == ledger.MIXED}
+    unknown = set(commits).difference(decided) if decided else set(commits)
     if unknown:
         if not book:
             verdict.notes.append(NO_LEDGER)
-        copied = _plain_originals(book, unknown)
-        _where_from(repo, git_dir, head, [s for s in unknown if s not in copied], floor,
-                    verdict)
+        copied = _plain_originals(book, unknown.intersection(book.copies))
+        _where_from(repo, git_dir, head, unknown.difference(copied), floor, verdict,
+                    top if floor is not None else None)
         if copied:
             _where_copies_came_from(repo, git_dir, head, copied, verdict)
     return verdict
 
 
-def _plain_originals(book: ledger.Ledger, unknown: list[str]) -> dict[str, str]:
+def _plain_originals(book: ledger.Ledger, unknown: Iterable[str]) -> dict[str, str]:
     """copy -> the commit it replays unchanged (through a chain of plain picks), for the
     commits of ``unknown`` the ledger says are such copies of a commit it does not name:
     a copy comes from where its original came from."""
@@ -327,7 +335,7 @@ def _where_copies_came_from(repo: Repo, git_dir: str, head: str, copied: dict[st
     else made here and not vouched for. The originals are asked with no floor: they are
     not on HEAD's history."""
     originals = Verdict(verdict.source)
-    _where_from(repo, git_dir, head, list(dict.fromkeys(copied.values())), None, originals)
+    _where_from(repo, git_dir, head, set(copied.values()), None, originals)
     for copy, old in copied.items():
         verdict.status[copy] = originals.of(old)
     if originals.source != LEDGER and verdict.source == LEDGER:
@@ -335,37 +343,45 @@ def _where_copies_came_from(repo: Repo, git_dir: str, head: str, copied: dict[st
     verdict.notes.extend(n for n in originals.notes if n not in verdict.notes)
 
 
-def _where_from(repo: Repo, git_dir: str, head: str, unknown: list[str], floor: str | None,
-                verdict: Verdict) -> None:
+def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: str | None,
+                verdict: Verdict, top: str | None = None) -> None:
     """The commits the ledger does not name: from elsewhere (a remote-tracking ref reaches
-    them, or HEAD's log shows them brought in), else made here and not vouched for."""
-    # no remote-tracking ref at all: nothing came through a fetch, and git is not asked
-    local = set(unknown) if _no_remote_refs(git_dir) else repo.off_remotes(unknown, floor)
-    for sha in unknown:
-        if sha not in local:
-            verdict.status[sha] = ELSEWHERE
-    rest = [sha for sha in unknown if sha in local]
+    them, or HEAD's log shows them brought in), else made here and not vouched for. Sorted
+    in sets: only the commits a log names are looked at one by one. ``top``: ``unknown``
+    lies in ``floor..top``, so the range is asked, not each of its commits."""
+    status = verdict.status
+    if _no_remote_refs(git_dir):  # nothing came through a fetch, and git is not asked
+        local = unknown
+    elif top is not None and floor is not None and len(unknown) > SEARCHED:
+        local = unknown.intersection(repo.off_remotes_above(top, floor))
+    else:
+        local = repo.off_remotes(list(unknown), floor)
+    if len(local) < len(unknown):
+        status.update(dict.fromkeys(unknown.difference(local), ELSEWHERE))
+        rest = unknown.intersection(local)
+    else:
+        rest = unknown
     if not rest:
         return
-    kinds, complete, problem = head_log(repo, git_dir, head, rest)
+    kinds, complete, problem = head_log(repo, git_dir, head, list(rest))
     if problem is not None:
         verdict.source = NO_WITNESS
         verdict.notes.append(problem)
-        for sha in rest:
-            verdict.status[sha] = UNVOUCHED
+        status.update(dict.fromkeys(rest, UNVOUCHED))
         return
     verdict.source = REFTABLE if uses_reftable(git_dir) else REFLOG
-    absent = [sha for sha in rest if sha not in kinds]
-    made_elsewhere = _made_in_other_work_trees(git_dir, set(absent)) if absent else set()
-    for sha in rest:
-        kind = kinds.get(sha)
-        if kind == ARRIVED or (kind is None and complete and sha not in made_elsewhere):
-            verdict.status[sha] = ELSEWHERE
-        else:
-            verdict.status[sha] = UNVOUCHED
-    if not complete and any(sha not in kinds for sha in rest):
-        verdict.notes.append("the HEAD reflog does not reach back far enough (expired or cut "
-                             "short): where older commits came from cannot be told")
+    logged = rest.intersection(kinds)
+    absent = len(rest) - len(logged)  # commits the log never names
+    made_elsewhere = _made_in_other_work_trees(git_dir, rest.difference(logged)) \
+        if absent and _other_work_trees(git_dir) else set()
+    # every commit of ``rest`` first as one the log never names, then the exceptions
+    status.update(dict.fromkeys(rest, ELSEWHERE if complete else UNVOUCHED))
+    status.update(dict.fromkeys(made_elsewhere, UNVOUCHED))
+    for sha in logged:
+        status[sha] = ELSEWHERE if kinds[sha] == ARRIVED else UNVOUCHED
+    if absent and not complete:
+        verdict.notes.append("the HEAD reflog does not reach back far enough (expired or "
+                             "cut short): where older commits came from cannot be told")
 
 
 def _no_remote_refs(git_dir: str) -> bool:
@@ -505,13 +521,10 @@ def _newest(path: str) -> tuple[bytes | None, bool]:
 def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
     """Which of ``absent`` (commits this work tree's log never names) another work tree
     of the repository made: made here, so not "from elsewhere"."""
-    import contextlib
-
     common = common_dir_of(git_dir)
     logs = [os.path.join(common, "logs", "HEAD")]
-    with contextlib.suppress(OSError):
-        logs += [os.path.join(common, "worktrees", name, "logs", "HEAD")
-                 for name in sorted(os.listdir(os.path.join(common, "worktrees")))]
+    logs += [os.path.join(common, "worktrees", name, "logs", "HEAD")
+             for name in _linked_names(common)]
     own = os.path.realpath(os.path.join(git_dir, "logs", "HEAD"))
     found: set[str] = set()
     for log in logs:
@@ -527,6 +540,22 @@ def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
                     and classify(row[3].decode("utf-8", "replace")) in (CREATED, COPY):
                 found.add(row[1])
     return found
+
+
+def _linked_names(common: str) -> list[str]:
+    """The names of the linked work trees (``worktrees/`` of the common git dir), sorted."""
+    try:
+        return sorted(os.listdir(os.path.join(common, "worktrees")))
+    except OSError:
+        return []
+
+
+def _other_work_trees(git_dir: str) -> bool:
+    """Has the repository a work tree other than the one at ``git_dir`` (whose logs
+    ``_made_in_other_work_trees`` would read)?"""
+    common = common_dir_of(git_dir)
+    return bool(_linked_names(common)) or (
+        os.path.realpath(git_dir) != os.path.realpath(common))
 
 
 def _reftable_lines(repo: Repo) -> Iterable[bytes]:
