@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import heapq
 
-from lets_hooks.repo import Floor, Location, ObjectInfo, Repo
+from lets_hooks.repo import Floor, Location, ObjectInfo, Repo, Started
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -458,10 +458,13 @@ class BatchRepo(Repo):
             return left, []
         return 0, [self.graph.sha(i) for i in self.graph.outside(pair[1], [pair[0]])]
 
-    def merge_bases(self, a: str, b: str) -> list[str]:
+    def start(self, *args: str) -> Started | None:
+        return None  # every question is answered in turn, most from the graph in memory
+
+    def merge_bases(self, a: str, b: str, started: Started | None = None) -> list[str]:
         pair = self._both(a, b)
         if pair is None:
-            return super().merge_bases(a, b)
+            return super().merge_bases(a, b, started)
         self.graph.reach(pair[1])
         return [self.graph.sha(i) for i in self.graph.merge_bases(*pair)]
 

@@ -534,14 +534,30 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
         return None, None
     fork = tips[0]
     alone = len(tips) == 1
-    floor = repo.first_parent_floor(head, [fork])
+    # The merge-base is asked beside the walk, on the second core: on a branch like
+    # git's seen (topics based all over the merge branch) each is a walk of its own, and
+    # the script asks them one after the other. Where the walk alone answers (the
+    # common case), the question is dropped (docs/speed.md).
+    started = repo.start("merge-base", "--all", head, fork)
+    try:
+        floor = repo.first_parent_floor(head, [fork])
+    except BaseException:
+        if started is not None:
+            started.drop()
+        raise
+    frontier: list[str] = []
+    if floor is not None and not (floor.stop is not None and floor.linear):
+        frontier = floor.frontier() if floor.count else [floor.stop] if floor.stop else []
+    if started is not None and (floor is None or len(frontier) == 1
+                                or (floor.stop is not None and floor.linear)):
+        started.drop()
+        started = None
     if floor is None:
         return None, None
     if floor.stop is not None and floor.linear:
         printed = floor.commits()
         return floor.stop, _Count(printed, set(printed) if alone else None)
-    frontier = floor.frontier() if floor.count else [floor.stop] if floor.stop else []
-    bases = frontier if len(frontier) == 1 else repo.merge_bases(head, fork)
+    bases = frontier if len(frontier) == 1 else repo.merge_bases(head, fork, started)
     if not bases:
         return None, None
     if len(bases) == 1:

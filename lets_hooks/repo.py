@@ -149,6 +149,37 @@ _MEMFD = hasattr(os, "memfd_create")
 
 
 def _spawn_to_memory(argv: list[str], stdin: bytes | None) -> tuple[int, bytes, bytes]:
+    return _start(argv, stdin).result()
+
+
+class Started:
+    """A git process writing into memory files, not yet waited for (``Repo.start``)."""
+
+    __slots__ = ("err", "out", "pid")
+
+    def __init__(self, pid: int, out: int, err: int) -> None:
+        self.pid = pid
+        self.out = out
+        self.err = err
+
+    def result(self) -> tuple[int, bytes, bytes]:
+        """Wait for it: (exit status, stdout, the first few KB of stderr)."""
+        try:
+            _, status = os.waitpid(self.pid, 0)
+            return _exit_code(status), _read_back(self.out, -1), _read_back(self.err, _ERR_KEEP)
+        finally:
+            os.close(self.out)
+            os.close(self.err)
+
+    def drop(self) -> None:
+        """Its answer is not needed: stop it (it only reads) and reap it."""
+        try:
+            os.kill(self.pid, 9)  # SIGKILL (the ``signal`` module costs an import)
+        finally:
+            self.result()
+
+
+def _start(argv: list[str], stdin: bytes | None) -> Started:
     cloexec = getattr(os, "MFD_CLOEXEC", 1)
     out = os.memfd_create("git-out", cloexec)
     err = os.memfd_create("git-err", cloexec)
@@ -168,11 +199,11 @@ def _spawn_to_memory(argv: list[str], stdin: bytes | None) -> tuple[int, bytes, 
             raise GitMissing("git is not installed or not on PATH") from exc
         finally:
             os.close(given)
-        _, status = os.waitpid(pid, 0)
-        return _exit_code(status), _read_back(out, -1), _read_back(err, _ERR_KEEP)
-    finally:
+    except BaseException:
         os.close(out)
         os.close(err)
+        raise
+    return Started(pid, out, err)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -666,10 +697,26 @@ class Repo:
             return left, []  # not an ancestor: the list is never asked for
         return 0, text.replace(">", "").split()
 
-    def merge_bases(self, a: str, b: str) -> list[str]:
-        """``git merge-base --all a b`` (the first is what ``merge_base`` answers)."""
+    def start(self, *args: str) -> Started | None:
+        """Start ``git ARGS`` and return at once, to wait for it later (``Started``):
+        a question whose answer may be needed, asked beside another on the second core.
+        None where git's answers come through pipes: ask it in turn then."""
+        if not _MEMFD or not hasattr(os, "posix_spawnp"):
+            return None
+        self.calls += 1
+        argv = [self.git, *args]
+        if self.cwd is not None:
+            argv = [argv[0], "-C", self.cwd, *argv[1:]]
+        return _start(argv, None)
+
+    def merge_bases(self, a: str, b: str, started: Started | None = None) -> list[str]:
+        """``git merge-base --all a b`` (the first is what ``merge_base`` answers);
+        ``started``: the same question already asked with ``start``."""
         _require_sha(a, b)
-        code, out = self.run("merge-base", "--all", a, b)
+        if started is not None:
+            code, out, self.last_error = started.result()
+        else:
+            code, out = self.run("merge-base", "--all", a, b)
         if code == 1 and not out.strip():
             return []
         if code != 0:
