@@ -49,6 +49,6 @@ def test_long_answers_and_large_inputs_come_back_whole(
     assert all(info.type == "commit" for info in found)
     assert found[-1].commit_time == 1_700_000_000
     # git's own reason for a failure, from its stderr
-    with pytest.raises(GitError, match="bad revision|unknown revision|not a valid"):
+    with pytest.raises(GitError, match=r"bad revision|unknown revision|not a valid"):
         repo._must("rev-list", "no-such-revision")
     assert repo.calls == 4  # one process a question
