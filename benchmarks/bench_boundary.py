@@ -238,6 +238,22 @@ def ms(samples: list[Sample]) -> tuple[float, float, float, float]:
     return statistics.median(values), min(values), max(values), cpu
 
 
+def report(title: str, mine: list[Sample], base: list[Sample], calls_ours: list[str],
+           calls_shell: list[str]) -> None:
+    """One path's figures: both commands' medians, spreads, CPU and git processes, and
+    their ratios."""
+    (m_med, m_min, m_max, m_cpu), (b_med, b_min, b_max, b_cpu) = ms(mine), ms(base)
+    print(f"-- {title}")
+    print(f"   lets-session-boundary  median {m_med:8.1f} ms  min {m_min:8.1f}  "
+          f"max {m_max:8.1f}  CPU {m_cpu:7.1f}   git processes {len(calls_ours)}: "
+          f"{shown_calls(calls_ours)}")
+    print(f"   shell baseline         median {b_med:8.1f} ms  min {b_min:8.1f}  "
+          f"max {b_max:8.1f}  CPU {b_cpu:7.1f}   git processes {len(calls_shell)}: "
+          f"{shown_calls(calls_shell)}")
+    print(f"   ratio (ours / shell, medians): wall {m_med / b_med:.2f}, "
+          f"CPU {m_cpu / b_cpu:.2f}")
+
+
 def describe_repo(repo: Path, merge: str) -> str:
     total = int(git(repo, "rev-list", "--count", "--all"))
     merges = int(git(repo, "rev-list", "--count", "--merges", "--all"))
@@ -306,15 +322,8 @@ def bench_repo(repo: Path, env: dict[str, str], runs: int, only: set[str] | None
                           f"{b_med:.1f} ms ({b_min:.1f}-{b_max:.1f}) | {ratio:.2f} "
                           f"(CPU {m_cpu / b_cpu:.2f}) | {len(calls_ours)} / {len(calls_shell)} |")
                     continue
-                print(f"-- {what} ({branch}), {n} runs each")
-                print(f"   lets-session-boundary  median {m_med:8.1f} ms  min {m_min:8.1f}  "
-                      f"max {m_max:8.1f}  CPU {m_cpu:7.1f}   git processes {len(calls_ours)}: "
-                      f"{shown_calls(calls_ours)}")
-                print(f"   shell baseline         median {b_med:8.1f} ms  min {b_min:8.1f}  "
-                      f"max {b_max:8.1f}  CPU {b_cpu:7.1f}   git processes {len(calls_shell)}: "
-                      f"{shown_calls(calls_shell)}")
-                print(f"   ratio (ours / shell, medians): wall {ratio:.2f}, "
-                      f"CPU {m_cpu / b_cpu:.2f}")
+                report(f"{what} ({branch}), {n} runs each", mine, base, calls_ours,
+                       calls_shell)
                 if note:
                     print(f"   {note}")
                 if trace:

@@ -39,8 +39,7 @@ from bench_boundary import (
     git,
     git_calls,
     graph_files,
-    ms,
-    shown_calls,
+    report,
     timed_pair,
     without_graph,
 )
@@ -118,18 +117,10 @@ def main(argv: list[str] | None = None) -> int:
                                             text=True, check=True).stdout
                 note = check_departure(dest, mine_out, theirs_out, "master")
                 mine, base = timed_pair(ours, shell, dest, case_env, args.runs)
-                (m_med, m_min, m_max, m_cpu), (b_med, b_min, b_max, b_cpu) = ms(mine), ms(base)
                 calls_ours = git_calls(ours, dest, case_env)
                 calls_shell = git_calls(shell, dest, case_env)
-                print(f"-- {what} ({branch}), {args.runs} runs each")
-                print(f"   lets-session-boundary  median {m_med:8.1f} ms  min {m_min:8.1f}  "
-                      f"max {m_max:8.1f}  CPU {m_cpu:7.1f}   git processes {len(calls_ours)}: "
-                      f"{shown_calls(calls_ours)}")
-                print(f"   shell baseline         median {b_med:8.1f} ms  min {b_min:8.1f}  "
-                      f"max {b_max:8.1f}  CPU {b_cpu:7.1f}   git processes {len(calls_shell)}: "
-                      f"{shown_calls(calls_shell)}")
-                print(f"   ratio (ours / shell, medians): wall {m_med / b_med:.2f}, "
-                      f"CPU {m_cpu / b_cpu:.2f}")
+                report(f"{what} ({branch}), {args.runs} runs each", mine, base, calls_ours,
+                       calls_shell)
                 print(f"   {note}")
     finally:
         git(dest, "-c", "core.hooksPath=/dev/null", "checkout", "-q", "topic/exact", env=env)

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import Sandbox, note_made
 
+from lets_hooks.repo import hex_only
+
 SID = "11111111-2222-3333-4444-555555555555"
 OTHER = "99999999-8888-7777-6666-555555555555"
 EXACT_DESC = "session: {b}..HEAD ({n} commits)"
@@ -575,13 +577,21 @@ def test_git_is_never_handed_an_option(sandbox: Sandbox, tmp_path: Path) -> None
     log = tmp_path / "argv.log"
     fake = tmp_path / "bin"
     fake.mkdir()
-    (fake / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {log}\nexec {real} "$@"\n')
+    (fake / "git").write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$@" >> {log}\necho "-- end --" >> {log}\n'
+        f'exec {real} "$@"\n')
     (fake / "git").chmod(0o755)
     sandbox.write_task("feat", "session: --output=/tmp/pwned --all\n")
     (sandbox.sessions() / ".session-start-ref-feat").write_text("-n1\n")
     sandbox.boundary(env={"PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"})
-    args = log.read_text().splitlines()
-    assert not any(a.startswith("--output") or a in ("--all", "-n1") for a in args), args
+    calls = [call.strip("\n").split("\n") for call in log.read_text().split("-- end --\n")
+             if call.strip()]
+    for args in calls:
+        assert not any(a.startswith("--output") or a == "-n1" for a in args), args
+        # ``--all`` is the product's own only in ``merge-base --all A B`` of two shas
+        assert "--all" not in args or (
+            args[:2] == ["merge-base", "--all"] and len(args) == 4
+            and all(len(a) == 40 and hex_only(a) for a in args[2:])), args
 
 
 def test_a_usage_error_still_prints_four_lines(sandbox: Sandbox) -> None:
