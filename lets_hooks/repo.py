@@ -136,7 +136,10 @@ def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, 
         # posix_spawn has no cwd; git's own -C does the same job.
         argv = [argv[0], "-C", cwd, *argv[1:]]
     if _MEMFD:
-        return _spawn_to_memory(argv, stdin)
+        try:
+            return _start(argv, stdin).result()
+        except _NoMemoryFiles:
+            pass  # refused here (a sandbox's seccomp, an old kernel): pipes from now on
     return _spawn_piped(argv, stdin)
 
 
@@ -148,8 +151,17 @@ def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, 
 _MEMFD = hasattr(os, "memfd_create")
 
 
-def _spawn_to_memory(argv: list[str], stdin: bytes | None) -> tuple[int, bytes, bytes]:
-    return _start(argv, stdin).result()
+class _NoMemoryFiles(Exception):
+    """The system refused a memory file: git's answers come through pipes instead."""
+
+
+def _memory_file(name: str) -> int:
+    global _MEMFD
+    try:
+        return os.memfd_create(name, getattr(os, "MFD_CLOEXEC", 1))
+    except OSError as exc:
+        _MEMFD = False
+        raise _NoMemoryFiles(str(exc)) from exc
 
 
 class Started:
@@ -180,13 +192,16 @@ class Started:
 
 
 def _start(argv: list[str], stdin: bytes | None) -> Started:
-    cloexec = getattr(os, "MFD_CLOEXEC", 1)
-    out = os.memfd_create("git-out", cloexec)
-    err = os.memfd_create("git-err", cloexec)
+    out = _memory_file("git-out")
+    try:
+        err = _memory_file("git-err")
+    except _NoMemoryFiles:
+        os.close(out)
+        raise
     given = -1
     try:
         if stdin:
-            given = os.memfd_create("git-in", cloexec)
+            given = _memory_file("git-in")
             _write_all(given, stdin)
             os.lseek(given, 0, os.SEEK_SET)
         else:
@@ -703,11 +718,15 @@ class Repo:
         None where git's answers come through pipes: ask it in turn then."""
         if not _MEMFD or not hasattr(os, "posix_spawnp"):
             return None
-        self.calls += 1
         argv = [self.git, *args]
         if self.cwd is not None:
             argv = [argv[0], "-C", self.cwd, *argv[1:]]
-        return _start(argv, None)
+        try:
+            started = _start(argv, None)
+        except _NoMemoryFiles:
+            return None
+        self.calls += 1
+        return started
 
     def merge_bases(self, a: str, b: str, started: Started | None = None) -> list[str]:
         """``git merge-base --all a b`` (the first is what ``merge_base`` answers);

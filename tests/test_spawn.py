@@ -4,6 +4,7 @@ inputs larger than a pipe holds, and say git's reason when it fails."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -52,3 +53,24 @@ def test_long_answers_and_large_inputs_come_back_whole(
     with pytest.raises(GitError, match=r"bad revision|unknown revision|not a valid"):
         repo._must("rev-list", "no-such-revision")
     assert repo.calls == 4  # one process a question
+
+
+def test_memory_files_refused_fall_back_to_pipes(
+        history: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A system whose Python has ``memfd_create`` but refuses it (a sandbox's seccomp, an
+    old kernel) still gets every answer: through pipes, from the first refusal on."""
+    if not repo_module._MEMFD:
+        pytest.skip("no memory files on this system")
+
+    def refused(name: str, flags: int = 0) -> int:
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(repo_module, "_MEMFD", True)
+    monkeypatch.setattr(os, "memfd_create", refused)
+    repo = Repo(str(history))
+    head = repo.locate().head
+    assert head is not None
+    assert repo_module._MEMFD is False
+    assert len(repo.listing(head, [])) == COMMITS
+    assert repo.start("merge-base", "--all", head, head) is None  # asked in turn instead
+    assert repo.merge_bases(head, head) == [head]
