@@ -183,6 +183,7 @@ def parse(data: bytes) -> Ledger:
     made, amended = ledger.made, ledger.amended
     copies, claims, order, by_sid = ledger.copies, ledger.claims, ledger.order, ledger.by_sid
     written = ledger.written
+    sids: dict[bytes, str] = {}  # a few sessions write most lines: each id decoded once
     at = 0
     for raw in data.split(b"\n"):
         fields = raw.split(b" ")
@@ -191,7 +192,9 @@ def parse(data: bytes) -> Ledger:
             continue
         kind = fields[0]
         sha = fields[1].decode("ascii", "replace")
-        sid = fields[2].decode("utf-8", "replace")
+        sid = sids.get(fields[2])
+        if sid is None:
+            sid = sids[fields[2]] = fields[2].decode("utf-8", "replace")
         at += 1
         if kind == MADE and count == 3:
             found = made.get(sha)
@@ -265,13 +268,11 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
     at = _last_line(data, marker)
     tail = data.count(b"\n", at) if at >= 0 else 0
     if at >= 0 and tail <= KEEP and len(wanted) > max(tail, SEARCHED):
-        # more commits asked of than lines to read (a clone's history in the range):
-        # the lines are parsed, and the commits looked up in them, not the other way
-        asked = set(wanted)
-        book = parse(data[at:]) if len(asked) <= tail else Ledger()
-        decided = {sha for sha in book.named() if book.status(sha, sid) != UNKNOWN}
-        if not decided.issuperset(asked):  # (always, when there are more than lines)
-            book = parse(data)  # every line about them, from the first
+        # More commits asked of than lines after the mark (a clone's history in the
+        # range): each line decides one commit at most, so some are left undecided there
+        # and every line about them is read, as below; here by parsing the ledger and
+        # looking the commits up in it, not by picking their lines out.
+        book = parse(data)
         book.lines = max(book.lines, 1)
         book.placed = True
         return book

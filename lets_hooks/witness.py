@@ -279,7 +279,8 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     status = verdict.status
     # Only the commits the ledger names are looked at one by one; the rest of a long range
     # (100,000 commits of a clone's history) is sorted in sets (docs/speed.md).
-    named = book.named().intersection(commits)
+    asked = set(commits)
+    named = book.named().intersection(asked)
     decided: set[str] = set()
     for sha in named:
         found = book.status(sha, sid)
@@ -299,7 +300,7 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
         # the commits an existing commit reaches never change
         verdict.candidates = book.session_commits(sid)
         verdict.changed = {c for c in verdict.candidates if book.status(c, sid) == ledger.MIXED}
-    unknown = set(commits).difference(decided) if decided else set(commits)
+    unknown = asked.difference(decided) if decided else asked
     if unknown:
         if not book:
             verdict.notes.append(NO_LEDGER)
