@@ -82,7 +82,7 @@ class Ledger:
     """The ledger read whole, as maps keyed by commit."""
 
     __slots__ = ("amended", "by_sid", "claims", "copies", "lines", "made", "order", "placed",
-                 "written")
+                 "said", "written")
 
     def __init__(self) -> None:
         self.made: dict[str, set[str]] = {}  # commit -> sids that made it
@@ -94,6 +94,7 @@ class Ledger:
         self.written: dict[tuple[str, str], int] = {}  # (boundary, sid) -> its newest s line
         self.placed = False  # read from an ``s`` line on (``read_from``)
         self.lines = 0
+        self.said: dict[tuple[str, str | None], str] = {}  # what ``status`` answered
 
     def __bool__(self) -> bool:
         return self.lines > 0
@@ -116,8 +117,13 @@ class Ledger:
     def status(self, sha: str, sid: str | None) -> str:
         """What the ledger says ``sha`` is for session ``sid`` (None: no session is
         known, and then every commit made here under any id is "the session's": the
-        prior-session reading)."""
-        return self._status(sha, sid, 0, {})
+        prior-session reading). Each answer is kept: the witness asks of a long
+        session's commits twice (``read_from``, then the verdict)."""
+        key = (sha, sid)
+        found = self.said.get(key)
+        if found is None:
+            found = self.said[key] = self._status(sha, sid, 0, {})
+        return found
 
     def _status(self, sha: str, sid: str | None, depth: int, seen: dict[str, str]) -> str:
         if sha in seen:
