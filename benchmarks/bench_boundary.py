@@ -336,11 +336,16 @@ def bench_repo(repo: Path, env: dict[str, str], runs: int, only: set[str] | None
     finally:
         git(repo, "checkout", "-q", started_on)
         if not had_graph:
-            for path in graph_files(repo):
-                if path.is_dir():
-                    shutil.rmtree(path)
-                else:
-                    path.unlink()
+            remove_graph(repo)
+
+
+def remove_graph(repo: Path) -> None:
+    """Take away the commit-graph files a run wrote (the repository had none)."""
+    for path in graph_files(repo):
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -39,6 +38,7 @@ from bench_boundary import (
     git,
     git_calls,
     graph_files,
+    remove_graph,
     report,
     timed_pair,
     without_graph,
@@ -125,11 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         git(dest, "-c", "core.hooksPath=/dev/null", "checkout", "-q", "topic/exact", env=env)
         if not had_graph:
-            for path in graph_files(dest):
-                if path.is_dir():
-                    shutil.rmtree(path)
-                else:
-                    path.unlink()
+            remove_graph(dest)
     return 0
 
 
