@@ -231,6 +231,49 @@ def test_a_pulled_fast_forward_is_not_counted(tmp_path: Path) -> None:
     assert any("not made by this session" in n for n in data["notes"])  # type: ignore
 
 
+LONG = 40  # past witness.SEARCHED: the range is sorted in sets and asked of the remotes once
+
+
+@pytest.mark.parametrize("hooks", [True, False], ids=["ledger", "no-hooks"])
+def test_a_long_pull_with_no_reflog_left(tmp_path: Path, hooks: bool) -> None:
+    """A teammate pushes ``LONG`` commits to your topic, you pull them, then make your own,
+    and the HEAD reflog is expired: only the remote-tracking ref can say where the pulled
+    ones came from. With the hooks, the session's commits are vouched for by the ledger
+    and the answer stays exact; made with the hooks off, the session's ``LONG`` commits are
+    on no remote and in no ledger: counted, never left out and never exact."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic")
+    # ``record`` writes the ledger's mark at the boundary too: more commits are then asked
+    # of the ledger than it has lines after the mark, and it is read whole
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    start = box.head()
+    assert box.line("topic") == f"{start} {SID}"
+    box.sh("push", "-q", "-u", "origin", "topic")
+    mate = teammate(tmp_path, box, "topic")
+    for n in range(LONG):
+        mate.sh("commit", "-q", "--allow-empty", "-m", f"theirs {n}")
+    mate.sh("push", "-q", "origin", "topic")
+    box.sh("pull", "-q", "--ff-only")
+    if hooks:
+        mine = [box.file_commit(f"m{n}.txt", "m\n", f"mine {n}", sid=SID) for n in range(3)]
+    else:
+        for n in range(LONG):
+            box.sh("-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m",
+                   f"mine {n}", sid=SID)
+    box.sh("reflog", "expire", "--expire=now", "--all")
+    data = answer(box)
+    assert data["elsewhere"] == LONG, data
+    if hooks:
+        assert (data["trust"], data["commits"]) == ("exact", 3), data
+        assert data["desc"] == (f"session: {start}..HEAD (3 commits, not counting {LONG} "
+                                "from elsewhere)")
+        assert data["session_commits"]["items"] == mine[::-1]  # type: ignore[index]
+    else:
+        assert (data["trust"], data["commits"]) == ("prior-session", LONG), data
+        assert any("not vouched for" in n for n in data["notes"])  # type: ignore[union-attr]
+
+
 def test_a_merge_of_a_teammates_branch_counts_only_the_merge_commit(tmp_path: Path) -> None:
     box = with_remote(tmp_path)
     mate = teammate(tmp_path, box, "main")
