@@ -271,7 +271,7 @@ def test_a_long_pull_with_no_reflog_left(tmp_path: Path, hooks: bool) -> None:
         assert data["session_commits"]["items"] == mine[::-1]  # type: ignore[index]
     else:
         assert (data["trust"], data["commits"]) == ("prior-session", LONG), data
-        assert any("not vouched for" in n for n in data["notes"])  # type: ignore[union-attr]
+        assert any("not vouched for" in n for n in data["notes"])  # type: ignore[attr-defined]
 
 
 def test_a_merge_of_a_teammates_branch_counts_only_the_merge_commit(tmp_path: Path) -> None:
