@@ -449,14 +449,13 @@ class BatchRepo(Repo):
         self._mark_shared(found[0], found[1:])
         return [self.graph.sha(i) for i in self.graph.outside(found[0], found[1:])]
 
-    def left_right(self, base: str, head: str) -> tuple[int, list[str]]:
+    def above(self, base: str, head: str) -> tuple[bool, list[str]]:
         pair = self._both(base, head)
         if pair is None:
-            return super().left_right(base, head)
-        left, _ = self.graph.ahead_behind(*pair)
-        if left:
-            return left, []
-        return 0, [self.graph.sha(i) for i in self.graph.outside(pair[1], [pair[0]])]
+            return super().above(base, head)
+        if not self.graph.is_ancestor(*pair):
+            return False, []
+        return True, [self.graph.sha(i) for i in self.graph.outside(pair[1], [pair[0]])]
 
     def start(self, *args: str) -> Started | None:
         return None  # every question is answered in turn, most from the graph in memory

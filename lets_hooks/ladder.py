@@ -25,7 +25,7 @@ import os
 from itertools import compress
 
 from lets_hooks import files, state, witness
-from lets_hooks.repo import GitError, Location, Repo, has_commit_graph
+from lets_hooks.repo import GitError, Location, Repo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -165,14 +165,12 @@ def names(head: str | None, recorded: str | None, merge: str | None) -> list[str
 class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
-    __slots__ = ("branch", "config", "found", "graph", "head", "hint", "local_tip", "merge",
+    __slots__ = ("branch", "config", "found", "head", "hint", "local_tip", "merge",
                  "notes", "now", "origin_tip", "repo", "sid", "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
-                 found: dict[str, ObjectInfo], notes: list[str], now: int,
-                 graph: bool = False) -> None:
+                 found: dict[str, ObjectInfo], notes: list[str], now: int) -> None:
         self.repo = repo
-        self.graph = graph  # the repository has a commit-graph file
         self.config = config
         self.branch = branch
         self.head = head
@@ -289,8 +287,7 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         result = Boundary(NONE, None, None, describe(NONE, None, None),
                           [*notes, "HEAD has no commit yet"])
         return _finish(result, branch, head, recorded, merge)
-    facts = _Facts(repo, config, branch, head, merge, found, notes, now,
-                   has_commit_graph(where.git_dir))
+    facts = _Facts(repo, config, branch, head, merge, found, notes, now)
     facts.where = where
     _check_merge_branch(facts, config)
 
@@ -401,17 +398,10 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
     repo, head = facts.repo, facts.head
     tips = facts.tips()
     if facts.on_merge or not tips:
-        if facts.graph:
-            # With a commit-graph git answers "is it an ancestor" from generation numbers
-            # without the merge-base paint a left-right walk starts with: two cheap
-            # questions beat one walk there (as the script asks them).
-            if not repo.is_ancestor(commit, head):
-                return NOT_ANCESTOR, None
-            return None, _Count(repo.listing(head, [commit]))
-        left, right = repo.left_right(commit, head)
-        if left:
+        reaches, commits = repo.above(commit, head)
+        if not reaches:
             return NOT_ANCESTOR, None
-        return None, _Count(right)
+        return None, _Count(commits)
     fork = tips[0]
     floor = repo.first_parent_floor(head, [commit, fork])
     alone = len(tips) == 1

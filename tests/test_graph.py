@@ -79,6 +79,11 @@ def test_same_answers_as_git(tmp_path_factory: pytest.TempPathFactory,
         # is-ancestor
         expected = git(path, "merge-base", "--is-ancestor", a, b).returncode == 0
         assert graph.is_ancestor(i, j) == expected, (x, y)
+        # the ancestor question and the range in one walk: git's, and the graph's
+        listed = set(git(path, "rev-list", b, "^" + a).stdout.split()) if expected else set()
+        for asked in (Repo(str(path)), batch(path, graph)):
+            reaches, above = asked.above(a, b)
+            assert (reaches, set(above), len(above)) == (expected, listed, len(listed)), (x, y)
         # left/right counts
         out = git(path, "rev-list", "--left-right", "--count", f"{a}...{b}").stdout.split()
         assert graph.ahead_behind(i, j) == (int(out[0]), int(out[1])), (x, y)

@@ -551,9 +551,10 @@ def test_few_git_processes_on_every_path(sandbox: Sandbox, tmp_path: Path,
     sandbox.git.checkout("-q", "main")
     sandbox.write_task("main", f"session: {point} {SID}\n")
     fields, calls = processes(sandbox)
-    # one more than the walk: the session ledger names this session's commits on feat,
-    # outside the range, and one rev-list asks whether the boundary reaches them
-    assert (fields["SESSION_TRUST"], calls) == ("exact", 4)
+    # the boundary is HEAD itself: no walk (an empty range); the session ledger names
+    # this session's commits on feat, outside the range, and one rev-list asks whether
+    # the boundary reaches them
+    assert (fields["SESSION_TRUST"], fields["SESSION_COMMITS"], calls) == ("exact", "0", 3)
     sandbox.git.checkout("-q", "feat")
     arrive(sandbox, "main", "main moves")
     if with_origin:
@@ -616,23 +617,35 @@ def test_branch_option_reads_the_work_tree_the_branch_is_checked_out_in(
     expect(fields, "exact", start, 0)
 
 
-def test_with_a_commit_graph_the_merge_branch_asks_two_cheap_questions(sandbox: Sandbox) -> None:
-    """On the merge branch with a commit-graph file: "is it an ancestor" (generation
-    numbers, no merge-base paint) and then the count, the same answers as without one."""
+def test_on_the_merge_branch_one_walk_answers_ancestry_and_range(sandbox: Sandbox) -> None:
+    """On the merge branch, with a commit-graph file or without: one ``rev-list
+    --boundary`` says whether the boundary is an ancestor (it is printed as the boundary
+    of the listed commits) and lists the range, where ``is-ancestor`` and a listing once
+    walked twice. The same answers either way, and a boundary HEAD does not reach is
+    still refused."""
     point, _ = feature(sandbox)
     sandbox.git.checkout("-q", "main")
     sandbox.commit("main moves", age_days=1, sid=SID)
+    sandbox.commit("main moves again", age_days=1, sid=SID)
     sandbox.write_task("main", f"session: {point} {SID}\n")
     without, calls = processes(sandbox)
     # 4, not 3: the session's commits on feat (the session ledger's) lie outside the
     # range, and one rev-list asks whether the boundary reaches them
-    assert (without["SESSION_TRUST"], without["SESSION_COMMITS"], calls) == ("exact", "1", 4)
+    assert (without["SESSION_TRUST"], without["SESSION_COMMITS"], calls) == ("exact", "2", 4)
     sandbox.git.commit_graph("write", "--reachable")
     with_graph, calls = processes(sandbox)
-    assert (with_graph, calls) == (without, 5)
-    sandbox.write_task("main", f"session: {sandbox.rev('feat')} {SID}\n")  # not an ancestor
-    fields, _ = processes(sandbox)
-    assert fields["SESSION_TRUST"] == "none"
+    assert (with_graph, calls) == (without, 4)
+    for graph in (True, False):
+        if not graph:
+            for found in (sandbox.path / ".git" / "objects" / "info").glob("commit-graph*"):
+                if found.is_dir():
+                    shutil.rmtree(found)
+                else:
+                    found.unlink()
+        for refused in (sandbox.rev("feat"), sandbox.rev("feat~1")):  # off main's line
+            sandbox.write_task("main", f"session: {refused} {SID}\n")
+            fields, _ = processes(sandbox)
+            assert fields["SESSION_TRUST"] == "none", (graph, refused)
 
 
 def test_the_estimate_on_a_seen_shaped_branch_walks_twice(sandbox: Sandbox) -> None:
