@@ -674,7 +674,9 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
                      f"{_vouch_rev(facts, boundary)}")
         facts.hint = False
         return PRIOR
-    in_range = set(counted.commits)
+    # which of the session's commits the range holds: the few looked up in the many (a
+    # set of a 100,000-commit range is not built for them)
+    in_range = set(verdict.candidates).intersection(counted.commits)
     asked = [c for c in verdict.candidates if c not in in_range][:500]
     below = facts.repo.reached(boundary, asked) if asked else []
     changed = [c for c in below if c in verdict.changed]

@@ -714,10 +714,19 @@ class Repo:
             return True, []
         out = self._must("rev-list", "--boundary", "--stdin", stdin=_revs(head, [base]))
         text = out.decode("ascii", "replace")
-        cut = text.find("\n-")  # git prints the boundary after every listed commit
-        if cut < 0 or "-" + base not in text[cut + 1:].split():
+        # git prints the boundary after every listed commit, one ``-sha`` a line: read
+        # back from the end, not searched for through a 4 MB list
+        cut = len(text.rstrip("\n"))
+        found = False
+        while cut > 0:
+            start = text.rfind("\n", 0, cut) + 1
+            if text[start] != "-":
+                break
+            found = found or text[start + 1:cut] == base
+            cut = start - 1
+        if not found:
             return False, []  # not an ancestor: the list is never asked for
-        return True, text[:cut].split()
+        return True, text[:max(cut, 0)].split()
 
     def start(self, *args: str) -> Started | None:
         """Start ``git ARGS`` and return at once, to wait for it later (``Started``):
