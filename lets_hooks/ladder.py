@@ -567,6 +567,7 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
     if trust == ESTIMATE:
         verdict = witness.Verdict(witness.NO_WITNESS)
         verdict.status = dict.fromkeys(counted.commits, witness.SESSION)
+        verdict.order = counted.commits
     else:
         verdict = facts.judge(counted.commits, boundary)
     split = _Split(verdict)
@@ -574,7 +575,7 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
     session = witness.SESSION
     # each commit's status in one pass in C: a range of 100,000 commits (a clone's whole
     # history) is sorted by counting, not by a loop over it (docs/speed.md)
-    kinds = list(map(verdict.status.get, commits))
+    kinds = verdict.kinds(commits)
     if kinds.count(session) == len(kinds):
         split.session = list(commits)
         return split

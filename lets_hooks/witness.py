@@ -23,7 +23,7 @@ from lets_hooks import files, ledger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable, Sequence
+    from collections.abc import Callable, Collection, Iterable, Sequence
 
     from lets_hooks.repo import Repo
 
@@ -213,7 +213,7 @@ class Verdict:
     """What the witness says of a range: each commit's status, and the session's own
     commits that are not in it (where a boundary must not be above)."""
 
-    __slots__ = ("candidates", "changed", "mixed", "notes", "source", "status")
+    __slots__ = ("candidates", "changed", "mixed", "notes", "order", "source", "status")
 
     def __init__(self, source: str) -> None:
         self.source = source  # "ledger", "reflog", "reftable", or "none"
@@ -222,9 +222,21 @@ class Verdict:
         self.candidates: list[str] = []  # this session's commits, newest first
         self.changed: set[str] = set()  # the candidates that are mixed (another's, changed)
         self.mixed: list[str] = []  # the range's mixed commits, in the range's order
+        # the range whose order ``status`` was built in (``_given``): while it holds a
+        # status for each of its commits and no other, its values are theirs, in order
+        self.order: Sequence[str] | None = None
 
     def of(self, sha: str) -> str:
         return self.status.get(sha, UNVOUCHED)
+
+    def kinds(self, commits: Sequence[str]) -> list[str | None]:
+        """The status of each of ``commits``, in their order (None: no status)."""
+        status = self.status
+        if self.order is commits and len(status) == len(commits):
+            # built in this range's order with one key each (``_given``): the values
+            # are the range's statuses as they stand, without a lookup each
+            return list(status.values())
+        return list(map(status.get, commits))
 
 
 NO_LOG = ("no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
@@ -362,7 +374,8 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     if top is None:
         order = None  # not the whole range: each status is given one by one
     if len(local) < len(unknown):
-        status = _given(verdict, unknown.difference(local), ELSEWHERE, order)
+        status = _given(verdict, len(unknown) - len(local), ELSEWHERE, order,
+                        lambda: unknown.difference(local))
         rest = unknown.intersection(local)
     else:
         rest = unknown
@@ -372,7 +385,7 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     if problem is not None:
         verdict.source = NO_WITNESS
         verdict.notes.append(problem)
-        _given(verdict, rest, UNVOUCHED, order)
+        _given(verdict, len(rest), UNVOUCHED, order, lambda: rest)
         return
     verdict.source = REFTABLE if uses_reftable(git_dir) else REFLOG
     logged = rest.intersection(kinds)
@@ -380,7 +393,8 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     made_elsewhere = _made_in_other_work_trees(git_dir, rest.difference(logged)) \
         if absent and _other_work_trees(git_dir) else set()
     # every commit of ``rest`` first as one the log never names, then the exceptions
-    status = _given(verdict, rest, ELSEWHERE if complete else UNVOUCHED, order)
+    status = _given(verdict, len(rest), ELSEWHERE if complete else UNVOUCHED, order,
+                    lambda: rest)
     status.update(dict.fromkeys(made_elsewhere, UNVOUCHED))
     for sha in logged:
         status[sha] = ELSEWHERE if kinds[sha] == ARRIVED else UNVOUCHED
@@ -389,23 +403,26 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
                              "cut short): where older commits came from cannot be told")
 
 
-def _given(verdict: Verdict, commits: set[str], kind: str, order: Sequence[str] | None
-           ) -> dict[str, str]:
-    """Give each of ``commits`` the status ``kind``; the verdict's statuses, as they now are.
+def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
+           commits: Callable[[], Iterable[str]]) -> dict[str, str]:
+    """Give each of the ``count`` commits ``commits()`` names the status ``kind``; the
+    verdict's statuses, as they now are.
 
-    ``order``: the whole range, in git's order, of which every commit not in ``commits``
-    has its status already or is given one after this (a copy, a commit a log names).
-    Then many commits (a clone's 100,000) are given theirs in one dict built anew in the
-    range's order, with what is decided laid over it: a dict filled from a set (in its
-    hashes' order) takes twice as long, and one laid over a large dict a third more.
+    ``order``: the whole range, in git's order, of which every commit not among them has
+    its status already or is given one after this (a copy, a commit a log names). Then
+    many commits (a clone's 100,000) are given theirs in one dict built anew in the
+    range's order, with what is decided laid over it, and ``commits()`` is never made: a
+    dict filled from a set (in its hashes' order) takes twice as long, and one laid over
+    a large dict a third more.
     """
     status = verdict.status
-    if order is not None and len(commits) > SEARCHED and len(status) < len(commits):
+    if order is not None and count > SEARCHED and len(status) < count:
         bulk = dict.fromkeys(order, kind)
         bulk.update(status)
         verdict.status = bulk
+        verdict.order = order
         return bulk
-    status.update(dict.fromkeys(commits, kind))
+    status.update(dict.fromkeys(commits(), kind))
     return status
 
 

@@ -595,3 +595,33 @@ def test_a_searched_log_says_what_a_parsed_one_says(tmp_path_factory: pytest.Tem
     searched = witness.head_log(None, str(git_dir), head, wanted)  # type: ignore[arg-type]
     assert searched[1:] == whole[1:]
     assert {s: searched[0].get(s) for s in wanted} == {s: whole[0].get(s) for s in wanted}
+
+
+@settings(max_examples=200, deadline=None)
+@given(size=st.integers(0, 120), decided=st.dictionaries(
+    st.integers(0, 119), st.sampled_from([witness.SESSION, witness.MIXED, witness.UNVOUCHED]),
+    max_size=8), later=st.lists(st.integers(0, 119), max_size=4),
+    stray=st.booleans())
+def test_statuses_built_in_the_range_s_order_read_as_looked_up(
+        size: int, decided: dict[int, str], later: list[int], stray: bool) -> None:
+    """``_given`` builds a long range's statuses in its order; ``Verdict.kinds`` then reads
+    them without a lookup each. Whatever was decided before, whatever is given after, and a
+    status for a commit outside the range: the same list as one lookup a commit."""
+    commits = [f"{i:040x}" for i in range(size)]
+    verdict = witness.Verdict(witness.LEDGER)
+    for i, kind in decided.items():
+        if i < size:
+            verdict.status[commits[i]] = kind
+    rest = [c for c in commits if c not in verdict.status]
+    status = witness._given(verdict, len(rest), witness.ELSEWHERE, commits, lambda: rest)
+    for i in later:
+        if i < size:
+            status[commits[i]] = witness.UNVOUCHED  # a commit a log names, given after
+    if stray:
+        verdict.status["f" * 40] = witness.SESSION  # a status for a commit outside
+    expected = [verdict.status.get(c) for c in commits]
+    assert verdict.kinds(commits) == expected
+    assert verdict.kinds(list(commits)) == expected  # another list: looked up
+    for i, kind in decided.items():
+        if i < size:
+            assert verdict.of(commits[i]) == (witness.UNVOUCHED if i in later else kind)
