@@ -36,7 +36,7 @@ from lets_hooks import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Collection, Iterable, Sequence
 
 FOLDER = "lets-hooks"  # in the git common dir
 NAME = "ledger"
@@ -256,7 +256,7 @@ def read(common_dir: str | None) -> Ledger:
 
 
 def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
-              wanted: Sequence[str]) -> Ledger:
+              wanted: Collection[str]) -> Ledger:
     """What the ledger says of ``wanted``, read from the newest line that says this
     session's line was written at ``boundary`` (``s``, written only where the writer kept
     every commit of the session below it: ``record.place``) when every one of ``wanted``
@@ -276,9 +276,10 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
     if at >= 0 and tail <= KEEP and len(wanted) > max(tail, SEARCHED):
         # More commits asked of than lines after the mark (a clone's history in the
         # range): each line decides one commit at most, so some are left undecided there
-        # and every line about them is read, as below; here by parsing the ledger and
-        # looking the commits up in it, not by picking their lines out.
-        book = parse(data)
+        # and every line about them is read, as below; here each line's commit is looked
+        # up among the many asked (the asked are not each searched for, or encoded).
+        picked = _about_many(data, wanted)
+        book = parse(data) if picked is None else picked
         book.lines = max(book.lines, 1)
         book.placed = True
         return book
@@ -307,7 +308,7 @@ def _last_line(data: bytes, line: bytes) -> int:
     return -1
 
 
-def _about(data: bytes, start: int, wanted: Sequence[str]) -> Ledger:
+def _about(data: bytes, start: int, wanted: Collection[str]) -> Ledger:
     """The lines of ``data[start:]`` whose commit is one of ``wanted``, or one a copy of
     them copies, parsed (the rest never decoded): a few commits are searched for in the
     bytes, many picked out line by line (a slice and a set lookup each)."""
@@ -325,6 +326,29 @@ def _about(data: bytes, start: int, wanted: Sequence[str]) -> Ledger:
         if olds <= asked:
             return book
         asked |= olds
+
+
+def _about_many(data: bytes, wanted: Collection[str]) -> Ledger | None:
+    """The lines of ``data`` whose commit is one of ``wanted`` (many: a 100,000-commit
+    range), parsed; None when a copy among them copies a commit outside ``wanted`` (a
+    rebase's originals): then the whole ledger is the reading. Each line's commit is
+    sliced, decoded and looked up in C (``map``); the rest is never parsed."""
+    from _operator import itemgetter, methodcaller
+    from itertools import compress
+
+    asked = wanted if isinstance(wanted, (set, frozenset)) else set(wanted)
+    lines = data.split(b"\n")
+    text = methodcaller("decode", "ascii", "replace")
+    picked = [list(compress(lines, map(asked.__contains__,
+                                       map(text, map(itemgetter(slice(2, 2 + width)), lines)))))
+              for width in (40, 64)]  # SHA-1, SHA-256: a repository's asked are one of them
+    found = picked[0] or picked[1]
+    if picked[0] and picked[1]:
+        return None  # both widths named (no repository's answer): read whole
+    book = parse(b"\n".join(found))
+    if any(old not in asked for pairs in book.copies.values() for old, _, _ in pairs):
+        return None
+    return book
 
 
 def _picked(lines: list[bytes], asked: set[bytes]) -> list[bytes]:

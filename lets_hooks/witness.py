@@ -286,12 +286,12 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     ``sid`` None: no session is known (a prior-session reading), and every commit
     made in this repository counts as the session's.
     """
-    book = ledger.read_from(common_dir_of(git_dir), floor, sid, commits)
+    asked = set(commits)
+    book = ledger.read_from(common_dir_of(git_dir), floor, sid, asked)
     verdict = Verdict(LEDGER)
     status = verdict.status
     # Only the commits the ledger names are looked at one by one; the rest of a long range
     # (100,000 commits of a clone's history) is sorted in sets (docs/speed.md).
-    asked = set(commits)
     named = book.named().intersection(asked)
     decided: set[str] = set()
     for sha in named:
