@@ -442,10 +442,11 @@ class BatchRepo(Repo):
         floor.printed = printed
         return floor
 
-    def listing(self, head: str, exclude: Sequence[str]) -> list[str]:
+    def listing(self, head: str, exclude: Sequence[str],
+                started: Started | None = None) -> list[str]:
         found = self._indexes([head, *exclude])
         if found is None:
-            return super().listing(head, exclude)
+            return super().listing(head, exclude, started)
         self._mark_shared(found[0], found[1:])
         return [self.graph.sha(i) for i in self.graph.outside(found[0], found[1:])]
 
@@ -457,7 +458,7 @@ class BatchRepo(Repo):
             return False, []
         return True, [self.graph.sha(i) for i in self.graph.outside(pair[1], [pair[0]])]
 
-    def start(self, *args: str) -> Started | None:
+    def start(self, *args: str, stdin: bytes | None = None) -> Started | None:
         return None  # every question is answered in turn, most from the graph in memory
 
     def merge_bases(self, a: str, b: str, started: Started | None = None) -> list[str]:

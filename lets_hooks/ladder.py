@@ -165,8 +165,8 @@ def names(head: str | None, recorded: str | None, merge: str | None) -> list[str
 class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
-    __slots__ = ("branch", "config", "found", "head", "hint", "local_tip", "merge",
-                 "notes", "now", "origin_tip", "repo", "sid", "verdict", "where")
+    __slots__ = ("branch", "config", "found", "head", "head_merge", "hint", "local_tip",
+                 "merge", "notes", "now", "origin_tip", "repo", "sid", "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
                  found: dict[str, ObjectInfo], notes: list[str], now: int) -> None:
@@ -184,6 +184,7 @@ class _Facts:
         self.verdict: witness.Verdict | None = None
         self.sid: str | None = None  # the recorded line's session id, when it is exact
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
+        self.head_merge = False  # HEAD's commit has more than one parent
 
     def judge(self, commits: list[str], boundary: str | None) -> witness.Verdict:
         """The witness's verdict on ``commits``, the range above ``boundary`` (read once
@@ -264,8 +265,7 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     notes: list[str] = []
     recorded = lookup(repo, where, branch, notes, store)
     merge = config.merge_branch or where.origin_head
-    asked = names(head if head is not None and head != where.head else None, recorded.sha,
-                  merge)
+    asked = names(head, recorded.sha, merge)  # HEAD too: is it a merge (``_ancestry``)
     try:
         found = {info.name: info for info in repo.objects(asked)}
     except GitError as exc:
@@ -273,6 +273,7 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     if merge is None:
         has_main = found["refs/heads/main"].sha or found["refs/remotes/origin/main"].sha
         merge = "main" if has_main else "master"
+    asked_head: str | None = None
     if head is not None and head != where.head:
         asked_head = head
         head = found[head + "^{commit}"].sha
@@ -288,6 +289,8 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
                           [*notes, "HEAD has no commit yet"])
         return _finish(result, branch, head, recorded, merge)
     facts = _Facts(repo, config, branch, head, merge, found, notes, now)
+    top = found.get((asked_head if asked_head is not None else head) + "^{commit}")
+    facts.head_merge = top is not None and (top.parents or 0) > 1
     facts.where = where
     _check_merge_branch(facts, config)
 
@@ -403,7 +406,19 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
             return NOT_ANCESTOR, None
         return None, _Count(commits)
     fork = tips[0]
-    floor = repo.first_parent_floor(head, [commit, fork])
+    # With HEAD a merge the walk below is not one line, and on the first-parent line the
+    # range is listed after it: that listing is asked beside it, on the second core (a
+    # branch like git's next: two walks of the same length), and dropped if not needed.
+    started = repo.start_listing(head, [commit]) if facts.head_merge else None
+    try:
+        floor = repo.first_parent_floor(head, [commit, fork])
+        if started is not None and (floor is None or floor.stop != commit or floor.linear):
+            started.drop()
+            started = None
+    except BaseException:
+        if started is not None:
+            started.drop()
+        raise
     alone = len(tips) == 1
     if floor is not None and floor.stop == commit:
         # On HEAD's first-parent line, at or above the fork point; what the walk printed
@@ -411,7 +426,8 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
         printed = floor.commits()
         if floor.linear:
             return None, _Count(printed, set(printed) if alone else None)
-        return None, _Count(repo.listing(head, [commit]), set(printed) if alone else None)
+        return None, _Count(repo.listing(head, [commit], started),
+                            set(printed) if alone else None)
     walk = repo.walk([head], [commit])
     line, parents = _first_parent_line(walk, head)
     if head != commit and not any(commit in up for up in parents.values()):

@@ -339,16 +339,18 @@ class Location:
 
 
 class ObjectInfo:
-    """What ``cat-file`` says of one name: its object, type, and commit time if a commit."""
+    """What ``cat-file`` says of one name: its object, type, and if a commit, its commit
+    time and how many parents it has."""
 
-    __slots__ = ("commit_time", "name", "sha", "type")
+    __slots__ = ("commit_time", "name", "parents", "sha", "type")
 
     def __init__(self, name: str, sha: str | None, type: str | None,
-                 commit_time: int | None = None) -> None:
+                 commit_time: int | None = None, parents: int | None = None) -> None:
         self.name = name
         self.sha = sha
         self.type = type
         self.commit_time = commit_time
+        self.parents = parents
 
 
 class Floor:
@@ -541,8 +543,10 @@ class Repo:
                     break  # cut short: git died while writing it
                 body = raw[pos:pos + size]
                 pos += size + 1
-                found[name] = ObjectInfo(name, sha, kind,
-                                         _committer_time(body) if kind == "commit" else None)
+                if kind == "commit":
+                    found[name] = ObjectInfo(name, sha, kind, *_commit_header(body))
+                else:
+                    found[name] = ObjectInfo(name, sha, kind)
             else:
                 found[name] = ObjectInfo(name, None, None)
             answered += 1
@@ -692,12 +696,25 @@ class Repo:
         out = self._must("rev-list", "--count", f"{base}..{head}", "--").strip()
         return int(out) if out.isdigit() else None
 
-    def listing(self, head: str, exclude: Sequence[str]) -> list[str]:
+    def listing(self, head: str, exclude: Sequence[str],
+                started: Started | None = None) -> list[str]:
         """The commits reachable from ``head`` and from none of ``exclude``, children
-        first (``rev-list --topo-order``), in one process; the names travel on stdin."""
+        first (``rev-list --topo-order``), in one process; the names travel on stdin.
+        ``started``: the same question already asked with ``start_listing``."""
         _require_sha(head, *exclude)
-        out = self._must("rev-list", "--topo-order", "--stdin", stdin=_revs(head, exclude))
+        if started is not None:
+            code, out, self.last_error = started.result()
+            if code != 0:
+                raise failure(("rev-list",), code, self.last_error)
+        else:
+            out = self._must("rev-list", "--topo-order", "--stdin",
+                             stdin=_revs(head, exclude))
         return out.decode("ascii", "replace").split()
+
+    def start_listing(self, head: str, exclude: Sequence[str]) -> Started | None:
+        """``listing``'s question started beside another (``start``), or None."""
+        _require_sha(head, *exclude)
+        return self.start("rev-list", "--topo-order", "--stdin", stdin=_revs(head, exclude))
 
     def above(self, base: str, head: str) -> tuple[bool, list[str]]:
         """(whether ``base`` is an ancestor of ``head``, and then ``base..head`` in git's
@@ -728,7 +745,7 @@ class Repo:
             return False, []  # not an ancestor: the list is never asked for
         return True, text[:max(cut, 0)].split()
 
-    def start(self, *args: str) -> Started | None:
+    def start(self, *args: str, stdin: bytes | None = None) -> Started | None:
         """Start ``git ARGS`` and return at once, to wait for it later (``Started``):
         a question whose answer may be needed, asked beside another on the second core.
         None where git's answers come through pipes: ask it in turn then."""
@@ -738,7 +755,7 @@ class Repo:
         if self.cwd is not None:
             argv = [argv[0], "-C", self.cwd, *argv[1:]]
         try:
-            started = _start(argv, None)
+            started = _start(argv, stdin)
         except _NoMemoryFiles:
             return None
         self.calls += 1
@@ -1332,17 +1349,22 @@ def _short_remote(ref: str | None) -> str | None:
     return ref[len(prefix):] if ref and ref.startswith(prefix) else None
 
 
-def _committer_time(body: bytes) -> int | None:
+def _commit_header(body: bytes) -> tuple[int | None, int]:
+    """A commit's committer time (None when unreadable) and its count of parents, from
+    its header (the parents come before the committer line)."""
+    parents = 0
     for line in body.split(b"\n"):
         if not line:
-            return None  # end of the header
-        if line.startswith(b"committer "):
+            break  # end of the header
+        if line.startswith(b"parent "):
+            parents += 1
+        elif line.startswith(b"committer "):
             # "committer Name <mail> 1700000000 +0000"
             parts = line.rsplit(b" ", 2)
             if len(parts) == 3 and parts[1].isdigit():
-                return int(parts[1])
-            return None
-    return None
+                return int(parts[1]), parents
+            return None, parents
+    return None, parents
 
 
 def _read_small(path: str) -> bytes | None:

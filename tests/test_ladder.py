@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -568,6 +569,60 @@ def test_few_git_processes_on_every_path(sandbox: Sandbox, tmp_path: Path,
     # main's (with no remote-tracking ref at all git is not asked)
     assert (fields["SESSION_TRUST"], fields["SESSION_COMMITS"], calls) == (
         "exact", "4", 5 if with_origin else 4)
+
+
+@pytest.mark.parametrize("memory", [True, False])
+def test_a_merge_at_head_lists_the_range_beside_the_walk(
+        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, memory: bool) -> None:
+    """With HEAD a merge, the range's listing is asked beside the first-parent walk (on
+    the second core) where memory files carry git's answers, in turn through pipes: the
+    same answers and the same processes either way, whether the listing is used (the
+    boundary on HEAD's first-parent line) or dropped (a boundary main brought in), and no
+    process is left behind."""
+    import lets_hooks.repo as repo_module
+
+    if memory and not repo_module._MEMFD:
+        pytest.skip("no memory files here")
+    monkeypatch.setattr(repo_module, "_MEMFD", memory)
+    started: list[object] = []
+    start_listing = repo_module.Repo.start_listing
+
+    def spy(self: repo_module.Repo, head: str, exclude: Sequence[str]) -> object:
+        started.append(start_listing(self, head, exclude))
+        return started[-1]
+
+    monkeypatch.setattr(repo_module.Repo, "start_listing", spy)
+    _, start = feature(sandbox)
+    moved = arrive(sandbox, "main", "main moves")
+    arrive(sandbox, "main", "main moves again")
+    sandbox.git.merge("-q", "--no-edit", "main")
+    note_made(sandbox.path, [sandbox.head()], SID)
+    sandbox.commit("after the merge", age_days=0, sid=SID)
+    sandbox.git.checkout("-q", "-b", "side")
+    sandbox.commit("a side line", age_days=0, sid=SID)
+    sandbox.git.checkout("-q", "feat")
+    sandbox.git.merge("-q", "--no-edit", "--no-ff", "side")
+    note_made(sandbox.path, [sandbox.head()], SID)
+    assert len(sandbox.git.rev_parse("HEAD^@").split()) == 2  # HEAD is a merge
+    every = set(sandbox.git.rev_list(f"{start}..HEAD").split())
+    mains = set(sandbox.git.rev_list(f"{start}..main").split())
+    assert len(every - mains) == 7 and len(mains) == 2
+    sandbox.write_task("feat", f"session: {start} {SID}\n")
+    fields, calls = processes(sandbox)
+    # where are we, every name, the walk and the listing (beside it or after it)
+    assert (fields["SESSION_TRUST"], fields["SESSION_COMMITS"], calls) == ("exact", "7", 4)
+    assert len(started) == 1 and (started[0] is not None) == memory
+    assert f"not counting {len(mains)} already on main" in fields["SESSION_RANGE_DESC"]
+    # a boundary main brought in: off the first-parent line, the listing is not used
+    sandbox.write_task("feat", f"session: {moved} {SID}\n")
+    fields, calls = processes(sandbox)
+    # rejected (main's commit predates the branch): the estimate from main's tip, which
+    # the merge made the fork point
+    assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"], fields["SESSION_COMMITS"]) \
+        == ("estimate", sandbox.rev("main"), "7"), fields
+    assert len(started) == 2
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # every process started was waited for
 
 
 def test_git_is_never_handed_an_option(sandbox: Sandbox, tmp_path: Path) -> None:
