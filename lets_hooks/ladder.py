@@ -29,7 +29,7 @@ from lets_hooks.repo import GitError, Location, Repo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Container, Mapping
 
     from lets_hooks.config import Config
     from lets_hooks.repo import ObjectInfo
@@ -186,24 +186,30 @@ class _Facts:
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
         self.head_merge = False  # HEAD's commit has more than one parent
 
-    def judge(self, commits: list[str], boundary: str | None) -> witness.Verdict:
+    def judge(self, commits: list[str], boundary: str | None,
+              relevant: Container[str] | None = None) -> witness.Verdict:
         """The witness's verdict on ``commits``, the range above ``boundary`` (read once
-        per range), for this session (``sid``; None: any session made here)."""
-        if self.verdict is None or not all(map(self.verdict.status.__contains__, commits)):
-            where = self.where
-            if where is None or where.top is None:
-                self.verdict = witness.no_witness(
-                    "no work tree here: which commits this session made cannot be checked")
-            else:
-                git_dir = where.git_dir
-                if where.branch != self.branch:
-                    git_dir = witness.git_dir_of(where.top, where.git_dir)
-                    if os.path.realpath(git_dir) == os.path.realpath(where.git_dir):
-                        git_dir = where.git_dir
-                tip = where.head if git_dir == where.git_dir else self._head_of(where.top)
-                self.verdict = witness.judge(self.repo, git_dir, tip or self.head, commits,
-                                             self.sid, boundary, self.head)
-        return self.verdict
+        per range), for this session (``sid``; None: any session made here).
+        ``relevant``: ``witness.judge``'s (such a verdict is not kept for other askers)."""
+        kept = self.verdict
+        if kept is not None and all(map(kept.status.__contains__, commits)):
+            return kept
+        where = self.where
+        if where is None or where.top is None:
+            verdict = witness.no_witness(
+                "no work tree here: which commits this session made cannot be checked")
+        else:
+            git_dir = where.git_dir
+            if where.branch != self.branch:
+                git_dir = witness.git_dir_of(where.top, where.git_dir)
+                if os.path.realpath(git_dir) == os.path.realpath(where.git_dir):
+                    git_dir = where.git_dir
+            tip = where.head if git_dir == where.git_dir else self._head_of(where.top)
+            verdict = witness.judge(self.repo, git_dir, tip or self.head, commits, self.sid,
+                                    boundary, self.head, relevant)
+        if relevant is None:
+            self.verdict = verdict
+        return verdict
 
     def _head_of(self, top: str) -> str | None:
         """The HEAD of the work tree at ``top`` (whose log is read for another branch's
@@ -584,6 +590,10 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
         verdict = witness.Verdict(witness.NO_WITNESS)
         verdict.status = dict.fromkeys(counted.commits, witness.SESSION)
         verdict.order = counted.commits
+    elif not facts.on_merge and counted.outside is not None:
+        # what came in from the merge branch is left out unless the session made it:
+        # where it came from is not asked (a pulled main's commits, say)
+        verdict = facts.judge(counted.commits, boundary, counted.outside)
     else:
         verdict = facts.judge(counted.commits, boundary)
     split = _Split(verdict)

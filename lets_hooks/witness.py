@@ -23,7 +23,7 @@ from lets_hooks import files, ledger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterable, Sequence
+    from collections.abc import Callable, Collection, Container, Iterable, Sequence
 
     from lets_hooks.repo import Repo
 
@@ -277,7 +277,8 @@ def no_witness(why: str) -> Verdict:
 
 
 def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str | None,
-          floor: str | None = None, top: str | None = None) -> Verdict:
+          floor: str | None = None, top: str | None = None,
+          relevant: Container[str] | None = None) -> Verdict:
     """Which of ``commits`` (the range, any order) session ``sid`` made.
 
     ``git_dir`` is the git dir of the work tree whose state is read, ``head`` its HEAD,
@@ -285,6 +286,11 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     there; ``top``, when given, the range's own tip: ``commits`` are ``floor..top``).
     ``sid`` None: no session is known (a prior-session reading), and every commit
     made in this repository counts as the session's.
+
+    ``relevant``: where given, a commit not in it matters only if the session made it
+    (one the merge branch brought in, which the ladder otherwise leaves out). Where such
+    a commit came from is not asked when the ledger does not name it: it is UNVOUCHED,
+    as the ledger alone can make a commit the session's.
     """
     asked = set(commits)
     book = ledger.read_from(common_dir_of(git_dir), floor, sid, asked)
@@ -313,6 +319,11 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
         verdict.candidates = book.session_commits(sid)
         verdict.changed = {c for c in verdict.candidates if book.status(c, sid) == ledger.MIXED}
     unknown = asked.difference(decided) if decided else asked
+    if unknown and relevant is not None:
+        aside = [sha for sha in unknown if sha not in relevant]
+        if aside:
+            status.update(dict.fromkeys(aside, UNVOUCHED))
+            unknown = unknown.difference(aside)
     if unknown:
         if not book:
             verdict.notes.append(NO_LEDGER)

@@ -561,6 +561,16 @@ def test_what_the_ledger_does_not_name_is_read_from_git(tmp_path: Path) -> None:
     assert ledger.note_claims(git_dir, [mine[0]], SID) is None
     assert judged()[mine[0]] == witness.SESSION
     assert judged(OTHER)[mine[0]] == witness.UNVOUCHED
+    # with ``relevant``, a commit outside it the ledger does not name is not asked about
+    # (UNVOUCHED, never the session's), and what is in it or named is judged as before
+    whole = judged()
+    for relevant in ([*mine, plain, merge], [mine[1], theirs], []):
+        given = witness.judge(Repo(top), git_dir, head, commits, SID,
+                              relevant=set(relevant)).status
+        for c in commits:
+            expected = whole[c] if c in relevant or whole[c] == witness.SESSION \
+                else witness.UNVOUCHED
+            assert given[c] == expected, (c, relevant)
 
 
 # -- the HEAD log searched, not parsed --------------------------------------------------
