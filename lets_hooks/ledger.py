@@ -82,7 +82,7 @@ class Ledger:
     """The ledger read whole, as maps keyed by commit."""
 
     __slots__ = ("amended", "by_sid", "claims", "copies", "lines", "made", "order", "placed",
-                 "said", "written")
+                 "said", "said_of", "written")
 
     def __init__(self) -> None:
         self.made: dict[str, set[str]] = {}  # commit -> sids that made it
@@ -95,6 +95,7 @@ class Ledger:
         self.placed = False  # read from an ``s`` line on (``read_from``)
         self.lines = 0
         self.said: dict[tuple[str, str | None], str] = {}  # what ``status`` answered
+        self.said_of: dict[str | None, dict[str, str]] = {}  # what ``statuses`` answered
 
     def __bool__(self) -> bool:
         return self.lines > 0
@@ -123,6 +124,29 @@ class Ledger:
         found = self.said.get(key)
         if found is None:
             found = self.said[key] = self._status(sha, sid, 0, {})
+        return found
+
+    def statuses(self, shas: Iterable[str], sid: str | None) -> dict[str, str]:
+        """``status`` of each of ``shas``, as a map (each answer kept for the next ask). A
+        commit its maker's line alone decides (no rewrite pair: nearly every one) is
+        decided here without a call; the rest as ``status`` decides them."""
+        said = self.said_of.get(sid)
+        if said is None:
+            said = self.said_of[sid] = {}
+        copies, made = self.copies, self.made
+        mine = sid if sid else None
+        alone = {mine}
+        found: dict[str, str] = {}
+        for sha in shas:
+            known = said.get(sha)
+            if known is None:
+                makers = None if sha in copies else made.get(sha)
+                if makers is not None and (mine is None or makers == alone):
+                    known = SESSION
+                else:
+                    known = self.status(sha, sid)
+                said[sha] = known
+            found[sha] = known
         return found
 
     def _status(self, sha: str, sid: str | None, depth: int, seen: dict[str, str]) -> str:
@@ -284,8 +308,8 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
         book.placed = True
         return book
     if at >= 0 and tail <= KEEP:
-        book = _about(data, at, wanted)
-        if any(book.status(sha, sid) == UNKNOWN for sha in wanted):
+        book = _about(data, at, wanted, tail)
+        if UNKNOWN in book.statuses(wanted, sid).values():
             # some of ``wanted`` (a teammate's pulled commits, say) are not decided after
             # the mark: an older line may name them, so every line about them is read
             book = _about(data, 0, wanted)
@@ -308,10 +332,15 @@ def _last_line(data: bytes, line: bytes) -> int:
     return -1
 
 
-def _about(data: bytes, start: int, wanted: Collection[str]) -> Ledger:
+def _about(data: bytes, start: int, wanted: Collection[str], lines_after: int = -1) -> Ledger:
     """The lines of ``data[start:]`` whose commit is one of ``wanted``, or one a copy of
     them copies, parsed (the rest never decoded): a few commits are searched for in the
-    bytes, many picked out line by line (a slice and a set lookup each)."""
+    bytes, many picked out line by line (a slice and a set lookup each). Where ``wanted``
+    are at least half of the ``lines_after`` lines, those lines are parsed all: what the
+    others say of other commits decides nothing about these (each line is about its own
+    commit), and picking would cost more than their parse."""
+    if 0 <= lines_after <= 2 * len(wanted):
+        return parse(data[start:])
     asked = {sha.encode("ascii", "replace") for sha in wanted}
     lines: list[bytes] | None = None
     while True:

@@ -300,8 +300,7 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     # (100,000 commits of a clone's history) is sorted in sets (docs/speed.md).
     named = book.named().intersection(asked)
     decided: set[str] = set()
-    for sha in named:
-        found = book.status(sha, sid)
+    for sha, found in book.statuses(named, sid).items():
         if found == ledger.SESSION:
             status[sha] = SESSION
         elif found == ledger.OTHER:

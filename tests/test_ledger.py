@@ -110,6 +110,26 @@ def test_a_commit_undecided_after_the_mark_is_read_as_the_whole_ledger_reads_it(
             assert found.status(sha, A) == whole.status(sha, A), (sha, searched)
 
 
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(_LINE, max_size=24),
+       wanted=st.lists(st.sampled_from(_SHAS), min_size=1, max_size=9, unique=True))
+def test_many_statuses_at_once_are_each_one_s(lines: list[str], wanted: list[str]) -> None:
+    """``statuses`` (a maker's line alone decided in one pass, the rest one by one) says
+    what ``status`` says of each commit, for this session, another and none, asked once or
+    again; and a tail whose lines are mostly about the commits asked, parsed whole, says
+    of them what the lines picked out say."""
+    data = "".join(f"{x}\n" for x in lines).encode()
+    for sid in (A, B, None):
+        once = ledger.parse(data)
+        for _ in range(2):
+            assert once.statuses(wanted, sid) == {
+                sha: ledger.parse(data).status(sha, sid) for sha in wanted}, sid
+    picked = ledger._about(data, 0, wanted)
+    whole = ledger._about(data, 0, wanted, len(wanted))
+    for sha in wanted:
+        assert whole.status(sha, A) == picked.status(sha, A), sha
+
+
 def test_python_appends_start_on_a_line_of_their_own(tmp_path: Path) -> None:
     folder = tmp_path / ledger.FOLDER
     folder.mkdir()
