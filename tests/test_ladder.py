@@ -624,6 +624,29 @@ def test_a_merge_at_head_lists_the_range_beside_the_walk(
         os.waitpid(-1, os.WNOHANG)  # every process started was waited for
 
 
+def test_the_collector_is_as_it_was_after_an_answer(sandbox: Sandbox) -> None:
+    """The ladder turns Python's cyclic collector off while it builds a range's maps; it
+    is on again after every answer (a failed one too), and a caller's own choice to keep
+    it off stands."""
+    import gc
+
+    _, start = feature(sandbox)
+    sandbox.write_task("feat", f"session: {start} {SID}\n")
+    assert gc.isenabled()
+    fields, _ = processes(sandbox)
+    assert fields["SESSION_TRUST"] == "exact" and gc.isenabled()
+    (sandbox.path / ".git" / "HEAD").write_text("ref: refs/heads/feat\n")
+    (sandbox.path / ".git" / "refs" / "heads" / "feat").write_text("0" * 40 + "\n")
+    fields, _ = processes(sandbox)  # a branch whose commit is gone: git fails
+    assert fields["SESSION_TRUST"] == "none" and gc.isenabled()
+    gc.disable()
+    try:
+        processes(sandbox)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_git_is_never_handed_an_option(sandbox: Sandbox, tmp_path: Path) -> None:
     """A hostile session line cannot reach git as an argument: a fake git logs its argv."""
     feature(sandbox)
