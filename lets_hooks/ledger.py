@@ -366,14 +366,15 @@ def _about_many(data: bytes, wanted: Collection[str]) -> Ledger | None:
     from itertools import compress
 
     asked = wanted if isinstance(wanted, (set, frozenset)) else set(wanted)
+    # a repository's commits are all SHA-1 or all SHA-256: the asked are one width, and
+    # a line about a commit of the other cannot be about one of them
+    width = len(next(iter(asked), ""))
+    if width not in (40, 64):
+        return None
     lines = data.split(b"\n")
     text = methodcaller("decode", "ascii", "replace")
-    picked = [list(compress(lines, map(asked.__contains__,
-                                       map(text, map(itemgetter(slice(2, 2 + width)), lines)))))
-              for width in (40, 64)]  # SHA-1, SHA-256: a repository's asked are one of them
-    found = picked[0] or picked[1]
-    if picked[0] and picked[1]:
-        return None  # both widths named (no repository's answer): read whole
+    found = compress(lines, map(asked.__contains__,
+                                map(text, map(itemgetter(slice(2, 2 + width)), lines))))
     book = parse(b"\n".join(found))
     if any(old not in asked for pairs in book.copies.values() for old, _, _ in pairs):
         return None

@@ -732,18 +732,22 @@ class Repo:
         out = self._must("rev-list", "--boundary", "--stdin", stdin=_revs(head, [base]))
         text = out.decode("ascii", "replace")
         # git prints the boundary after every listed commit, one ``-sha`` a line: read
-        # back from the end, not searched for through a 4 MB list
-        cut = len(text.rstrip("\n"))
+        # back from the end, not searched for through a 4 MB list (nor copied)
+        cut = len(text) - 1 if text.endswith("\n") else len(text)
         found = False
+        boundaries = 0
         while cut > 0:
             start = text.rfind("\n", 0, cut) + 1
             if text[start] != "-":
                 break
             found = found or text[start + 1:cut] == base
+            boundaries += 1
             cut = start - 1
         if not found:
             return False, []  # not an ancestor: the list is never asked for
-        return True, text[:max(cut, 0)].split()
+        listed = text.split()
+        del listed[len(listed) - boundaries:]
+        return True, listed
 
     def start(self, *args: str, stdin: bytes | None = None) -> Started | None:
         """Start ``git ARGS`` and return at once, to wait for it later (``Started``):
