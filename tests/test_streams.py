@@ -89,3 +89,28 @@ def test_a_branch_name_that_is_not_utf8_is_printed_escaped(sandbox: Sandbox) -> 
     done = run(sandbox, ["lets-hooks", "record", "--sid", SID], "", env)
     assert done.returncode == 0, done.stderr
     assert b"caf\\xe9-\\xff" in done.stderr, done.stderr  # the four lines on stdout
+
+
+def test_the_contract_reaches_a_file_whole(noisy: Sandbox, tmp_path: Path) -> None:
+    """The contract command leaves its process without the interpreter's teardown: what it
+    printed is out first. Into regular files (block-buffered, not a pipe) both streams
+    are there in full, byte for byte what a pipe gets; onto a full disk (``/dev/full``)
+    it still exits 0 and says nothing of it."""
+    command = f"'{BIN / 'lets-session-boundary'}'"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # as users run it
+    env["LETS_SESSION_ID"] = SID
+
+    def shell(suffix: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(["sh", "-c", f"{command} {suffix}"], cwd=noisy.path, env=env,
+                              capture_output=True, check=False, timeout=60)
+
+    piped = shell("")
+    out, err = tmp_path / "out", tmp_path / "err"
+    done = shell(f"> '{out}' 2> '{err}'")
+    assert done.returncode == 0 and piped.returncode == 0
+    assert out.read_bytes() == piped.stdout and len(piped.stdout.splitlines()) == 4
+    assert err.read_bytes() == piped.stderr and piped.stderr.startswith(b"NOTE: ")
+    if Path("/dev/full").exists():
+        full = shell("> /dev/full")
+        assert full.returncode == 0, full.stderr
+        assert b"Traceback" not in full.stderr and b"Exception" not in full.stderr

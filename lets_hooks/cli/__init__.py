@@ -20,7 +20,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import TextIO
+    from typing import NoReturn, TextIO
 
 
 def _escaped(stream: TextIO, text: str) -> str:
@@ -77,6 +77,21 @@ def say(message: str) -> None:
         stream.flush()
     except (OSError, ValueError):
         pass
+
+
+def leave(code: int) -> NoReturn:
+    """End a command's own process with ``code``, its output out, without the
+    interpreter's teardown (every module and object freed one by one: a tenth of the
+    contract command's run). For console scripts only, never for a caller in the same
+    process: each stream is flushed first (``out`` and ``say`` flush every line), and a
+    file the command writes is written and closed where it is written."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass  # what could not be written then would not be at exit either
+    os._exit(code)
 
 
 def note(message: str) -> None:

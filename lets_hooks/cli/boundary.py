@@ -12,6 +12,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import NoReturn
 
     from lets_hooks.ladder import Boundary
 
@@ -75,6 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from lets_hooks.cli import guarded
 
     return guarded(_main, sys.argv[1:] if argv is None else argv)
+
+
+def run() -> NoReturn:
+    """The console script: ``main``, then out of the process at once (``leave``)."""
+    from lets_hooks.cli import leave
+
+    leave(main())
 
 
 def _main(args: Sequence[str]) -> int:
