@@ -556,11 +556,12 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
         return None, None
     fork = tips[0]
     alone = len(tips) == 1
-    # The merge-base is asked beside the walk, on the second core: on a branch like
-    # git's seen (topics based all over the merge branch) each is a walk of its own, and
-    # the script asks them one after the other. Where the walk alone answers (the
-    # common case), the question is dropped (docs/speed.md).
-    started = repo.start("merge-base", "--all", head, fork)
+    # With HEAD a merge, the merge-base is asked beside the walk, on the second core: on
+    # a branch like git's seen (topics based all over the merge branch) each is a walk of
+    # its own, and the script asks them one after the other. Where the walk alone answers
+    # (a line with no merges: the common case) it is never started, or dropped
+    # (docs/speed.md).
+    started = repo.start("merge-base", "--all", head, fork) if facts.head_merge else None
     try:
         floor = repo.first_parent_floor(head, [fork])
     except BaseException:
