@@ -128,23 +128,30 @@ class Ledger:
 
     def statuses(self, shas: Iterable[str], sid: str | None) -> dict[str, str]:
         """``status`` of each of ``shas``, as a map (each answer kept for the next ask). A
-        commit its maker's line alone decides (no rewrite pair: nearly every one) is
-        decided here without a call; the rest as ``status`` decides them."""
+        commit its maker's line alone decides (no rewrite pair: nearly every one), or that
+        no line names, is decided here without a call; the rest as ``status`` decides
+        them."""
         said = self.said_of.get(sid)
         if said is None:
             said = self.said_of[sid] = {}
-        copies, made = self.copies, self.made
+        copies, made, amended, claims = self.copies, self.made, self.amended, self.claims
         mine = sid if sid else None
         alone = {mine}
         found: dict[str, str] = {}
         for sha in shas:
             known = said.get(sha)
             if known is None:
-                makers = None if sha in copies else made.get(sha)
-                if makers is not None and (mine is None or makers == alone):
-                    known = SESSION
-                else:
+                if sha in copies:
                     known = self.status(sha, sid)
+                else:
+                    makers = made.get(sha)
+                    if makers is None:
+                        known = UNKNOWN if sha not in amended and sha not in claims \
+                            else self.status(sha, sid)
+                    elif mine is None or makers == alone:
+                        known = SESSION
+                    else:
+                        known = self.status(sha, sid)
                 said[sha] = known
             found[sha] = known
         return found
