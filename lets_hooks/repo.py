@@ -165,18 +165,36 @@ def _memory_file(name: str) -> int:
 
 
 class Started:
-    """A git process writing into memory files, not yet waited for (``Repo.start``)."""
+    """A git process writing into memory files, not yet waited for (``Repo.start``);
+    ``feed``: the pipe its input is still to come through (``Repo.prepare_objects``)."""
 
-    __slots__ = ("err", "out", "pid")
+    __slots__ = ("err", "feed", "out", "pid")
 
-    def __init__(self, pid: int, out: int, err: int) -> None:
+    def __init__(self, pid: int, out: int, err: int, feed: int = -1) -> None:
         self.pid = pid
         self.out = out
         self.err = err
+        self.feed = feed
+
+    def send(self, data: bytes) -> None:
+        """Its whole input, then the end of it. git reads as it answers into memory, so
+        a long input never waits on a full output."""
+        try:
+            _write_all(self.feed, data)
+        except BrokenPipeError:
+            pass  # it died (its exit status says why)
+        finally:
+            self._end_input()
+
+    def _end_input(self) -> None:
+        if self.feed >= 0:
+            os.close(self.feed)
+            self.feed = -1
 
     def result(self) -> tuple[int, bytes, bytes]:
         """Wait for it: (exit status, stdout, the first few KB of stderr)."""
         try:
+            self._end_input()
             _, status = os.waitpid(self.pid, 0)
             return _exit_code(status), _read_back(self.out, -1), _read_back(self.err, _ERR_KEEP)
         finally:
@@ -191,16 +209,20 @@ class Started:
             self.result()
 
 
-def _start(argv: list[str], stdin: bytes | None) -> Started:
+def _start(argv: list[str], stdin: bytes | None, fed: bool = False) -> Started:
+    """``argv`` started writing into memory files, reading ``stdin`` (from a memory
+    file), or with ``fed`` from a pipe its input is written to later (``Started.send``)."""
     out = _memory_file("git-out")
     try:
         err = _memory_file("git-err")
     except _NoMemoryFiles:
         os.close(out)
         raise
-    given = -1
+    given = feed = -1
     try:
-        if stdin:
+        if fed:
+            given, feed = os.pipe()  # neither end inherited by the git processes after it
+        elif stdin:
             given = _memory_file("git-in")
             _write_all(given, stdin)
             os.lseek(given, 0, os.SEEK_SET)
@@ -217,8 +239,10 @@ def _start(argv: list[str], stdin: bytes | None) -> Started:
     except BaseException:
         os.close(out)
         os.close(err)
+        if feed >= 0:
+            os.close(feed)
         raise
-    return Started(pid, out, err)
+    return Started(pid, out, err, feed)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -417,6 +441,7 @@ class Repo:
         self.calls = 0
         self.last_error = b""  # git's stderr from the last process, for messages
         self._worktree_list: list[dict[str, str]] | None = None  # asked once a command
+        self._batch: Started | None = None  # ``prepare_objects``
 
     # -- plumbing ---------------------------------------------------------------------
     def run(self, *args: str, stdin: bytes | None = None) -> tuple[int, bytes]:
@@ -511,12 +536,18 @@ class Repo:
         """
         clean = [n for n in names if n and "\n" not in n]
         if not clean:
+            self.drop_prepared()
             return [ObjectInfo(n, None, None) for n in names]
         found: dict[str, ObjectInfo] = {}
         todo = clean
         while todo:
-            code, raw = self.run("cat-file", "--batch", stdin="".join(
-                n + "\n" for n in todo).encode("utf-8", "surrogateescape"))
+            given = "".join(n + "\n" for n in todo).encode("utf-8", "surrogateescape")
+            started, self._batch = self._batch, None
+            if started is not None:
+                started.send(given)
+                code, raw, self.last_error = started.result()
+            else:
+                code, raw = self.run("cat-file", "--batch", stdin=given)
             answered = self._parse_batch(todo, raw, found)
             if code == 0:
                 break
@@ -525,6 +556,26 @@ class Repo:
             found[todo[answered]] = ObjectInfo(todo[answered], None, None)
             todo = todo[answered + 1:]
         return [found.get(n, ObjectInfo(n, None, None)) for n in names]
+
+    def prepare_objects(self) -> None:
+        """Start the ``cat-file --batch`` the next ``objects`` asks, its names to come:
+        git sets itself up (finds the repository, reads its configuration) beside the
+        questions asked before it. Where git's answers come through pipes, nothing."""
+        if self._batch is None and _MEMFD and hasattr(os, "posix_spawnp"):
+            argv = [self.git, "cat-file", "--batch"]
+            if self.cwd is not None:
+                argv = [argv[0], "-C", self.cwd, *argv[1:]]
+            try:
+                self._batch = _start(argv, None, fed=True)
+            except _NoMemoryFiles:
+                return
+            self.calls += 1
+
+    def drop_prepared(self) -> None:
+        """The prepared ``cat-file`` is not needed (the command ended before asking)."""
+        started, self._batch = self._batch, None
+        if started is not None:
+            started.drop()
 
     @staticmethod
     def _parse_batch(asked: Sequence[str], raw: bytes, found: dict[str, ObjectInfo]) -> int:

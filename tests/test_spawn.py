@@ -74,3 +74,59 @@ def test_memory_files_refused_fall_back_to_pipes(
     assert len(repo.listing(head, [])) == COMMITS
     assert repo.start("merge-base", "--all", head, head) is None  # asked in turn instead
     assert repo.merge_bases(head, head) == [head]
+
+
+@pytest.mark.parametrize("memory", [True, False], ids=["memory-files", "pipes"])
+def test_a_prepared_cat_file_answers_as_one_asked_then(
+        history: Path, monkeypatch: pytest.MonkeyPatch, memory: bool) -> None:
+    """``prepare_objects`` starts the next ``objects``'s cat-file before its names are
+    known: the answers are the same, a 126 KB batch of names included (written to it
+    through a pipe as it answers), one process either way, and none is left behind."""
+    if memory and not repo_module._MEMFD:
+        pytest.skip("no memory files on this system")
+    monkeypatch.setattr(repo_module, "_MEMFD", memory)
+    plain = Repo(str(history))
+    head = plain.locate().head
+    assert head is not None
+    listed = plain.listing(head, [])
+    names = [*listed, "refs/heads/main", "refs/heads/no-such-branch", "HEAD^{commit}"]
+    expected = [(i.name, i.sha, i.type, i.commit_time, i.parents) for i in plain.objects(names)]
+    prepared = Repo(str(history))
+    prepared.prepare_objects()
+    assert prepared.locate().head == head
+    found = [(i.name, i.sha, i.type, i.commit_time, i.parents)
+             for i in prepared.objects(names)]
+    assert found == expected
+    assert prepared.calls == 2  # where are we, and the one cat-file
+    again = prepared.objects(["refs/heads/main"])  # the next asks in turn
+    assert again[0].sha == head and prepared.calls == 3
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+@pytest.mark.parametrize("state", ["detached", "not a repository", "answered"])
+def test_the_contract_command_leaves_no_git_process_behind(
+        history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: str) -> None:
+    """The contract command prepares its cat-file before it knows whether it will ask
+    it: where it never does (a detached HEAD, no repository) it is stopped and reaped."""
+    from lets_hooks.cli import boundary
+
+    where = history
+    if state == "not a repository":
+        where = tmp_path / "plain"
+        where.mkdir()
+        monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    elif state == "detached":
+        subprocess.run(["git", "checkout", "-q", "--detach"], cwd=history, check=True)
+    else:  # a topic off main: nothing recorded, so estimated (cat-file asked)
+        subprocess.run(["git", "checkout", "-q", "-B", "topic", "main~5"], cwd=history,
+                       check=True)
+    monkeypatch.chdir(where)
+    try:
+        result, _ = boundary.compute([])
+    finally:
+        subprocess.run(["git", "checkout", "-q", "main"], cwd=history, check=True)
+    expected = {"detached": "none", "not a repository": "none", "answered": "estimate"}
+    assert result.trust == expected[state], result.lines()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)

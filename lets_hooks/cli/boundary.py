@@ -52,8 +52,9 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
     from lets_hooks.repo import GitError, NotARepository, Repo, reason
 
     as_json, branch, head = _parse(argv)
+    repo = Repo()
     try:
-        repo = Repo()
+        repo.prepare_objects()  # the ladder's one cat-file, set up beside "where are we"
         where = repo.locate()
         settings = config.load(where.top, os.environ, where.git_dir)
         if branch is not None and head is None:
@@ -69,6 +70,8 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
         result = ladder.not_a_repository()
     except GitError as exc:
         result = ladder.unknown(reason(exc))
+    finally:
+        repo.drop_prepared()  # never asked (not a repository, a detached HEAD, ...)
     return result, as_json
 
 
