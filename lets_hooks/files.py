@@ -95,7 +95,7 @@ def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
             return None, f"{shown} is not a regular file - ignored"
         if info.st_size > limit:
             return None, f"{shown} is {info.st_size} bytes, over the {_size(limit)} limit - ignored"
-        data = _read_fd(fd, limit + 1)
+        data = _read_fd(fd, limit + 1, info.st_size + 1)
         if len(data) > limit:  # it grew while being read
             return None, f"{shown} is over the {_size(limit)} limit - ignored"
         return data, None
@@ -105,11 +105,15 @@ def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
         os.close(fd)
 
 
-def _read_fd(fd: int, limit: int) -> bytes:
+def _read_fd(fd: int, limit: int, expected: int = 1 << 16) -> bytes:
+    """Up to ``limit`` bytes, the first ``expected`` (the file's size and one: its end
+    seen in the same call) asked in one read, then 64 KiB at a time while it grows."""
     chunks = []
     left = limit
+    ask = expected
     while left > 0:
-        chunk = os.read(fd, min(left, 1 << 16))
+        chunk = os.read(fd, min(left, ask))
+        ask = 1 << 16
         if not chunk:
             break
         chunks.append(chunk)

@@ -398,3 +398,25 @@ def test_a_tracked_state_file_is_seen_whatever_the_index_looks_like(sandbox: San
     assert task.read_bytes() == before
     # an untracked branch's file beside it is written as ever
     assert state.write_session_line(str(sandbox.path), "other", base, SID)
+
+
+@pytest.mark.parametrize("size", [0, 1, 65_535, 65_536, 65_537, 300_001])
+def test_a_file_is_read_whole_up_to_its_limit_and_refused_past_it(tmp_path: Path,
+                                                                  size: int) -> None:
+    """``files.read_capped`` asks for a file's whole size in one read: every size around
+    the old 64 KiB chunk reads back byte for byte; a limit of exactly its size reads it,
+    one byte less refuses it (never a part); a file whose size says 0 (``/proc``) is
+    still read to its end."""
+    from lets_hooks import files
+
+    body = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    path = tmp_path / "f"
+    path.write_bytes(body)
+    assert files.read_capped(str(path), max(size, 1)) == (body, None)
+    if size:
+        data, problem = files.read_capped(str(path), size - 1)
+        assert data is None and problem is not None and "limit" in problem
+    status = Path("/proc/self/status")
+    if status.exists():
+        data, problem = files.read_capped(str(status), 1 << 20)
+        assert problem is None and data is not None and b"\nPid:" in data
