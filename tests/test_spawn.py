@@ -33,16 +33,23 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("memory", [True, False], ids=["memory-files", "pipes"])
-def test_long_answers_and_large_inputs_come_back_whole(
-        history: Path, monkeypatch: pytest.MonkeyPatch, memory: bool) -> None:
+def listed_with(history: Path, monkeypatch: pytest.MonkeyPatch,
+                memory: bool) -> tuple[Repo, str, list[str]]:
+    """A ``Repo`` of ``history`` whose answers come through memory files or pipes, its
+    HEAD and every commit (two processes)."""
     if memory and not repo_module._MEMFD:
         pytest.skip("no memory files on this system")
     monkeypatch.setattr(repo_module, "_MEMFD", memory)
     repo = Repo(str(history))
     head = repo.locate().head
     assert head is not None
-    listed = repo.listing(head, [])
+    return repo, head, repo.listing(head, [])
+
+
+@pytest.mark.parametrize("memory", [True, False], ids=["memory-files", "pipes"])
+def test_long_answers_and_large_inputs_come_back_whole(
+        history: Path, monkeypatch: pytest.MonkeyPatch, memory: bool) -> None:
+    repo, head, listed = listed_with(history, monkeypatch, memory)
     assert len(listed) == COMMITS and listed[0] == head
     # every commit's name on stdin (126 KB), answered one by one
     found = repo.objects(listed)
@@ -82,13 +89,7 @@ def test_a_prepared_cat_file_answers_as_one_asked_then(
     """``prepare_objects`` starts the next ``objects``'s cat-file before its names are
     known: the answers are the same, a 126 KB batch of names included (written to it
     through a pipe as it answers), one process either way, and none is left behind."""
-    if memory and not repo_module._MEMFD:
-        pytest.skip("no memory files on this system")
-    monkeypatch.setattr(repo_module, "_MEMFD", memory)
-    plain = Repo(str(history))
-    head = plain.locate().head
-    assert head is not None
-    listed = plain.listing(head, [])
+    plain, head, listed = listed_with(history, monkeypatch, memory)
     names = [*listed, "refs/heads/main", "refs/heads/no-such-branch", "HEAD^{commit}"]
     expected = [(i.name, i.sha, i.type, i.commit_time, i.parents) for i in plain.objects(names)]
     prepared = Repo(str(history))
