@@ -82,7 +82,7 @@ class Ledger:
     """The ledger read whole, as maps keyed by commit."""
 
     __slots__ = ("amended", "by_sid", "claims", "copies", "lines", "made", "order", "placed",
-                 "said", "said_of", "written")
+                 "said", "written")
 
     def __init__(self) -> None:
         self.made: dict[str, set[str]] = {}  # commit -> sids that made it
@@ -94,8 +94,7 @@ class Ledger:
         self.written: dict[tuple[str, str], int] = {}  # (boundary, sid) -> its newest s line
         self.placed = False  # read from an ``s`` line on (``read_from``)
         self.lines = 0
-        self.said: dict[tuple[str, str | None], str] = {}  # what ``status`` answered
-        self.said_of: dict[str | None, dict[str, str]] = {}  # what ``statuses`` answered
+        self.said: dict[str | None, dict[str, str]] = {}  # sid -> what ``status`` answered
 
     def __bool__(self) -> bool:
         return self.lines > 0
@@ -120,10 +119,12 @@ class Ledger:
         known, and then every commit made here under any id is "the session's": the
         prior-session reading). Each answer is kept: the witness asks of a long
         session's commits twice (``read_from``, then the verdict)."""
-        key = (sha, sid)
-        found = self.said.get(key)
+        said = self.said.get(sid)
+        if said is None:
+            said = self.said[sid] = {}
+        found = said.get(sha)
         if found is None:
-            found = self.said[key] = self._status(sha, sid, 0, {})
+            found = said[sha] = self._status(sha, sid, 0, {})
         return found
 
     def statuses(self, shas: Iterable[str], sid: str | None) -> dict[str, str]:
@@ -131,9 +132,9 @@ class Ledger:
         commit its maker's line alone decides (no rewrite pair: nearly every one), or that
         no line names, is decided here without a call; the rest as ``status`` decides
         them."""
-        said = self.said_of.get(sid)
+        said = self.said.get(sid)
         if said is None:
-            said = self.said_of[sid] = {}
+            said = self.said[sid] = {}
         copies, made, amended, claims = self.copies, self.made, self.amended, self.claims
         mine = sid if sid else None
         alone = {mine}
