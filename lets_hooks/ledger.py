@@ -295,12 +295,18 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
     is decided by what follows that line; else from every line about ``wanted``, and
     without that line from the whole ledger. The session's recent work is at the end: a
     long ledger costs the happy path its tail, and only the lines about ``wanted`` are
-    parsed. ``placed`` says whether the line was found."""
-    if common_dir is None or not boundary or not sid:
-        return read(common_dir)
+    parsed. ``placed`` says whether the line was found. With no session (a prior-session
+    reading) or no boundary, every line about ``wanted`` is read, and only those."""
+    if common_dir is None:
+        return Ledger()
     data, _ = files.read_capped(path(common_dir), READ_LIMIT)
     if not data:
         return Ledger()
+    if not boundary or not sid:
+        found = _about_many(data, wanted) if len(wanted) > SEARCHED else None
+        book = _about(data, 0, wanted) if found is None else found
+        book.lines = max(book.lines, 1)  # a ledger, even when no line names them
+        return book
     marker = b" ".join([WRITTEN, boundary.encode("ascii", "replace"),
                         token(sid).encode("utf-8")])
     at = _last_line(data, marker)

@@ -130,6 +130,47 @@ def test_many_statuses_at_once_are_each_one_s(lines: list[str], wanted: list[str
         assert whole.status(sha, A) == picked.status(sha, A), sha
 
 
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(_LINE, min_size=1, max_size=24),
+       wanted=st.lists(st.sampled_from(_SHAS), min_size=1, max_size=9, unique=True),
+       boundary=st.sampled_from([None, "f" * 40]))
+def test_a_prior_session_reads_what_the_whole_ledger_says_of_the_commits_asked(
+        tmp_path_factory: pytest.TempPathFactory, lines: list[str], wanted: list[str],
+        boundary: str | None) -> None:
+    """With no session (a prior-session reading), only the lines about the commits asked
+    (and the commits their copies copy) are read, searched for or picked out: every
+    status, for any session or none, is the whole ledger's."""
+    common = tmp_path_factory.mktemp("common")
+    (common / "lets-hooks").mkdir()
+    (common / "lets-hooks" / "ledger").write_text("".join(f"{x}\n" for x in lines))
+    whole = ledger.read(str(common))
+    for searched in (ledger.SEARCHED, 0):
+        kept, ledger.SEARCHED = ledger.SEARCHED, searched
+        try:
+            found = ledger.read_from(str(common), boundary, None, wanted)
+        finally:
+            ledger.SEARCHED = kept
+        assert found  # a ledger, even when no line names them
+        for sha in wanted:
+            for sid in (None, A, B):
+                assert found.status(sha, sid) == whole.status(sha, sid), (sha, sid, searched)
+
+
+def test_a_prior_session_parses_only_the_lines_about_its_commits(tmp_path: Path) -> None:
+    """A long ledger of other commits costs a prior-session reading of a few commits only
+    their lines: counted in lines parsed, the whole ledger is never parsed."""
+    folder = tmp_path / ledger.FOLDER
+    folder.mkdir()
+    others = "".join(f"c {n:040x} {B}\n" for n in range(1, 5001))
+    (folder / ledger.NAME).write_text(f"c {X} {A}\n{others}r {Y} {A} {X} =\nc {Z} {B}\n")
+    many = [Y, Z, *(f"{n:040x}" for n in range(6000, 6100))]  # more than are searched for
+    for wanted, parsed in (([Y], 2), (many, 3)):  # Y's copy line, its original's, Z's
+        found = ledger.read_from(str(tmp_path), X, None, wanted)
+        assert found.lines == parsed
+        assert found.status(Y, None) == ledger.SESSION
+    assert ledger.read(str(tmp_path)).lines == 5003
+
+
 def test_python_appends_start_on_a_line_of_their_own(tmp_path: Path) -> None:
     folder = tmp_path / ledger.FOLDER
     folder.mkdir()
