@@ -120,6 +120,12 @@ def run_program(argv: list[str], cwd: str | None = None,
             done.stderr.decode("utf-8", "replace"))
 
 
+# ``Repo.locate``'s one question: rev-parse answers in this order and stops at the first
+# name it cannot resolve (so ``origin/HEAD``, which may be missing, goes last)
+_LOCATE = ("rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name", "HEAD",
+           "--absolute-git-dir", "--show-toplevel", "refs/remotes/origin/HEAD", "--")
+
+
 def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, bytes, bytes]:
     """Run ``argv``: (exit status, stdout, the first few KB of stderr)."""
     if not hasattr(os, "posix_spawnp"):  # pragma: no cover - non-POSIX
@@ -442,6 +448,7 @@ class Repo:
         self.last_error = b""  # git's stderr from the last process, for messages
         self._worktree_list: list[dict[str, str]] | None = None  # asked once a command
         self._batch: Started | None = None  # ``prepare_objects``
+        self._where: Started | None = None  # ``prepare_locate``
 
     # -- plumbing ---------------------------------------------------------------------
     def run(self, *args: str, stdin: bytes | None = None) -> tuple[int, bytes]:
@@ -472,10 +479,11 @@ class Repo:
         The two paths sit between answers of known shape, so a path holding a newline is
         still read whole. An unborn HEAD or a folder with no work tree takes the slow path.
         """
-        code, raw = self.run(
-            "rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name", "HEAD",
-            "--absolute-git-dir", "--show-toplevel", "refs/remotes/origin/HEAD", "--",
-        )
+        started, self._where = self._where, None
+        if started is not None:  # asked already (``prepare_locate``)
+            code, raw, self.last_error = started.result()
+        else:
+            code, raw = self.run(*_LOCATE)
         text = raw.decode("utf-8", "surrogateescape")
         lines = text.split("\n")
         if lines and lines[-1] == "":
@@ -571,11 +579,20 @@ class Repo:
                 return
             self.calls += 1
 
+    def prepare_locate(self) -> None:
+        """Start the ``rev-parse`` the next ``locate`` asks: its answer comes while the
+        caller does other work (a command's own imports). Where git's answers come through
+        pipes, nothing."""
+        if self._where is None:
+            self._where = self.start(*_LOCATE)
+
     def drop_prepared(self) -> None:
-        """The prepared ``cat-file`` is not needed (the command ended before asking)."""
-        started, self._batch = self._batch, None
-        if started is not None:
-            started.drop()
+        """The prepared ``cat-file`` and ``rev-parse`` are not needed (the command ended
+        before asking)."""
+        for started in (self._batch, self._where):
+            if started is not None:
+                started.drop()
+        self._batch = self._where = None
 
     @staticmethod
     def _parse_batch(asked: Sequence[str], raw: bytes, found: dict[str, ObjectInfo]) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lets_hooks import repo as repo_module
-from lets_hooks.repo import GitError, Repo
+from lets_hooks.repo import GitError, Location, Repo
 
 COMMITS = 3000  # a listing of 123 KB and a batch of names of 126 KB: past any pipe's buffer
 
@@ -83,6 +83,10 @@ def test_memory_files_refused_fall_back_to_pipes(
     assert repo.merge_bases(head, head) == [head]
 
 
+def _fields(where: Location) -> tuple[str | None, ...]:
+    return where.top, where.git_dir, where.branch, where.head, where.origin_head
+
+
 @pytest.mark.parametrize("memory", [True, False], ids=["memory-files", "pipes"])
 def test_a_prepared_cat_file_answers_as_one_asked_then(
         history: Path, monkeypatch: pytest.MonkeyPatch, memory: bool) -> None:
@@ -94,13 +98,20 @@ def test_a_prepared_cat_file_answers_as_one_asked_then(
     expected = [(i.name, i.sha, i.type, i.commit_time, i.parents) for i in plain.objects(names)]
     prepared = Repo(str(history))
     prepared.prepare_objects()
-    assert prepared.locate().head == head
+    prepared.prepare_locate()  # "where are we" asked before it is wanted, too
+    where = prepared.locate()
+    assert _fields(where) == _fields(plain.locate()) and where.head == head
     found = [(i.name, i.sha, i.type, i.commit_time, i.parents)
              for i in prepared.objects(names)]
     assert found == expected
     assert prepared.calls == 2  # where are we, and the one cat-file
     again = prepared.objects(["refs/heads/main"])  # the next asks in turn
     assert again[0].sha == head and prepared.calls == 3
+    assert _fields(prepared.locate()) == _fields(where) and prepared.calls == 4  # again
+    dropped = Repo(str(history))
+    dropped.prepare_objects()
+    dropped.prepare_locate()
+    dropped.drop_prepared()  # never asked: stopped and reaped
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
 

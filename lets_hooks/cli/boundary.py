@@ -46,15 +46,19 @@ def _parse(argv: Sequence[str]) -> tuple[bool, str | None, str | None]:
 
 
 def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
-    import time
-
-    from lets_hooks import config, ladder
     from lets_hooks.repo import GitError, NotARepository, Repo, reason
 
     as_json, branch, head = _parse(argv)
     repo = Repo()
     try:
-        repo.prepare_objects()  # the ladder's one cat-file, set up beside "where are we"
+        # "where are we" and the ladder's one cat-file are asked first: git answers while
+        # the rest of the command is imported (docs/speed.md)
+        repo.prepare_objects()
+        repo.prepare_locate()
+        import time
+
+        from lets_hooks import config, ladder
+
         where = repo.locate()
         settings = config.load(where.top, os.environ, where.git_dir)
         if branch is not None and head is None:
