@@ -114,8 +114,17 @@ def on_branch(box: Sandbox, name: str) -> None:
 
 def test_static_every_git_argument_in_repo_py_is_literal_checked_or_after_a_separator() -> None:
     """Reads repo.py: a variable reaches git only after ``--``/``--end-of-options``, or after
-    ``_require_sha`` vouched for it in the same function (or it is an ``int`` parameter)."""
+    ``_require_sha`` vouched for it in the same function (or it is an ``int`` parameter).
+    A module-level tuple of literal words (``_LOCATE``) is literal; ``start`` is a door
+    to git like ``run``."""
     tree = ast.parse(REPO_SOURCE)
+    literal_tuples = {
+        target.id for node in tree.body if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Tuple)
+        and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
+                for e in node.value.elts)
+        for target in node.targets if isinstance(target, ast.Name)}
+    assert "_LOCATE" in literal_tuples
     problems = []
     for func in ast.walk(tree):
         if not isinstance(func, ast.FunctionDef) or func.name in ("run", "_out", "_must", "_one",
@@ -133,12 +142,15 @@ def test_static_every_git_argument_in_repo_py_is_literal_checked_or_after_a_sepa
         for node in ast.walk(func):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
-                    and node.func.attr in ("run", "_out", "_must", "_one")):
+                    and node.func.attr in ("run", "_out", "_must", "_one", "start")):
                 continue
             for arg in node.args:
                 if isinstance(arg, ast.Constant) and arg.value in SEPARATORS:
                     break
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    continue
+                if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name) \
+                        and arg.value.id in literal_tuples:
                     continue
                 names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
                 if not names or not names <= vouched:

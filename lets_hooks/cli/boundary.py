@@ -71,9 +71,13 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
                                 int(time.time()), branch=branch, head=head, where=where)
         result.notes[:0] = settings.problems
     except NotARepository:
-        result = ladder.not_a_repository()
-    except GitError as exc:
-        result = ladder.unknown(reason(exc))
+        from lets_hooks.ladder import not_a_repository
+
+        result = not_a_repository()
+    except GitError as exc:  # git is missing: the first start already says so
+        from lets_hooks.ladder import unknown
+
+        result = unknown(reason(exc))
     finally:
         repo.drop_prepared()  # never asked (not a repository, a detached HEAD, ...)
     return result, as_json
