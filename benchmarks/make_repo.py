@@ -341,9 +341,10 @@ def write_reflog(dest: Path, writer: Writer, shas: dict[int, str], first: str,
         previous = sha
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_bytes(("\n".join(lines) + "\n").encode() + since)
-    # the session ledger the post-commit hook writes as each of those commits is made
-    made = [f"c {shas[mark]} {SESSION_ID}\n" for _, mark, _ in sorted(writer.here)
-            if mark in shas]
+    # the session ledger the post-commit hook writes as each of those commits is made (a
+    # pull's fast-forward moves HEAD to a teammate's commit: logged, but no commit made)
+    made = [f"c {shas[mark]} {SESSION_ID}\n" for _, mark, message in sorted(writer.here)
+            if mark in shas and not message.startswith("pull")]
     ledger = dest / ".git" / "lets-hooks" / "ledger"
     ledger.parent.mkdir(parents=True, exist_ok=True)
     ledger.write_text("".join(made))
