@@ -571,6 +571,10 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
     frontier: list[str] = []
     if floor is not None and not (floor.stop is not None and floor.linear):
         frontier = floor.frontier() if floor.count else [floor.stop] if floor.stop else []
+        if fork in frontier:
+            # a parent of what HEAD has and the tip has not: the tip is HEAD's ancestor,
+            # so it is the one merge-base (a branch built on the tip, like git's seen)
+            frontier = [fork]
     if started is not None and (floor is None or len(frontier) == 1
                                 or (floor.stop is not None and floor.linear)):
         started.drop()

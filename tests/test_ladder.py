@@ -745,3 +745,32 @@ def test_the_estimate_on_a_seen_shaped_branch_walks_twice(sandbox: Sandbox) -> N
     total = git_count(sandbox, "HEAD", "^" + base[0])
     assert fields["SESSION_RANGE_DESC"].startswith(f"approx: {base[0]}..HEAD (")
     assert int(fields["SESSION_COMMITS"]) == total  # all made here: all counted
+
+
+@pytest.mark.parametrize("main_moved", [False, True])
+def test_a_branch_built_on_the_merge_branch_tip_needs_no_merge_base(
+        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, main_moved: bool) -> None:
+    """When the walk of what main has not shows main's tip as a parent of what it printed,
+    the tip is HEAD's ancestor and so the one merge-base: ``merge-base --all`` is not
+    waited for (where answers come through pipes, not asked at all). After main moves on,
+    it is asked, and its answer is git's."""
+    from lets_hooks import repo as repo_module
+
+    for i in range(4):
+        sandbox.commit(f"main {i}", age_days=2)
+    sandbox.git.checkout("-q", "-b", "seen")
+    for n in range(3):
+        sandbox.git.checkout("-q", "-b", f"t{n}", f"main~{n + 1}")
+        sandbox.commit(f"topic {n}", age_days=1)
+        sandbox.git.checkout("-q", "seen")
+        sandbox.git.merge("-q", "--no-ff", "--no-edit", f"t{n}")
+    if main_moved:
+        sandbox.git.checkout("-q", "main")
+        sandbox.commit("main moves on", age_days=1)
+        sandbox.git.checkout("-q", "seen")
+    base = sandbox.git.merge_base("HEAD", "main").strip()
+    monkeypatch.setattr(repo_module, "_MEMFD", False)  # every question asked in turn
+    fields, calls = processes(sandbox)
+    assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"]) == ("estimate", base)
+    assert int(fields["SESSION_COMMITS"]) == git_count(sandbox, "HEAD", "^" + base)
+    assert calls == (4 if main_moved else 3)  # rev-parse, cat-file, rev-list (merge-base)
