@@ -126,16 +126,6 @@ _LOCATE = ("rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name",
            "--absolute-git-dir", "--show-toplevel", "refs/remotes/origin/HEAD", "--")
 
 
-# ``Repo.off_remotes``: revisions on stdin are read as given; ``--not`` turns only what
-# follows it here
-_OFF_REMOTES = ("rev-list", "--stdin", "--not", "--remotes")
-
-
-def _off_remotes_input(commits: Sequence[str], floor: str | None) -> bytes:
-    return "".join([*(c + "\n" for c in commits),
-                    *(["^" + floor + "\n"] if floor else [])]).encode()
-
-
 def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, bytes, bytes]:
     """Run ``argv``: (exit status, stdout, the first few KB of stderr)."""
     if not hasattr(os, "posix_spawnp"):  # pragma: no cover - non-POSIX
@@ -869,36 +859,25 @@ class Repo:
         apart = set(out.decode("ascii", "replace").split())
         return [c for c in candidates if c not in apart]
 
-    def off_remotes(self, commits: Sequence[str], floor: str | None,
-                    started: Started | None = None) -> set[str]:
+    def off_remotes(self, commits: Sequence[str], floor: str | None) -> set[str]:
         """Which of ``commits`` no remote-tracking ref reaches (what reached them did not
-        come through a fetch): one ``rev-list``, bounded by ``floor`` when given.
-        ``started``: the same question already asked (``start_off_remotes``)."""
+        come through a fetch): one ``rev-list``, bounded by ``floor`` when given."""
         _require_sha(*commits, *([floor] if floor else []))
         if not commits:
             return set()
-        if started is not None:
-            code, out, self.last_error = started.result()
-            if code != 0:
-                raise failure(_OFF_REMOTES, code, self.last_error)
-        else:
-            out = self._must(*_OFF_REMOTES, stdin=_off_remotes_input(commits, floor))
+        lines = [*(c + "\n" for c in commits), *(["^" + floor + "\n"] if floor else [])]
+        # revisions on stdin are read as given; ``--not`` turns only what follows it here
+        out = self._must("rev-list", "--stdin", "--not", "--remotes",
+                         stdin="".join(lines).encode())
         return set(out.decode("ascii", "replace").split()) & set(commits)
-
-    def start_off_remotes(self, commits: Sequence[str], floor: str | None) -> Started | None:
-        """``off_remotes``'s question, started to be answered later (``start``): the
-        caller reads a file meanwhile. None where it is asked in turn then."""
-        _require_sha(*commits, *([floor] if floor else []))
-        if not commits:
-            return None
-        return self.start(*_OFF_REMOTES, stdin=_off_remotes_input(commits, floor))
 
     def off_remotes_above(self, head: str, floor: str) -> set[str]:
         """The commits of ``floor..head`` that no remote-tracking ref reaches: one
         ``rev-list`` that stops where the remotes' history begins (a range that is all on
         ``origin/main`` costs a step, not a walk of it)."""
         _require_sha(head, floor)
-        out = self._must(*_OFF_REMOTES, stdin=f"{head}\n^{floor}\n".encode())
+        out = self._must("rev-list", "--stdin", "--not", "--remotes",
+                         stdin=f"{head}\n^{floor}\n".encode())
         return set(out.decode("ascii", "replace").split())
 
     def reflog_entries(self, ref: str, limit: int) -> list[tuple[str, int, str]]:

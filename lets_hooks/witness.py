@@ -375,24 +375,12 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     lies in ``floor..top``, so the range is asked, not each of its commits, and ``order``
     is that whole range in git's order (every commit of it not in ``unknown`` is decided
     already, or decided after this)."""
-    read: tuple[dict[str, str], bool, str | None] | None = None  # the HEAD log, read early
     if _no_remote_refs(git_dir):  # nothing came through a fetch, and git is not asked
         local = unknown
     elif top is not None and floor is not None and len(unknown) > SEARCHED:
         local = unknown.intersection(repo.off_remotes_above(top, floor))
     else:
-        asked = list(unknown)
-        started = repo.start_off_remotes(asked, floor) \
-            if len(unknown) <= SEARCHED and not uses_reftable(git_dir) else None
-        if started is not None:
-            # git walks while the log (a file: the files backend) is searched for the few
-            # commits; what it says is used only of those no remote-tracking ref reaches
-            try:
-                read = head_log(repo, git_dir, head, unknown)
-            except BaseException:
-                started.drop()
-                raise
-        local = repo.off_remotes(asked, floor, started)
+        local = repo.off_remotes(list(unknown), floor)
     if top is None:
         order = None  # not the whole range: each status is given one by one
     if len(local) < len(unknown):
@@ -403,7 +391,7 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
         rest = unknown
     if not rest:
         return
-    kinds, complete, problem = read if read is not None else head_log(repo, git_dir, head, rest)
+    kinds, complete, problem = head_log(repo, git_dir, head, rest)
     if problem is not None:
         verdict.source = NO_WITNESS
         verdict.notes.append(problem)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hookbox import OTHER, SID, HookBox, git_version, make, teammate, with_remote
@@ -636,72 +635,3 @@ def test_statuses_built_in_the_range_s_order_read_as_looked_up(
     for i, kind in decided.items():
         if i < size:
             assert verdict.of(commits[i]) == (witness.UNVOUCHED if i in later else kind)
-
-
-@pytest.mark.parametrize("memory", [True, False], ids=["memory-files", "pipes"])
-def test_the_head_log_is_read_while_git_asks_the_remotes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory: bool) -> None:
-    """Where a few commits of the range have no ledger line, the remote-tracking refs are
-    asked in a process started first, and the HEAD log is read while it walks: what the
-    log says is used only of the commits no remote-tracking ref reaches. The verdict is
-    the one asked in turn (where answers come through pipes), with the same processes;
-    none is left behind, and a failure reading the log stops the walk."""
-    import os
-
-    from lets_hooks import repo as repo_module
-    from lets_hooks.repo import Repo
-
-    box = with_remote(tmp_path)
-    box.sh("checkout", "-q", "-b", "topic")
-    boundary = box.head()
-    box.sh("push", "-q", "origin", "topic")
-    mine = box.file_commit("t.txt", "t\n", sid=SID)
-    mate = teammate(tmp_path, box, "topic")
-    pushed = mate.file_commit("pushed.txt", "p\n")  # reaches the remote: from elsewhere
-    mate.sh("push", "-q", "origin", "topic")
-    box.sh("pull", "-q", "--no-rebase", "origin", "topic", sid=SID)
-    mate.sh("checkout", "-q", "-b", "side")
-    direct = mate.file_commit("direct.txt", "d\n")  # pulled from the clone itself: no
-    box.sh("pull", "-q", "--no-rebase", str(mate.path), "side", sid=SID)  # tracking ref
-    head = box.head()
-    top, git_dir = str(box.path), str(box.path / ".git")
-    commits = box.sh("rev-list", head, f"^{boundary}").stdout.split()
-    assert {mine, pushed, direct} <= set(commits)
-    (box.path / ".git" / ledger.FOLDER / ledger.NAME).write_text(
-        "".join(f"c {c} {SID}\n" for c in commits if c not in (pushed, direct)))
-    if not memory:
-        monkeypatch.setattr(repo_module, "_MEMFD", False)
-    started: list[bool] = []
-    read = witness.head_log
-    start = Repo.start_off_remotes
-
-    def spied_start(self: Repo, *args: Any) -> Any:
-        found = start(self, *args)
-        started.append(found is not None)
-        return found
-
-    def spied_read(*args: Any) -> Any:
-        started.append(False)
-        return read(*args)
-
-    monkeypatch.setattr(Repo, "start_off_remotes", spied_start)
-    monkeypatch.setattr(witness, "head_log", spied_read)
-    repo = Repo(top)
-    verdict = witness.judge(repo, git_dir, head, commits, SID, boundary)
-    assert started == [memory, False]  # started (or not, with pipes), then the log read once
-    assert verdict.status[mine] == witness.SESSION
-    assert verdict.status[pushed] == witness.ELSEWHERE  # origin/topic reaches it
-    assert verdict.status[direct] == witness.ELSEWHERE  # HEAD's log: brought in by a pull
-    assert verdict.source == witness.REFLOG and not verdict.notes
-    assert repo.calls == 1  # the one walk of the remote-tracking refs, either way
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)
-
-    def broken(*args: object) -> object:
-        raise OSError("the log cannot be read")
-
-    monkeypatch.setattr(witness, "head_log", broken)
-    with pytest.raises(OSError):
-        witness.judge(Repo(top), git_dir, head, commits, SID, boundary)
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)
