@@ -322,11 +322,11 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
         book.placed = True
         return book
     if at >= 0 and tail <= KEEP:
-        book = _about(data, at, wanted, tail)
+        raw, book = _about_raw(data, at, wanted, tail)
         if UNKNOWN in book.statuses(wanted, sid).values():
             # some of ``wanted`` (a teammate's pulled commits, say) are not decided after
             # the mark: an older line may name them, so every line about them is read
-            book = _about(data, 0, wanted)
+            book = _with_older(data, at, wanted, book, raw)
         book.lines = max(book.lines, 1)  # the mark itself: a ledger, not an empty one
         book.placed = True
         return book
@@ -348,27 +348,50 @@ def _last_line(data: bytes, line: bytes) -> int:
 
 def _about(data: bytes, start: int, wanted: Collection[str], lines_after: int = -1) -> Ledger:
     """The lines of ``data[start:]`` whose commit is one of ``wanted``, or one a copy of
-    them copies, parsed (the rest never decoded): a few commits are searched for in the
-    bytes, many picked out line by line (a slice and a set lookup each). Where ``wanted``
-    are at least half of the ``lines_after`` lines, those lines are parsed all: what the
-    others say of other commits decides nothing about these (each line is about its own
-    commit), and picking would cost more than their parse."""
+    them copies, parsed (the rest never decoded): ``_about_raw``."""
+    return _about_raw(data, start, wanted, lines_after)[1]
+
+
+def _about_raw(data: bytes, start: int, wanted: Collection[str], lines_after: int = -1,
+               end: int = -1) -> tuple[bytes, Ledger]:
+    """The lines of ``data[start:end]`` (``end`` -1: to the end) whose commit is one of
+    ``wanted``, or one a copy of them copies, in order, and what they say: a few commits
+    are searched for in the bytes, many picked out line by line (a slice and a set lookup
+    each). Where ``wanted`` are at least half of the ``lines_after`` lines, those lines are
+    taken all: what the others say of other commits decides nothing about these (each line
+    is about its own commit), and picking would cost more than their parse."""
+    stop = len(data) if end < 0 else end
     if 0 <= lines_after <= 2 * len(wanted):
-        return parse(data[start:])
+        return data[start:stop], parse(data[start:stop])
     asked = {sha.encode("ascii", "replace") for sha in wanted}
     lines: list[bytes] | None = None
     while True:
         if len(asked) <= SEARCHED:
-            picked = _naming(data, start, asked)
+            picked = _naming(data, start, asked, stop)
         else:
             if lines is None:
-                lines = data[start:].split(b"\n")
+                lines = data[start:stop].split(b"\n")
             picked = _picked(lines, asked)
-        book = parse(b"\n".join(picked))
+        raw = b"\n".join(picked)
+        book = parse(raw)
         olds = {old.encode("ascii") for pairs in book.copies.values() for old, _, _ in pairs}
         if olds <= asked:
-            return book
+            return raw, book
         asked |= olds
+
+
+def _with_older(data: bytes, at: int, wanted: Collection[str], tail: Ledger,
+                tail_raw: bytes) -> Ledger:
+    """Every line about ``wanted`` (and the commits their copies copy), where ``tail`` is
+    what the lines from ``at`` on say of them (``tail_raw``: those lines): only the lines
+    before ``at`` are searched, for the commits the tail's reading asked about. Should one
+    of them copy a commit not asked about, the whole ledger is read again for it."""
+    asked = set(wanted)
+    asked.update(old for pairs in tail.copies.values() for old, _, _ in pairs)
+    older, found = _about_raw(data, 0, asked, -1, at)
+    if any(old not in asked for pairs in found.copies.values() for old, _, _ in pairs):
+        return _about(data, 0, wanted)
+    return parse(older + b"\n" + tail_raw if older else tail_raw)
 
 
 def _about_many(data: bytes, wanted: Collection[str]) -> Ledger | None:
@@ -412,17 +435,19 @@ def _picked(lines: list[bytes], asked: set[bytes]) -> list[bytes]:
     return found
 
 
-def _naming(data: bytes, start: int, shas: set[bytes]) -> list[bytes]:
-    """The lines of ``data[start:]`` about ``shas`` (the commit each line is about comes
-    after its one-letter kind), in the ledger's order."""
+def _naming(data: bytes, start: int, shas: set[bytes], stop: int = -1) -> list[bytes]:
+    """The lines of ``data[start:stop]`` (``stop`` -1: to the end; both line starts) about
+    ``shas`` (the commit each line is about comes after its one-letter kind), in the
+    ledger's order."""
     found: list[tuple[int, bytes]] = []
+    stop = len(data) if stop < 0 else stop
     for sha in shas:
-        at = data.find(sha, start)
+        at = data.find(sha, start, stop)
         while at >= 0:
             if at - 2 >= start and data[at - 1] == 32 and (at == 2 or data[at - 3] == 10):
                 end = data.find(b"\n", at)
                 found.append((at, data[at - 2:end if end >= 0 else len(data)]))
-            at = data.find(sha, at + 1)
+            at = data.find(sha, at + 1, stop)
     found.sort()
     return [line for _, line in found]
 

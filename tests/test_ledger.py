@@ -171,6 +171,33 @@ def test_a_prior_session_parses_only_the_lines_about_its_commits(tmp_path: Path)
     assert ledger.read(str(tmp_path)).lines == 5003
 
 
+def test_older_lines_are_searched_once_not_the_tail_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A commit the lines after the mark leave undecided (a teammate's) is looked for in
+    the lines before it: those are searched, and the tail is not searched a second time.
+    Counted in bytes searched per commit asked: the ledger's length once, not 1.9 times.
+    The answer is the whole ledger's."""
+    folder = tmp_path / ledger.FOLDER
+    folder.mkdir()
+    mine, theirs = "a" * 40, "b" * 40
+    older = f"c {theirs} {B}\n" + "".join(f"c {n:040x} {B}\n" for n in range(1, 101))
+    newer = "".join(f"c {n:040x} {B}\n" for n in range(200, 2200))
+    text = f"{older}s {X} {A}\nc {mine} {A}\n{newer}"
+    (folder / ledger.NAME).write_text(text)
+    searched: list[int] = []
+    naming = ledger._naming
+
+    def counted(data: bytes, start: int, shas: set[bytes], stop: int = -1) -> list[bytes]:
+        searched.append(((len(data) if stop < 0 else stop) - start) * len(shas))
+        return naming(data, start, shas, stop)
+
+    monkeypatch.setattr(ledger, "_naming", counted)
+    found = ledger.read_from(str(tmp_path), X, A, [mine, theirs])
+    assert found.placed
+    assert found.status(mine, A) == ledger.SESSION and found.status(theirs, A) == ledger.OTHER
+    assert sum(searched) <= len(text.encode()) * 2  # each byte once for each of the two
+
+
 def test_python_appends_start_on_a_line_of_their_own(tmp_path: Path) -> None:
     folder = tmp_path / ledger.FOLDER
     folder.mkdir()
