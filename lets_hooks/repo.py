@@ -43,7 +43,14 @@ class Unsafe(GitError):
 
 def failure(args: Sequence[str], code: int, err: bytes) -> GitError:
     """The error for ``git <args>`` that exited ``code`` having said ``err``."""
-    sub = next((a for a in args if not a.startswith("-")), "") if args else ""
+    sub = ""
+    words = iter(args)
+    for word in words:
+        if word == "-c":
+            next(words, None)  # a setting's value, not the subcommand
+        elif not word.startswith("-"):
+            sub = word
+            break
     first = ""
     for line in err.decode("utf-8", "backslashreplace").split("\n"):
         line = line.strip()
@@ -122,6 +129,13 @@ def run_program(argv: list[str], cwd: str | None = None,
 
 # ``Repo.locate``'s one question: rev-parse answers in this order and stops at the first
 # name it cannot resolve (so ``origin/HEAD``, which may be missing, goes last)
+# ``cat-file --batch`` reads a few objects by name: git's commit-graph, which it would
+# otherwise load to peel ``^{commit}``, costs it more than the lookups (0.6 to 0.9 ms in
+# a 100,000-commit graph, docs/speed.md); the objects it prints are the same
+_BATCH = ("-c", "core.commitGraph=false", "cat-file", "--batch")
+# the walks a rung may ask before ``cat-file`` has answered (``start_floor``, ``start_above``)
+_FLOOR = ("rev-list", "--parents", "--stdin")
+_ABOVE = ("rev-list", "--boundary", "--stdin")
 _LOCATE = ("rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name", "HEAD",
            "--absolute-git-dir", "--show-toplevel", "refs/remotes/origin/HEAD", "--")
 
@@ -406,7 +420,8 @@ class Floor:
 
     def commits(self) -> list[str]:
         """The commits the walk printed (reachable from the head and from no stop),
-        children first: on a linear line, the line itself."""
+        newest first (git's default order, as ``Repo.above`` lists a range): on a linear
+        line, the line itself."""
         raw, width = self.raw, self.width
         if not raw:
             return []
@@ -555,7 +570,7 @@ class Repo:
                 started.send(given)
                 code, raw, self.last_error = started.result()
             else:
-                code, raw = self.run("cat-file", "--batch", stdin=given)
+                code, raw = self.run(*_BATCH, stdin=given)
             answered = self._parse_batch(todo, raw, found)
             if code == 0:
                 break
@@ -570,7 +585,7 @@ class Repo:
         git sets itself up (finds the repository, reads its configuration) beside the
         questions asked before it. Where git's answers come through pipes, nothing."""
         if self._batch is None and _MEMFD and hasattr(os, "posix_spawnp"):
-            argv = [self.git, "cat-file", "--batch"]
+            argv = [self.git, *_BATCH]
             if self.cwd is not None:
                 argv = [argv[0], "-C", self.cwd, *argv[1:]]
             try:
@@ -626,7 +641,7 @@ class Repo:
         _require_sha(*shas)
         if not shas:
             return {}
-        raw = self._must("cat-file", "--batch", stdin="".join(s + "\n" for s in shas).encode())
+        raw = self._must(*_BATCH, stdin="".join(s + "\n" for s in shas).encode())
         found: dict[str, bytes] = {}
         pos = 0
         for sha in shas:
@@ -784,7 +799,15 @@ class Repo:
         _require_sha(head, *exclude)
         return self.start("rev-list", "--topo-order", "--stdin", stdin=_revs(head, exclude))
 
-    def above(self, base: str, head: str) -> tuple[bool, list[str]]:
+    def start_above(self, base: str, head: str) -> Started | None:
+        """``above``'s question started beside another (``start``), or None."""
+        _require_sha(base, head)
+        if base == head:
+            return None
+        return self.start(*_ABOVE, stdin=_revs(head, [base]))
+
+    def above(self, base: str, head: str, started: Started | None = None
+              ) -> tuple[bool, list[str]]:
         """(whether ``base`` is an ancestor of ``head``, and then ``base..head`` in git's
         default order): one ``rev-list --boundary`` walk answers both, where
         ``is-ancestor`` and a listing walk twice. ``base`` is printed as a boundary
@@ -792,12 +815,18 @@ class Repo:
         ``head`` reaches it (the walk never drops a commit ``head`` reaches and ``base``
         does not, whatever the dates). No ``--topo-order``: its sort costs a merge-heavy
         100,000-commit range 30 to 60 ms, and the range's readers take git's newest-first
-        order, as the left-right walk this replaces gave them.
+        order, as the left-right walk this replaces gave them. ``started``: the same
+        question already asked with ``start_above``.
         """
         _require_sha(base, head)
         if base == head:
             return True, []
-        out = self._must("rev-list", "--boundary", "--stdin", stdin=_revs(head, [base]))
+        if started is not None:
+            code, out, self.last_error = started.result()
+            if code != 0:
+                raise failure(_ABOVE, code, self.last_error)
+        else:
+            out = self._must(*_ABOVE, stdin=_revs(head, [base]))
         text = out.decode("ascii", "replace")
         # git prints the boundary after every listed commit, one ``-sha`` a line: read
         # back from the end, not searched for through a 4 MB list (nor copied)
@@ -908,25 +937,37 @@ class Repo:
         out = self._out("rev-list", "--count", "--stdin", stdin=_revs(head, [base, *excluded]))
         return int(out) if out is not None and out.strip().isdigit() else None
 
-    def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
+    def start_floor(self, head: str, stops: Sequence[str]) -> Started | None:
+        """``first_parent_floor``'s question started beside another (``start``), or None."""
+        _require_sha(head, *stops)
+        return self.start(*_FLOOR, stdin=_revs(head, stops))
+
+    def first_parent_floor(self, head: str, stops: Sequence[str],
+                           started: Started | None = None) -> Floor | None:
         """Walk ``head``'s first-parent line down to the first commit reachable from any
         of ``stops`` (a stop reaches itself), and count what is reachable from ``head``
         and from no stop: see ``Floor``. None when git fails.
 
-        One process: ``git rev-list --parents --topo-order head ^stops...`` prints every
-        commit reachable from ``head`` and from no stop, children before parents, each
-        with all its parents. When none of them is a merge they are the first-parent line
-        itself, head first, and the last line's parent is the floor: the output (up to
+        One process: ``git rev-list --parents head ^stops...`` prints every commit
+        reachable from ``head`` and from no stop, ``head`` first, each with all its
+        parents. No ``--topo-order``: what is read here needs no order (the sort costs
+        git's seen, 316 commits, 2 to 3 ms of a 9 ms walk), and where none of the
+        printed commits is a merge they are the first-parent line itself, in its order
+        whatever the dates (git sees each only after its child), and the last line's
+        parent is the floor: the output (up to
         100,000 lines) is then measured, never split: every line of a one-parent commit
         is ``2*width+1`` bytes (40- or 64-hex names), so the listing is one such line
         after another exactly when a line end stands every ``2*width+2`` bytes (a merge's
         line is longer, a root's shorter, and only the last may be a root).
         Otherwise the first parents are followed from ``head`` through what was printed.
-        (The date heuristic noted at ``count_outside`` applies here too.)
+        (The date heuristic noted at ``count_outside`` applies here too.) ``started``:
+        the same question already asked with ``start_floor``.
         """
         _require_sha(head, *stops)
-        code, out = self.run("rev-list", "--parents", "--topo-order", "--stdin",
-                             stdin=_revs(head, stops))
+        if started is not None:
+            code, out, self.last_error = started.result()
+        else:
+            code, out = self.run(*_FLOOR, stdin=_revs(head, stops))
         if code != 0:
             return None
         if not out:  # head itself is reachable from a stop
