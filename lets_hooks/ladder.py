@@ -26,7 +26,7 @@ import os
 from itertools import compress
 
 from lets_hooks import files, state, witness
-from lets_hooks.repo import GitError, Location, Repo
+from lets_hooks.repo import GitError, Location, Repo, Started
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -163,11 +163,64 @@ def names(head: str | None, recorded: str | None, merge: str | None) -> list[str
 
 # -- the rungs ----------------------------------------------------------------------------------
 
+class _Early:
+    """The range's walk, started before ``cat-file`` has answered: on names read with no
+    further process (HEAD and its branch from ``rev-parse``, the recorded sha from the
+    state file, the merge branch's tip from its ref file), git walks while ``cat-file``
+    resolves the names (a process's time, 1.5 ms or so, off every answer that walks).
+    A rung takes it only when it asks that very question with git's own answers
+    (``take``); otherwise, or when no rung asks, it is dropped: a guess never answers."""
+
+    __slots__ = ("kind", "names", "started")
+
+    def __init__(self, kind: str = "", names: tuple[str, ...] = (),
+                 started: Started | None = None) -> None:
+        self.kind = kind
+        self.names = names
+        self.started = started
+
+    @classmethod
+    def start(cls, repo: Repo, where: Location, branch: str, head: str | None,
+              recorded: str | None, merge: str | None) -> _Early:
+        """The walk the first rung that walks will ask, as far as it can be told now:
+        ``above`` on the merge branch, else ``first_parent_floor`` down to the recorded
+        sha and the merge branch's tip (origin's, else the local one), or to the tip
+        alone for the estimate."""
+        if (head is None or head != where.head or merge is None or not files.is_sha(head)
+                or (recorded is not None and not files.is_sha(recorded))):
+            return cls()
+        if branch == merge:
+            if recorded is None:
+                return cls()  # nothing is estimated on the merge branch
+            return cls("above", (recorded, head), repo.start_above(recorded, head))
+        git_dir = where.git_dir
+        fork = witness.ref_on_disk(git_dir, "refs/remotes/origin/" + merge) \
+            or witness.ref_on_disk(git_dir, "refs/heads/" + merge)
+        if fork is None:
+            return cls()
+        stops = (recorded, fork) if recorded is not None else (fork,)
+        return cls("floor", (head, *stops), repo.start_floor(head, stops))
+
+    def take(self, kind: str, *names: str) -> Started | None:
+        """The walk, when it is the question ``kind`` of ``names`` (else None)."""
+        started = self.started
+        if started is None or kind != self.kind or names != self.names:
+            return None
+        self.started = None
+        return started
+
+    def drop(self) -> None:
+        started, self.started = self.started, None
+        if started is not None:
+            started.drop()
+
+
 class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
-    __slots__ = ("branch", "config", "found", "head", "head_merge", "hint", "local_tip",
-                 "merge", "notes", "now", "origin_tip", "repo", "sid", "verdict", "where")
+    __slots__ = ("branch", "config", "early", "found", "head", "head_merge", "hint",
+                 "local_tip", "merge", "notes", "now", "origin_tip", "repo", "sid",
+                 "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
                  found: dict[str, ObjectInfo], notes: list[str], now: int) -> None:
@@ -186,6 +239,7 @@ class _Facts:
         self.sid: str | None = None  # the recorded line's session id, when it is exact
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
         self.head_merge = False  # HEAD's commit has more than one parent
+        self.early = _Early()  # the walk started before cat-file answered
 
     def judge(self, commits: list[str], boundary: str | None,
               relevant: Container[str] | None = None) -> witness.Verdict:
@@ -281,6 +335,17 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     notes: list[str] = []
     recorded = lookup(repo, where, branch, notes, store)
     merge = config.merge_branch or where.origin_head
+    early = _Early.start(repo, where, branch, head, recorded.sha, merge)
+    try:
+        return _resolved(repo, config, session_id, now, branch, head, where, notes,
+                         recorded, merge, early)
+    finally:
+        early.drop()
+
+
+def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, branch: str,
+              head: str | None, where: Location, notes: list[str],
+              recorded: state.Recorded, merge: str | None, early: _Early) -> Boundary:
     asked = names(head, recorded.sha, merge)  # HEAD too: is it a merge (``_ancestry``)
     try:
         found = {info.name: info for info in repo.objects(asked)}
@@ -305,6 +370,7 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
                           [*notes, "HEAD has no commit yet"])
         return _finish(result, branch, head, recorded, merge)
     facts = _Facts(repo, config, branch, head, merge, found, notes, now)
+    facts.early = early
     top = found.get((asked_head if asked_head is not None else head) + "^{commit}")
     facts.head_merge = top is not None and (top.parents or 0) > 1
     facts.where = where
@@ -417,7 +483,7 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
     repo, head = facts.repo, facts.head
     tips = facts.tips()
     if facts.on_merge or not tips:
-        reaches, commits = repo.above(commit, head)
+        reaches, commits = repo.above(commit, head, facts.early.take("above", commit, head))
         if not reaches:
             return NOT_ANCESTOR, None
         return None, _Count(commits)
@@ -427,7 +493,8 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
     # branch like git's next: two walks of the same length), and dropped if not needed.
     started = repo.start_listing(head, [commit]) if facts.head_merge else None
     try:
-        floor = repo.first_parent_floor(head, [commit, fork])
+        floor = repo.first_parent_floor(head, [commit, fork],
+                                        facts.early.take("floor", head, commit, fork))
         if started is not None and (floor is None or floor.stop != commit or floor.linear):
             started.drop()
             started = None
@@ -563,7 +630,7 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
     # (docs/speed.md).
     started = repo.start("merge-base", "--all", head, fork) if facts.head_merge else None
     try:
-        floor = repo.first_parent_floor(head, [fork])
+        floor = repo.first_parent_floor(head, [fork], facts.early.take("floor", head, fork))
     except BaseException:
         if started is not None:
             started.drop()

@@ -201,6 +201,30 @@ def common_dir_of(git_dir: str) -> str:
         git_dir, data.decode("utf-8", "surrogateescape").strip()))
 
 
+def ref_on_disk(git_dir: str, ref: str) -> str | None:
+    """``ref``'s sha as the ``files`` ref backend keeps it (its own file, else its line in
+    ``packed-refs``), read with no process; None when it is not there as a plain sha
+    (absent, symbolic, reftable, a ``packed-refs`` over 1 MiB). A guess, never an answer:
+    it starts a walk before git has said where the ref points, and the walk is used only
+    when git's own answer names the same commit (``ladder._Early``)."""
+    if ".." in ref or not ref.startswith("refs/"):
+        return None
+    common = common_dir_of(git_dir)
+    data, problem = files.read_capped(os.path.join(common, ref), 1 << 8)
+    if data is not None or problem is not None:
+        text = (data or b"").decode("ascii", "replace").strip()
+        return text if files.is_sha(text) else None
+    packed, _ = files.read_capped(os.path.join(common, "packed-refs"), 1 << 20)
+    if not packed:
+        return None
+    name = ref.encode("utf-8", "surrogateescape")
+    at = packed.find(b" " + name + b"\n")
+    if at < 0:
+        return None
+    text = packed[packed.rfind(b"\n", 0, at) + 1:at].decode("ascii", "replace")
+    return text if files.is_sha(text) else None
+
+
 def uses_reftable(git_dir: str) -> bool:
     """The ``reftable`` ref backend (``extensions.refStorage = reftable``) keeps its
     tables in ``reftable/`` of the common git dir; ``files`` has no such folder."""

@@ -774,3 +774,112 @@ def test_a_branch_built_on_the_merge_branch_tip_needs_no_merge_base(
     assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"]) == ("estimate", base)
     assert int(fields["SESSION_COMMITS"]) == git_count(sandbox, "HEAD", "^" + base)
     assert calls == (4 if main_moved else 3)  # rev-parse, cat-file, rev-list (merge-base)
+
+
+def answered(box: Sandbox, sid: str | None = SID) -> tuple[list[str], int]:
+    """The contract's four lines with ``main`` named the merge branch (as
+    ``LETS_MERGE_BRANCH`` names it), and how many git processes gave them."""
+    from lets_hooks import config, ladder
+    from lets_hooks.repo import Repo
+
+    repo = Repo(str(box.path))
+    settings = config.load(str(box.path), {"LETS_MERGE_BRANCH": "main"})
+    result = ladder.resolve(repo, settings, sid, int(time.time()))
+    return result.lines(), repo.calls
+
+
+@pytest.mark.parametrize("path", ["exact", "estimate", "merge branch"])
+def test_the_range_walk_starts_before_the_names_are_resolved(
+        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
+    """The first walk is started on what is known before ``cat-file`` answers (HEAD, the
+    recorded sha, the merge branch's tip read from its ref file), and ``cat-file`` is
+    asked while git walks: the same answer and the same processes as when each is asked
+    in turn, and nothing left running."""
+    import lets_hooks.repo as repo_module
+
+    if not repo_module._MEMFD:
+        pytest.skip("no memory files here: every question is asked in turn")
+    _, start = feature(sandbox)
+    if path == "estimate":
+        sandbox.write_task("feat", "task: nothing recorded\n")
+    elif path == "merge branch":
+        sandbox.git.checkout("-q", "main")
+        sandbox.commit("main moves", age_days=1, sid=SID)
+        sandbox.write_task("main", f"session: {sandbox.rev('main~1')} {SID}\n")
+    else:
+        sandbox.write_task("feat", f"session: {start} {SID}\n")
+    events: list[str] = []
+    for name in ("start_floor", "start_above", "objects"):
+        def spy(self: repo_module.Repo, *args: object, _name: str = name,
+                _real: object = getattr(repo_module.Repo, name)) -> object:
+            events.append(_name)
+            return _real(self, *args)  # type: ignore[operator]
+        monkeypatch.setattr(repo_module.Repo, name, spy)
+    early, calls = answered(sandbox)
+    assert events[:2] == ["start_above" if path == "merge branch" else "start_floor",
+                          "objects"], events
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+    monkeypatch.setattr(repo_module, "_MEMFD", False)  # in turn, through pipes
+    assert answered(sandbox) == (early, calls)
+    trust = {"exact": "exact", "estimate": "estimate", "merge branch": "exact"}[path]
+    assert early[1] == f"SESSION_TRUST={trust}", early
+
+
+def test_a_guess_git_does_not_confirm_never_answers(
+        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The merge branch's tip is read from its ref file to start the walk early; should
+    the file say another commit than ``cat-file`` then does (main moved in between),
+    the early walk is dropped and the rung asks again with git's answer. Here the stale
+    tip lies below a boundary that predates the branch: walked to it, the boundary
+    would pass; asked again, it is refused."""
+    from lets_hooks import witness
+    from lets_hooks.repo import Repo
+
+    for i in range(4):
+        sandbox.commit(f"main {i}", age_days=2)
+    stale, predates = sandbox.rev("main~3"), sandbox.rev("main~1")
+    point, _ = feature(sandbox)
+    sandbox.write_task("feat", f"session: {predates} {SID}\n")
+    walked = Repo(str(sandbox.path)).first_parent_floor(sandbox.head(), [predates, stale])
+    assert walked is not None and walked.stop == predates  # what the guess would say
+    monkeypatch.setattr(witness, "ref_on_disk", lambda git_dir, ref: None)
+    unguessed, asked = answered(sandbox)  # no guess, no early walk
+    assert unguessed[:3] == [f"SESSION_BOUNDARY={point}", "SESSION_TRUST=estimate",
+                             "SESSION_COMMITS=3"], unguessed
+    monkeypatch.setattr(witness, "ref_on_disk", lambda git_dir, ref: stale)
+    lines, calls = answered(sandbox)
+    assert lines == unguessed
+    import lets_hooks.repo as repo_module
+
+    assert calls == asked + (1 if repo_module._MEMFD else 0)  # the early walk, dropped
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_a_ref_is_read_from_its_file_or_packed_refs(sandbox: Sandbox, tmp_path: Path) -> None:
+    """The early walk's guess of a ref: its own file, else its ``packed-refs`` line, from
+    the common git dir (a linked work tree's too); nothing for a symbolic ref, an absent
+    one, or a name that climbs out of ``refs/``."""
+    from lets_hooks.witness import ref_on_disk
+
+    tip = sandbox.head()
+    git_dir = str(sandbox.path / ".git")
+    sandbox.git.update_ref("refs/remotes/origin/main", tip)
+    assert ref_on_disk(git_dir, "refs/remotes/origin/main") == tip
+    sandbox.git.pack_refs("--all")
+    assert not (sandbox.path / ".git" / "refs" / "remotes" / "origin" / "main").exists()
+    assert ref_on_disk(git_dir, "refs/remotes/origin/main") == tip
+    assert ref_on_disk(git_dir, "refs/heads/main") == tip
+    assert ref_on_disk(git_dir, "refs/remotes/origin/mai") is None  # a name's tail
+    older = sandbox.commit("main moves")
+    assert ref_on_disk(git_dir, "refs/heads/main") == older  # its file over packed-refs
+    sandbox.git.symbolic_ref("refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+    assert ref_on_disk(git_dir, "refs/remotes/origin/HEAD") is None
+    assert ref_on_disk(git_dir, "refs/heads/no-such") is None
+    assert ref_on_disk(git_dir, "refs/../../HEAD") is None
+    linked = tmp_path / "linked"
+    sandbox.git.worktree("add", "-q", "-b", "other", str(linked))
+    linked_dir = (linked / ".git").read_text().split("gitdir: ", 1)[1].strip()
+    assert ref_on_disk(linked_dir, "refs/remotes/origin/main") == tip
+    assert ref_on_disk(linked_dir, "refs/heads/main") == older
