@@ -647,6 +647,38 @@ def test_the_collector_is_as_it_was_after_an_answer(sandbox: Sandbox) -> None:
         gc.enable()
 
 
+def test_a_command_in_a_process_of_its_own_runs_without_the_collector(
+        sandbox: Sandbox) -> None:
+    """The contract command's console script and ``lets-hooks`` as git's hooks run it (a
+    process each) turn the collector off for their short run; a caller in the same
+    process keeps its own."""
+    import gc
+    import subprocess
+    import sys
+
+    _, start = feature(sandbox)
+    sandbox.write_task("feat", f"session: {start} {SID}\n")
+    said = ("import gc, sys\n"
+            "def said(*_):\n    print('collector', gc.isenabled(), file=sys.stderr)\n")
+    entries = {  # the contract command leaves with os._exit, lets-hooks with sys.exit
+        "boundary": "import os\nquit = os._exit\n"
+                    "os._exit = lambda code: (said(), sys.stderr.flush(), quit(code))\n"
+                    "from lets_hooks.cli.boundary import run\nrun()",
+        "hooks": "import atexit\natexit.register(said)\n"
+                 "from lets_hooks.cli.hooks import main\nsys.exit(main())"}
+    for name, entry in entries.items():
+        args = ["--version"] if name == "hooks" else []
+        done = subprocess.run([sys.executable, "-c", said + entry, *args], cwd=sandbox.path,
+                              capture_output=True, text=True,
+                              env={**os.environ, "LETS_SESSION_ID": SID})
+        assert done.returncode == 0 and "collector False" in done.stderr, (name, done)
+        assert ("SESSION_TRUST=exact" if name == "boundary" else "lets-hooks ") in done.stdout
+    from lets_hooks.cli import hooks
+
+    assert gc.isenabled()
+    assert hooks.main(["--version"]) == 0 and gc.isenabled()
+
+
 def test_git_is_never_handed_an_option(sandbox: Sandbox, tmp_path: Path) -> None:
     """A hostile session line cannot reach git as an argument: a fake git logs its argv."""
     feature(sandbox)

@@ -91,8 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> NoReturn:
     """The console script: ``main``, then out of the process at once (``leave``)."""
-    from lets_hooks.cli import leave
+    from lets_hooks.cli import leave, own_process
 
+    own_process()
     leave(main())
 
 

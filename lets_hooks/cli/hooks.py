@@ -308,8 +308,12 @@ def help_text() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from lets_hooks.cli import guarded
+    """``lets-hooks``: the console script and git's hooks (``argv`` None: a process of
+    its own), or a caller's ``argv``."""
+    from lets_hooks.cli import guarded, own_process
 
+    if argv is None:
+        own_process()
     return guarded(_main, sys.argv[1:] if argv is None else argv)
 
 
