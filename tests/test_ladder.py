@@ -650,8 +650,8 @@ def test_the_collector_is_as_it_was_after_an_answer(sandbox: Sandbox) -> None:
 def test_a_command_in_a_process_of_its_own_runs_without_the_collector(
         sandbox: Sandbox) -> None:
     """The contract command's console script and ``lets-hooks`` as git's hooks run it (a
-    process each) turn the collector off for their short run; a caller in the same
-    process keeps its own."""
+    process each) turn the collector off for their short run, and leave with no
+    teardown; a caller in the same process keeps its own collector, and its process."""
     import gc
     import subprocess
     import sys
@@ -660,12 +660,10 @@ def test_a_command_in_a_process_of_its_own_runs_without_the_collector(
     sandbox.write_task("feat", f"session: {start} {SID}\n")
     said = ("import gc, sys\n"
             "def said(*_):\n    print('collector', gc.isenabled(), file=sys.stderr)\n")
-    entries = {  # the contract command leaves with os._exit, lets-hooks with sys.exit
-        "boundary": "import os\nquit = os._exit\n"
-                    "os._exit = lambda code: (said(), sys.stderr.flush(), quit(code))\n"
-                    "from lets_hooks.cli.boundary import run\nrun()",
-        "hooks": "import atexit\natexit.register(said)\n"
-                 "from lets_hooks.cli.hooks import main\nsys.exit(main())"}
+    leaving = ("import os\nquit = os._exit\n"  # both leave with os._exit: asked there
+               "os._exit = lambda code: (said(), sys.stderr.flush(), quit(code))\n")
+    entries = {"boundary": leaving + "from lets_hooks.cli.boundary import run\nrun()",
+               "hooks": leaving + "from lets_hooks.cli.hooks import main\nsys.exit(main())"}
     for name, entry in entries.items():
         args = ["--version"] if name == "hooks" else []
         done = subprocess.run([sys.executable, "-c", said + entry, *args], cwd=sandbox.path,
