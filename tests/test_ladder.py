@@ -650,8 +650,10 @@ def test_the_collector_is_as_it_was_after_an_answer(sandbox: Sandbox) -> None:
 def test_a_command_in_a_process_of_its_own_runs_without_the_collector(
         sandbox: Sandbox) -> None:
     """The contract command's console script and ``lets-hooks`` as git's hooks run it (a
-    process each) turn the collector off for their short run, and leave with no
-    teardown; a caller in the same process keeps its own collector, and its process."""
+    process each) turn the collector off for their short run, leave a git process they
+    stop for the system to reap, and leave with no teardown; a caller in the same
+    process keeps its own collector, its process, and every git process reaped (the
+    tests that end with ``os.waitpid``)."""
     import gc
     import subprocess
     import sys
@@ -659,7 +661,9 @@ def test_a_command_in_a_process_of_its_own_runs_without_the_collector(
     _, start = feature(sandbox)
     sandbox.write_task("feat", f"session: {start} {SID}\n")
     said = ("import gc, sys\n"
-            "def said(*_):\n    print('collector', gc.isenabled(), file=sys.stderr)\n")
+            "def said(*_):\n"
+            "    from lets_hooks import repo\n"
+            "    print('collector', gc.isenabled(), 'reap', repo._REAP, file=sys.stderr)\n")
     leaving = ("import os\nquit = os._exit\n"  # both leave with os._exit: asked there
                "os._exit = lambda code: (said(), sys.stderr.flush(), quit(code))\n")
     entries = {"boundary": leaving + "from lets_hooks.cli.boundary import run\nrun()",
@@ -669,12 +673,13 @@ def test_a_command_in_a_process_of_its_own_runs_without_the_collector(
         done = subprocess.run([sys.executable, "-c", said + entry, *args], cwd=sandbox.path,
                               capture_output=True, text=True,
                               env={**os.environ, "LETS_SESSION_ID": SID})
-        assert done.returncode == 0 and "collector False" in done.stderr, (name, done)
+        assert done.returncode == 0 and "collector False reap False" in done.stderr, done
         assert ("SESSION_TRUST=exact" if name == "boundary" else "lets-hooks ") in done.stdout
+    from lets_hooks import repo
     from lets_hooks.cli import hooks
 
-    assert gc.isenabled()
-    assert hooks.main(["--version"]) == 0 and gc.isenabled()
+    assert gc.isenabled() and repo._REAP
+    assert hooks.main(["--version"]) == 0 and gc.isenabled() and repo._REAP
 
 
 def test_git_is_never_handed_an_option(sandbox: Sandbox, tmp_path: Path) -> None:
