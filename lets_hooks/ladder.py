@@ -185,15 +185,20 @@ class _Early:
         """The walk the first rung that walks will ask, as far as it can be told now:
         ``above`` on the merge branch, else ``first_parent_floor`` down to the recorded
         sha and the merge branch's tip (origin's, else the local one), or to the tip
-        alone for the estimate."""
-        if (head is None or head != where.head or merge is None or not files.is_sha(head)
+        alone for the estimate. With no merge branch named, it is guessed as ``_resolved``
+        will choose it (``main`` where a ref of it exists, else ``master``)."""
+        if (head is None or head != where.head or not files.is_sha(head)
                 or (recorded is not None and not files.is_sha(recorded))):
             return cls()
+        git_dir = where.git_dir
+        if merge is None:  # as ``_resolved`` decides from cat-file's answers
+            merge = "main" if (witness.ref_on_disk(git_dir, "refs/heads/main")
+                               or witness.ref_on_disk(git_dir, "refs/remotes/origin/main")) \
+                else "master"
         if branch == merge:
             if recorded is None:
                 return cls()  # nothing is estimated on the merge branch
             return cls("above", (recorded, head), repo.start_above(recorded, head))
-        git_dir = where.git_dir
         fork = witness.ref_on_disk(git_dir, "refs/remotes/origin/" + merge) \
             or witness.ref_on_disk(git_dir, "refs/heads/" + merge)
         if fork is None:

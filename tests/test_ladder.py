@@ -811,25 +811,29 @@ def test_a_branch_built_on_the_merge_branch_tip_needs_no_merge_base(
     assert calls == (4 if main_moved else 3)  # rev-parse, cat-file, rev-list (merge-base)
 
 
-def answered(box: Sandbox, sid: str | None = SID) -> tuple[list[str], int]:
+def answered(box: Sandbox, sid: str | None = SID, named: bool = True
+             ) -> tuple[list[str], int]:
     """The contract's four lines with ``main`` named the merge branch (as
-    ``LETS_MERGE_BRANCH`` names it), and how many git processes gave them."""
+    ``LETS_MERGE_BRANCH`` names it; ``named`` False: no name, git's refs decide), and
+    how many git processes gave them."""
     from lets_hooks import config, ladder
     from lets_hooks.repo import Repo
 
     repo = Repo(str(box.path))
-    settings = config.load(str(box.path), {"LETS_MERGE_BRANCH": "main"})
+    settings = config.load(str(box.path), {"LETS_MERGE_BRANCH": "main"} if named else {})
     result = ladder.resolve(repo, settings, sid, int(time.time()))
     return result.lines(), repo.calls
 
 
+@pytest.mark.parametrize("named", [True, False], ids=["named", "main by its refs"])
 @pytest.mark.parametrize("path", ["exact", "estimate", "merge branch"])
 def test_the_range_walk_starts_before_the_names_are_resolved(
-        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
+        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, path: str, named: bool) -> None:
     """The first walk is started on what is known before ``cat-file`` answers (HEAD, the
-    recorded sha, the merge branch's tip read from its ref file), and ``cat-file`` is
-    asked while git walks: the same answer and the same processes as when each is asked
-    in turn, and nothing left running."""
+    recorded sha, the merge branch's tip read from its ref file; the merge branch named
+    or, unnamed, ``main`` as its refs show), and ``cat-file`` is asked while git walks:
+    the same answer and the same processes as when each is asked in turn, and nothing
+    left running."""
     import lets_hooks.repo as repo_module
 
     if not repo_module._MEMFD:
@@ -850,13 +854,13 @@ def test_the_range_walk_starts_before_the_names_are_resolved(
             events.append(_name)
             return _real(self, *args)  # type: ignore[operator]
         monkeypatch.setattr(repo_module.Repo, name, spy)
-    early, calls = answered(sandbox)
+    early, calls = answered(sandbox, named=named)
     assert events[:2] == ["start_above" if path == "merge branch" else "start_floor",
                           "objects"], events
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
     monkeypatch.setattr(repo_module, "_MEMFD", False)  # in turn, through pipes
-    assert answered(sandbox) == (early, calls)
+    assert answered(sandbox, named=named) == (early, calls)
     trust = {"exact": "exact", "estimate": "estimate", "merge branch": "exact"}[path]
     assert early[1] == f"SESSION_TRUST={trust}", early
 
