@@ -207,17 +207,24 @@ def test_the_log_is_read_from_its_end_in_chunks(tmp_path: Path) -> None:
 
 # -- the ladder with the witness ---------------------------------------------------------------
 
-def test_a_pulled_fast_forward_is_not_counted(tmp_path: Path) -> None:
-    """A teammate pushes to your topic and you pull --ff-only: their commits are in the
-    range and are said to be from elsewhere, not counted."""
+def topic_and_teammate(tmp_path: Path) -> tuple[HookBox, str, list[str], HookBox, list[str]]:
+    """A session on ``topic`` (its boundary, one commit, pushed to ``origin``) and a
+    teammate's clone of it with two commits of theirs, not pushed yet."""
     box = with_remote(tmp_path)
     box.sh("checkout", "-q", "-b", "topic")
     start = start_session(box, "topic")
     mine = [box.file_commit("a.txt", "a\n", "mine 1", sid=SID)]
     box.sh("push", "-q", "-u", "origin", "topic")
     mate = teammate(tmp_path, box, "topic")
-    mate.file_commit("t1.txt", "t\n", "theirs 1")
-    mate.file_commit("t2.txt", "t\n", "theirs 2")
+    theirs = [mate.file_commit("t1.txt", "t\n", "theirs 1"),
+              mate.file_commit("t2.txt", "t\n", "theirs 2")]
+    return box, start, mine, mate, theirs
+
+
+def test_a_pulled_fast_forward_is_not_counted(tmp_path: Path) -> None:
+    """A teammate pushes to your topic and you pull --ff-only: their commits are in the
+    range and are said to be from elsewhere, not counted."""
+    box, start, mine, mate, _ = topic_and_teammate(tmp_path)
     mate.sh("push", "-q", "origin", "topic")
     box.sh("pull", "-q", "--ff-only")
     mine.append(box.file_commit("b.txt", "b\n", "mine 2", sid=SID))
@@ -588,14 +595,7 @@ def test_the_log_read_while_git_walks_the_remotes_says_what_it_says_after(
 
     if not repo_module._MEMFD:
         pytest.skip("no memory files here: every question is asked in turn")
-    box = with_remote(tmp_path)
-    box.sh("checkout", "-q", "-b", "topic")
-    start = start_session(box, "topic")
-    mine = [box.file_commit("a.txt", "a\n", "mine 1", sid=SID)]
-    box.sh("push", "-q", "-u", "origin", "topic")
-    mate = teammate(tmp_path, box, "topic")
-    theirs = [mate.file_commit("t1.txt", "t\n", "theirs 1"),
-              mate.file_commit("t2.txt", "t\n", "theirs 2")]
+    box, start, mine, mate, theirs = topic_and_teammate(tmp_path)
     if source == "origin":
         mate.sh("push", "-q", "origin", "topic")
         box.sh("pull", "-q", "--ff-only")
