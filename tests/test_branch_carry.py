@@ -11,6 +11,7 @@ line is written at HEAD as before.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -240,6 +241,35 @@ def test_a_renamed_branch_keeps_its_state(box: HookBox) -> None:
     box.sh("switch", "-q", "renamed", sid=SID)
     assert box.line("renamed") == f"{boundary} {SID}"
     assert answer(box) == ("exact", boundary, "2")
+
+
+def test_a_reflog_naming_no_rename_is_told_without_the_record_module(
+        box: HookBox) -> None:
+    """Nothing recorded for a branch: whether it was renamed is read from its reflog's
+    bytes, and where they name no rename the contract command never imports ``record``
+    (the module that moves state); where they do, it does, and the state moves."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom lets_hooks.cli import boundary\n"
+             "result, _ = boundary.compute([])\n"
+             "print(result.trust, 'lets_hooks.record' in sys.modules)\n")
+
+    def run() -> str:
+        done = subprocess.run([sys.executable, "-c", probe], cwd=box.path, text=True,
+                              capture_output=True, env={**os.environ, "LETS_SESSION_ID": SID})
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    boundary, _ = session(box)
+    box.sh("switch", "-q", "-c", "plain", "main", sid=SID)  # nothing recorded for it
+    (box.path / ".lets" / "sessions" / ".task-plain").unlink(missing_ok=True)
+    assert run() == "estimate False"  # its reflog: "branch: Created from main"
+    box.sh("switch", "-q", "topic", sid=SID)
+    assert run() == "exact False"  # recorded: no rename asked about
+    box.sh("branch", "-m", "topic", "renamed", sid=SID)
+    assert run() == "exact True"  # the rename found in the reflog, the state moved
+    assert box.line("renamed") == f"{boundary} {SID}"
 
 
 def test_renamed_twice_and_checked_out_first(box: HookBox) -> None:
