@@ -480,12 +480,11 @@ class BatchRepo(Repo):
             lines.append(" ".join([graph.sha(i), *(graph.sha(p) for p in graph.parents[i])]))
         return ("\n".join(lines) + "\n").encode() if lines else b""
 
-    def off_remotes(self, commits: Sequence[str], floor: str | None,
-                    started: Started | None = None) -> set[str]:
+    def off_remotes(self, commits: Sequence[str], floor: str | None) -> set[str]:
         found = self._indexes(list(commits))
         tips = self._indexes(self.remote_tips)
         if found is None or tips is None:
-            return super().off_remotes(commits, floor, started)
+            return super().off_remotes(commits, floor)
         if self._remote_reach is None:  # once for every branch of the table
             parents = self.graph.parents
             seen = set(tips)

@@ -127,8 +127,6 @@ def run_program(argv: list[str], cwd: str | None = None,
             done.stderr.decode("utf-8", "replace"))
 
 
-# ``Repo.locate``'s one question: rev-parse answers in this order and stops at the first
-# name it cannot resolve (so ``origin/HEAD``, which may be missing, goes last)
 # ``cat-file --batch`` reads a few objects by name: git's commit-graph, which it would
 # otherwise load to peel ``^{commit}``, costs it more than the lookups (0.6 to 0.9 ms in
 # a 100,000-commit graph, docs/speed.md); the objects it prints are the same
@@ -136,7 +134,8 @@ _BATCH = ("-c", "core.commitGraph=false", "cat-file", "--batch")
 # the walks a rung may ask before ``cat-file`` has answered (``start_floor``, ``start_above``)
 _FLOOR = ("rev-list", "--parents", "--stdin")
 _ABOVE = ("rev-list", "--boundary", "--stdin")
-_OFF_REMOTES = ("rev-list", "--stdin", "--not", "--remotes")
+# ``Repo.locate``'s one question: rev-parse answers in this order and stops at the first
+# name it cannot resolve (so ``origin/HEAD``, which may be missing, goes last)
 _LOCATE = ("rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name", "HEAD",
            "--absolute-git-dir", "--show-toplevel", "refs/remotes/origin/HEAD", "--")
 
@@ -189,23 +188,13 @@ class Started:
     """A git process writing into memory files, not yet waited for (``Repo.start``);
     ``feed``: the pipe its input is still to come through (``Repo.prepare_objects``)."""
 
-    __slots__ = ("err", "feed", "out", "pid", "status")
+    __slots__ = ("err", "feed", "out", "pid")
 
     def __init__(self, pid: int, out: int, err: int, feed: int = -1) -> None:
         self.pid = pid
         self.out = out
         self.err = err
         self.feed = feed
-        self.status: int | None = None  # its wait status, once ``done`` has seen it end
-
-    def done(self) -> bool:
-        """Has it ended? Asked without waiting (its input must have been given whole)."""
-        if self.status is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid == 0:
-                return False
-            self.status = status
-        return True
 
     def send(self, data: bytes) -> None:
         """Its whole input, then the end of it. git reads as it answers into memory, so
@@ -226,9 +215,7 @@ class Started:
         """Wait for it: (exit status, stdout, the first few KB of stderr)."""
         try:
             self._end_input()
-            status = self.status
-            if status is None:
-                _, status = os.waitpid(self.pid, 0)
+            _, status = os.waitpid(self.pid, 0)
             return _exit_code(status), _read_back(self.out, -1), _read_back(self.err, _ERR_KEEP)
         finally:
             os.close(self.out)
@@ -240,8 +227,7 @@ class Started:
         out, it is not waited for: the system reaps it when this process ends (waiting
         for a killed git to be torn down cost the answer 0.4 ms)."""
         try:
-            if self.status is None:
-                os.kill(self.pid, 9)  # SIGKILL (the ``signal`` module costs an import)
+            os.kill(self.pid, 9)  # SIGKILL (the ``signal`` module costs an import)
         finally:
             if _REAP:
                 self.result()
@@ -913,29 +899,17 @@ class Repo:
         apart = set(out.decode("ascii", "replace").split())
         return [c for c in candidates if c not in apart]
 
-    def off_remotes(self, commits: Sequence[str], floor: str | None,
-                    started: Started | None = None) -> set[str]:
+    def off_remotes(self, commits: Sequence[str], floor: str | None) -> set[str]:
         """Which of ``commits`` no remote-tracking ref reaches (what reached them did not
-        come through a fetch): one ``rev-list``, bounded by ``floor`` when given.
-        ``started``: the same question already asked with ``start_off_remotes``."""
+        come through a fetch): one ``rev-list``, bounded by ``floor`` when given."""
         _require_sha(*commits, *([floor] if floor else []))
         if not commits:
             return set()
-        if started is not None:
-            code, out, self.last_error = started.result()
-            if code != 0:
-                raise failure(_OFF_REMOTES, code, self.last_error)
-        else:
-            out = self._must(*_OFF_REMOTES, stdin=_off_remotes_input(commits, floor))
+        lines = [*(c + "\n" for c in commits), *(["^" + floor + "\n"] if floor else [])]
+        # revisions on stdin are read as given; ``--not`` turns only what follows it here
+        out = self._must("rev-list", "--stdin", "--not", "--remotes",
+                         stdin="".join(lines).encode())
         return set(out.decode("ascii", "replace").split()) & set(commits)
-
-    def start_off_remotes(self, commits: Sequence[str], floor: str | None) -> Started | None:
-        """``off_remotes``'s question started, to be answered while this process reads
-        something else (``start``), or None."""
-        _require_sha(*commits, *([floor] if floor else []))
-        if not commits:
-            return None
-        return self.start(*_OFF_REMOTES, stdin=_off_remotes_input(commits, floor))
 
     def off_remotes_above(self, head: str, floor: str) -> set[str]:
         """The commits of ``floor..head`` that no remote-tracking ref reaches: one
@@ -1568,13 +1542,6 @@ def _follow_first_parents(out: bytes, head: str, lines: int) -> Floor:
         linear = linear and commit not in merges
         commit = first[commit]
     return Floor(commit, count, linear, lines)
-
-
-def _off_remotes_input(commits: Sequence[str], floor: str | None) -> bytes:
-    """``off_remotes``'s names: each commit, then ``^floor``; revisions on stdin are read
-    as given, and ``--not`` (in ``_OFF_REMOTES``) turns only what follows it."""
-    lines = [*(c + "\n" for c in commits), *(["^" + floor + "\n"] if floor else [])]
-    return "".join(lines).encode()
 
 
 def _revs(head: str, negated: Sequence[str]) -> bytes:

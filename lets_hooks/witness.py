@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Container, Iterable, Sequence
 
-    from lets_hooks.repo import Repo, Started
+    from lets_hooks.repo import Repo
 
 CREATED = "created"  # the entry made the commit it names
 COPY = "copy"  # a rewrite made it as a copy of another commit
@@ -399,22 +399,12 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     lies in ``floor..top``, so the range is asked, not each of its commits, and ``order``
     is that whole range in git's order (every commit of it not in ``unknown`` is decided
     already, or decided after this)."""
-    reading: LogReading | None = None
     if _no_remote_refs(git_dir):  # nothing came through a fetch, and git is not asked
         local = unknown
     elif top is not None and floor is not None and len(unknown) > SEARCHED:
         local = unknown.intersection(repo.off_remotes_above(top, floor))
     else:
-        asked = list(unknown)
-        started = repo.start_off_remotes(asked, floor) if not uses_reftable(git_dir) \
-            else None
-        if started is not None:
-            try:
-                reading = _read_beside(git_dir, head, asked, started)
-            except BaseException:
-                started.drop()
-                raise
-        local = repo.off_remotes(asked, floor, started)
+        local = repo.off_remotes(list(unknown), floor)
     if top is None:
         order = None  # not the whole range: each status is given one by one
     if len(local) < len(unknown):
@@ -425,10 +415,7 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
         rest = unknown
     if not rest:
         return
-    if reading is not None:  # read while git walked: the same answer as head_log's
-        kinds, complete, problem = reading.kinds(rest), reading.complete, reading.problem
-    else:
-        kinds, complete, problem = head_log(repo, git_dir, head, rest)
+    kinds, complete, problem = head_log(repo, git_dir, head, rest)
     if problem is not None:
         verdict.source = NO_WITNESS
         verdict.notes.append(problem)
@@ -448,23 +435,6 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     if absent and not complete:
         verdict.notes.append("the HEAD reflog does not reach back far enough (expired or "
                              "cut short): where older commits came from cannot be told")
-
-
-def _read_beside(git_dir: str, head: str, asked: Sequence[str], started: Started
-                 ) -> LogReading | None:
-    """The HEAD log read, and searched for ``asked`` one commit at a time, while git
-    answers which of them a remote-tracking ref reaches (``started``): the search stops
-    when that answer comes, so where the remotes reach them all (a pull from origin) the
-    log costs no wait, and where they do not (a teammate's commits fetched from elsewhere,
-    or brought by a local merge) the log's answer is ready or nearly when git's is
-    (docs/speed.md)."""
-    reading = LogReading(git_dir, head)
-    if reading.problem is None:
-        for sha in asked:
-            if started.done():
-                break
-            reading.search(sha)
-    return reading
 
 
 def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
@@ -519,73 +489,25 @@ def head_log(repo: Repo, git_dir: str, head: str, wanted: Collection[str] | None
     lines: Iterable[bytes]
     if uses_reftable(git_dir):
         lines = list(_reftable_lines(repo))
-        complete = len(lines) < REFTABLE_LIMIT
+        whole = len(lines) < REFTABLE_LIMIT
         newest, oldest = _ends(lines[::-1], lines)
-        if newest is None:
-            return {}, False, EMPTY_LOG
-        if newest != head:
-            return {}, False, not_head(newest, head)
-        complete = complete and _from_the_start(oldest)
     else:
-        reading = LogReading(git_dir, head)
-        if reading.problem is not None:
-            return {}, False, reading.problem
+        path = os.path.join(git_dir, "logs", "HEAD")
+        data, whole = _newest(path)
+        if data is None:
+            return {}, False, NO_LOG
+        newest, oldest = _ends(_forward(data), _backward(data))
         if wanted is not None and len(wanted) <= SEARCHED:
-            return reading.kinds(wanted), reading.complete, None
-        lines, complete = reading.data.split(b"\n"), reading.complete
+            lines = _naming(data, wanted)
+        else:
+            lines = data.split(b"\n")
+    if newest is None:
+        return {}, False, EMPTY_LOG
+    if newest != head:
+        return {}, False, not_head(newest, head)
+    kinds: dict[str, str] = {}
     asked = None if wanted is None else wanted if isinstance(wanted, (set, frozenset)) \
         else set(wanted)
-    return _classified(lines, asked), complete, None
-
-
-class LogReading:
-    """The files backend's HEAD log, read once (its newest ``WHOLE_LIMIT`` bytes) and
-    searched a commit at a time: ``head_log``'s reading of a few commits, which can go on
-    while git answers another question and stop when that answer comes
-    (``_where_from``). ``problem``: why it cannot be read (then it names nothing)."""
-
-    __slots__ = ("complete", "data", "found", "problem")
-
-    def __init__(self, git_dir: str, head: str) -> None:
-        self.found: dict[str, list[bytes]] = {}  # commit -> the entries that moved to it
-        self.problem: str | None = None
-        self.complete = False
-        self.data = b""
-        data, whole = _newest(os.path.join(git_dir, "logs", "HEAD"))
-        if data is None:
-            self.problem = NO_LOG
-            return
-        newest, oldest = _ends(_forward(data), _backward(data))
-        if newest is None:
-            self.problem = EMPTY_LOG
-        elif newest != head:
-            self.problem = not_head(newest, head)
-        else:
-            self.data = data
-            self.complete = whole and _from_the_start(oldest)
-
-    def search(self, sha: str) -> None:
-        """Find the entries that moved HEAD to ``sha`` (once)."""
-        if sha not in self.found:
-            self.found[sha] = _naming(self.data, [sha]) if self.data else []
-
-    def kinds(self, wanted: Collection[str]) -> dict[str, str]:
-        """``head_log``'s first answer for ``wanted``: what the log says of each it names."""
-        for sha in wanted:
-            self.search(sha)
-        asked = wanted if isinstance(wanted, (set, frozenset)) else set(wanted)
-        return _classified([line for sha in asked for line in self.found[sha]], asked)
-
-
-def _from_the_start(oldest: bytes) -> bool:
-    """Does the log's oldest entry start from nothing (the history's first move)?"""
-    return oldest[:oldest.find(b" ")].strip(b"0") == b""
-
-
-def _classified(lines: Iterable[bytes], asked: Collection[str] | None) -> dict[str, str]:
-    """Each commit the entries ``lines`` move HEAD to (of ``asked``, when given), with the
-    most an entry says of it."""
-    kinds: dict[str, str] = {}
     for line in lines:
         space = line.find(b" ")
         if space not in (40, 64):
@@ -599,7 +521,8 @@ def _classified(lines: Iterable[bytes], asked: Collection[str] | None) -> dict[s
             classify(message.decode("utf-8", "replace"))
         if new not in kinds or _RANK[kind] > _RANK[kinds[new]]:
             kinds[new] = kind
-    return kinds
+    complete = whole and oldest[:oldest.find(b" ")].strip(b"0") == b""
+    return kinds, complete, None
 
 
 def _ends(oldest_first: Iterable[bytes], newest_first: Iterable[bytes]

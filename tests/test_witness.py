@@ -207,24 +207,17 @@ def test_the_log_is_read_from_its_end_in_chunks(tmp_path: Path) -> None:
 
 # -- the ladder with the witness ---------------------------------------------------------------
 
-def topic_and_teammate(tmp_path: Path) -> tuple[HookBox, str, list[str], HookBox, list[str]]:
-    """A session on ``topic`` (its boundary, one commit, pushed to ``origin``) and a
-    teammate's clone of it with two commits of theirs, not pushed yet."""
+def test_a_pulled_fast_forward_is_not_counted(tmp_path: Path) -> None:
+    """A teammate pushes to your topic and you pull --ff-only: their commits are in the
+    range and are said to be from elsewhere, not counted."""
     box = with_remote(tmp_path)
     box.sh("checkout", "-q", "-b", "topic")
     start = start_session(box, "topic")
     mine = [box.file_commit("a.txt", "a\n", "mine 1", sid=SID)]
     box.sh("push", "-q", "-u", "origin", "topic")
     mate = teammate(tmp_path, box, "topic")
-    theirs = [mate.file_commit("t1.txt", "t\n", "theirs 1"),
-              mate.file_commit("t2.txt", "t\n", "theirs 2")]
-    return box, start, mine, mate, theirs
-
-
-def test_a_pulled_fast_forward_is_not_counted(tmp_path: Path) -> None:
-    """A teammate pushes to your topic and you pull --ff-only: their commits are in the
-    range and are said to be from elsewhere, not counted."""
-    box, start, mine, mate, _ = topic_and_teammate(tmp_path)
+    mate.file_commit("t1.txt", "t\n", "theirs 1")
+    mate.file_commit("t2.txt", "t\n", "theirs 2")
     mate.sh("push", "-q", "origin", "topic")
     box.sh("pull", "-q", "--ff-only")
     mine.append(box.file_commit("b.txt", "b\n", "mine 2", sid=SID))
@@ -580,56 +573,6 @@ def test_what_the_ledger_does_not_name_is_read_from_git(tmp_path: Path) -> None:
             assert given[c] == expected, (c, relevant)
 
 
-@pytest.mark.parametrize("source", ["origin", "a teammate's clone"])
-def test_the_log_read_while_git_walks_the_remotes_says_what_it_says_after(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str) -> None:
-    """Where a remote-tracking ref exists, which of a few commits no remote reaches is
-    asked of git, and the HEAD log is read and searched meanwhile (memory files): the
-    same verdict as when each is asked in turn (pipes), whether a remote reaches the
-    teammate's pulled commits (``origin``) or only the log says they were pulled (from a
-    clone that is no remote here), and no process is left behind."""
-    import os
-
-    from lets_hooks import repo as repo_module
-    from lets_hooks.repo import Repo
-
-    if not repo_module._MEMFD:
-        pytest.skip("no memory files here: every question is asked in turn")
-    box, start, mine, mate, theirs = topic_and_teammate(tmp_path)
-    if source == "origin":
-        mate.sh("push", "-q", "origin", "topic")
-        box.sh("pull", "-q", "--ff-only")
-    else:
-        box.sh("pull", "-q", "--ff-only", str(mate.path), "topic")
-    mine.append(box.file_commit("b.txt", "b\n", "mine 2", sid=SID))
-    head = box.head()
-    commits = [*mine, *theirs]
-    (box.path / ".git" / ledger.FOLDER / ledger.NAME).unlink()  # only git's records say
-    started: list[object] = []
-    start_off_remotes = repo_module.Repo.start_off_remotes
-
-    def spy(self: Repo, *args: object) -> object:
-        started.append(start_off_remotes(self, *args))  # type: ignore[arg-type]
-        return started[-1]
-
-    monkeypatch.setattr(repo_module.Repo, "start_off_remotes", spy)
-
-    def judged() -> tuple[dict[str, str], str, list[str]]:
-        verdict = witness.judge(Repo(str(box.path)), str(box.path / ".git"), head,
-                                commits, SID, start, head)
-        return verdict.status, verdict.source, verdict.notes
-
-    beside = judged()
-    assert len(started) == 1 and started[0] is not None
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)
-    monkeypatch.setattr(repo_module, "_MEMFD", False)
-    assert judged() == beside
-    assert {c: beside[0][c] for c in theirs} == dict.fromkeys(theirs, witness.ELSEWHERE)
-    # with no ledger: the pushed one is what origin/topic reaches, the other made here
-    assert [beside[0][c] for c in mine] == [witness.ELSEWHERE, witness.UNVOUCHED]
-
-
 # -- the HEAD log searched, not parsed --------------------------------------------------
 
 _SHAS = [f"{n:x}".rjust(40, "a") for n in range(1, 9)]
@@ -662,12 +605,6 @@ def test_a_searched_log_says_what_a_parsed_one_says(tmp_path_factory: pytest.Tem
     searched = witness.head_log(None, str(git_dir), head, wanted)  # type: ignore[arg-type]
     assert searched[1:] == whole[1:]
     assert {s: searched[0].get(s) for s in wanted} == {s: whole[0].get(s) for s in wanted}
-    # read beside git's remotes walk: searched for some commits (stopped when git
-    # answered), then asked of fewer or others: the same answer
-    reading = witness.LogReading(str(git_dir), head)
-    for sha in _SHAS[:len(entries) % 5]:
-        reading.search(sha)
-    assert (reading.kinds(wanted), reading.complete, reading.problem) == searched
 
 
 @settings(max_examples=200, deadline=None)
