@@ -181,15 +181,36 @@ class _Early:
 
     @classmethod
     def start(cls, repo: Repo, where: Location, branch: str, head: str | None,
-              recorded: str | None, merge: str | None) -> _Early:
-        """The walk the first rung that walks will ask, as far as it can be told now:
-        ``above`` on the merge branch, else ``first_parent_floor`` down to the recorded
-        sha and the merge branch's tip (origin's, else the local one), or to the tip
-        alone for the estimate. With no merge branch named, it is guessed as ``_resolved``
-        will choose it (``main`` where a ref of it exists, else ``master``)."""
+              recorded: str | None, merge: str | None, ready: _Early | None = None
+              ) -> _Early:
+        """The walk the first rung that walks will ask, as far as it can be told now
+        (``question``); ``ready``: one started before (``speculate``), kept when it is
+        that very walk, else dropped."""
+        asked = cls.question(where, branch, head, recorded, merge) if repo.beside() \
+            else None
+        if ready is not None:
+            if asked is not None and ready.started is not None \
+                    and (ready.kind, ready.names) == asked:
+                return ready
+            ready.drop()
+        if asked is None:
+            return cls()
+        kind, names = asked
+        if kind == "above":
+            return cls(kind, names, repo.start_above(names[0], names[1]))
+        return cls(kind, names, repo.start_floor(names[0], names[1:]))
+
+    @staticmethod
+    def question(where: Location, branch: str, head: str | None, recorded: str | None,
+                 merge: str | None) -> tuple[str, tuple[str, ...]] | None:
+        """``above`` on the merge branch, else ``first_parent_floor`` down to the
+        recorded sha and the merge branch's tip (origin's, else the local one), or to the
+        tip alone for the estimate; None when no walk can be told. With no merge branch
+        named, it is guessed as ``_resolved`` will choose it (``main`` where a ref of it
+        exists, else ``master``)."""
         if (head is None or head != where.head or not files.is_sha(head)
                 or (recorded is not None and not files.is_sha(recorded))):
-            return cls()
+            return None
         git_dir = where.git_dir
         if merge is None:  # as ``_resolved`` decides from cat-file's answers
             merge = "main" if (witness.ref_on_disk(git_dir, "refs/heads/main")
@@ -197,14 +218,13 @@ class _Early:
                 else "master"
         if branch == merge:
             if recorded is None:
-                return cls()  # nothing is estimated on the merge branch
-            return cls("above", (recorded, head), repo.start_above(recorded, head))
+                return None  # nothing is estimated on the merge branch
+            return "above", (recorded, head)
         fork = witness.ref_on_disk(git_dir, "refs/remotes/origin/" + merge) \
             or witness.ref_on_disk(git_dir, "refs/heads/" + merge)
         if fork is None:
-            return cls()
-        stops = (recorded, fork) if recorded is not None else (fork,)
-        return cls("floor", (head, *stops), repo.start_floor(head, stops))
+            return None
+        return "floor", (head, recorded, fork) if recorded is not None else (head, fork)
 
     def take(self, kind: str, *names: str) -> Started | None:
         """The walk, when it is the question ``kind`` of ``names`` (else None)."""
@@ -302,13 +322,15 @@ class _Count:
 
 def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
             branch: str | None = None, head: str | None = None,
-            where: Location | None = None, store: state.Store | None = None) -> Boundary:
+            where: Location | None = None, store: state.Store | None = None,
+            ready: _Early | None = None) -> Boundary:
     """Resolve, validate and count the session boundary of ``branch`` at ``head``.
 
     Without ``branch``, the checked-out branch at HEAD. ``head`` may be any revision;
     ``now`` is the current time in seconds (the age rung's clock). ``where`` gives the
     work tree whose state is read (the one ``branch`` is checked out in); ``store``, when
-    given, is that work tree's state already opened.
+    given, is that work tree's state already opened. ``ready``: a walk ``speculate``
+    started, used only where it is the first walk asked (the caller drops it after).
     """
     # The range's commits are built into tens of thousands of containers (a long range,
     # the ledger's maps) that no cycle holds: the cyclic collector, run every few hundred
@@ -317,7 +339,7 @@ def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _resolve(repo, config, session_id, now, branch, head, where, store)
+        return _resolve(repo, config, session_id, now, branch, head, where, store, ready)
     except GitError as exc:
         from lets_hooks.repo import reason
 
@@ -329,7 +351,7 @@ def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
 
 def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
              branch: str | None, head: str | None, where: Location | None,
-             store: state.Store | None) -> Boundary:
+             store: state.Store | None, ready: _Early | None = None) -> Boundary:
     if where is None:
         where = repo.locate()
     if branch is None:
@@ -340,7 +362,7 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     notes: list[str] = []
     recorded = lookup(repo, where, branch, notes, store)
     merge = config.merge_branch or where.origin_head
-    early = _Early.start(repo, where, branch, head, recorded.sha, merge)
+    early = _Early.start(repo, where, branch, head, recorded.sha, merge, ready)
     try:
         return _resolved(repo, config, session_id, now, branch, head, where, notes,
                          recorded, merge, early)
@@ -405,6 +427,29 @@ def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, bran
     if boundary is not None and boundary == recorded.sha:
         result.boundary_time = found[recorded.sha].commit_time
     return _finish(result, branch, head, recorded, merge)
+
+
+def speculate(repo: Repo, environ: Mapping[str, str]) -> _Early:
+    """The range's first walk started before ``rev-parse`` has said where we are: on
+    git's files as ``witness.guess_location`` reads them, the boundary the state file
+    there records, and the merge branch ``LETS_MERGE_BRANCH`` or ``origin/HEAD`` names
+    (a configured one is not read yet). git walks while ``rev-parse`` answers (its 2 ms
+    off every answer that walks). ``_resolve`` keeps the walk only when the first walk it
+    asks, on git's own answers, is this very one (``_Early.start``); then ``take`` still
+    asks it to be the rung's very question. Otherwise it is dropped: a guess never
+    answers. Nothing is written and no other process started (a linked ``.lets``, which
+    ``state.open_store`` asks git about, is not guessed past)."""
+    if not repo.beside():
+        return _Early()
+    where = witness.guess_location(repo.cwd)
+    if where is None or where.top is None or where.branch is None:
+        return _Early()
+    for rel in state.LINKABLE:
+        if os.path.islink(os.path.join(where.top, rel)):
+            return _Early()
+    recorded = state.read_recorded(state.open_store(where.top), where.branch)
+    merge = environ.get("LETS_MERGE_BRANCH", "").strip() or where.origin_head
+    return _Early.start(repo, where, where.branch, where.head, recorded.sha, merge)
 
 
 def lookup(repo: Repo, where: Location, branch: str, notes: list[str],

@@ -857,11 +857,17 @@ class Repo:
         del listed[len(listed) - boundaries:]
         return True, listed
 
+    @staticmethod
+    def beside() -> bool:
+        """Whether a question can be asked beside another (``start``): False where git's
+        answers come through pipes, and nothing is worth guessing for it."""
+        return _MEMFD and hasattr(os, "posix_spawnp")
+
     def start(self, *args: str, stdin: bytes | None = None) -> Started | None:
         """Start ``git ARGS`` and return at once, to wait for it later (``Started``):
         a question whose answer may be needed, asked beside another on the second core.
         None where git's answers come through pipes: ask it in turn then."""
-        if not _MEMFD or not hasattr(os, "posix_spawnp"):
+        if not self.beside():
             return None
         argv = [self.git, *args]
         if self.cwd is not None:

@@ -896,6 +896,139 @@ def test_a_guess_git_does_not_confirm_never_answers(
         os.waitpid(-1, os.WNOHANG)
 
 
+def spoken(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str]]:
+    """The boundary command's four lines, run from the work tree as a user runs it, and
+    what happened on the way: the first walk started (``walk``), ``rev-parse`` waited for
+    (``where``), a started process dropped unanswered (``drop``)."""
+    import lets_hooks.repo as repo_module
+    from lets_hooks.cli import boundary
+
+    events: list[str] = []
+    for name, event in (("start_floor", "walk"), ("start_above", "walk"),
+                        ("locate", "where")):
+        def spy(self: repo_module.Repo, *args: object, _event: str = event,
+                _real: object = getattr(repo_module.Repo, name)) -> object:
+            events.append(_event)
+            return _real(self, *args)  # type: ignore[operator]
+        monkeypatch.setattr(repo_module.Repo, name, spy)
+
+    def dropped(self: repo_module.Started, _real: object = repo_module.Started.drop) -> None:
+        events.append("drop")
+        _real(self)  # type: ignore[operator]
+    monkeypatch.setattr(repo_module.Started, "drop", dropped)
+    monkeypatch.chdir(box.path / "sub" if (box.path / "sub").is_dir() else box.path)
+    result, _ = boundary.compute([])
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # nothing left running
+    monkeypatch.undo()
+    return result.lines(), events
+
+
+@pytest.mark.parametrize("path", ["exact", "estimate", "merge branch"])
+def test_the_first_walk_starts_beside_rev_parse(
+        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
+    """The command starts the range's first walk on git's files as they stand (HEAD's
+    branch and its commit, the state file's boundary, the merge branch's tip) before
+    ``rev-parse`` has said where we are, from a folder below the top too, and keeps it
+    when git's answers ask that very walk: the same four lines as when nothing is guessed."""
+    import lets_hooks.repo as repo_module
+    from lets_hooks import ladder
+
+    if not repo_module._MEMFD:
+        pytest.skip("no memory files here: every question is asked in turn")
+    _, start = feature(sandbox)
+    if path == "estimate":
+        sandbox.write_task("feat", "task: nothing recorded\n")
+    elif path == "merge branch":
+        sandbox.git.checkout("-q", "main")
+        sandbox.commit("main moves", age_days=1, sid=SID)
+        sandbox.write_task("main", f"session: {sandbox.rev('main~1')} {SID}\n")
+    else:
+        sandbox.write_task("feat", f"session: {start} {SID}\n")
+    (sandbox.path / "sub").mkdir()
+    env = {"LETS_SESSION_ID": SID, "LETS_MERGE_BRANCH": "main"}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    lines, events = spoken(sandbox, monkeypatch)
+    assert events == ["walk", "where"], events  # started first, taken, nothing dropped
+    trust = {"exact": "exact", "estimate": "estimate", "merge branch": "exact"}[path]
+    assert lines[1] == f"SESSION_TRUST={trust}", lines
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(ladder, "speculate", lambda repo, environ: ladder._Early())
+    unguessed, events = spoken(sandbox, monkeypatch)
+    assert unguessed == lines
+    assert events == ["where", "walk"], events
+
+
+def test_a_speculated_walk_git_does_not_ask_is_dropped(
+        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guess reads no settings file: a merge branch named in ``.lets/config.toml``
+    (``trunk``, older than ``main``) is not the one guessed (``main``, its ref present).
+    The walk started to ``main``'s tip is dropped, and the answer is the one ``trunk``
+    gives: its two commits under ``main``'s tip are the branch's too."""
+    import lets_hooks.repo as repo_module
+    from lets_hooks import ladder
+
+    if not repo_module._MEMFD:
+        pytest.skip("no memory files here: every question is asked in turn")
+    for i in range(3):
+        sandbox.commit(f"main {i}", age_days=20)
+    sandbox.git.branch("trunk", "main~2")
+    point, _ = feature(sandbox)
+    (sandbox.path / ".lets").mkdir(exist_ok=True)
+    (sandbox.path / ".lets" / "config.toml").write_text('merge_branch = "trunk"\n')
+    sandbox.write_task("feat", "task: nothing recorded\n")
+    monkeypatch.delenv("LETS_MERGE_BRANCH", raising=False)
+    lines, events = spoken(sandbox, monkeypatch)
+    assert lines[:3] == [f"SESSION_BOUNDARY={sandbox.rev('trunk')}", "SESSION_TRUST=estimate",
+                         "SESSION_COMMITS=6"], lines
+    assert events == ["walk", "where", "drop", "walk"], events
+    monkeypatch.delenv("LETS_MERGE_BRANCH", raising=False)
+    monkeypatch.setattr(ladder, "speculate", lambda repo, environ: ladder._Early())
+    assert spoken(sandbox, monkeypatch) == (lines, ["where", "walk"])
+    assert point == sandbox.rev("main")
+
+
+@pytest.mark.parametrize("layout", ["top", "below", "linked", "detached", "GIT_DIR"])
+def test_where_we_are_is_guessed_from_gits_files(
+        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        layout: str) -> None:
+    """The guess ``speculate`` starts from: the nearest ``.git`` (a folder, or a linked
+    work tree's ``gitdir:`` file), HEAD's branch, its commit and ``origin/HEAD``'s target,
+    as ``rev-parse`` then says them; nothing where git is pointed elsewhere
+    (``GIT_DIR``) or HEAD names no branch."""
+    from lets_hooks.repo import Repo
+    from lets_hooks.witness import guess_location
+
+    feature(sandbox)
+    sandbox.git.update_ref("refs/remotes/origin/main", sandbox.rev("main"))
+    sandbox.git.symbolic_ref("refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+    here = sandbox.path
+    if layout == "below":
+        here = sandbox.path / "deep" / "er"
+        here.mkdir(parents=True)
+    elif layout == "linked":
+        here = tmp_path / "linked"
+        sandbox.git.worktree("add", "-q", "-b", "other", str(here), "main")
+    elif layout == "detached":
+        sandbox.git.checkout("-q", "--detach")
+    elif layout == "GIT_DIR":
+        monkeypatch.setenv("GIT_DIR", str(sandbox.path / ".git"))
+    guessed = guess_location(str(here))
+    if layout in ("detached", "GIT_DIR"):
+        assert guessed is None
+        return
+    assert guessed is not None
+    where = Repo(str(here)).locate()
+    assert (guessed.branch, guessed.head, guessed.origin_head) == \
+        (where.branch, where.head, where.origin_head) == \
+        ("other" if layout == "linked" else "feat", where.head, "main")
+    assert guessed.top is not None and where.top is not None
+    assert os.path.samefile(guessed.top, where.top)
+    assert os.path.samefile(guessed.git_dir, where.git_dir)
+
+
 def test_a_ref_is_read_from_its_file_or_packed_refs(sandbox: Sandbox, tmp_path: Path) -> None:
     """The early walk's guess of a ref: its own file, else its ``packed-refs`` line, from
     the common git dir (a linked work tree's too); nothing for a symbolic ref, an absent
