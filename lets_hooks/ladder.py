@@ -433,12 +433,13 @@ def speculate(repo: Repo, environ: Mapping[str, str]) -> _Early:
     """The range's first walk started before ``rev-parse`` has said where we are: on
     git's files as ``witness.guess_location`` reads them, the boundary the state file
     there records, and the merge branch ``LETS_MERGE_BRANCH`` or ``origin/HEAD`` names
-    (a configured one is not read yet). git walks while ``rev-parse`` answers (its 2 ms
-    off every answer that walks). ``_resolve`` keeps the walk only when the first walk it
-    asks, on git's own answers, is this very one (``_Early.start``); then ``take`` still
-    asks it to be the rung's very question. Otherwise it is dropped: a guess never
-    answers. Nothing is written and no other process started (a linked ``.lets``, which
-    ``state.open_store`` asks git about, is not guessed past)."""
+    (a configured one is not read yet). git walks while ``rev-parse`` answers and the
+    command's modules load (docs/speed.md, "Round 4, fifth part"). ``_resolve`` keeps
+    the walk only when the first walk it asks, on git's own answers, is this very one
+    (``_Early.start``); then ``take`` still asks it to be the rung's very question.
+    Otherwise it is dropped: a guess never answers. Nothing is written and no other
+    process started (a linked ``.lets``, which ``state.open_store`` asks git about, is
+    not guessed past)."""
     if not repo.beside():
         return _Early()
     where = witness.guess_location(repo.cwd)
