@@ -825,6 +825,21 @@ def answered(box: Sandbox, sid: str | None = SID, named: bool = True
     return result.lines(), repo.calls
 
 
+def walked_path(box: Sandbox, path: str) -> None:
+    """A session on ``feat`` whose first walk is the one ``path`` names: ``exact`` (its
+    boundary recorded), ``estimate`` (nothing recorded), ``merge branch`` (a boundary
+    recorded on ``main`` itself)."""
+    _, start = feature(box)
+    if path == "estimate":
+        box.write_task("feat", "task: nothing recorded\n")
+    elif path == "merge branch":
+        box.git.checkout("-q", "main")
+        box.commit("main moves", age_days=1, sid=SID)
+        box.write_task("main", f"session: {box.rev('main~1')} {SID}\n")
+    else:
+        box.write_task("feat", f"session: {start} {SID}\n")
+
+
 @pytest.mark.parametrize("named", [True, False], ids=["named", "main by its refs"])
 @pytest.mark.parametrize("path", ["exact", "estimate", "merge branch"])
 def test_the_range_walk_starts_before_the_names_are_resolved(
@@ -838,15 +853,7 @@ def test_the_range_walk_starts_before_the_names_are_resolved(
 
     if not repo_module._MEMFD:
         pytest.skip("no memory files here: every question is asked in turn")
-    _, start = feature(sandbox)
-    if path == "estimate":
-        sandbox.write_task("feat", "task: nothing recorded\n")
-    elif path == "merge branch":
-        sandbox.git.checkout("-q", "main")
-        sandbox.commit("main moves", age_days=1, sid=SID)
-        sandbox.write_task("main", f"session: {sandbox.rev('main~1')} {SID}\n")
-    else:
-        sandbox.write_task("feat", f"session: {start} {SID}\n")
+    walked_path(sandbox, path)
     events: list[str] = []
     for name in ("start_floor", "start_above", "objects"):
         def spy(self: repo_module.Repo, *args: object, _name: str = name,
@@ -936,15 +943,7 @@ def test_the_first_walk_starts_beside_rev_parse(
 
     if not repo_module._MEMFD:
         pytest.skip("no memory files here: every question is asked in turn")
-    _, start = feature(sandbox)
-    if path == "estimate":
-        sandbox.write_task("feat", "task: nothing recorded\n")
-    elif path == "merge branch":
-        sandbox.git.checkout("-q", "main")
-        sandbox.commit("main moves", age_days=1, sid=SID)
-        sandbox.write_task("main", f"session: {sandbox.rev('main~1')} {SID}\n")
-    else:
-        sandbox.write_task("feat", f"session: {start} {SID}\n")
+    walked_path(sandbox, path)
     (sandbox.path / "sub").mkdir()
     env = {"LETS_SESSION_ID": SID, "LETS_MERGE_BRANCH": "main"}
     for name, value in env.items():
