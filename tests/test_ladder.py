@@ -903,7 +903,7 @@ def test_a_guess_git_does_not_confirm_never_answers(
         os.waitpid(-1, os.WNOHANG)
 
 
-def spoken(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str]]:
+def spoken(box: Sandbox) -> tuple[list[str], list[str]]:
     """The boundary command's four lines, run from the work tree as a user runs it, and
     what happened on the way: the first walk started (``walk``), ``rev-parse`` waited for
     (``where``), a started process dropped unanswered (``drop``)."""
@@ -911,23 +911,24 @@ def spoken(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], li
     from lets_hooks.cli import boundary
 
     events: list[str] = []
-    for name, event in (("start_floor", "walk"), ("start_above", "walk"),
-                        ("locate", "where")):
-        def spy(self: repo_module.Repo, *args: object, _event: str = event,
-                _real: object = getattr(repo_module.Repo, name)) -> object:
-            events.append(_event)
-            return _real(self, *args)  # type: ignore[operator]
-        monkeypatch.setattr(repo_module.Repo, name, spy)
+    with pytest.MonkeyPatch.context() as patch:
+        for name, event in (("start_floor", "walk"), ("start_above", "walk"),
+                            ("locate", "where")):
+            def spy(self: repo_module.Repo, *args: object, _event: str = event,
+                    _real: object = getattr(repo_module.Repo, name)) -> object:
+                events.append(_event)
+                return _real(self, *args)  # type: ignore[operator]
+            patch.setattr(repo_module.Repo, name, spy)
 
-    def dropped(self: repo_module.Started, _real: object = repo_module.Started.drop) -> None:
-        events.append("drop")
-        _real(self)  # type: ignore[operator]
-    monkeypatch.setattr(repo_module.Started, "drop", dropped)
-    monkeypatch.chdir(box.path / "sub" if (box.path / "sub").is_dir() else box.path)
-    result, _ = boundary.compute([])
+        def dropped(self: repo_module.Started, _real: object = repo_module.Started.drop
+                    ) -> None:
+            events.append("drop")
+            _real(self)  # type: ignore[operator]
+        patch.setattr(repo_module.Started, "drop", dropped)
+        patch.chdir(box.path / "sub" if (box.path / "sub").is_dir() else box.path)
+        result, _ = boundary.compute([])
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # nothing left running
-    monkeypatch.undo()
     return result.lines(), events
 
 
@@ -945,17 +946,14 @@ def test_the_first_walk_starts_beside_rev_parse(
         pytest.skip("no memory files here: every question is asked in turn")
     walked_path(sandbox, path)
     (sandbox.path / "sub").mkdir()
-    env = {"LETS_SESSION_ID": SID, "LETS_MERGE_BRANCH": "main"}
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    lines, events = spoken(sandbox, monkeypatch)
+    monkeypatch.setenv("LETS_SESSION_ID", SID)
+    monkeypatch.setenv("LETS_MERGE_BRANCH", "main")
+    lines, events = spoken(sandbox)
     assert events == ["walk", "where"], events  # started first, taken, nothing dropped
     trust = {"exact": "exact", "estimate": "estimate", "merge branch": "exact"}[path]
     assert lines[1] == f"SESSION_TRUST={trust}", lines
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
     monkeypatch.setattr(ladder, "speculate", lambda repo, environ: ladder._Early())
-    unguessed, events = spoken(sandbox, monkeypatch)
+    unguessed, events = spoken(sandbox)
     assert unguessed == lines
     assert events == ["where", "walk"], events
 
@@ -979,13 +977,12 @@ def test_a_speculated_walk_git_does_not_ask_is_dropped(
     (sandbox.path / ".lets" / "config.toml").write_text('merge_branch = "trunk"\n')
     sandbox.write_task("feat", "task: nothing recorded\n")
     monkeypatch.delenv("LETS_MERGE_BRANCH", raising=False)
-    lines, events = spoken(sandbox, monkeypatch)
+    lines, events = spoken(sandbox)
     assert lines[:3] == [f"SESSION_BOUNDARY={sandbox.rev('trunk')}", "SESSION_TRUST=estimate",
                          "SESSION_COMMITS=6"], lines
     assert events == ["walk", "where", "drop", "walk"], events
-    monkeypatch.delenv("LETS_MERGE_BRANCH", raising=False)
     monkeypatch.setattr(ladder, "speculate", lambda repo, environ: ladder._Early())
-    assert spoken(sandbox, monkeypatch) == (lines, ["where", "walk"])
+    assert spoken(sandbox) == (lines, ["where", "walk"])
     assert point == sandbox.rev("main")
 
 
