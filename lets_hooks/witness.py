@@ -45,6 +45,7 @@ NO_WITNESS = "none"
 CHUNK = 1 << 16
 WHOLE_LIMIT = 8 << 20  # the most of a HEAD log read (its newest part)
 SEARCHED = 32  # up to this many commits are searched for in a log's bytes, not parsed out
+REMOTE_TIPS = 64  # remote-tracking refs read from their files; more: git is asked
 REFTABLE_LIMIT = 20_000  # entries asked of ``git log -g``
 
 _NULL = "0" * 40
@@ -448,7 +449,11 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     lies in ``floor..top``, so the range is asked, not each of its commits, and ``order``
     is that whole range in git's order (every commit of it not in ``unknown`` is decided
     already, or decided after this)."""
-    if _no_remote_refs(git_dir):  # nothing came through a fetch, and git is not asked
+    tips = _remote_tips(git_dir)
+    if tips is not None and (not tips or (top is not None and tips == {floor})):
+        # no remote-tracking ref, or each at the floor of the range ``unknown`` lies in,
+        # which reaches nothing above it: nothing of it came through a fetch, and git is
+        # not asked
         local = unknown
     elif top is not None and floor is not None and len(unknown) > SEARCHED:
         local = unknown.intersection(repo.off_remotes_above(top, floor))
@@ -509,20 +514,43 @@ def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
     return status
 
 
-def _no_remote_refs(git_dir: str) -> bool:
-    """Whether the repository has no remote-tracking ref at all, read from the files
-    backend's own files (no process): no file under ``refs/remotes`` and none named in
-    ``packed-refs``. On reftable, or when ``packed-refs`` cannot be read: False."""
+def _remote_tips(git_dir: str) -> set[str] | None:
+    """The commits the repository's remote-tracking refs hold, read from the ``files``
+    backend's own files (no process): each file under ``refs/remotes`` (a symbolic one,
+    ``origin/HEAD``, names another of them) and each ``refs/remotes/`` line of
+    ``packed-refs`` (a stale packed value too: more tips only ever sends the question to
+    git). None where they cannot all be read so: reftable, more than ``REMOTE_TIPS`` of
+    them, a file that holds neither, an unreadable ``packed-refs``."""
     common = common_dir_of(git_dir)
     if uses_reftable(git_dir):
-        return False
-    for _, _, names in os.walk(os.path.join(common, "refs", "remotes")):
-        if names:
-            return False
+        return None
+    tips: set[str] = set()
+    count = 0
+    for folder, _, names in os.walk(os.path.join(common, "refs", "remotes")):
+        count += len(names)
+        if count > REMOTE_TIPS:
+            return None
+        for name in names:
+            data, _ = files.read_capped(os.path.join(folder, name), 1 << 12)
+            text = (data or b"").decode("ascii", "replace").strip()
+            if files.is_sha(text):
+                tips.add(text)
+            elif not text.startswith("ref: refs/remotes/"):
+                return None
     data, problem = files.read_capped(os.path.join(common, "packed-refs"), 1 << 22)
     if data is None:
-        return problem is None  # absent: no packed ref; refused (too large): not known
-    return b" refs/remotes/" not in data
+        return tips if problem is None else None  # absent: no packed ref; refused: unknown
+    at = data.find(b" refs/remotes/")
+    while at >= 0:
+        count += 1
+        if count > REMOTE_TIPS:
+            return None
+        text = data[data.rfind(b"\n", 0, at) + 1:at].decode("ascii", "replace")
+        if not files.is_sha(text):
+            return None
+        tips.add(text)
+        at = data.find(b" refs/remotes/", at + 1)
+    return tips
 
 
 def head_log(repo: Repo, git_dir: str, head: str, wanted: Collection[str] | None = None

@@ -231,6 +231,65 @@ def test_a_pulled_fast_forward_is_not_counted(tmp_path: Path) -> None:
     assert any("not made by this session" in n for n in data["notes"])  # type: ignore
 
 
+@pytest.mark.parametrize("fetched", [False, True], ids=["from the clone", "fetched"])
+def test_a_remote_tracking_ref_at_the_boundary_is_not_walked(tmp_path: Path,
+                                                             fetched: bool) -> None:
+    """The session starts at ``origin/main`` and takes a teammate's two commits straight
+    from their clone (``git pull <path>``: no remote-tracking ref names them). The one
+    remote-tracking ref sits at the boundary and reaches nothing above it, so the remotes
+    are not walked: the HEAD log says where the two came from. Fetched into ``mate/main``
+    first, a ref above the boundary reaches them: git is asked, and it alone can say so
+    once the HEAD log is expired."""
+    from hookbox import calls, logging_git
+
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic")
+    start = start_session(box, "topic")
+    assert box.rev("origin/main") == start
+    mate = teammate(tmp_path, box, "main")
+    mate.file_commit("t1.txt", "t\n", "theirs 1")
+    mate.file_commit("t2.txt", "t\n", "theirs 2")
+    if fetched:
+        box.sh("remote", "add", "mate", str(mate.path))
+        box.sh("fetch", "-q", "mate")
+        box.sh("merge", "-q", "--ff-only", "mate/main")
+    else:
+        box.sh("pull", "-q", "--ff-only", str(mate.path), "main")
+    box.file_commit("a.txt", "a\n", "mine", sid=SID)
+    if fetched:
+        box.sh("reflog", "expire", "--expire=now", "--all")
+    env, log = logging_git(tmp_path / "bin")
+    done = box.run("lets-session-boundary", "--json",
+                   env={**env, "LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert (data["trust"], data["commits"], data["elsewhere"]) == ("exact", 1, 2), data
+    walked = [c for c in calls(log) if "--remotes" in c]
+    assert len(walked) == (1 if fetched else 0), calls(log)
+
+
+def test_remote_tips_are_read_from_their_files(tmp_path: Path) -> None:
+    """The remote-tracking refs' commits, loose and packed (``origin/HEAD``, a symbolic
+    ref, names another of them); None where a file holds something else or there are
+    more than ``REMOTE_TIPS`` of them: then git is asked."""
+    box = with_remote(tmp_path)
+    git_dir = str(box.path / ".git")
+    tip = box.head()
+    box.sh("remote", "set-head", "origin", "main")
+    assert witness._remote_tips(git_dir) == {tip}
+    box.sh("pack-refs", "--all")
+    box.file_commit("x.txt", "x\n", "above")
+    box.sh("update-ref", "refs/remotes/origin/other", box.head())
+    assert witness._remote_tips(git_dir) == {tip, box.head()}
+    odd = box.path / ".git" / "refs" / "remotes" / "origin" / "odd"
+    odd.write_text("not a commit\n")
+    assert witness._remote_tips(git_dir) is None
+    odd.unlink()
+    for n in range(witness.REMOTE_TIPS):
+        box.sh("update-ref", f"refs/remotes/many/b{n}", tip)
+    assert witness._remote_tips(git_dir) is None
+
+
 LONG = 40  # past witness.SEARCHED: the range is sorted in sets and asked of the remotes once
 
 
