@@ -47,6 +47,7 @@ WHOLE_LIMIT = 8 << 20  # the most of a HEAD log read (its newest part)
 SEARCHED = 32  # up to this many commits are searched for in a log's bytes, not parsed out
 REMOTE_TIPS = 64  # remote-tracking refs read from their files; more: git is asked
 REFTABLE_LIMIT = 20_000  # entries asked of ``git log -g``
+LOG_CHUNK = 1 << 17  # a log searched for a few commits is read this much at a time
 
 _NULL = "0" * 40
 _CREATING = frozenset(("commit", "commit (initial)", "commit (amend)", "commit (merge)",
@@ -570,13 +571,17 @@ def head_log(repo: Repo, git_dir: str, head: str, wanted: Collection[str] | None
         newest, oldest = _ends(lines[::-1], lines)
     else:
         path = os.path.join(git_dir, "logs", "HEAD")
-        data, whole = _newest(path)
-        if data is None:
-            return {}, False, NO_LOG
-        newest, oldest = _ends(_forward(data), _backward(data))
         if wanted is not None and len(wanted) <= SEARCHED:
-            lines = _naming(data, wanted)
+            searched = _searched(path, wanted)
+            if searched is None:
+                return {}, False, NO_LOG
+            lines, last, oldest, whole = searched
+            newest, oldest = _ends((oldest,), (last,))
         else:
+            data, whole = _newest(path)
+            if data is None:
+                return {}, False, NO_LOG
+            newest, oldest = _ends(_forward(data), _backward(data))
             lines = data.split(b"\n")
     if newest is None:
         return {}, False, EMPTY_LOG
@@ -651,6 +656,94 @@ def _naming(data: bytes, shas: Iterable[str]) -> list[bytes]:
     return found
 
 
+def _searched(path: str, shas: Iterable[str]
+              ) -> tuple[list[bytes], bytes, bytes, bool] | None:
+    """The log at ``path`` searched for a few commits: (the lines whose entry names one of
+    ``shas`` as the commit it moved to, the newest and the oldest line of an entry's
+    shape, whether the log was read whole), or None when there is no such file. What
+    ``_newest``, ``_ends`` and ``_naming`` say together, read ``LOG_CHUNK`` bytes at a
+    time into one buffer: a log of megabytes is not copied whole into fresh memory (whose
+    page faults were a third of its reading), and a line is searched in the chunk that
+    holds its end (a longer line grows the buffer)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    needles = [sha.encode("ascii", "replace") for sha in shas]
+    found: list[bytes] = []
+    oldest = newest = b""
+    try:
+        size = os.fstat(fd).st_size
+        start = max(0, size - WHOLE_LIMIT)
+        os.lseek(fd, start, os.SEEK_SET)
+        buf = bytearray(LOG_CHUNK)
+        held = 0  # the start of a line the last chunk cut, carried to the buffer's front
+        at = start
+        cut = start > 0  # the first line read may be a part of one: skipped
+        while True:
+            if held == len(buf):
+                buf.extend(bytes(len(buf)))
+            got = os.readv(fd, [memoryview(buf)[held:held + min(len(buf) - held, size - at)]])
+            at += got
+            filled = held + got
+            done = got == 0 or at >= size
+            if cut:  # drop the part line up to the first line break
+                first = buf.find(b"\n", 0, filled)
+                if first < 0:
+                    if done:
+                        break
+                    held = filled
+                    continue
+                buf[:filled - first - 1] = buf[first + 1:filled]
+                filled -= first + 1
+                cut = False
+            end = filled if done else buf.rfind(b"\n", 0, filled)  # the whole lines' end
+            if end < 0:  # no whole line yet: read on, the buffer grown
+                held = filled
+                continue
+            if not oldest:
+                oldest = _first_entry(buf, 0, end)
+            newest = _last_entry(buf, 0, end) or newest
+            for needle in needles:
+                hit = buf.find(needle, 0, end)
+                while hit >= 0:
+                    line = buf.rfind(b"\n", 0, hit) + 1
+                    if hit - line == len(needle) + 1 and buf[hit - 1] == 32:
+                        stop = buf.find(b"\n", hit, end)
+                        found.append(bytes(buf[line:stop if stop >= 0 else end]))
+                    hit = buf.find(needle, hit + 1, end)
+            if done:
+                break
+            rest = buf[end + 1:filled]
+            buf[:len(rest)] = rest
+            held = len(rest)
+    finally:
+        os.close(fd)
+    return found, newest, oldest, start == 0
+
+
+def _first_entry(buf: bytearray, begin: int, end: int) -> bytes:
+    """The first line of ``buf[begin:end]`` (whole lines) of an entry's shape, or b""."""
+    while begin < end:
+        stop = buf.find(b"\n", begin, end)
+        stop = end if stop < 0 else stop
+        if buf.find(b" ", begin, stop) - begin in (40, 64):
+            return bytes(buf[begin:stop])
+        begin = stop + 1
+    return b""
+
+
+def _last_entry(buf: bytearray, begin: int, end: int) -> bytes:
+    """The last line of ``buf[begin:end]`` (whole lines) of an entry's shape, or b""."""
+    while end > begin:
+        line = buf.rfind(b"\n", begin, end) + 1 or begin
+        if buf.find(b" ", line, end) - line in (40, 64):
+            return bytes(buf[line:end])
+        end = line - 1
+    return b""
+
+
 def _newest(path: str) -> tuple[bytes | None, bool]:
     """The newest ``WHOLE_LIMIT`` bytes of the log at ``path``, from its first whole
     line, and whether that is the whole log (None: no such file)."""
@@ -688,10 +781,12 @@ def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
     for log in logs:
         if os.path.realpath(log) == own:
             continue
-        data, _ = _newest(log)
-        if not data:
-            continue
-        lines = _naming(data, absent) if len(absent) <= SEARCHED else data.split(b"\n")
+        if len(absent) <= SEARCHED:
+            searched = _searched(log, absent)
+            lines = searched[0] if searched is not None else []
+        else:
+            data, _ = _newest(log)
+            lines = data.split(b"\n") if data else []
         for line in lines:
             row = split_line(line)
             if row is not None and row[1] in absent \
