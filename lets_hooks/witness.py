@@ -45,7 +45,6 @@ NO_WITNESS = "none"
 CHUNK = 1 << 16
 WHOLE_LIMIT = 8 << 20  # the most of a HEAD log read (its newest part)
 SEARCHED = 32  # up to this many commits are searched for in a log's bytes, not parsed out
-REMOTE_TIPS = 64  # remote-tracking refs read from their files; more: git is asked
 REFTABLE_LIMIT = 20_000  # entries asked of ``git log -g``
 LOG_CHUNK = 1 << 17  # a log searched for a few commits is read this much at a time
 
@@ -450,8 +449,7 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     lies in ``floor..top``, so the range is asked, not each of its commits, and ``order``
     is that whole range in git's order (every commit of it not in ``unknown`` is decided
     already, or decided after this)."""
-    tips = _remote_tips(git_dir)
-    if tips is not None and (not tips or (top is not None and tips == {floor})):
+    if _no_fetch_above(git_dir, floor if top is not None else None):
         # no remote-tracking ref, or each at the floor of the range ``unknown`` lies in,
         # which reaches nothing above it: nothing of it came through a fetch, and git is
         # not asked
@@ -515,43 +513,33 @@ def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
     return status
 
 
-def _remote_tips(git_dir: str) -> set[str] | None:
-    """The commits the repository's remote-tracking refs hold, read from the ``files``
-    backend's own files (no process): each file under ``refs/remotes`` (a symbolic one,
-    ``origin/HEAD``, names another of them) and each ``refs/remotes/`` line of
-    ``packed-refs`` (a stale packed value too: more tips only ever sends the question to
-    git). None where they cannot all be read so: reftable, more than ``REMOTE_TIPS`` of
-    them, a file that holds neither, an unreadable ``packed-refs``."""
+def _no_fetch_above(git_dir: str, floor: str | None) -> bool:
+    """Whether no remote-tracking ref reaches a commit above ``floor`` (None: there is no
+    remote-tracking ref at all), read from the ``files`` backend's own files, no process:
+    each file under ``refs/remotes`` holds ``floor`` (or, as ``origin/HEAD`` does, names
+    another of them), and so does each ``refs/remotes/`` line of ``packed-refs`` (a stale
+    packed value too). The first that does not says False, as do reftable and a file
+    that cannot be read: then git is asked."""
     common = common_dir_of(git_dir)
     if uses_reftable(git_dir):
-        return None
-    tips: set[str] = set()
-    count = 0
+        return False
     for folder, _, names in os.walk(os.path.join(common, "refs", "remotes")):
-        count += len(names)
-        if count > REMOTE_TIPS:
-            return None
         for name in names:
+            if floor is None:
+                return False
             data, _ = files.read_capped(os.path.join(folder, name), 1 << 12)
             text = (data or b"").decode("ascii", "replace").strip()
-            if files.is_sha(text):
-                tips.add(text)
-            elif not text.startswith("ref: refs/remotes/"):
-                return None
+            if text != floor and not text.startswith("ref: refs/remotes/"):
+                return False
     data, problem = files.read_capped(os.path.join(common, "packed-refs"), 1 << 22)
     if data is None:
-        return tips if problem is None else None  # absent: no packed ref; refused: unknown
+        return problem is None  # absent: no packed ref; refused (too large): not known
     at = data.find(b" refs/remotes/")
     while at >= 0:
-        count += 1
-        if count > REMOTE_TIPS:
-            return None
-        text = data[data.rfind(b"\n", 0, at) + 1:at].decode("ascii", "replace")
-        if not files.is_sha(text):
-            return None
-        tips.add(text)
+        if floor is None or data[data.rfind(b"\n", 0, at) + 1:at] != floor.encode():
+            return False
         at = data.find(b" refs/remotes/", at + 1)
-    return tips
+    return True
 
 
 def head_log(repo: Repo, git_dir: str, head: str, wanted: Collection[str] | None = None

@@ -268,26 +268,30 @@ def test_a_remote_tracking_ref_at_the_boundary_is_not_walked(tmp_path: Path,
     assert len(walked) == (1 if fetched else 0), calls(log)
 
 
-def test_remote_tips_are_read_from_their_files(tmp_path: Path) -> None:
-    """The remote-tracking refs' commits, loose and packed (``origin/HEAD``, a symbolic
-    ref, names another of them); None where a file holds something else or there are
-    more than ``REMOTE_TIPS`` of them: then git is asked."""
+def test_remote_tracking_refs_are_read_from_their_files(tmp_path: Path) -> None:
+    """Whether every remote-tracking ref sits at a floor, loose and packed (``origin/HEAD``,
+    a symbolic ref, names another of them): no as soon as one holds another commit, or a
+    file holds something else; with no floor, yes only where there is none at all."""
     box = with_remote(tmp_path)
     git_dir = str(box.path / ".git")
     tip = box.head()
     box.sh("remote", "set-head", "origin", "main")
-    assert witness._remote_tips(git_dir) == {tip}
+    assert witness._no_fetch_above(git_dir, tip)
+    assert not witness._no_fetch_above(git_dir, None)
     box.sh("pack-refs", "--all")
+    assert witness._no_fetch_above(git_dir, tip)
     box.file_commit("x.txt", "x\n", "above")
+    assert not witness._no_fetch_above(git_dir, box.head())
     box.sh("update-ref", "refs/remotes/origin/other", box.head())
-    assert witness._remote_tips(git_dir) == {tip, box.head()}
+    assert not witness._no_fetch_above(git_dir, tip)
+    box.sh("update-ref", "-d", "refs/remotes/origin/other")
     odd = box.path / ".git" / "refs" / "remotes" / "origin" / "odd"
     odd.write_text("not a commit\n")
-    assert witness._remote_tips(git_dir) is None
+    assert not witness._no_fetch_above(git_dir, tip)
     odd.unlink()
-    for n in range(witness.REMOTE_TIPS):
-        box.sh("update-ref", f"refs/remotes/many/b{n}", tip)
-    assert witness._remote_tips(git_dir) is None
+    assert witness._no_fetch_above(git_dir, tip)
+    box.sh("remote", "remove", "origin")
+    assert witness._no_fetch_above(git_dir, None)
 
 
 LONG = 40  # past witness.SEARCHED: the range is sorted in sets and asked of the remotes once
