@@ -310,8 +310,10 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
     marker = b" ".join([WRITTEN, boundary.encode("ascii", "replace"),
                         token(sid).encode("utf-8")])
     at = _last_line(data, marker)
-    tail = data.count(b"\n", at) if at >= 0 else 0
-    if at >= 0 and tail <= KEEP and len(wanted) > max(tail, SEARCHED):
+    # the lines after the mark matter only next to the commits asked (more asked than
+    # lines there, or most of those lines about them): counted that far, no further
+    tail = _lines_upto(data, at, 2 * len(wanted)) if at >= 0 else 0
+    if at >= 0 and len(wanted) > max(tail, SEARCHED):
         # More commits asked of than lines after the mark (a clone's history in the
         # range): each line decides one commit at most, so some are left undecided there
         # and every line about them is read, as below; here each line's commit is looked
@@ -321,7 +323,7 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
         book.lines = max(book.lines, 1)
         book.placed = True
         return book
-    if at >= 0 and tail <= KEEP:
+    if at >= 0:
         raw, book = _about_raw(data, at, wanted, tail)
         if UNKNOWN in book.statuses(wanted, sid).values():
             # some of ``wanted`` (a teammate's pulled commits, say) are not decided after
@@ -344,6 +346,22 @@ def _last_line(data: bytes, line: bytes) -> int:
             return at
         at = data.rfind(line, 0, at)
     return -1
+
+
+def _lines_upto(data: bytes, start: int, most: int) -> int:
+    """The lines of ``data[start:]`` (its newlines) when there are at most ``most``, else
+    ``most + 1``: a few commits asked of a long tail stop the count after a few lines. Many
+    asked are counted in C at once (a find a line would cost more)."""
+    if most > SEARCHED:
+        return min(data.count(b"\n", start), most + 1)
+    found = 0
+    at = start
+    while found <= most:
+        at = data.find(b"\n", at) + 1
+        if not at:
+            break
+        found += 1
+    return found
 
 
 def _about(data: bytes, start: int, wanted: Collection[str], lines_after: int = -1) -> Ledger:

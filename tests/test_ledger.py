@@ -171,6 +171,32 @@ def test_a_prior_session_parses_only_the_lines_about_its_commits(tmp_path: Path)
     assert ledger.read(str(tmp_path)).lines == 5003
 
 
+@settings(max_examples=300, deadline=None)
+@given(data=st.binary(max_size=200).map(lambda raw: raw.replace(b"x", b"\n")),
+       start=st.integers(0, 200), most=st.integers(0, 2 * ledger.SEARCHED + 2))
+def test_the_lines_after_the_mark_are_counted_as_far_as_asked(
+        data: bytes, start: int, most: int) -> None:
+    """The lines after the mark are counted exactly up to ``most``, and past it only
+    said to be more: a few commits asked of a long tail do not count the whole tail."""
+    start = min(start, len(data))
+    assert ledger._lines_upto(data, start, most) == min(data.count(b"\n", start), most + 1)
+
+
+def test_a_long_tail_after_the_mark_is_read_from_the_mark(tmp_path: Path) -> None:
+    """More lines after the mark than a compaction keeps: the commits asked are still
+    searched for from the mark on (the whole ledger is not parsed), and the answer is
+    the whole ledger's."""
+    folder = tmp_path / ledger.FOLDER
+    folder.mkdir()
+    mine, theirs = "a" * 40, "b" * 40
+    others = "".join(f"c {n:040x} {B}\n" for n in range(1, ledger.KEEP + 10))
+    (folder / ledger.NAME).write_text(f"c {theirs} {B}\ns {X} {A}\nc {mine} {A}\n{others}")
+    found = ledger.read_from(str(tmp_path), X, A, [mine, theirs])
+    assert found.placed
+    assert found.lines == 2  # mine's line and theirs' older one, no other
+    assert found.status(mine, A) == ledger.SESSION and found.status(theirs, A) == ledger.OTHER
+
+
 def test_older_lines_are_searched_once_not_the_tail_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A commit the lines after the mark leave undecided (a teammate's) is looked for in
