@@ -281,14 +281,19 @@ def read(common_dir: str | None) -> Ledger:
     there is none, or it cannot be read: then nothing is vouched for by it)."""
     if common_dir is None:
         return Ledger()
-    data, _ = files.read_capped(path(common_dir), READ_LIMIT)
+    data = read_bytes(common_dir)
     if not data:
         return Ledger()
     return parse(data)
 
 
+def read_bytes(common_dir: str) -> bytes:
+    """The ledger file's bytes (capped; empty when there is none or it cannot be read)."""
+    return files.read_capped(path(common_dir), READ_LIMIT)[0] or b""
+
+
 def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
-              wanted: Collection[str]) -> Ledger:
+              wanted: Collection[str], data: bytes | None = None) -> Ledger:
     """What the ledger says of ``wanted``, read from the newest line that says this
     session's line was written at ``boundary`` (``s``, written only where the writer kept
     every commit of the session below it: ``record.place``) when every one of ``wanted``
@@ -296,10 +301,13 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
     without that line from the whole ledger. The session's recent work is at the end: a
     long ledger costs the happy path its tail, and only the lines about ``wanted`` are
     parsed. ``placed`` says whether the line was found. With no session (a prior-session
-    reading) or no boundary, every line about ``wanted`` is read, and only those."""
+    reading) or no boundary, every line about ``wanted`` is read, and only those.
+    ``data``: the file's bytes as ``read_bytes`` read them for this answer (else read
+    here)."""
     if common_dir is None:
         return Ledger()
-    data, _ = files.read_capped(path(common_dir), READ_LIMIT)
+    if data is None:
+        data = read_bytes(common_dir)
     if not data:
         return Ledger()
     if not boundary or not sid:
