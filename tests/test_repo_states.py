@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import BIN, Sandbox, note_made
 from hookbox import HookBox, make
+from hypothesis import given
+from hypothesis import strategies as st
 
 SID = "11111111-2222-3333-4444-555555555555"
 NULL = "0" * 40
@@ -352,3 +354,14 @@ def test_a_rebase_stopped_by_a_conflict_then_aborted_changes_nothing(tmp_path: P
     box.sh("rebase", "--abort", sid=SID)
     assert box.line("feat") == line
     assert box.field(SID, "SESSION_TRUST") == "exact"
+
+
+@given(shas=st.lists(st.text("0123456789abcdef-", min_size=1, max_size=64), max_size=20),
+       last=st.booleans())
+def test_an_answer_of_one_sha_a_line_is_split_on_line_breaks(shas: list[str], last: bool) -> None:
+    """git's one-sha-a-line answers are split on line breaks only: the same list as a
+    split on any blank, with or without the last line's break, and none for no answer."""
+    from lets_hooks.repo import _lines
+
+    text = "\n".join(shas) + ("\n" if last and shas else "")
+    assert _lines(text) == text.split()
