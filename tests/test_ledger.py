@@ -182,6 +182,24 @@ def test_the_lines_after_the_mark_are_counted_as_far_as_asked(
     assert ledger._lines_upto(data, start, most) == min(data.count(b"\n", start), most + 1)
 
 
+@settings(max_examples=200, deadline=None)
+@given(picks=st.lists(st.tuples(st.sampled_from("cakrs"), st.integers(0, 5),
+                                st.sampled_from([40, 64])), max_size=30),
+       asked=st.sets(st.tuples(st.integers(0, 5), st.sampled_from([40, 64])), max_size=6))
+def test_lines_are_picked_in_order_for_either_hash(
+        picks: list[tuple[str, int, int]], asked: set[tuple[int, int]]) -> None:
+    """The lines about the commits asked are picked in the ledger's order, SHA-1 and
+    SHA-256 commits asked together (as a line by line reading picks them)."""
+    def sha(n: int, width: int) -> bytes:  # no SHA-1 is the start of a SHA-256 here
+        return f"{n:x}".encode() + (b"0" if width == 40 else b"1") * (width - 1)
+
+    lines = [f"{kind} ".encode() + sha(n, width) + b" " + A.encode()
+             for kind, n, width in picks]
+    wanted = {sha(n, width) for n, width in asked}
+    expected = [raw for raw in lines if raw[2:raw.index(b" ", 2)] in wanted]
+    assert ledger._picked(lines, wanted) == expected
+
+
 def test_a_long_tail_after_the_mark_is_read_from_the_mark(tmp_path: Path) -> None:
     """More lines after the mark than a compaction keeps: the commits asked are still
     searched for from the mark on (the whole ledger is not parsed), and the answer is
