@@ -537,6 +537,13 @@ class Repo:
         top: str | None = None
         if inside == "true":
             top = self._one("rev-parse", "--show-toplevel") or None
+        elif os.environ.get("GIT_WORK_TREE"):
+            # a work tree named to git, asked about from outside it: git works on that
+            # work tree from here (``git status``, ``git commit``), and so is its state read
+            code, out = self.run("rev-parse", "--show-toplevel")
+            if code == 0:
+                shown = out.decode("utf-8", "surrogateescape")
+                top = (shown[:-1] if shown.endswith("\n") else shown) or None
         ref = (self._out("symbolic-ref", "-q", "HEAD") or "").strip()
         head = (self._out("rev-parse", "--verify", "-q", "HEAD") or "").strip() or None
         origin = self.symref("refs/remotes/origin/HEAD")

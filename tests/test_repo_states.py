@@ -190,6 +190,29 @@ def test_inside_dot_git_reads_no_state(sandbox: Sandbox) -> None:
     sweep(sandbox.path / ".git")
 
 
+def test_a_work_tree_named_to_git_is_read_from_outside_it(
+        sandbox: Sandbox, tmp_path: Path) -> None:
+    """With ``GIT_DIR`` and ``GIT_WORK_TREE`` set (a bare-repository dotfiles setup, a
+    tool's own environment), git works on the named work tree from any folder; so does the
+    command: its state is read there, and the answer is the one given at its top. Inside
+    ``.git`` with nothing named, still no work tree."""
+    start = sandbox.commit("fresh", age_days=1)
+    sandbox.commit("session work", age_days=0, sid=SID)
+    write_task(sandbox.path, "main", f"session: {start} {SID}\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    named = {"LETS_SESSION_ID": SID, "GIT_DIR": str(sandbox.path / ".git"),
+             "GIT_WORK_TREE": str(sandbox.path)}
+    done = run(elsewhere, "lets-session-boundary", "--json", env=named)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    outside = json.loads(done.stdout)
+    at_top = boundary(sandbox.path)
+    assert (outside["trust"], outside["commits"]) == ("exact", 1), done.stderr
+    assert (outside["boundary"], outside["desc"]) == (at_top["boundary"], at_top["desc"])
+    assert "no work tree here" not in done.stderr
+    assert "no work tree here" in str(boundary(sandbox.path / ".git")["stderr"])
+
+
 # -- a linked worktree ---------------------------------------------------------------------
 
 def test_linked_worktree_reads_its_own_state(sandbox: Sandbox, tmp_path: Path) -> None:
