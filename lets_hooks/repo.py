@@ -537,9 +537,11 @@ class Repo:
         top: str | None = None
         if inside == "true":
             top = self._one("rev-parse", "--show-toplevel") or None
-        elif os.environ.get("GIT_WORK_TREE"):
-            # a work tree named to git, asked about from outside it: git works on that
-            # work tree from here (``git status``, ``git commit``), and so is its state read
+        else:
+            # not inside a work tree, yet git may name one (``GIT_WORK_TREE``, or
+            # ``core.worktree`` as a submodule's git dir has it): git works on that work
+            # tree from here (``git status``, ``git commit``), and so is its state read.
+            # A bare repository and a plain ``.git`` name none: git refuses the question.
             code, out = self.run("rev-parse", "--show-toplevel")
             if code == 0:
                 shown = out.decode("utf-8", "surrogateescape")

@@ -193,7 +193,8 @@ def test_inside_dot_git_reads_no_state(sandbox: Sandbox) -> None:
 def test_a_work_tree_named_to_git_is_read_from_outside_it(
         sandbox: Sandbox, tmp_path: Path) -> None:
     """With ``GIT_DIR`` and ``GIT_WORK_TREE`` set (a bare-repository dotfiles setup, a
-    tool's own environment), git works on the named work tree from any folder; so does the
+    tool's own environment), or ``core.worktree`` in the git dir's config (a submodule's
+    git dir has it), git works on the named work tree from outside it; so does the
     command: its state is read there, and the answer is the one given at its top. Inside
     ``.git`` with nothing named, still no work tree."""
     start = sandbox.commit("fresh", age_days=1)
@@ -211,6 +212,12 @@ def test_a_work_tree_named_to_git_is_read_from_outside_it(
     assert (outside["boundary"], outside["desc"]) == (at_top["boundary"], at_top["desc"])
     assert "no work tree here" not in done.stderr
     assert "no work tree here" in str(boundary(sandbox.path / ".git")["stderr"])
+    sandbox.git.config("core.worktree", str(sandbox.path))  # named by the config alone
+    del named["GIT_WORK_TREE"]
+    done = run(elsewhere, "lets-session-boundary", "--json", env=named)
+    configured = json.loads(done.stdout)
+    assert (configured["trust"], configured["boundary"], configured["desc"]) == (
+        "exact", at_top["boundary"], at_top["desc"]), done.stderr
 
 
 # -- a linked worktree ---------------------------------------------------------------------
