@@ -345,7 +345,6 @@ class BatchRepo(Repo):
                  objects: Iterable[ObjectInfo], remote_tips: Sequence[str] = ()) -> None:
         super().__init__(base.cwd, base.git)
         self.remote_tips = list(remote_tips)
-        self._remote_reach: set[int] | None = None
         self.calls = base.calls
         self._worktree_list = base._worktree_list  # the work trees as base was told them
         self.where = where
@@ -482,24 +481,6 @@ class BatchRepo(Repo):
         for i in graph.outside(found[0], found[1:]):
             lines.append(" ".join([graph.sha(i), *(graph.sha(p) for p in graph.parents[i])]))
         return ("\n".join(lines) + "\n").encode() if lines else b""
-
-    def off_remotes(self, commits: Sequence[str], floor: str | None) -> set[str]:
-        found = self._indexes(list(commits))
-        tips = self._indexes(self.remote_tips)
-        if found is None or tips is None:
-            return super().off_remotes(commits, floor)
-        if self._remote_reach is None:  # once for every branch of the table
-            parents = self.graph.parents
-            seen = set(tips)
-            stack = list(tips)
-            while stack:
-                for up in parents[stack.pop()]:
-                    if up not in seen:
-                        seen.add(up)
-                        stack.append(up)
-            self._remote_reach = seen
-        reach = self._remote_reach
-        return {sha for sha, i in zip(commits, found) if i not in reach}
 
     def reached(self, tip: str, candidates: Sequence[str]) -> list[str]:
         at = self.graph.find(tip)

@@ -922,27 +922,6 @@ class Repo:
         apart = set(out.decode("ascii", "replace").split())
         return [c for c in candidates if c not in apart]
 
-    def off_remotes(self, commits: Sequence[str], floor: str | None) -> set[str]:
-        """Which of ``commits`` no remote-tracking ref reaches (what reached them did not
-        come through a fetch): one ``rev-list``, bounded by ``floor`` when given."""
-        _require_sha(*commits, *([floor] if floor else []))
-        if not commits:
-            return set()
-        lines = [*(c + "\n" for c in commits), *(["^" + floor + "\n"] if floor else [])]
-        # revisions on stdin are read as given; ``--not`` turns only what follows it here
-        out = self._must("rev-list", "--stdin", "--not", "--remotes",
-                         stdin="".join(lines).encode())
-        return set(_lines(out.decode("ascii", "replace"))) & set(commits)
-
-    def off_remotes_above(self, head: str, floor: str) -> set[str]:
-        """The commits of ``floor..head`` that no remote-tracking ref reaches: one
-        ``rev-list`` that stops where the remotes' history begins (a range that is all on
-        ``origin/main`` costs a step, not a walk of it)."""
-        _require_sha(head, floor)
-        out = self._must("rev-list", "--stdin", "--not", "--remotes",
-                         stdin=f"{head}\n^{floor}\n".encode())
-        return set(_lines(out.decode("ascii", "replace")))
-
     def reflog_entries(self, ref: str, limit: int) -> list[tuple[str, int, str]]:
         """(new sha, time, message) of ``ref``'s reflog, newest first: one ``git log -g``
         (the ``reftable`` backend keeps reflogs where no file can be read)."""

@@ -8,11 +8,13 @@ or no session's is not; one that holds this session's work and another's (an ame
 squash or reword of someone else's commit) is *mixed*: counted, never exact.
 
 What the ledger does not know is told apart by git's own records, which say where a
-commit came from, never who made it: reachable from a remote-tracking ref, or brought in
-by a pull, a fast-forward or a clone (HEAD's reflog), it came from elsewhere (not
-counted); made here otherwise (before the hooks were installed, by plumbing, by a tool
-git's hooks do not see), it is counted and not vouched for. No time decides anything:
-where order matters it is the order of the ledger or the log.
+commit came from, never who made it, and only on positive evidence: brought in by a pull,
+a fetch and fast-forward or a clone (HEAD's reflog; or moved to, where a remote-tracking
+ref's log shows it fetched), or never named by a complete log, it came from elsewhere (not
+counted); shown made here, or not known (before the hooks were installed, by plumbing, by
+a tool git's hooks do not see), it is counted and not vouched for. That a remote-tracking
+ref reaches a commit says nothing: pushing puts the session's own commits there. No time
+decides anything: where order matters it is the order of the ledger or the log.
 """
 
 from __future__ import annotations
@@ -79,7 +81,8 @@ def classify(message: str) -> str:
     if action == "commit (rebase)":
         return COPY
     if detail.startswith(("Fast-forward", "fast-forward")):
-        return ARRIVED if action.startswith(("pull", "merge", "cherry-pick")) else MOVED
+        return ARRIVED if action.startswith(("pull", "merge", "cherry-pick", "fetch")) \
+            else MOVED
     if action in _CREATING:
         return CREATED
     if detail.startswith("Merge made by"):
@@ -92,6 +95,15 @@ def classify(message: str) -> str:
             return MOVED
         return COPY  # an old git's apply-backend pick, or an exec step's commit
     return MOVED
+
+
+def classify_remote(message: str) -> str:
+    """What a remote-tracking ref's log entry says of the commit it names: ``ARRIVED``
+    when a fetch wrote it (git's ``fetch ...: <detail>``, a pull's ``pull ...: <detail>``,
+    ``clone: from ...``), else ``MOVED`` (a push's ``update by push``, a tool's entry)."""
+    action = message.partition(": ")[0]
+    first = action.split(" ", 1)[0]
+    return ARRIVED if first in ("fetch", "pull", "clone") else MOVED
 
 
 def _split_sub(action: str) -> tuple[str, str | None]:
@@ -434,9 +446,8 @@ def _plain_originals(book: ledger.Ledger, unknown: Iterable[str]) -> dict[str, s
 def _where_copies_came_from(repo: Repo, git_dir: str, head: str, copied: dict[str, str],
                             verdict: Verdict) -> None:
     """A plain copy of a commit the ledger does not name is from elsewhere when its
-    original is (a remote-tracking ref reaches it, or HEAD's log shows it brought in),
-    else made here and not vouched for. The originals are asked with no floor: they are
-    not on HEAD's history."""
+    original is (``_where_from``), else made here and not vouched for. The originals are
+    asked with no floor: they are not on HEAD's history."""
     originals = Verdict(verdict.source)
     _where_from(repo, git_dir, head, set(copied.values()), None, originals)
     for copy, old in copied.items():
@@ -449,31 +460,18 @@ def _where_copies_came_from(repo: Repo, git_dir: str, head: str, copied: dict[st
 def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: str | None,
                 verdict: Verdict, top: str | None = None,
                 order: Sequence[str] | None = None) -> None:
-    """The commits the ledger does not name: from elsewhere (a remote-tracking ref reaches
-    them, or HEAD's log shows them brought in), else made here and not vouched for. Sorted
-    in sets: only the commits a log names are looked at one by one. ``top``: ``unknown``
-    lies in ``floor..top``, so the range is asked, not each of its commits, and ``order``
-    is that whole range in git's order (every commit of it not in ``unknown`` is decided
-    already, or decided after this)."""
-    if _no_fetch_above(git_dir, floor if top is not None else None):
-        # no remote-tracking ref, or each at the floor of the range ``unknown`` lies in,
-        # which reaches nothing above it: nothing of it came through a fetch, and git is
-        # not asked
-        local = unknown
-    elif top is not None and floor is not None and len(unknown) > SEARCHED:
-        local = unknown.intersection(repo.off_remotes_above(top, floor))
-    else:
-        local = repo.off_remotes(list(unknown), floor)
+    """The commits the ledger does not name, sorted by positive evidence only: from
+    elsewhere when HEAD's log shows them brought in (a clone, a pull, a fetch and
+    fast-forward; or HEAD moved to a commit a remote-tracking ref's own log shows fetched:
+    a reset or checkout to it) or when a complete log never names them; made here (a log
+    shows them made: this work tree's, or another's) or only moved to otherwise: counted,
+    not vouched for. That a remote-tracking ref reaches a commit decides nothing: pushing
+    puts the session's own commits there. Sorted in sets: only the commits a log names are
+    looked at one by one. ``order``: the whole range in git's order when ``top`` is given
+    (every commit of it not in ``unknown`` is decided already, or decided after this)."""
     if top is None:
         order = None  # not the whole range: each status is given one by one
-    if len(local) < len(unknown):
-        status = _given(verdict, len(unknown) - len(local), ELSEWHERE, order,
-                        lambda: unknown.difference(local))
-        rest = unknown.intersection(local)
-    else:
-        rest = unknown
-    if not rest:
-        return
+    rest = unknown
     kinds, complete, problem = head_log(repo, git_dir, head, rest)
     if problem is not None:
         verdict.source = NO_WITNESS
@@ -489,8 +487,11 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     status = _given(verdict, len(rest), ELSEWHERE if complete else UNVOUCHED, order,
                     lambda: rest)
     status.update(dict.fromkeys(made_elsewhere, UNVOUCHED))
+    moved = [sha for sha in logged if kinds[sha] == MOVED]
+    fetched = fetched_commits(repo, git_dir, moved) if moved else set()
     for sha in logged:
-        status[sha] = ELSEWHERE if kinds[sha] == ARRIVED else UNVOUCHED
+        kind = kinds[sha]
+        status[sha] = ELSEWHERE if kind == ARRIVED or sha in fetched else UNVOUCHED
     if absent and not complete:
         verdict.notes.append("the HEAD reflog does not reach back far enough (expired or "
                              "cut short): where older commits came from cannot be told")
@@ -519,33 +520,26 @@ def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
     return status
 
 
-def _no_fetch_above(git_dir: str, floor: str | None) -> bool:
-    """Whether no remote-tracking ref reaches a commit above ``floor`` (None: there is no
-    remote-tracking ref at all), read from the ``files`` backend's own files, no process:
-    each file under ``refs/remotes`` holds ``floor`` (or, as ``origin/HEAD`` does, names
-    another of them), and so does each ``refs/remotes/`` line of ``packed-refs`` (a stale
-    packed value too). The first that does not says False, as do reftable and a file
-    that cannot be read: then git is asked."""
-    common = common_dir_of(git_dir)
-    if uses_reftable(git_dir):
-        return False
-    for folder, _, names in os.walk(os.path.join(common, "refs", "remotes")):
-        for name in names:
-            if floor is None:
-                return False
-            data, _ = files.read_capped(os.path.join(folder, name), 1 << 12)
-            text = (data or b"").decode("ascii", "replace").strip()
-            if text != floor and not text.startswith("ref: refs/remotes/"):
-                return False
-    data, problem = files.read_capped(os.path.join(common, "packed-refs"), 1 << 22)
-    if data is None:
-        return problem is None  # absent: no packed ref; refused (too large): not known
-    at = data.find(b" refs/remotes/")
-    while at >= 0:
-        if floor is None or data[data.rfind(b"\n", 0, at) + 1:at] != floor.encode():
-            return False
-        at = data.find(b" refs/remotes/", at + 1)
-    return True
+def fetched_commits(repo: Repo, git_dir: str, shas: Iterable[str]) -> set[str]:
+    """Which of ``shas`` a remote-tracking ref's own log shows arriving by a fetch (a
+    clone, a fetch or the fetch of a pull): HEAD only moved to them here (a reset or a
+    checkout to a fetched commit). An entry a push wrote (``update by push``) is no such
+    evidence: pushing puts the session's own commits there. Nothing is known on the
+    ``reftable`` backend (its logs are not files): the empty set."""
+    wanted = set(shas)
+    if not wanted or uses_reftable(git_dir):
+        return set()
+    found: set[str] = set()
+    root = os.path.join(common_dir_of(git_dir), "logs", "refs", "remotes")
+    for folder, _, names in os.walk(root):
+        for name in sorted(names):
+            data, _ = _newest(os.path.join(folder, name))
+            for line in (data or b"").split(b"\n"):
+                row = split_line(line)
+                if row is not None and row[1] in wanted and \
+                        classify_remote(row[3].decode("utf-8", "replace")) == ARRIVED:
+                    found.add(row[1])
+    return found
 
 
 def head_log(repo: Repo, git_dir: str, head: str, wanted: Collection[str] | None = None

@@ -343,7 +343,6 @@ def test_rows_agree_with_the_contract_command_witness_included(box: HookBox, tmp
         assert isinstance(listed, dict) and isinstance(theirs, dict)
         assert sorted(listed["items"]) == sorted(theirs["items"]), row.branch
     counted = {row.branch: row.boundary for row in table}
-    # the session ledger vouches for the session's, remote-tracking refs say where the rest
-    # are from: no HEAD reflog is read
-    assert all(counted[b].witness == "ledger" for b in branches), {
+    # the session ledger vouches for the session's, HEAD's log says where the rest are from
+    assert all(counted[b].witness in ("ledger", "reflog") for b in branches), {
         b: (counted[b].witness, counted[b].trust, counted[b].notes) for b in branches}
