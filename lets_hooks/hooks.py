@@ -76,11 +76,12 @@ def _mark_configured_ids(git_dir: str, settings: Config) -> None:
 # -- recording ---------------------------------------------------------------------------
 
 def touch(repo: Repo, where: Location, sid: str | None, result: Result, now: float,
-          force: bool = False, previous: str | None = None, below_own: bool = True) -> bool:
+          force: bool = False, previous: str | None = None, below_own: bool = True,
+          merge: str | None = None) -> bool:
     """``record.touch``, its problem said on ``result``."""
     from lets_hooks import record
 
-    changed, problem = record.touch(repo, where, sid, now, force, previous, below_own)
+    changed, problem = record.touch(repo, where, sid, now, force, previous, below_own, merge)
     if problem is not None:
         result.say(f"branch {files.quoted(where.branch)}: session boundary not recorded: {problem}")
     return changed
@@ -103,7 +104,8 @@ def record_session(cwd: str, session_id: str, environ: Mapping[str, str],
         if where.top is None or where.branch is None:
             return result.messages
         sid = session_id.strip() or settings.session_id(environ)
-        touch(repo, where, sid, result, time.time() if now is None else now)
+        touch(repo, where, sid, result, time.time() if now is None else now,
+              merge=settings.merge_branch)
     except Exception as exc:  # never break the caller
         result.say(f"session boundary not recorded: {reason(exc)}")
     return result.messages
@@ -129,16 +131,26 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
         sid = settings.session_id(environ)
     # Judged for the session it was recorded for (``--sid``), else the environment's.
     current = sid or settings.session_id(environ)
+    if not current:
+        from lets_hooks import state
+
+        held = state.read_recorded(state.open_store(where.top, repo), where.branch)
+        if held.sid:
+            raise UsageError("no session id is set (LETS_SESSION_ID): recording would "
+                             f"replace session {state.shown_sid(held.sid)}'s line with one "
+                             "of no session; nothing recorded")
     target = where
     if at is not None:
         target = _at(repo, where, settings, current, now, at)
     before = len(result.messages)
-    touch(repo, target, sid, result, now, force=True, below_own=at is None)
+    touch(repo, target, sid, result, now, force=True, below_own=at is None,
+          merge=settings.merge_branch)
     if len(result.messages) > before:
         result.code = 1
         return result, None
     if at is not None and target.head != where.head:
-        _vouch(repo, where, target.head, current, settings.merge_branch or where.origin_head)
+        _vouch(repo, where, target.head, current, settings.merge_branch or where.origin_head,
+               judged_unvouched(repo, settings, current, now, where))
     boundary = ladder.resolve(repo, settings, current, now, where=where)
     return result, boundary
 
@@ -188,13 +200,22 @@ def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int
     return Location(where.top, where.git_dir, where.branch, commit, where.origin_head)
 
 
+def judged_unvouched(repo: Repo, settings: Config, sid: str | None, now: int,
+                     where: Location) -> set[str]:
+    """The commits of the range the ladder, reading the line just recorded, counts without
+    any evidence of who made them: the only ones a claim may cover."""
+    return set(ladder.resolve(repo, settings, sid, now, where=where).unvouched)
+
+
 def _vouch(repo: Repo, where: Location, base: str | None, sid: str | None,
-           merge: str | None) -> None:
+           merge: str | None, unvouched: set[str]) -> None:
     """``record --at REV`` is a person's word that the commits of ``REV..HEAD`` on HEAD's
     first-parent line, less what the merge branch holds, are this session's work (made by
     a tool git's hooks do not see, or before the hooks were installed): kept in the
     session ledger as claims of this session, which lapse with it. Nothing is claimed
-    without a session id, nor on a side line (a branch merged in is not claimed)."""
+    without a session id, nor on a side line (a branch merged in is not claimed), nor a
+    commit any evidence speaks of (``unvouched``: no ledger line names it for a session or
+    for none, and no log shows it brought in): a claim never overrides the ledger."""
     from lets_hooks import ledger, state, witness
 
     if base is None or where.head is None or not sid or state.sid_problem(sid) is not None:
@@ -211,7 +232,8 @@ def _vouch(repo: Repo, where: Location, base: str | None, sid: str | None,
     line: list[str] = []
     commit: str | None = where.head
     while commit is not None and commit in parents:
-        line.append(commit)
+        if commit in unvouched:
+            line.append(commit)
         ups = parents[commit]
         commit = ups[0] if ups else None
     ledger.note_claims(witness.common_dir_of(where.git_dir), line, sid)
@@ -262,7 +284,8 @@ def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
         sid = settings.session_id(environ)
         _keep_ledger(where)
         came_from = previous if files.is_sha(previous) else None
-        written = touch(repo, where, sid, result, now, previous=came_from)
+        written = touch(repo, where, sid, result, now, previous=came_from,
+                        merge=settings.merge_branch)
         boundary = ladder.resolve(repo, settings, sid, now, where=where)
         if boundary.reason is not None:
             boundary = _carry_again(repo, where, settings, sid, now, came_from, written,

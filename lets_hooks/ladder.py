@@ -30,7 +30,7 @@ from lets_hooks.repo import GitError, Location, Repo, Started
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Container, Mapping
+    from collections.abc import Callable, Container, Mapping
 
     from lets_hooks.config import Config
     from lets_hooks.repo import ObjectInfo
@@ -49,8 +49,8 @@ class Boundary:
     """A resolved boundary: computed once, rendered many ways."""
 
     __slots__ = ("boundary", "boundary_time", "branch", "commits", "desc", "elsewhere",
-                 "excluded", "head", "merge_branch", "mixed", "notes", "reason", "recorded",
-                 "session_commits", "trust", "witness")
+                 "excluded", "explain", "head", "merge_branch", "mixed", "notes", "ranged",
+                 "reason", "recorded", "session_commits", "trust", "unvouched", "witness")
 
     def __init__(self, trust: str, boundary: str | None, commits: int | None, desc: str,
                  notes: list[str], reason: str | None = None) -> None:
@@ -71,6 +71,20 @@ class Boundary:
         self.mixed: list[str] = []
         self.witness = "none"  # what said which commits the session made
         self.boundary_time: int | None = None  # its committer time, when already known
+        # each commit of the range (its first N, in git's order) with its verdict
+        # (``WHY_*``) and what that rests on, in words: made only when asked (``why``)
+        self.explain: Callable[[int], list[tuple[str, str, str]]] | None = None
+        # counted commits no evidence speaks of (no ledger line, no log that brought them)
+        self.unvouched: list[str] = []
+        self.ranged = 0  # the commits of the range
+
+    def why(self) -> dict[str, object]:
+        """``--json``'s ``why``: each commit of the range (the first ``LIST_CAP``, newest
+        first), its verdict and the evidence it rests on."""
+        rows = self.explain(LIST_CAP) if self.explain is not None else []
+        items = [{"commit": sha, "verdict": verdict, "evidence": files.show(said)}
+                 for sha, verdict, said in rows]
+        return {"items": items, "more": max(self.ranged - len(items), 0), "cap": LIST_CAP}
 
     def lines(self) -> list[str]:
         """The four-line contract, read verbatim by other tools."""
@@ -100,6 +114,7 @@ class Boundary:
                                 "more": max(len(self.session_commits) - LIST_CAP, 0),
                                 "cap": LIST_CAP},
             "witness": self.witness,
+            "why": self.why(),
         }
 
 
@@ -244,8 +259,8 @@ class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
     __slots__ = ("ahead", "branch", "config", "early", "found", "head", "head_merge", "hint",
-                 "local_tip", "merge", "notes", "now", "origin_tip", "repo", "sid",
-                 "verdict", "where")
+                 "local_tip", "merge", "notes", "now", "origin_tip", "repo", "session_id",
+                 "sid", "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
                  found: dict[str, ObjectInfo], notes: list[str], now: int) -> None:
@@ -262,6 +277,7 @@ class _Facts:
         self.where: Location | None = None
         self.verdict: witness.Verdict | None = None
         self.sid: str | None = None  # the recorded line's session id, when it is exact
+        self.session_id: str | None = None  # the caller's session id, when usable
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
         self.head_merge = False  # HEAD's commit has more than one parent
         self.early = _Early()  # the walk started before cat-file answered
@@ -414,6 +430,8 @@ def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, bran
     _check_merge_branch(facts, config)
 
     trust = _claimed_trust(recorded, session_id, notes)
+    if session_id and state.sid_problem(session_id) is None:
+        facts.session_id = session_id
     if recorded.approx:
         facts.hint = False  # a line no writer could place better: recording again cannot
     if trust == EXACT and where.top is not None:
@@ -583,8 +601,12 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
     if commit in line:
         # On the first-parent line, below the fork point: a boundary older than the
         # branch, unless what lies between is the session's own work that reached the
-        # merge branch through a merge of this branch (a merged pull request).
+        # merge branch through a merge of this branch (a merged pull request: on the
+        # merge branch's second-parent side). Commits on the merge branch's own line are
+        # its work, whoever made them (the session too): the floor stands below them.
         stop = floor.stop if floor is not None else None
+        if stop is not None and repo.on_first_parent_line(fork, stop):
+            return f"older than this branch's point off {facts.merge}", None
         below = line[line.index(stop):line.index(commit)] if stop in line else []
         if below and _all_session(facts, commit, commits, below):
             return None, _Count(commits)
@@ -748,16 +770,24 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
     # each commit's status in one pass in C: a range of 100,000 commits (a clone's whole
     # history) is sorted by counting, not by a loop over it (docs/speed.md)
     kinds = verdict.kinds(commits)
-    if kinds.count(session) == len(kinds):
-        split.session = list(commits)
+    split.kinds = kinds
+    if kinds.count(session) == len(kinds) and (
+            facts.on_merge or (counted.outside is not None
+                               and len(counted.outside) == len(commits))):
+        split.session = list(commits)  # none of them on the merge branch
         return split
     if not facts.on_merge:
         if counted.outside is None:
             counted.outside = set(facts.repo.listing(facts.head, [boundary, *facts.tips()]))
         inside = counted.outside.__contains__
-        # a commit that came in from the merge branch is left out, unless it is the session's
-        kinds = [kind if kind == session or inside(commit) else _EXCLUDED
-                 for kind, commit in zip(kinds, commits)]
+        # a commit that came in from the merge branch is left out, unless it is the
+        # session's; the session's own on the merge branch's line (committed there, then
+        # merged or rebased onto) are that branch's work, not this one's
+        ours = [c for k, c in zip(kinds, commits) if k == session and not inside(c)]
+        main_line = _merge_line_above(facts, boundary) if ours else set()
+        kinds = [kind if (kind == session and commit not in main_line) or inside(commit)
+                 else _EXCLUDED for kind, commit in zip(kinds, commits)]
+        split.kinds = kinds
     split.excluded = kinds.count(_EXCLUDED)
     split.elsewhere = kinds.count(witness.ELSEWHERE)
     mixed = kinds.count(witness.MIXED)
@@ -766,16 +796,39 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
     split.session = list(compress(commits, counted_in))
     if mixed:
         split.mixed = list(compress(commits, map(witness.MIXED.__eq__, kinds)))
+    if split.unvouched:
+        split.unvouched_commits = [c for c, k in zip(commits, kinds)
+                                   if k not in (session, witness.MIXED, witness.ELSEWHERE,
+                                                _EXCLUDED)]
     return split
+
+
+def _merge_line_above(facts: _Facts, boundary: str) -> set[str]:
+    """The commits on the merge branch's own line (``origin/<merge>``'s and ``<merge>``'s
+    first parents) that ``boundary`` does not reach: one walk a tip."""
+    found: set[str] = set()
+    for tip in facts.tips():
+        found.update(facts.repo.first_parents_above(tip, boundary))
+    return found
 
 
 _EXCLUDED = "excluded"  # came in from the merge branch (a merge of it): not counted
 # what is counted: the session's, the mixed, and what the witness cannot place (None)
 _COUNTED = frozenset((witness.SESSION, witness.MIXED, witness.UNVOUCHED, None))
+# the verdicts ``--json``'s ``why`` gives each commit of the range
+WHY_COUNTED = "counted"
+WHY_ON_MERGE = "already on the merge branch"
+WHY_ELSEWHERE = "from elsewhere"
+WHY_UNVOUCHED = "not vouched for"
+WHY_MIXED = "mixed"
+_WHY = {witness.SESSION: WHY_COUNTED, witness.MIXED: WHY_MIXED, _EXCLUDED: WHY_ON_MERGE,
+        witness.ELSEWHERE: WHY_ELSEWHERE, witness.UNVOUCHED: WHY_UNVOUCHED,
+        None: WHY_UNVOUCHED}
 
 
 class _Split:
-    __slots__ = ("elsewhere", "excluded", "mixed", "session", "unvouched", "verdict")
+    __slots__ = ("elsewhere", "excluded", "kinds", "mixed", "session", "unvouched",
+                 "unvouched_commits", "verdict")
 
     def __init__(self, verdict: witness.Verdict) -> None:
         self.verdict = verdict
@@ -784,6 +837,32 @@ class _Split:
         self.excluded = 0
         self.elsewhere = 0
         self.unvouched = 0
+        self.unvouched_commits: list[str] = []  # in the range's order, newest first
+        self.kinds: list[str | None] = []  # each commit's, in the range's order
+
+
+def _explainer(facts: _Facts, trust: str, commits: list[str], split: _Split
+               ) -> Callable[[int], list[tuple[str, str, str]]]:
+    """Each of the range's first ``cap`` commits with its verdict and what it rests on,
+    in words (made only when ``--json`` asks)."""
+    verdict = split.verdict
+    merge = facts.merge
+
+    def explain(cap: int) -> list[tuple[str, str, str]]:
+        found = []
+        for sha, kind in zip(commits[:cap], split.kinds[:cap]):
+            if trust == ESTIMATE:
+                said = ("an estimate reads no witness: counted as what the branch added, "
+                        "whoever made it")
+            elif kind == _EXCLUDED:
+                said = (f"on {merge}'s history (a merge of it brought it in), and no "
+                        "session ledger line names this session for it")
+            else:
+                said = verdict.evidence(sha)
+            found.append((sha, _WHY[kind], said))
+        return found
+
+    return explain
 
 
 def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count | None,
@@ -792,16 +871,22 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
     notes = facts.notes
     if boundary is None or counted is None:
         notes.append("no usable session boundary: the commit count is unknown; "
-                     + RECORD_HINT)
+                     + _record_hint(facts))
         return Boundary(NONE, None, None, describe(NONE, None, None), notes, reason)
     split = _classify(facts, boundary, counted, trust)
     verdict = split.verdict
     if trust == EXACT:
         trust = _checked(facts, boundary, counted, split)
     if trust == PRIOR:
+        hint = ""
+        if facts.hint and split.unvouched_commits:
+            # recording at HEAD would leave out commits no hook saw, which may be this
+            # session's: name them, and how to vouch for them if they are
+            hint = "; " + _unvouched(facts, boundary, split, "this session made them all")
+        elif facts.hint:
+            hint = "; " + _record_hint(facts)
         notes.append("the boundary was recorded by an earlier session (or by no known "
-                     "session), or cannot be vouched for: the count is best-effort"
-                     + ("; " + RECORD_HINT if facts.hint else ""))
+                     "session), or cannot be vouched for: the count is best-effort" + hint)
     elif trust == ESTIMATE:
         notes.append(f"nothing usable recorded: range estimated from the branch point off "
                      f"{facts.merge}")
@@ -821,7 +906,51 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
     result.session_commits = split.session
     result.mixed = split.mixed
     result.witness = verdict.source
+    result.explain = _explainer(facts, trust, counted.commits, split)
+    result.unvouched = split.unvouched_commits
+    result.ranged = len(counted.commits)
     return result
+
+
+NO_ID_HINT = ("to record this session's boundary, set LETS_SESSION_ID to the session's "
+              "id (a UUID) first: no session id is set")
+
+
+def _record_hint(facts: _Facts) -> str:
+    """``run: lets-hooks record``, or, with no usable session id, to set one: a line
+    recorded with no id is no session's, and cannot help."""
+    return RECORD_HINT if facts.session_id else NO_ID_HINT
+
+
+def _unvouched(facts: _Facts, boundary: str, split: _Split, condition: str) -> str:
+    """The commits of the range no ledger line names, named (capped), and the one
+    ``record --at`` that vouches for them, where it would: with a session id, each of
+    them on HEAD's first-parent line above the boundary and off the merge branch (what a
+    claim covers, ``hooks._vouch``). Otherwise no advice: none would make it exact."""
+    shas = split.unvouched_commits
+    named = ", ".join(sha[:12] for sha in shas[:ADVICE_CAP])
+    more = f" and {len(shas) - ADVICE_CAP} more" if len(shas) > ADVICE_CAP else ""
+    said = f"no session ledger line names {named}{more}"
+    if not facts.session_id:
+        return f"{said}; {NO_ID_HINT}"
+    if not _claimable(facts, boundary, shas):
+        return f"{said} (not all on this branch's own line: no record can vouch for them)"
+    return (f"{said}; if {condition}, vouch for them with: lets-hooks record --at "
+            f"{boundary[:12]}")
+
+
+ADVICE_CAP = 5  # commits advice names
+
+
+def _claimable(facts: _Facts, boundary: str, shas: list[str]) -> bool:
+    """Would ``record --at boundary`` claim every one of ``shas``: on HEAD's first-parent
+    line above ``boundary``, and not on the merge branch (``hooks._vouch``)?"""
+    try:
+        walk = facts.repo.walk([facts.head], [boundary, *facts.tips()])
+    except GitError:
+        return False
+    line, _ = _first_parent_line(walk, facts.head)
+    return set(shas) <= set(line)
 
 
 def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> str:
@@ -842,9 +971,8 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         notes.append(f"{split.unvouched} commits of the range have no line of this session "
                      "in the session ledger (made before the hooks were installed, by "
                      "plumbing or a tool git's hooks do not see, or a rewrite the hooks did "
-                     "not see): they are counted, but not vouched for; if they are this "
-                     "session's, vouch for them with: lets-hooks record --at "
-                     f"{_vouch_rev(facts, boundary)}")
+                     "not see): they are counted, but not vouched for; "
+                     + _unvouched(facts, boundary, split, "they are this session's"))
         facts.hint = False
         return PRIOR
     # which of the session's commits the range holds: the few looked up in the many (a
@@ -852,6 +980,15 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
     in_range = set(verdict.candidates).intersection(counted.commits)
     asked = [c for c in verdict.candidates if c not in in_range][:500]
     below = facts.repo.reached(boundary, asked) if asked else []
+    if below and not facts.on_merge:
+        # the range is the branch's: a commit on the merge branch's own line (the session
+        # committed on main, then rebased its topic onto it) is main's work, not the
+        # topic's, and never makes the topic's boundary too high
+        try:
+            main_line = facts.repo.on_first_parent_lines(facts.tips(), below)
+        except GitError:
+            main_line = set()
+        below = [c for c in below if c not in main_line]
     changed = [c for c in below if c in verdict.changed]
     if changed:
         # no boundary counts it exactly: above it, the session's change is left out; below
@@ -879,11 +1016,6 @@ def _more(shas: list[str]) -> str:
     return f" (and {len(shas) - 1} more)" if len(shas) > 1 else ""
 
 
-def _vouch_rev(facts: _Facts, boundary: str) -> str:
-    """The REV ``record --at`` is told: the boundary itself (it claims what is above)."""
-    return boundary[:12]
-
-
 def _placed(facts: _Facts) -> str | None:
     """Where a line written now would go for this session (``record.place``): below every
     commit the session made on HEAD."""
@@ -892,7 +1024,7 @@ def _placed(facts: _Facts) -> str | None:
     if facts.sid is None or facts.where is None:
         return None
     try:
-        return record.place(facts.repo, facts.where, facts.sid, facts.head)
+        return record.place(facts.repo, facts.where, facts.sid, facts.head, facts.merge)
     except GitError:
         return None
 

@@ -201,12 +201,15 @@ class Ledger:
         return UNKNOWN
 
     def session_commits(self, sid: str, boundary: str | None = None) -> list[str]:
-        """The commits this session made or changed (the ledger's own order, newest
-        first): where a boundary must never be above. With ``boundary``, only those the
-        ledger names before a line of this session was written at it (``s``): a commit
-        made after ``boundary`` existed cannot be one of its ancestors."""
+        """The commits this session made or changed, and the plain copies of them anyone
+        made (a copy is what it copies, whoever replayed it: another session's ``pull
+        --rebase`` or autosquash), in the ledger's own order, newest first: where a
+        boundary must never be above. With ``boundary``, only those the ledger names
+        before a line of this session was written at it (``s``): a commit made after
+        ``boundary`` existed cannot be one of its ancestors."""
         before = self.written.get((boundary, sid)) if boundary is not None else None
         named = dict.fromkeys(self.by_sid.get(sid, ()))
+        named.update(dict.fromkeys(self.copies))
         if before is not None:
             named = {sha: None for sha in named if self.order[sha] < before}
         found = [sha for sha in named if self.status(sha, sid) in (SESSION, MIXED)]

@@ -61,13 +61,14 @@ DETACHED_APPROX = ("commits made on a detached HEAD that no line of this session
 
 def touch(repo: Repo, where: Location, sid: str | None, now: float,
           force: bool = False, previous: str | None = None,
-          below_own: bool = True) -> tuple[bool, str | None]:
+          below_own: bool = True, merge: str | None = None) -> tuple[bool, str | None]:
     """Record the checked-out branch's line when the rule says so (``force``: whatever is
     there, ``lets-hooks record``). ``previous``: the commit HEAD was at before the checkout
     (git's first post-checkout argument), which lets a new branch carry the session's
     boundary. Returns (whether the file changed, the problem that kept it from being
     written, if any). ``below_own``: a line written at HEAD (or carried) keeps below it
-    every commit the session made on HEAD (``place``); ``record --at`` says where."""
+    every commit the session made on HEAD (``place``); ``record --at`` says where.
+    ``merge``: the configured merge branch (None: ``origin/HEAD``'s, else main or master)."""
     top, branch, head = where.top, where.branch, where.head
     if top is None or branch is None or head is None:
         return False, None
@@ -109,7 +110,7 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
     kept_below = False  # every commit of the session is known to be above the line
     if below_own and sid:
         try:
-            placed, reaching, unseen = _placement(repo, where, sid, head)
+            placed, reaching, unseen = _placement(repo, where, sid, head, merge)
             if wanted.sha in reaching or (wanted.sha == head and placed != head):
                 wanted = state.Line(placed, sid, wanted.recorded_at or stamp)
             kept_below = wanted.sha not in reaching and (
@@ -136,19 +137,22 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
 
 # -- below the session's own commits ------------------------------------------------------
 
-def place(repo: Repo, where: Location, sid: str | None, head: str) -> str:
+def place(repo: Repo, where: Location, sid: str | None, head: str,
+          merge: str | None = None) -> str:
     """Where a line written now at ``head`` goes for session ``sid``: ``head``, or, when
     the session ledger says the session made commits that ``head`` reaches, the highest
     commit of HEAD's first-parent line that reaches none of them (a session resumed after
     another one, a session that committed before its first checkout, a branch made from
     the session's own commits). The newest ``PLACE_WINDOW`` commits are looked through: a
     commit of the session deeper than that is left below (and the ladder's check says the
-    boundary is too high)."""
-    return _placement(repo, where, sid, head)[0]
+    boundary is too high). The session's commits on the merge branch's own line (``merge``:
+    as ``touch``) are that branch's work, not this one's: a line never goes below them
+    (the branch's fork point is its floor)."""
+    return _placement(repo, where, sid, head, merge)[0]
 
 
-def _placement(repo: Repo, where: Location, sid: str | None, head: str
-               ) -> tuple[str, set[str], list[str]]:
+def _placement(repo: Repo, where: Location, sid: str | None, head: str,
+               merge: str | None = None) -> tuple[str, set[str], list[str]]:
     """``place``'s answer, the commits of the window that reach one of the session's (no
     line may stand on one of them), and the session's commits the window did not hold
     (when it did not hold the whole history)."""
@@ -166,6 +170,9 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str
             parents[fields[0]] = fields[1:]
     unseen = [c for c in mine if c not in parents] if len(parents) >= PLACE_WINDOW else []
     present = [c for c in mine if c in parents]
+    if present:
+        on_main = repo.on_first_parent_lines(_merge_tips(repo, where, merge), present)
+        present = [c for c in present if c not in on_main]
     if not present:
         return head, set(), unseen
     children: dict[str, list[str]] = {}
@@ -186,6 +193,18 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str
     if commit is None:
         return head, reaching, unseen  # the session made the root commit: nothing is below
     return commit, reaching, unseen
+
+
+def _merge_tips(repo: Repo, where: Location, merge: str | None) -> list[str]:
+    """The merge branch's tips (``origin/<merge>``, ``<merge>``), as the ladder names the
+    branch: configured, else ``origin/HEAD``'s, else main where it exists, else master."""
+    named = merge or where.origin_head
+    for name in [named] if named else ["main", "master"]:
+        asked = ["refs/remotes/origin/" + name, "refs/heads/" + name]
+        tips = [i.sha for i in repo.objects(asked) if i.sha is not None]
+        if tips:
+            return list(dict.fromkeys(tips))
+    return []
 
 
 # -- git branch -m -------------------------------------------------------------------------

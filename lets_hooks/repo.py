@@ -922,6 +922,35 @@ class Repo:
         apart = set(out.decode("ascii", "replace").split())
         return [c for c in candidates if c not in apart]
 
+    def on_first_parent_line(self, tip: str, commit: str) -> bool:
+        """Is ``commit`` on ``tip``'s first-parent line (committed or pulled there, not on
+        the side a merge brought in)? One walk of ``tip``'s first parents down to where it
+        meets ``commit``'s parents' history: as long as ``tip`` is ahead of ``commit``."""
+        _require_sha(tip, commit)
+        if tip == commit:
+            return True
+        out = self._must("rev-list", "--first-parent", tip, "--not", commit + "^@")
+        return commit in _lines(out.decode("ascii", "replace"))
+
+    def first_parents_above(self, tip: str, base: str) -> list[str]:
+        """``tip``'s first-parent line down to where ``base`` reaches it."""
+        _require_sha(tip, base)
+        out = self._must("rev-list", "--first-parent", tip, "--not", base)
+        return _lines(out.decode("ascii", "replace"))
+
+    def on_first_parent_lines(self, tips: Sequence[str], commits: Sequence[str],
+                              most: int = 64) -> set[str]:
+        """Which of ``commits`` lie on the first-parent line of one of ``tips`` (the merge
+        branch's own line: committed or pulled there). Only those a tip reaches are walked
+        for, the first ``most`` of them; the rest are said not to."""
+        found: set[str] = set()
+        for tip in tips:
+            left = [c for c in commits if c not in found]
+            for commit in self.reached(tip, left)[:most] if left else []:
+                if self.on_first_parent_line(tip, commit):
+                    found.add(commit)
+        return found
+
     def reflog_entries(self, ref: str, limit: int) -> list[tuple[str, int, str]]:
         """(new sha, time, message) of ``ref``'s reflog, newest first: one ``git log -g``
         (the ``reftable`` backend keeps reflogs where no file can be read)."""

@@ -299,12 +299,23 @@ class Verdict:
     """What the witness says of a range: each commit's status, and the session's own
     commits that are not in it (where a boundary must not be above)."""
 
-    __slots__ = ("candidates", "changed", "mixed", "notes", "order", "source", "status")
+    __slots__ = ("book", "candidates", "changed", "complete", "copied", "fetched", "logged",
+                 "made_elsewhere", "mixed", "notes", "order", "problem", "sid", "source",
+                 "status")
 
     def __init__(self, source: str) -> None:
         self.source = source  # "ledger", "reflog", "reftable", or "none"
         self.status: dict[str, str] = {}  # commit -> SESSION / ELSEWHERE / UNVOUCHED / MIXED
         self.notes: list[str] = []
+        # the evidence each status rests on, for ``evidence`` (``--json``'s per-commit why)
+        self.book: ledger.Ledger | None = None  # the ledger's lines read for this range
+        self.sid: str | None = None  # the session judged for (None: any made here)
+        self.logged: dict[str, str] = {}  # commit -> what HEAD's log says most of it
+        self.complete = False  # HEAD's log reaches back to the start of the history
+        self.problem: str | None = None  # why HEAD's log could not be read
+        self.fetched: set[str] = set()  # moved to here; a remote-tracking log shows fetched
+        self.made_elsewhere: set[str] = set()  # another work tree's log shows them made
+        self.copied: dict[str, str] = {}  # a plain copy the ledger names -> its original
         self.candidates: list[str] = []  # this session's commits, newest first
         self.changed: set[str] = set()  # the candidates that are mixed (another's, changed)
         self.mixed: list[str] = []  # the range's mixed commits, in the range's order
@@ -315,6 +326,42 @@ class Verdict:
     def of(self, sha: str) -> str:
         return self.status.get(sha, UNVOUCHED)
 
+    def evidence(self, sha: str) -> str:
+        """What ``sha``'s status rests on, in words: the ledger's line of a session (or of
+        none), the HEAD log's entry that made it or brought it in, a complete log that
+        never names it, or that nothing was found."""
+        book = self.book
+        if book is not None:
+            said = _ledger_evidence(book, sha, self.sid)
+            if said is not None:
+                return said
+        original = self.copied.get(sha)
+        if original is not None:
+            return (f"a plain copy (session ledger) of {original[:12]}, which "
+                    + self._log_evidence(original))
+        return self._log_evidence(sha)
+
+    def _log_evidence(self, sha: str) -> str:
+        if self.problem is not None:
+            return f"no ledger line; {self.problem}"
+        kind = self.logged.get(sha)
+        if kind in (CREATED, COPY):
+            return "no ledger line; HEAD's log shows it made in this work tree"
+        if kind == ARRIVED:
+            return "no ledger line; HEAD's log shows it brought in (clone, pull, fast-forward)"
+        if kind == MOVED:
+            if sha in self.fetched:
+                return ("no ledger line; HEAD moved to it, and a remote-tracking ref's log "
+                        "shows it fetched")
+            return "no ledger line; HEAD's log shows HEAD only moved to it"
+        if sha in self.made_elsewhere:
+            return "no ledger line; another work tree's HEAD log shows it made there"
+        if self.source in (REFLOG, REFTABLE):
+            if self.complete:
+                return "no ledger line; never named by HEAD's log, which is complete"
+            return "no ledger line; HEAD's log does not reach back to it"
+        return "no ledger line, and where it came from was not asked"
+
     def kinds(self, commits: Sequence[str]) -> list[str | None]:
         """The status of each of ``commits``, in their order (None: no status)."""
         status = self.status
@@ -323,6 +370,32 @@ class Verdict:
             # are the range's statuses as they stand, without a lookup each
             return list(status.values())
         return list(map(status.get, commits))
+
+
+def _ledger_evidence(book: ledger.Ledger, sha: str, sid: str | None) -> str | None:
+    """The ledger's lines about ``sha`` in words, or None when none names it."""
+    def who(name: str) -> str:
+        if name == ledger.NO_SESSION:
+            return "no session (no id was set)"
+        return ("this session" if sid is not None and name == sid
+                else "session " + files.show(name))
+
+    pairs = book.copies.get(sha)
+    if pairs:
+        olds = ", ".join(f"{old[:12]} ({'changed' if changed else 'replayed as it was'} "
+                         f"by {who(by)})" for old, by, changed in pairs)
+        return f"session ledger: a copy of {olds}"
+    makers = book.made.get(sha)
+    if makers:
+        return "session ledger: made by " + " and ".join(sorted(map(who, makers)))
+    if sha in book.amended:
+        return ("session ledger: an amend by " + " and ".join(sorted(map(who, book.amended[sha])))
+                + ", whose rewrite line was never written")
+    claimed = book.claims.get(sha)
+    if claimed:
+        return ("session ledger: claimed by `lets-hooks record --at` for "
+                + " and ".join(sorted(map(who, claimed))))
+    return None
 
 
 NO_LOG = ("no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
@@ -387,6 +460,8 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     data = ahead[1] if ahead is not None and ahead[0] == common else None
     book = ledger.read_from(common, floor, sid, asked, data)
     verdict = Verdict(LEDGER)
+    verdict.book = book
+    verdict.sid = sid
     status = verdict.status
     # Only the commits the ledger names are looked at one by one; the rest of a long range
     # (100,000 commits of a clone's history) is sorted in sets (docs/speed.md).
@@ -452,6 +527,12 @@ def _where_copies_came_from(repo: Repo, git_dir: str, head: str, copied: dict[st
     _where_from(repo, git_dir, head, set(copied.values()), None, originals)
     for copy, old in copied.items():
         verdict.status[copy] = originals.of(old)
+        verdict.copied[copy] = old
+    verdict.logged.update(originals.logged)
+    verdict.fetched |= originals.fetched
+    verdict.made_elsewhere |= originals.made_elsewhere
+    verdict.complete = verdict.complete or originals.complete
+    verdict.problem = verdict.problem or originals.problem
     if originals.source != LEDGER and verdict.source == LEDGER:
         verdict.source = originals.source
     verdict.notes.extend(n for n in originals.notes if n not in verdict.notes)
@@ -475,10 +556,12 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     kinds, complete, problem = head_log(repo, git_dir, head, rest)
     if problem is not None:
         verdict.source = NO_WITNESS
+        verdict.problem = problem
         verdict.notes.append(problem)
         _given(verdict, len(rest), UNVOUCHED, order, lambda: rest)
         return
     verdict.source = REFTABLE if uses_reftable(git_dir) else REFLOG
+    verdict.complete = complete
     logged = rest.intersection(kinds)
     absent = len(rest) - len(logged)  # commits the log never names
     made_elsewhere = _made_in_other_work_trees(git_dir, rest.difference(logged)) \
@@ -489,6 +572,9 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     status.update(dict.fromkeys(made_elsewhere, UNVOUCHED))
     moved = [sha for sha in logged if kinds[sha] == MOVED]
     fetched = fetched_commits(repo, git_dir, moved) if moved else set()
+    verdict.fetched |= fetched
+    verdict.made_elsewhere |= made_elsewhere
+    verdict.logged.update((sha, kinds[sha]) for sha in logged)
     for sha in logged:
         kind = kinds[sha]
         status[sha] = ELSEWHERE if kind == ARRIVED or sha in fetched else UNVOUCHED

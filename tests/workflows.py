@@ -9,6 +9,7 @@ the teammate's commits, main's history and the copies my rebases make of those. 
 session's work on HEAD" is read off git, never computed by the code under test:
 
     marked(HEAD) = { c reachable from HEAD : MARK in subject(c) }
+                   less, off main, the commits on main's own first-parent line
 
 ``World.check`` holds ``lets-session-boundary --json`` to the invariant after any step:
 
@@ -320,10 +321,19 @@ class World:
         return Answer(data, done.stderr)
 
     def marked(self, cwd: Path | None = None) -> set[str]:
-        """The session's work on HEAD, by construction."""
+        """The session's work on HEAD, by construction. The range is the branch's (SPEC
+        section 3): off main, what is on main's own line (``origin/main``'s or ``main``'s
+        first parents) is main's work, whoever made it."""
         out = self.read("log", "--format=%H %s", "HEAD", cwd=cwd)
-        return {line.split(" ", 1)[0] for line in out.splitlines()
-                if MARK in line.split(" ", 1)[1]}
+        found = {line.split(" ", 1)[0] for line in out.splitlines()
+                 if MARK in line.split(" ", 1)[1]}
+        if self.branch(cwd) not in (None, "main"):
+            for tip in ("origin/main", "main"):
+                line = self.run("me", "rev-list", "--first-parent", tip, "--", cwd=cwd,
+                                check=False, log=False)
+                if line.returncode == 0:
+                    found -= set(line.stdout.split())
+        return found
 
     def check(self, must_exact: bool, cwd: Path | None = None) -> Answer:
         """The invariant, now. ``must_exact``: the answer is knowable here."""

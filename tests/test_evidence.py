@@ -1,0 +1,209 @@
+"""``exact`` rests on evidence alone (SPEC section 3, "How it is known"): each class of
+wrong ``exact`` found at the ledger's edges, built with real git, the truth known by
+construction, and every piece of advice the answer gives followed and checked again."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from hookbox import OTHER, SID, HookBox, teammate, with_remote
+
+NO_HOOKS = ("-c", "core.hooksPath=/dev/null")  # a commit no hook of ours sees
+
+
+def answer(box: HookBox, sid: str | None = SID) -> tuple[dict[str, object], str]:
+    env = {"LETS_SESSION_ID": sid} if sid is not None else {"LETS_SESSION_ID": ""}
+    done = box.run("lets-session-boundary", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    data: dict[str, object] = json.loads(done.stdout)
+    return data, done.stderr
+
+
+def advice(stderr: str) -> list[str]:
+    """Every ``lets-hooks ...`` command a NOTE tells the user to run."""
+    return re.findall(r"(lets-hooks record(?: --at [0-9a-f]+)?)", stderr)
+
+
+def follow(box: HookBox, command: str, sid: str = SID) -> None:
+    done = box.run(*command.split(), env={"LETS_SESSION_ID": sid})
+    assert done.returncode == 0, done.stderr
+
+
+def counted(data: dict[str, object]) -> set[str]:
+    listed = data["session_commits"]
+    assert isinstance(listed, dict)
+    return set(listed["items"])
+
+
+def check_exact_is_true(data: dict[str, object], truth: set[str]) -> None:
+    """The one answer never to give: ``exact`` with a count that is not the session's."""
+    if data["trust"] == "exact":
+        assert counted(data) == truth, data
+        assert data["commits"] == len(truth), data
+
+
+def test_pushing_then_following_the_advice(tmp_path: Path) -> None:
+    """No post-commit hook: the session's two commits are vouched for by nothing. Pushed,
+    they are still counted and not vouched for (not "from elsewhere"); the NOTE names them
+    and tells how to vouch for them, and following it gives a true ``exact 2``."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic")
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    mine = set()
+    for n in range(2):
+        box.sh(*NO_HOOKS, "commit", "-q", "--allow-empty", "-m", f"mine {n}", sid=SID)
+        mine.add(box.head())
+    box.sh("push", "-q", "-u", "origin", "topic", sid=SID)
+    data, stderr = answer(box)
+    assert (data["trust"], data["commits"], data["elsewhere"]) == ("prior-session", 2, 0), data
+    for sha in mine:
+        assert sha[:12] in stderr, stderr
+    said = advice(stderr)
+    assert said and said[0].startswith("lets-hooks record --at"), stderr
+    follow(box, said[0])
+    data, _ = answer(box)
+    assert data["trust"] == "exact", data
+    check_exact_is_true(data, mine)
+
+
+def test_a_claim_never_covers_a_commit_the_ledger_names(tmp_path: Path) -> None:
+    """A person commits at another terminal (no session id: the ledger says so) between
+    the session's commits; the session switches away and back. ``record --at`` at the
+    boundary claims only what no line names: the person's commit stays not the session's,
+    and every piece of advice, followed, keeps ``exact`` true."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic")
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    start = box.head()
+    mine = {box.file_commit("a.txt", "a\n", "mine", sid=SID)}
+    box.file_commit("p.txt", "p\n", "a person's")  # the hook writes "c <sha> -"
+    box.sh(*NO_HOOKS, "commit", "-q", "--allow-empty", "-m", "mine, no hook", sid=SID)
+    mine.add(box.head())
+    box.sh("switch", "-q", "main", sid=SID)
+    box.sh("switch", "-q", "topic", sid=SID)
+    data, stderr = answer(box)
+    assert data["trust"] != "exact", data
+    follow(box, f"lets-hooks record --at {start}")
+    data, stderr = answer(box)
+    check_exact_is_true(data, mine)
+    assert data["trust"] == "exact" and data["elsewhere"] == 1, data
+    for command in advice(stderr):
+        follow(box, command)
+        data, stderr = answer(box)
+        check_exact_is_true(data, mine)
+
+
+def test_no_session_id_is_told_to_set_one(tmp_path: Path) -> None:
+    """A caller with no session id is told to set one, never to run ``record`` (which
+    cannot help, and would replace the session's line with one of no session); ``record``
+    without an id refuses to replace a session's line."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic")
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    box.file_commit("a.txt", "a\n", "mine", sid=SID)
+    data, stderr = answer(box, sid=None)
+    assert data["trust"] == "prior-session", data
+    assert "LETS_SESSION_ID" in stderr and "run: lets-hooks record" not in stderr, stderr
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": ""})
+    assert done.returncode != 0 and "LETS_SESSION_ID" in done.stderr, done.stderr
+    assert box.line("topic") is not None and SID in (box.line("topic") or ""), box.line("topic")
+    data, _ = answer(box)
+    assert (data["trust"], data["commits"]) == ("exact", 1), data
+
+
+def test_a_commit_no_hook_saw_under_another_sessions_line(tmp_path: Path) -> None:
+    """The branch's line is another session's; this session made a commit no hook saw.
+    Plain ``record`` would leave it out (``exact 0``): the advice names it instead, and
+    following that advice gives a true ``exact 1``."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic")
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": OTHER})
+    assert done.returncode == 0, done.stderr
+    box.sh(*NO_HOOKS, "commit", "-q", "--allow-empty", "-m", "mine, no hook", sid=SID)
+    mine = {box.head()}
+    data, stderr = answer(box)
+    assert data["trust"] == "prior-session", data
+    assert box.head()[:12] in stderr, stderr
+    said = advice(stderr)
+    assert said and all("--at" in s for s in said), stderr
+    for command in said:
+        follow(box, command)
+        data, stderr = answer(box)
+        check_exact_is_true(data, mine)
+    assert data["trust"] == "exact", data
+
+
+def test_a_copy_another_session_replayed_is_its_originals_when_a_line_is_placed(
+        tmp_path: Path) -> None:
+    """Session B (``SID``) commits on the topic; session A (``OTHER``), in the same work
+    tree, commits and pulls with ``--rebase``, replaying B's commit unchanged. B records
+    again: the line goes below B's copy (a plain copy is its original's, whoever
+    replayed it), so B gets ``exact 1``, not ``exact 0``."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic")
+    box.sh("push", "-q", "-u", "origin", "topic")
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    box.file_commit("b.txt", "b\n", "B's", sid=SID)
+    box.file_commit("a.txt", "a\n", "A's", sid=OTHER)
+    mate = teammate(tmp_path, box, "topic")
+    mate.file_commit("t.txt", "t\n", "theirs")
+    mate.sh("push", "-q", "origin", "topic")
+    box.sh("pull", "-q", "--rebase", sid=OTHER)
+    copy = box.rev("HEAD~1")
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    data, _ = answer(box)
+    assert data["trust"] == "exact", data
+    check_exact_is_true(data, {copy})
+
+
+def test_the_session_commits_on_main_then_rebases_its_topic_onto_it(tmp_path: Path) -> None:
+    """The range is the branch's: the session commits on ``main``, switches to its topic
+    and runs ``git rebase main``. post-rewrite puts the boundary at ``onto``, and the
+    ladder agrees: ``exact`` for the topic's commits (main's commit is main's work)."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic", sid=SID)
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    box.file_commit("t1.txt", "t\n", "topic 1", sid=SID)
+    box.file_commit("t2.txt", "t\n", "topic 2", sid=SID)
+    box.sh("switch", "-q", "main", sid=SID)
+    onto = box.file_commit("m.txt", "m\n", "on main", sid=SID)
+    box.sh("switch", "-q", "topic", sid=SID)
+    box.sh("rebase", "-q", "main", sid=SID)
+    data, stderr = answer(box)
+    assert (data["trust"], data["boundary"], data["commits"]) == ("exact", onto, 2), stderr
+    check_exact_is_true(data, {box.rev("HEAD"), box.rev("HEAD~1")})
+
+
+def test_why_names_each_commits_verdict_and_evidence(tmp_path: Path) -> None:
+    """``--json``'s ``why``: each commit of the range, its verdict and what it rests on."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic")
+    box.sh("push", "-q", "-u", "origin", "topic")
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    mine = box.file_commit("a.txt", "a\n", "mine", sid=SID)
+    box.sh("push", "-q", "origin", "topic")
+    mate = teammate(tmp_path, box, "topic")
+    theirs = mate.file_commit("t.txt", "t\n", "theirs")
+    mate.sh("push", "-q", "origin", "topic")
+    box.sh("pull", "-q", "--ff-only")
+    person = box.file_commit("p.txt", "p\n", "a person's")
+    box.sh(*NO_HOOKS, "commit", "-q", "--allow-empty", "-m", "no hook saw it")
+    unseen = box.head()
+    data, _ = answer(box)
+    why = data["why"]
+    assert isinstance(why, dict) and why["more"] == 0, why
+    rows = {row["commit"]: (row["verdict"], row["evidence"]) for row in why["items"]}
+    assert rows[mine] == ("counted", "session ledger: made by this session"), rows
+    assert rows[person][0] == "from elsewhere", rows
+    assert "no session" in rows[person][1], rows
+    assert rows[theirs][0] == "from elsewhere" and "brought in" in rows[theirs][1], rows
+    assert rows[unseen][0] == "not vouched for" and "made in this work tree" in rows[unseen][1]
