@@ -605,9 +605,9 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
         # merge branch's second-parent side). Commits on the merge branch's own line are
         # its work, whoever made them (the session too): the floor stands below them.
         stop = floor.stop if floor is not None else None
-        if stop is not None and repo.on_first_parent_line(fork, stop):
-            return f"older than this branch's point off {facts.merge}", None
         below = line[line.index(stop):line.index(commit)] if stop in line else []
+        if below and _session_on_merge_line(facts, commit, commits, below, fork):
+            return f"older than this branch's point off {facts.merge}", None
         if below and _all_session(facts, commit, commits, below):
             return None, _Count(commits)
         if _session_starts_on(facts, commit, commits, parents):
@@ -654,6 +654,18 @@ def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, lis
         up = parents[commit]
         commit = up[0] if up else None
     return line, parents
+
+
+def _session_on_merge_line(facts: _Facts, boundary: str, commits: list[str],
+                           below: list[str], fork: str) -> bool:
+    """Does the session's own work lie on the merge branch's line between the boundary and
+    the fork point (``below``: HEAD's first parents there, newest first)? Then it is the
+    merge branch's work, and the seed's floor stands. Below a fork point on that line,
+    every first parent is on it too: one walk asks of the newest."""
+    if facts.sid is None or not facts.repo.on_first_parent_line(fork, below[0]):
+        return False
+    verdict = facts.judge(commits, boundary)
+    return any(verdict.of(c) in (witness.SESSION, witness.MIXED) for c in below)
 
 
 def _all_session(facts: _Facts, boundary: str, commits: list[str], line: list[str]) -> bool:

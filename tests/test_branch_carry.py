@@ -325,9 +325,10 @@ def test_a_carried_first_touch_costs_a_few_processes(box: HookBox, tmp_path: Pat
                    env={**env, "LETS_SESSION_ID": SID})
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert box.line("next") == f"{boundary} {SID}"
-    # the first touch's 4, one ancestor question, and one walk of HEAD's newest commits
-    # for the session's own (a line at HEAD goes below them)
-    assert len(calls(log)) == 6, calls(log)
+    # the first touch's 4, one ancestor question, one walk of HEAD's newest commits for
+    # the session's own (a line at HEAD goes below them), and two to leave out those on
+    # the merge branch's own line (its tip, and which of them it reaches)
+    assert len(calls(log)) == 8, calls(log)
 
 
 # -- one sample under pre-commit (git's arguments in PRE_COMMIT_FROM_REF and friends) -------
