@@ -207,3 +207,44 @@ def test_why_names_each_commits_verdict_and_evidence(tmp_path: Path) -> None:
     assert "no session" in rows[person][1], rows
     assert rows[theirs][0] == "from elsewhere" and "brought in" in rows[theirs][1], rows
     assert rows[unseen][0] == "not vouched for" and "made in this work tree" in rows[unseen][1]
+
+
+def test_a_teammates_commit_a_pull_rebase_brings_after_a_force_push(tmp_path: Path) -> None:
+    """The session rebases its pushed topic onto a moved main and force-pushes; a teammate
+    builds on it; the session commits and runs ``git pull --rebase``. The teammate's commit
+    is where the rebase starts (HEAD only moved to it), and origin/topic's own log shows it
+    fetched: from elsewhere, not "not vouched for" (as with ``pull --ff-only``)."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic", sid=SID)
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    box.file_commit("c1.txt", "c\n", "mine 1", sid=SID)
+    box.sh("push", "-q", "-u", "origin", "topic", sid=SID)
+    mate = teammate(tmp_path, box, "main")
+    mate.file_commit("m.txt", "m\n", "main moves")
+    mate.sh("push", "-q", "origin", "main")
+    box.sh("fetch", "-q", "origin", sid=SID)
+    box.sh("rebase", "-q", "origin/main", sid=SID)
+    box.sh("push", "-q", "--force", "origin", "topic", sid=SID)
+    mate.sh("fetch", "-q", "origin")
+    mate.sh("checkout", "-q", "-B", "topic", "origin/topic")
+    theirs = mate.file_commit("t.txt", "t\n", "theirs")
+    mate.sh("push", "-q", "origin", "topic")
+    box.file_commit("c2.txt", "c\n", "mine 2", sid=SID)
+    box.sh("pull", "-q", "--rebase", sid=SID)
+    data, stderr = answer(box)
+    assert (data["trust"], data["commits"], data["elsewhere"]) == ("exact", 2, 1), stderr
+    check_exact_is_true(data, {box.rev("HEAD"), box.rev("HEAD~2")})
+    assert box.rev("HEAD~1") == theirs
+    # rebased again and force-pushed: no remote-tracking ref reaches the teammate's commit
+    # any more; its copy is what it copies, and the log that fetched it still says so
+    mate.sh("fetch", "-q", "origin")
+    mate.sh("checkout", "-q", "-B", "main", "origin/main")
+    mate.file_commit("m2.txt", "m\n", "main moves again")
+    mate.sh("push", "-q", "origin", "main")
+    box.sh("fetch", "-q", "origin", sid=SID)
+    box.sh("rebase", "-q", "origin/main", sid=SID)
+    box.sh("push", "-q", "--force", "origin", "topic", sid=SID)
+    data, stderr = answer(box)
+    assert (data["trust"], data["commits"], data["elsewhere"]) == ("exact", 2, 1), stderr
+    check_exact_is_true(data, {box.rev("HEAD"), box.rev("HEAD~2")})

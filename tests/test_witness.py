@@ -274,7 +274,7 @@ def test_a_reset_to_a_fetched_commit_is_from_elsewhere(tmp_path: Path) -> None:
     box = with_remote(tmp_path)
     box.sh("checkout", "-q", "-b", "topic")
     box.sh("push", "-q", "-u", "origin", "topic")
-    start = start_session(box, "topic")
+    start_session(box, "topic")
     mate = teammate(tmp_path, box, "topic")
     mate.file_commit("t1.txt", "t\n", "theirs")
     mate.sh("push", "-q", "origin", "topic")

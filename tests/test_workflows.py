@@ -489,6 +489,50 @@ def no_witness(w: World) -> None:
     assert got.trust != "exact", got.data
 
 
+def session_commits_on_main_then_rebases_topic(w: World) -> None:
+    """The range is the branch's (SPEC section 3): the session commits on its topic, then
+    on ``main``, switches back and runs ``git rebase main``. post-rewrite puts the boundary
+    at ``onto``; main's commit is main's work, so the topic's two are exactly counted."""
+    topic(w, commits=2)
+    w.git("switch", "-q", "main")
+    w.commit()
+    exact(w)
+    w.git("switch", "-q", "feat")
+    exact(w)
+    w.git("rebase", "-q", "main")
+    got = exact(w)
+    assert got.commits == 2 and got.boundary == w.rev("main"), got.desc
+    w.commit()
+    got = exact(w)
+    assert got.commits == 3, got.desc
+
+
+def hooks_installed_midway(w: World) -> None:
+    """The post-commit hook is missing at first (hooks added later, a route without that
+    stage): the session's first two commits, pushed, are counted and not vouched for
+    (never "from elsewhere": a remote-tracking ref reaching them says nothing). The hooks
+    come back; the advice, followed, vouches for the two, and the answer is a true
+    ``exact``."""
+    hook = w.me / ".git" / "hooks" / "post-commit"
+    saved = hook.read_bytes()
+    hook.unlink()
+    topic(w, commits=0)
+    w.commit()
+    w.commit()
+    got = honest(w)
+    assert got.trust != "exact" and got.commits == 2, got.desc
+    w.push()
+    got = honest(w)
+    assert got.trust != "exact" and got.commits == 2, got.desc
+    hook.write_bytes(saved)
+    hook.chmod(0o755)
+    w.commit()
+    honest(w)
+    followed = w.follow_advice()
+    assert followed is not None and followed.trust == "exact" and followed.commits == 3, \
+        followed
+
+
 EXACT: list[Callable[[World], None]] = [
     pull_ff_only_on_topic, pull_merge_on_topic, pull_rebase_on_topic,
     pull_on_main_without_commits("ff-only"), pull_on_main_without_commits("merge"),
@@ -503,10 +547,11 @@ EXACT: list[Callable[[World], None]] = [
     rename_branch, teammates_branch_checked_out,
     earlier_work_on_the_branch, own_pr_merged_then_continue, own_pr_merged_then_pull_ff,
     new_branch_from_origin_main_after_pr_merged, regression_local_main_ahead,
+    session_commits_on_main_then_rebases_topic,
 ]
 MAY_DEGRADE: list[Callable[[World], None]] = [
     new_branch("worktree add -b"), existing_branch_first_touched_in_second_worktree,
-    detached_from_origin_main_then_rescue, no_witness,
+    detached_from_origin_main_then_rescue, no_witness, hooks_installed_midway,
 ]
 WORKFLOWS = {f"exact-{fn.__name__}": fn for fn in EXACT}
 WORKFLOWS.update({f"may-degrade-{fn.__name__}": fn for fn in MAY_DEGRADE})
@@ -514,12 +559,16 @@ WORKFLOWS.update({f"may-degrade-{fn.__name__}": fn for fn in MAY_DEGRADE})
 # pre-push sees one branch: the sample has a rewrite of each kind, a carried branch and a
 # push.
 SAMPLE = ["exact-pull_rebase_on_topic", "exact-rebase_merges_onto_origin_main",
-          "exact-new_branch_switch_c", "exact-own_pr_merged_then_continue"]
+          "exact-new_branch_switch_c", "exact-own_pr_merged_then_continue",
+          "exact-session_commits_on_main_then_rebases_topic",
+          "may-degrade-hooks_installed_midway"]
 
 
 @pytest.mark.parametrize("name", sorted(WORKFLOWS))
 def test_workflow(name: str, tmp_path: Path) -> None:
-    WORKFLOWS[name](World(tmp_path / "w", PLAIN).build())
+    world = World(tmp_path / "w", PLAIN).build()
+    WORKFLOWS[name](world)
+    world.follow_advice()  # whatever the answer advises, followed, keeps it honest
 
 
 @TOOLS_NEED_GIT_2_31

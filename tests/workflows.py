@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -361,6 +362,25 @@ class World:
                 + f"\nstderr: {got.stderr.strip()}"
                 + f"\nmarked on HEAD: {self.label(sorted(truth))}", cwd))
         return got
+
+    def follow_advice(self, cwd: Path | None = None) -> Answer | None:
+        """Advice is part of the answer (SPEC section 3): run the ``lets-hooks record``
+        command the answer's NOTE names, as the session, and hold the answer after it to
+        the invariant (an ``exact`` that follows advice must be right). None: no advice."""
+        got = self.answer(cwd)
+        found = re.findall(r"(lets-hooks record(?: --at [0-9a-f]+)?)", got.stderr)
+        if not found:
+            return None
+        where = cwd or self.me
+        self.steps.append(f"me: {found[0]}  (the NOTE's advice)")
+        done = subprocess.run([str(BIN / "lets-hooks"), *found[0].split()[1:]], cwd=where,
+                              env=self.env("me"), capture_output=True, text=True,
+                              check=False, timeout=120)
+        if done.returncode != 0:
+            raise WorkflowError(self.recipe(f"the advice {found[0]!r} failed:\n"
+                                            f"{done.stdout}{done.stderr}", cwd))
+        self.spoken = []
+        return self.check(False, cwd)
 
     def _exact(self, got: Answer, truth: set[str], cwd: Path | None) -> list[str]:
         problems: list[str] = []
