@@ -8,9 +8,26 @@ import json
 import re
 from pathlib import Path
 
-from hookbox import OTHER, SID, HookBox, teammate, with_remote
+import pytest
+from hookbox import OTHER, SID, HookBox, make, teammate, with_remote
+from managers import fake_husky
 
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null")  # a commit no hook of ours sees
+
+
+def routed(tmp_path: Path, route: str) -> HookBox:
+    """``with_remote`` through an install route: the plain shims, or husky 9's layout with
+    the lines ``lets-hooks install`` adds to it."""
+    if route == "plain":
+        return with_remote(tmp_path)
+    box = make(tmp_path)
+    fake_husky(box)
+    box.install()
+    remote = tmp_path / "remote.git"
+    box.sh("init", "-q", "--bare", str(remote))
+    box.sh("remote", "add", "origin", str(remote))
+    box.sh("push", "-q", "origin", "main")
+    return box
 
 
 def answer(box: HookBox, sid: str | None = SID) -> tuple[dict[str, object], str]:
@@ -138,13 +155,14 @@ def test_a_commit_no_hook_saw_under_another_sessions_line(tmp_path: Path) -> Non
     assert data["trust"] == "exact", data
 
 
+@pytest.mark.parametrize("route", ["plain", "husky"])
 def test_a_copy_another_session_replayed_is_its_originals_when_a_line_is_placed(
-        tmp_path: Path) -> None:
+        tmp_path: Path, route: str) -> None:
     """Session B (``SID``) commits on the topic; session A (``OTHER``), in the same work
     tree, commits and pulls with ``--rebase``, replaying B's commit unchanged. B records
     again: the line goes below B's copy (a plain copy is its original's, whoever
     replayed it), so B gets ``exact 1``, not ``exact 0``."""
-    box = with_remote(tmp_path)
+    box = routed(tmp_path, route)
     box.sh("checkout", "-q", "-b", "topic")
     box.sh("push", "-q", "-u", "origin", "topic")
     done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
@@ -163,11 +181,13 @@ def test_a_copy_another_session_replayed_is_its_originals_when_a_line_is_placed(
     check_exact_is_true(data, {copy})
 
 
-def test_the_session_commits_on_main_then_rebases_its_topic_onto_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("route", ["plain", "husky"])
+def test_the_session_commits_on_main_then_rebases_its_topic_onto_it(tmp_path: Path,
+                                                                     route: str) -> None:
     """The range is the branch's: the session commits on ``main``, switches to its topic
     and runs ``git rebase main``. post-rewrite puts the boundary at ``onto``, and the
     ladder agrees: ``exact`` for the topic's commits (main's commit is main's work)."""
-    box = with_remote(tmp_path)
+    box = routed(tmp_path, route)
     box.sh("checkout", "-q", "-b", "topic", sid=SID)
     done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
     assert done.returncode == 0, done.stderr
