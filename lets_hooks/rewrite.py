@@ -48,6 +48,11 @@ from __future__ import annotations
 from lets_hooks import files
 from lets_hooks.repo import GitError
 
+# the fix when the session's copies cannot be told apart: recording at HEAD would leave
+# them out of the range, so the person names where the session's work starts
+FIX_AT = ("lets-hooks record --at REV, REV being the commit the session's work starts after "
+          "(lets-hooks record alone starts the session anew at HEAD)")
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -445,7 +450,7 @@ def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
     if onto is None:
         return [f"branch {files.quoted(t.branch)}: could not tell which base the rewrite "
                 f"replayed onto; the boundary {t.boundary[:12]} is left as it was. "
-                "Fix: lets-hooks record"
+                f"Fix: {FIX_AT}"
                 for t in targets if t.boundary]
     old = History(repo.walk([*{t.old_tip for t in targets}, *{t.boundary for t in targets
                                                                if t.boundary}], [onto]))
@@ -812,7 +817,7 @@ def _lost(repo: Repo, targets: list[Target]) -> list[str]:
                                                                       target.new_tip):
             messages.append(f"post-rewrite: branch {files.quoted(target.branch)}: could not "
                             f"tell how the rewrite moved the session's commits; the boundary "
-                            f"{target.boundary[:12]} is left as it was. Fix: lets-hooks record")
+                            f"{target.boundary[:12]} is left as it was. Fix: {FIX_AT}")
     return messages
 
 
