@@ -426,8 +426,8 @@ def test_a_partial_reflog_cannot_vouch_for_what_it_lost(tmp_path: Path) -> None:
 
 def test_the_regression_local_main_ahead_of_origin(tmp_path: Path) -> None:
     """A session started on main at m4, committed m5 on local main, branched, committed
-    twice: the script and SPEC say exact 3 from m4 (the fork point is taken off
-    origin/main, which is at m4)."""
+    twice: exact from m4 (the fork point is taken off origin/main, which is at m4), and the
+    range is the branch's: m5, on main's own line, is main's work (SPEC section 3)."""
     box = with_remote(tmp_path)
     m4 = start_session(box, "main")
     stamp = (box.path / ".lets" / "sessions" / ".task-main").read_text().split()[-1]
@@ -437,8 +437,8 @@ def test_the_regression_local_main_ahead_of_origin(tmp_path: Path) -> None:
     box.file_commit("t1.txt", "t\n", "t1", sid=SID)
     box.file_commit("t2.txt", "t\n", "t2", sid=SID)
     data = answer(box)
-    assert (data["trust"], data["boundary"], data["commits"]) == ("exact", m4, 3), data["notes"]
-    assert data["desc"] == f"session: {m4}..HEAD (3 commits)"
+    assert (data["trust"], data["boundary"], data["commits"]) == ("exact", m4, 2), data["notes"]
+    assert data["desc"] == f"session: {m4}..HEAD (2 commits, not counting 1 already on main)"
 
 
 def test_a_merged_pull_request_does_not_reject_the_boundary(tmp_path: Path) -> None:
