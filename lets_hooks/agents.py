@@ -173,25 +173,18 @@ def tool_folder(agent: Agent, cwd: str, tool_input: Mapping[str, object] | None)
 
 
 HANDOFF_PREFIX = f"export {HANDOFF_ENV}="
-# The start of the git environment's prefix (``git_env``): a command that has it is left.
-GIT_ENV_START = '[ "${GIT_CONFIG_COUNT-}" = "${LETS_AGENT_GIT_CONFIG_AT-x}" ] || '
+GIT_ENV = "git-env"  # in the agent's hooks folder: what a command sources (cli.agent)
 
 
 def git_env(folder: str) -> str:
     """Shell text (sh, bash, zsh) that makes git, in this shell and what it starts, run
-    its hooks from ``folder``: one ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` pair
-    (``core.hooksPath``) appended to what ``GIT_CONFIG_COUNT`` holds (Gemini's shell puts
-    its own there, ``core.hooksPath`` empty among them: the last one wins), the count as it
-    was kept in ``LETS_AGENT_GIT_CONFIG_COUNT`` for the folder's hooks to find the
-    repository's own. Once: where the last pair is ours already, nothing changes. Every
-    name is expanded before ``export`` assigns any."""
+    its hooks from ``folder``: it sources the folder's ``git-env`` where it is there (no
+    ``$(...)``, which Gemini refuses in a command, and nothing at all where the file is
+    gone)."""
     import shlex
 
-    return (GIT_ENV_START + 'export LETS_AGENT_GIT_CONFIG_COUNT="${GIT_CONFIG_COUNT-}" '
-            '"GIT_CONFIG_KEY_${GIT_CONFIG_COUNT:-0}=core.hooksPath" '
-            f'"GIT_CONFIG_VALUE_${{GIT_CONFIG_COUNT:-0}}="{shlex.quote(folder)} '
-            'GIT_CONFIG_COUNT=$((${GIT_CONFIG_COUNT:-0} + 1)) '
-            'LETS_AGENT_GIT_CONFIG_AT=$((${GIT_CONFIG_COUNT:-0} + 1))')
+    path = shlex.quote(os.path.join(folder, GIT_ENV))
+    return f"[ -f {path} ] && . {path}"
 
 
 def wrapped(agent: Agent, command: str, session_id: str, folder: str | None) -> str | None:
@@ -200,7 +193,8 @@ def wrapped(agent: Agent, command: str, session_id: str, folder: str | None) -> 
     environment; Codex's commands have their id (``CODEX_THREAD_ID``) and get the git
     environment. None where nothing is to change (Claude Code: its env file gives the
     same; no folder; a command that has it already)."""
-    if command.startswith((HANDOFF_PREFIX, GIT_ENV_START)):
+    if command.startswith(HANDOFF_PREFIX) or (
+            folder is not None and command.startswith(git_env(folder))):
         return None
     parts = []
     if agent is GEMINI_CLI:

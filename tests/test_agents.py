@@ -224,7 +224,7 @@ def test_claude_codes_env_file_gets_the_git_environment_once(sandbox: Sandbox) -
     begin(sandbox, "claude")
     begin(sandbox, "claude", source="resume")
     text = env_file.read_text()
-    assert text.startswith("export KEPT=1\n") and text.count("core.hooksPath") == 1
+    assert text.startswith("export KEPT=1\n") and text.count("agent-hooks/git-env") == 2
     folder = sandbox.path / ".git" / "lets-hooks" / "agent-hooks"
     assert str(folder) in text and (folder / "post-commit").is_file()
 

@@ -285,18 +285,34 @@ def test_codex_cli_session(tmp_path: Path) -> None:
 # -- Gemini CLI -------------------------------------------------------------------------------
 
 
+# the Gemini session's commands: on a branch the shell switches to, a commit and the
+# contract in the same command; then an amend of it and the contract again (SPEC §4: the
+# switch carries the boundary; post-checkout and post-rewrite run though Gemini's shell
+# turns git's hooks off)
+GEMINI_COMMANDS = (
+    "git switch -q -c topic && git commit -q --allow-empty -m 'made by the agent' && "
+    "lets-session-boundary; printf 'SEEN_IDS=%s|%s|%s|%s\\n' \"$LETS_SESSION_ID\" "
+    "\"$CLAUDE_CODE_SESSION_ID\" \"$CODEX_THREAD_ID\" \"$GEMINI_SESSION_ID\"",
+    "git commit -q --amend --allow-empty -m 'amended by the agent' && lets-session-boundary")
+
+
+def function_responses(body: dict[str, object]) -> list[str]:
+    contents = body.get("contents")
+    return [str(part["functionResponse"].get("response", {}).get("output", ""))
+            for c in (contents if isinstance(contents, list) else []) if isinstance(c, dict)
+            for part in c.get("parts", [])
+            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)]
+
+
 def gemini_api(path: str, body: dict[str, object]) -> tuple[str, bytes]:
-    """The Gemini API: run_shell_command's two calls, then a closing text."""
+    """The Gemini API: run_shell_command's calls, then a closing text."""
     if ":countTokens" in path:
         return "application/json", json.dumps({"totalTokens": 10}).encode()
-    contents = body.get("contents")
-    answered = sum(1 for c in contents if isinstance(c, dict) for part in c.get("parts", [])
-                   if isinstance(part, dict) and "functionResponse" in part) \
-        if isinstance(contents, list) else 0
+    answered = len(function_responses(body))
     part: dict[str, object] = (
-        {"text": "Committed."} if answered >= len(COMMANDS) else
+        {"text": "Committed."} if answered >= len(GEMINI_COMMANDS) else
         {"functionCall": {"name": "run_shell_command",
-                          "args": {"command": COMMANDS[answered],
+                          "args": {"command": GEMINI_COMMANDS[answered],
                                    "description": "commit the work"}}})
     chunk: dict[str, object] = {"candidates": [{"content": {"role": "model", "parts": [part]},
                              "finishReason": "STOP", "index": 0}],
@@ -305,7 +321,18 @@ def gemini_api(path: str, body: dict[str, object]) -> tuple[str, bytes]:
     return sse([(None, chunk)])
 
 
-def test_gemini_cli_session(tmp_path: Path) -> None:
+def last_prompt(body: dict[str, object]) -> str:
+    """The text of the request's last user turn that is not a tool's answer."""
+    contents = body.get("contents")
+    turns = [c for c in (contents if isinstance(contents, list) else [])
+             if isinstance(c, dict) and c.get("role") == "user"
+             and not any("functionResponse" in part for part in c.get("parts", []))]
+    return "\n".join(str(part.get("text", "")) for part in turns[-1]["parts"]) \
+        if turns else ""
+
+
+@pytest.mark.parametrize("hooks", ["no git hook", "lets-hooks install"])
+def test_gemini_cli_session(tmp_path: Path, hooks: str) -> None:
     folder = installed(*GEMINI)
     gemini = str(folder / "node_modules" / ".bin" / "gemini")
     home = Path(os.environ["HOME"])  # the test's own home (conftest)
@@ -315,6 +342,9 @@ def test_gemini_cli_session(tmp_path: Path) -> None:
     with StandIn(gemini_api) as model, project(tmp_path) as repo:
         env = agent_env(tmp_path, {"HOME": str(home), "GEMINI_API_KEY": "stand-in",
                                    "GOOGLE_GEMINI_BASE_URL": model.url})
+        if hooks == "lets-hooks install":  # Gemini's shell turns them off all the same
+            done = run([str(BIN / "lets-hooks"), "install"], repo, env)
+            assert done.returncode == 0, done.stderr
         # installed as the README says (its question, whether to trust the folder: yes)
         done = run([gemini, "extensions", "install", str(ROOT / "gemini-extension"),
                     "--consent"], repo, env, stdin="y\n")
@@ -323,15 +353,34 @@ def test_gemini_cli_session(tmp_path: Path) -> None:
                    repo, env)
         assert done.returncode == 0, done.stderr[-3000:]
         calls = [b for p, b in model.requests if ":countTokens" not in p]
-        answer = json.dumps(calls[-1])  # the tool's output went back to the model
-        output = json.loads(answer).get("contents", [])
-        text = "\n".join(str(part.get("functionResponse", {}).get("response", {})
-                             .get("output", "")) for c in output for part in c["parts"])
-        seen = contract(text)["SEEN_IDS"].split("|")
+        outputs = function_responses(calls[-1])  # the tools' output went back to the model
+        assert len(outputs) == len(GEMINI_COMMANDS), outputs
+        first, amended = contract(outputs[0]), contract(outputs[1])
         sid = task_line(repo)[1]
-        assert seen[0] == sid  # the BeforeTool hook handed the command the hook's id
-        check_session(repo, text, sid, json.dumps(calls[0]))
+        assert first["SEEN_IDS"].split("|")[0] == sid  # BeforeTool handed the hook's id
+        # the branch the shell switched to got its line, carried from main's
+        text = (repo / ".lets" / "sessions" / ".task-topic").read_text()
+        [line] = [x for x in text.splitlines() if x.startswith("session: ")]
+        assert line.split()[1:] == task_line(repo)
+        for seen in (first, amended):  # the commit and the boundary in one command; the amend
+            print("\n".join(f"{key}={seen[key]}" for key in BOUNDARY_KEYS))  # with -s
+            assert (seen["SESSION_TRUST"], seen["SESSION_COMMITS"]) == ("exact", "1"), seen
+        assert "## Session Ready" in json.dumps(calls[0])  # the summary reached the model
+        ledger = (repo / ".git" / "lets-hooks" / "ledger").read_text().splitlines()
+        assert any(x.startswith("c ") and x.endswith(f" {sid}") for x in ledger)
         ended(tmp_path, {"SessionEnd"})
+        if hooks != "no git hook":
+            return
+        # resumed: the summary reaches the model once, with the next prompt
+        model.requests.clear()
+        done = run([gemini, "--resume", "latest", "-p", "go on", "--yolo", "-m",
+                    "gemini-2.5-flash"], repo, env)
+        assert done.returncode == 0, done.stderr[-3000:]
+        calls = [b for p, b in model.requests if ":countTokens" not in p]
+        prompt = last_prompt(calls[0])
+        assert "go on" in prompt and prompt.count("## Session Ready") == 1, prompt[-2000:]
+        assert not (repo / ".git" / "lets-agent").exists() or not any(
+            (repo / ".git" / "lets-agent").iterdir())  # delivered: nothing kept
 
 
 # -- Claude Code ------------------------------------------------------------------------------

@@ -260,7 +260,8 @@ def hooks_folder(common_dir: str) -> tuple[str | None, str | None]:
     from lets_hooks.cli.install import _own_command
 
     command, python, lib = _own_command()
-    made_for = f"lets-hooks {__version__}\n{command}\n{python}\n{':'.join(lib)}\n".encode()
+    made_for = (f"lets-hooks {__version__}\n{command}\n{python}\n{':'.join(lib)}\n"
+                f"{folder}\n").encode("utf-8", "surrogateescape")
     found, _ = files.read_capped(os.path.join(folder, STAMP), 1 << 16)
     if found == made_for:
         return folder, None
@@ -272,12 +273,35 @@ def hooks_folder(common_dir: str) -> tuple[str | None, str | None]:
     return folder, None
 
 
-def scripts(command: str, python: str, lib: Sequence[str]) -> dict[str, str]:
+# Sourced by the command (``agents.git_env``): one GIT_CONFIG_KEY_n/VALUE_n pair
+# (core.hooksPath: this folder) appended to what GIT_CONFIG_COUNT holds (Gemini's shell puts
+# its own there, core.hooksPath empty among them: the last pair wins), the count as it was
+# kept for the chain. Once: where the last pair is ours already, nothing changes.
+GIT_ENV = """# lets-hooks: sourced by an agent's shell command (lets-agent-hook): git runs the hooks
+# of this folder, which write the session ledger, then the repository's own
+if [ "${GIT_CONFIG_COUNT-}" != "${LETS_AGENT_GIT_CONFIG_AT-x}" ]; then
+  LETS_AGENT_GIT_CONFIG_COUNT=${GIT_CONFIG_COUNT-}
+  lets_n=${GIT_CONFIG_COUNT:-0}
+  export LETS_AGENT_GIT_CONFIG_COUNT "GIT_CONFIG_KEY_$lets_n=core.hooksPath" \\
+    "GIT_CONFIG_VALUE_$lets_n="@FOLDER@
+  GIT_CONFIG_COUNT=$((lets_n + 1))
+  LETS_AGENT_GIT_CONFIG_AT=$GIT_CONFIG_COUNT
+  export GIT_CONFIG_COUNT LETS_AGENT_GIT_CONFIG_AT
+  unset lets_n
+fi
+"""
+
+
+def scripts(command: str, python: str, lib: Sequence[str], folder: str) -> dict[str, str]:
     """The folder's files: the ledger's writers as the plain shims, each with the
-    repository's own hook chained (``<hook>.pre-lets``); every other hook chained alone."""
-    from lets_hooks import install
+    repository's own hook chained (``<hook>.pre-lets``); every other hook chained alone;
+    and ``git-env``, which the command sources."""
+    import shlex
+
+    from lets_hooks import agents, install
 
     found = {hook: CHAIN for hook in GIT_HOOKS}
+    found[agents.GIT_ENV] = GIT_ENV.replace("@FOLDER@", shlex.quote(folder))
     for hook in WRITERS:
         found[hook] = install.shim(hook, command, python, lib)
         found[hook + CHAINED] = CHAIN
@@ -287,8 +311,9 @@ def scripts(command: str, python: str, lib: Sequence[str]) -> dict[str, str]:
 def write_hooks_folder(folder: str, command: str, python: str, lib: Sequence[str],
                        made_for: bytes) -> None:
     os.makedirs(folder, mode=0o700, exist_ok=True)
-    for name, text in sorted(scripts(command, python, lib).items()):
-        files.atomic_write(os.path.join(folder, name), text.encode(), mode=0o755,
+    for name, text in sorted(scripts(command, python, lib, folder).items()):
+        files.atomic_write(os.path.join(folder, name),
+                           text.encode("utf-8", "surrogateescape"), mode=0o755,
                            keep_mode=False)
     files.atomic_write(os.path.join(folder, STAMP), made_for, keep_mode=False)
 
