@@ -10,11 +10,13 @@ One place for every agent's shape, so the hook commands stay the same for all of
   ``permission_mode``); plain stdout becomes context; its shell commands see
   ``CODEX_THREAD_ID`` (the hook JSON's ``session_id``), the hook process does not; no
   env file (0.171); its shell tool is named ``Bash`` to hooks.
-- Gemini CLI: hook JSON (``session_id``, ``cwd``, ``source``, ``tool_input``); context only
-  as JSON ``hookSpecificOutput.additionalContext`` (plain stdout is a message to the user);
-  hooks get ``GEMINI_SESSION_ID``, shell commands get no id; a BeforeTool hook may hand
-  back a changed ``tool_input``; its shell tool is ``run_shell_command`` (``command``,
-  ``dir_path``), and it runs git with ``core.hooksPath`` empty.
+- Gemini CLI: hook JSON (``session_id``, ``cwd``, ``source``, ``tool_input``, ``prompt``);
+  context only as JSON ``hookSpecificOutput.additionalContext`` (plain stdout is a message
+  to the user), from SessionStart (dropped after /clear) and BeforeAgent; hooks get
+  ``GEMINI_SESSION_ID``, shell commands get no id; a BeforeTool hook may hand back a
+  changed ``tool_input``; its shell tool is ``run_shell_command`` (``command``,
+  ``dir_path``), and it runs git with ``core.hooksPath`` empty (a ``GIT_CONFIG_COUNT``
+  pair) and refuses a command holding ``$(...)``.
 
 Nothing here runs git or touches a file: the CLI (``lets_hooks.cli.summary``,
 ``lets_hooks.cli.agent``) reads and writes, these functions only say what the shapes are.

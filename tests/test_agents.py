@@ -1,10 +1,13 @@
 """Each agent's hooks, run as the agent runs them (its JSON on stdin, its environment):
 the start hook records the branch's line with the agent's own id and gives the summary in
-the shape the agent takes; the shell tool's hooks write the session ledger for the commits
-that tool call made (so a session is ``exact`` with no git hook installed, as under Gemini
-CLI, whose shell runs git with its hooks off), and hand Gemini's commands the session id;
-and whatever arrives, every hook exits 0, writes nothing outside the project and gives the
-agent nothing to take as context. ``lets-hooks doctor`` says whose session it sees.
+the shape the agent takes; the shell tool's pre-tool hook hands the command the git
+environment (Codex, Gemini; Claude Code from its env file) under which git writes the
+session ledger for the commits that very command makes, and only those (a person's commit
+meanwhile is never the agent's), with the repository's own hooks still run as before (off
+under Gemini, whose shell turns them off); Gemini gets the summary with the next prompt
+after /clear; and whatever arrives, every hook exits 0, writes nothing outside the project
+and gives the agent nothing to take as context. ``lets-hooks doctor`` says whose session
+it sees.
 
 The shapes are read from each agent's source (docs/agents.md); the real programs are
 driven in tests/test_agents_e2e.py."""

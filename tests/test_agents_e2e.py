@@ -1,13 +1,15 @@
 """Proof against the real programs: each agent's command-line program, installed from npm
 at a pinned version, with the plugin (Codex CLI, Claude Code) or the extension (Gemini
-CLI) installed as the README says, drives one real session against a stand-in for its
-model API on 127.0.0.1. The stand-in's model asks for a shell command that commits, then
-for ``lets-session-boundary``; the test checks that the branch's line holds the agent's
-own session id, that the second command saw ``exact`` with 1 commit (the repository has no
-git hook: the agent's tool hook wrote the ledger when the first call ended), that the
-model's first request held the summary, and that the end-of-session hook ran: where
-``lets-session-checkpoint`` is installed, that it refreshed the handoff; where it is not,
-that a stand-in for it got the agent's end-of-session JSON.
+CLI) installed as the README says, drives real sessions against a stand-in for its model
+API on 127.0.0.1. Codex and Claude Code: the model asks for a shell command that commits,
+then for ``lets-session-boundary``; the test checks that the branch's line holds the
+agent's own session id, that the second command saw ``exact`` with 1 commit (the
+repository has no git hook: git ran the agents' hooks folder the tool hook or the env file
+gave the command), that the model's first request held the summary, and that the
+end-of-session hook ran: where ``lets-session-checkpoint`` is installed, that it refreshed
+the handoff; where it is not, that a stand-in for it got the agent's end-of-session JSON.
+Gemini, with and without ``lets-hooks install``: a branch switched to, a commit and the
+contract in one command, an amend, all ``exact``; the summary once on resume.
 
 The programs are installed once into a cache folder (``LETS_AGENTS_CACHE``, default
 ``~/.cache/lets-hooks-agents``), under a file lock so parallel test workers never race.
