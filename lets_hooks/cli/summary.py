@@ -311,9 +311,10 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
         _record(root, hook, environ, quiet, agent)
         if hook.session_id:
             problem = export_session_id(environ, hook.session_id, agent)
-            if problem:
+            if problem:  # the env file cannot be written: said once
                 say(f"lets-session-start: {problem}")
-            _give_git_env(root, environ, agent)
+            else:
+                _give_git_env(root, environ, agent)
     git = open_repository(root)
     if args.promote:  # before git is asked about the working tree, which it changes
         from lets_hooks.summary.promote import promote
