@@ -282,37 +282,40 @@ def test_a_call_that_made_no_commit_writes_nothing(sandbox: Sandbox) -> None:
     assert ledger_lines(sandbox) == []
 
 
-def test_an_amend_of_the_sessions_commit_stays_exact(sandbox: Sandbox) -> None:
+@pytest.mark.parametrize("agent", agents.NAMES)
+def test_an_amend_of_the_sessions_commit_stays_exact(sandbox: Sandbox, agent: str) -> None:
     """post-rewrite runs for the command's amend (Gemini's shell turns git's hooks off):
     the copy is the session's own."""
-    begin(sandbox, "gemini")
-    made_by_the_tool(sandbox, "gemini")
-    done = shell_call(sandbox, "gemini", "git commit -q --amend --allow-empty -m amended")
+    begin(sandbox, agent)
+    made_by_the_tool(sandbox, agent)
+    done = shell_call(sandbox, agent, "git commit -q --amend --allow-empty -m amended")
     assert done.returncode == 0, done.stderr
     assert trust(sandbox) == ("exact", "1")
 
 
-def test_a_rebase_of_the_sessions_commits_stays_exact(sandbox: Sandbox) -> None:
+@pytest.mark.parametrize("agent", agents.NAMES)
+def test_a_rebase_of_the_sessions_commits_stays_exact(sandbox: Sandbox, agent: str) -> None:
     sandbox.git.checkout("-q", "-b", "topic")
-    begin(sandbox, "gemini")
-    made_by_the_tool(sandbox, "gemini", "one")
-    made_by_the_tool(sandbox, "gemini", "two")
+    begin(sandbox, agent)
+    made_by_the_tool(sandbox, agent, "one")
+    made_by_the_tool(sandbox, agent, "two")
     sandbox.git.checkout("-q", "main")
     sandbox.commit("main moves on, by a person")
     sandbox.git.checkout("-q", "topic")
-    done = shell_call(sandbox, "gemini", "git rebase -q main")
+    done = shell_call(sandbox, agent, "git rebase -q main")
     assert done.returncode == 0, done.stderr
     assert trust(sandbox) == ("exact", "2")
 
 
-def test_a_branch_the_shell_switches_to_gets_its_line(sandbox: Sandbox) -> None:
+@pytest.mark.parametrize("agent", agents.NAMES)
+def test_a_branch_the_shell_switches_to_gets_its_line(sandbox: Sandbox, agent: str) -> None:
     """post-checkout runs for the command's switch: the new branch carries the session's
     boundary (SPEC §4), and the session's commits on it are exact."""
-    begin(sandbox, "gemini")
-    done = shell_call(sandbox, "gemini", "git switch -q -c topic")
+    begin(sandbox, agent)
+    done = shell_call(sandbox, agent, "git switch -q -c topic")
     assert done.returncode == 0, done.stderr
     assert recorded(sandbox, "topic") == recorded(sandbox)
-    made_by_the_tool(sandbox, "gemini", "on the topic")
+    made_by_the_tool(sandbox, agent, "on the topic")
     assert trust(sandbox) == ("exact", "1")
 
 
