@@ -248,7 +248,9 @@ def env_file_lines(agent: Agent, folder: str) -> bytes | None:
 def pending_after(agent: Agent, source: str | None) -> bool:
     """Is a start hook's summary kept for the next prompt? Under Gemini after ``clear``
     (its /clear drops the start hook's context: ``clearCommand.ts``) and ``resume`` (the
-    interactive screen adds it to a history the resumed one may replace)."""
+    interactive screen adds it to a history the resumed one may replace). Not after
+    ``startup``: the screen adds it to the history, after the first prompt when that one
+    came with the command (``-i``); kept, it would come twice."""
     return agent is GEMINI_CLI and source in ("clear", "resume")
 
 

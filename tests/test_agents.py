@@ -488,6 +488,9 @@ def test_gemini_gets_no_summary_twice(sandbox: Sandbox) -> None:
     assert before_agent(sandbox, "go").stdout == b""
     assert start(sandbox, "gemini", source="clear").returncode == 0
     assert before_agent(sandbox, "go", sid="another-session").stdout == b""
+    assert start(sandbox, "codex", source="clear").returncode == 0  # Codex takes its own
+    assert before_agent(sandbox, "go").stdout != b""  # Gemini's, kept from before
+    assert before_agent(sandbox, "go").stdout == b""
 
 
 # -- bad input --------------------------------------------------------------------------------

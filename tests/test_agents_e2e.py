@@ -385,6 +385,107 @@ def test_gemini_cli_session(tmp_path: Path, hooks: str) -> None:
             (repo / ".git" / "lets-agent").iterdir())  # delivered: nothing kept
 
 
+def gemini_text_api(path: str, body: dict[str, object]) -> tuple[str, bytes]:
+    """The Gemini API answering every prompt with a short text."""
+    if ":countTokens" in path:
+        return "application/json", json.dumps({"totalTokens": 10}).encode()
+    chunk: dict[str, object] = {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "Noted."}]},
+                        "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5,
+                          "totalTokenCount": 15}}
+    return sse([(None, chunk)])
+
+
+class Screen:
+    """A program on a pseudo-terminal: what it printed is read while waiting."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+        import pty
+
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # pragma: no cover - the child
+            try:
+                os.chdir(cwd)
+                os.execve(argv[0], argv, env)
+            finally:
+                os._exit(127)
+
+    def wait_for(self, done: Callable[[], bool], seconds: float = 90) -> bool:
+        import select
+
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if done():
+                return True
+            ready, _, _ = select.select([self.fd], [], [], 0.2)
+            if ready:
+                try:
+                    os.read(self.fd, 1 << 16)
+                except OSError:
+                    return done()
+        return done()
+
+    def type(self, text: str) -> None:
+        os.write(self.fd, text.encode())
+        self.wait_for(lambda: False, 1)  # the screen takes the text, then the return
+        os.write(self.fd, b"\r")
+
+    def close(self) -> None:
+        import signal
+
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+        os.close(self.fd)
+
+
+def test_gemini_cli_summary_after_clear(tmp_path: Path) -> None:
+    """Gemini's interactive screen, driven on a pseudo-terminal: the start's summary
+    reaches the model, and after /clear (whose start hook's context Gemini drops) the new
+    one comes with the next prompt."""
+    folder = installed(*GEMINI)
+    gemini = str(folder / "node_modules" / "@google" / "gemini-cli" / "bundle" / "gemini.js")
+    home = Path(os.environ["HOME"])
+    (home / ".gemini").mkdir(exist_ok=True)
+    (home / ".gemini" / "settings.json").write_text(json.dumps(
+        {"security": {"auth": {"selectedType": "gemini-api-key"},
+                      "folderTrust": {"enabled": False}}}))
+    with StandIn(gemini_text_api) as model, project(tmp_path) as repo:
+        env = agent_env(tmp_path, {"HOME": str(home), "GEMINI_API_KEY": "stand-in",
+                                   "GOOGLE_GEMINI_BASE_URL": model.url,
+                                   "TERM": "xterm-256color"})
+        done = run([gemini, "extensions", "install", str(ROOT / "gemini-extension"),
+                    "--consent"], repo, env, stdin="y\n")
+        assert done.returncode == 0, done.stdout + done.stderr
+        node = shutil.which("node")
+        assert node is not None
+
+        def asked(words: str) -> list[str]:
+            return [last_prompt(b) for p, b in list(model.requests)
+                    if ":countTokens" not in p and words in last_prompt(b)]
+
+        screen = Screen([node, gemini, "-m", "gemini-2.5-flash", "-i", "first prompt"],
+                        repo, env)
+        try:
+            assert screen.wait_for(lambda: bool(asked("first prompt"))), model.requests
+            first_sid = task_line(repo)[1]
+            screen.wait_for(lambda: False, 3)  # the answer is shown
+            screen.type("/clear")
+            assert screen.wait_for(lambda: task_line(repo)[1] != first_sid)  # a new id
+            screen.wait_for(lambda: False, 2)
+            screen.type("after the clear")
+            assert screen.wait_for(lambda: bool(asked("after the clear"))), model.requests
+        finally:
+            screen.close()
+        # after /clear: with the next prompt, once (the start's own is added to the
+        # history, after the first prompt when that one came with the command)
+        [after] = asked("after the clear")
+        assert after.count("## Session Ready") == 1, after[-2000:]
+
+
 # -- Claude Code ------------------------------------------------------------------------------
 
 
