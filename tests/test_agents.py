@@ -244,11 +244,13 @@ def test_a_commit_the_tool_made_is_the_sessions_with_no_git_hook(
     assert trust(sandbox) == ("exact", "1")
 
 
+@pytest.mark.parametrize("other", ["person", "second agent"])
 @pytest.mark.parametrize("agent", agents.NAMES)
 def test_a_person_committing_meanwhile_is_never_the_agents(
-        sandbox: Sandbox, tmp_path: Path, agent: str) -> None:
+        sandbox: Sandbox, tmp_path: Path, agent: str, other: str) -> None:
     """While the agent's shell command runs (it commits, then works on), a person commits
-    at another terminal in the same work tree: only the agent's commit is the session's."""
+    at another terminal in the same work tree, or a second agent's command does: only the
+    agent's commit is the session's."""
     begin(sandbox, agent)
     made, done = tmp_path / "made", tmp_path / "person-done"
     command = (f"git commit -q --allow-empty -m agent && touch {made} && i=0; "
@@ -263,7 +265,13 @@ def test_a_person_committing_meanwhile_is_never_the_agents(
             time.sleep(0.05)
         assert made.exists()
         agents_commit = sandbox.head()
-        persons = sandbox.commit("by the person, at another terminal")  # no session id
+        if other == "person":
+            persons = sandbox.commit("by the person, at another terminal")  # no session id
+        else:
+            second = shell_call(sandbox, "gemini", "git commit -q --allow-empty -m second",
+                                sid="the-second-agent")
+            assert second.returncode == 0, second.stderr
+            persons = sandbox.head()
         done.touch()
         assert call.wait(timeout=120) == 0
     finally:
@@ -271,8 +279,8 @@ def test_a_person_committing_meanwhile_is_never_the_agents(
         call.wait(timeout=120)
     after = tool(sandbox, agent, "post-tool", command=command)
     assert (after.returncode, after.stdout, after.stderr) == (0, b"", b"")
-    assert ledger_lines(sandbox) == [f"c {agents_commit} {SID}"]
-    assert persons not in "\n".join(ledger_lines(sandbox))
+    theirs = [] if other == "person" else [f"c {persons} the-second-agent"]
+    assert ledger_lines(sandbox) == [f"c {agents_commit} {SID}", *theirs]
     assert trust(sandbox) != ("exact", "2")
 
 
