@@ -365,6 +365,34 @@ def test_the_repositorys_own_hooks_run_as_before(
     assert done.returncode != 0  # the repository's failing hook still refuses it
 
 
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_husky_and_lets_hooks_installed_in_it_run_as_before(
+        sandbox: Sandbox, tmp_path: Path, agent: str) -> None:
+    """husky's folder (core.hooksPath=.husky/_, stubs that find their helper by $0) runs
+    the team's hook; lets-hooks' line in it writes the ledger, and post-rewrite's record is
+    written once."""
+    from hookbox import HookBox
+    from managers import fake_husky, team_hook
+
+    box = HookBox(sandbox.path)
+    try:
+        seen = tmp_path / "seen"
+        user = fake_husky(box)
+        team_hook(user / "pre-commit", f"echo team >> {seen}\n")
+        assert sandbox.run("lets-hooks", "install").returncode == 0
+        begin(sandbox, agent)
+        sha = made_by_the_tool(sandbox, agent)
+        assert seen.read_text() == "team\n"
+        assert ledger_lines(sandbox) == [f"c {sha} {SID}"]
+        done = shell_call(sandbox, agent, "git commit -q --amend --allow-empty -m amended")
+        assert done.returncode == 0, done.stderr
+        path = Path(ledger.path(str(sandbox.path / ".git")))
+        assert len([x for x in path.read_text().splitlines() if x.startswith("r ")]) == 1
+        assert trust(sandbox) == ("exact", "1")
+    finally:
+        box.repo.close()
+
+
 def test_under_gemini_the_repositorys_hooks_stay_off(sandbox: Sandbox, tmp_path: Path) -> None:
     seen = tmp_path / "seen"
     hook = sandbox.path / ".git" / "hooks" / "pre-commit"
