@@ -8,13 +8,14 @@ Which session made a commit is a fact only while git makes it, in the environmen
 command that makes it. So the tool hook gives the command itself that environment: before
 the shell tool runs a command, ``pre-tool`` hands the agent the command back with a
 prefix (Gemini's BeforeTool ``tool_input``, Codex's PreToolUse ``updatedInput``) that
-exports the session id and points git, through ``GIT_CONFIG_COUNT`` / ``GIT_CONFIG_KEY_n``
-/ ``GIT_CONFIG_VALUE_n``, at a hooks folder of ours (``<git common dir>/lets-hooks/
-agent-hooks``). There git runs the ledger's writers (post-commit, post-merge,
-post-applypatch, post-rewrite, post-checkout: the plain shims) for the commits that very
-command makes, then the repository's own hook of the same name, found as git would have
-found it without us and run in the environment it had (under Gemini, whose shell sets
-``core.hooksPath`` empty, none: as before). Only processes the command starts inherit the
+sources the folder's ``git-env`` (and under Gemini exports the session id), which points
+git, through ``GIT_CONFIG_COUNT`` / ``GIT_CONFIG_KEY_n`` / ``GIT_CONFIG_VALUE_n``, at a
+hooks folder of ours (``<git common dir>/lets-hooks/agent-hooks``). There git runs the
+ledger's writers (post-commit, post-merge, post-applypatch, post-rewrite, post-checkout:
+the plain shims) for the commits that very command makes, then the repository's own
+hook of the same name, found as git would have found it without us and run in the
+environment it had (under Gemini, whose shell sets ``core.hooksPath`` empty, none: as
+before). Only processes the command starts inherit the
 prefix: a commit a person makes at another terminal meanwhile, or a second agent, is never
 written as this session's. Claude Code's commands get the same environment from its env
 file (``CLAUDE_ENV_FILE``, written by the start hook); its PreToolUse could change the
