@@ -10,11 +10,13 @@ One place for every agent's shape, so the hook commands stay the same for all of
   ``permission_mode``); plain stdout becomes context; its shell commands see
   ``CODEX_THREAD_ID`` (the hook JSON's ``session_id``), the hook process does not; no
   env file (0.171); its shell tool is named ``Bash`` to hooks.
-- Gemini CLI: hook JSON (``session_id``, ``cwd``, ``source``, ``tool_input``); context only
-  as JSON ``hookSpecificOutput.additionalContext`` (plain stdout is a message to the user);
-  hooks get ``GEMINI_SESSION_ID``, shell commands get no id; a BeforeTool hook may hand
-  back a changed ``tool_input``; its shell tool is ``run_shell_command`` (``command``,
-  ``dir_path``), and it runs git with ``core.hooksPath`` empty.
+- Gemini CLI: hook JSON (``session_id``, ``cwd``, ``source``, ``tool_input``, ``prompt``);
+  context only as JSON ``hookSpecificOutput.additionalContext`` (plain stdout is a message
+  to the user), from SessionStart (dropped after /clear) and BeforeAgent; hooks get
+  ``GEMINI_SESSION_ID``, shell commands get no id; a BeforeTool hook may hand back a
+  changed ``tool_input``; its shell tool is ``run_shell_command`` (``command``,
+  ``dir_path``), and it runs git with ``core.hooksPath`` empty (a ``GIT_CONFIG_COUNT``
+  pair) and refuses a command holding ``$(...)``.
 
 Nothing here runs git or touches a file: the CLI (``lets_hooks.cli.summary``,
 ``lets_hooks.cli.agent``) reads and writes, these functions only say what the shapes are.
@@ -173,32 +175,89 @@ def tool_folder(agent: Agent, cwd: str, tool_input: Mapping[str, object] | None)
 
 
 HANDOFF_PREFIX = f"export {HANDOFF_ENV}="
+GIT_ENV = "git-env"  # in the agent's hooks folder: what a command sources (cli.agent)
 
 
-def hand_over(agent: Agent, tool_input: Mapping[str, object],
-              session_id: str) -> dict[str, object] | None:
-    """Gemini's shell commands get no session id: the BeforeTool hook hands back the tool
-    input with the command prefixed by ``export LETS_SESSION_ID=<id>;`` (the id
-    shell-quoted), so ``lets-session-boundary`` in that command knows its session. None
-    where nothing is to change (not Gemini, no command, already handed over)."""
-    if agent is not GEMINI_CLI:
+def git_env(folder: str) -> str:
+    """Shell text (sh, bash, zsh) that makes git, in this shell and what it starts, run
+    its hooks from ``folder``: it sources the folder's ``git-env`` where it is there (no
+    ``$(...)``, which Gemini refuses in a command, and nothing at all where the file is
+    gone)."""
+    import shlex
+
+    path = shlex.quote(os.path.join(folder, GIT_ENV))
+    return f"[ -f {path} ] && . {path}"
+
+
+def wrapped(agent: Agent, command: str, session_id: str, folder: str | None) -> str | None:
+    """The command with what its agent does not give it in front: Gemini's commands get
+    ``export LETS_SESSION_ID=<id>`` (shell-quoted) and, with a hooks ``folder``, the git
+    environment; Codex's commands have their id (``CODEX_THREAD_ID``) and get the git
+    environment. None where nothing is to change (Claude Code: its env file gives the
+    same; no folder; a command that has it already)."""
+    if command.startswith(HANDOFF_PREFIX) or (
+            folder is not None and command.startswith(git_env(folder))):
         return None
+    parts = []
+    if agent is GEMINI_CLI:
+        import shlex
+
+        parts.append(f"{HANDOFF_PREFIX}{shlex.quote(session_id)}")
+    if folder is not None and agent is not CLAUDE_CODE:
+        parts.append(git_env(folder))
+    return "; ".join([*parts, command]) if parts else None
+
+
+def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
+         folder: str | None) -> str | None:
+    """The pre-tool hook's answer that hands the shell tool its changed command, in the
+    agent's shape, or None. Gemini: BeforeTool ``hookSpecificOutput.tool_input``.
+    Codex: PreToolUse ``updatedInput``, which it takes only with ``permissionDecision``
+    ``allow`` (0.171 decides nothing else from it: its approvals and sandbox stay)."""
     command = tool_input.get("command")
     if not isinstance(command, str) or not command.strip():
         return None
-    if command.startswith(HANDOFF_PREFIX):
+    changed_command = wrapped(agent, command, session_id, folder)
+    if changed_command is None:
         return None
-    import shlex
-
     changed = dict(tool_input)
-    changed["command"] = f"{HANDOFF_PREFIX}{shlex.quote(session_id)}; {command}"
-    return changed
+    changed["command"] = changed_command
+    if agent is GEMINI_CLI:
+        return before_tool_output(changed)
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                              "permissionDecision": "allow",
+                                              "updatedInput": changed}},
+                      ensure_ascii=False) + "\n"
 
 
 def before_tool_output(tool_input: Mapping[str, object]) -> str:
     """Gemini's BeforeTool answer that replaces the tool's input."""
     return json.dumps({"hookSpecificOutput": {"hookEventName": "BeforeTool",
                                               "tool_input": dict(tool_input)}},
+                      ensure_ascii=False) + "\n"
+
+
+def env_file_lines(agent: Agent, folder: str) -> bytes | None:
+    """The line for the agent's env file that gives every later command the git
+    environment (Claude Code sources it before each command), or None."""
+    if agent.env_file is None:
+        return None
+    return f"{git_env(folder)}\n".encode("utf-8", "surrogateescape")
+
+
+def pending_after(agent: Agent, source: str | None) -> bool:
+    """Is a start hook's summary kept for the next prompt? Under Gemini after ``clear``
+    (its /clear drops the start hook's context: ``clearCommand.ts``) and ``resume`` (the
+    interactive screen adds it to a history the resumed one may replace). Not after
+    ``startup``: the screen adds it to the history, after the first prompt when that one
+    came with the command (``-i``); kept, it would come twice."""
+    return agent is GEMINI_CLI and source in ("clear", "resume")
+
+
+def prompt_context(agent: Agent, text: str) -> str:
+    """A BeforeAgent hook's answer that adds ``text`` to the prompt as context."""
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "BeforeAgent",
+                                              "additionalContext": text}},
                       ensure_ascii=False) + "\n"
 
 

@@ -1,10 +1,13 @@
 """Each agent's hooks, run as the agent runs them (its JSON on stdin, its environment):
 the start hook records the branch's line with the agent's own id and gives the summary in
-the shape the agent takes; the shell tool's hooks write the session ledger for the commits
-that tool call made (so a session is ``exact`` with no git hook installed, as under Gemini
-CLI, whose shell runs git with its hooks off), and hand Gemini's commands the session id;
-and whatever arrives, every hook exits 0, writes nothing outside the project and gives the
-agent nothing to take as context. ``lets-hooks doctor`` says whose session it sees.
+the shape the agent takes; the shell tool's pre-tool hook hands the command the git
+environment (Codex, Gemini; Claude Code from its env file) under which git writes the
+session ledger for the commits that very command makes, and only those (a person's commit
+meanwhile is never the agent's), with the repository's own hooks still run as before (off
+under Gemini, whose shell turns them off); Gemini gets the summary with the next prompt
+after /clear; and whatever arrives, every hook exits 0, writes nothing outside the project
+and gives the agent nothing to take as context. ``lets-hooks doctor`` says whose session
+it sees.
 
 The shapes are read from each agent's source (docs/agents.md); the real programs are
 driven in tests/test_agents_e2e.py."""
@@ -14,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -59,24 +63,91 @@ def tool(box: Sandbox, agent: str, event: str, command: str = "git commit",
 
 def ledger_lines(box: Sandbox) -> list[str]:
     """The ledger's ``c`` lines: which session made which commit (its other lines, such
-    as where a session's line was written, are not the tool hooks')."""
+    as where a session's line was written, are not the tool hooks'), each once (a
+    repository's own post-commit shim and the agent's hooks folder may both write one;
+    the ledger reads the two as one)."""
     path = Path(ledger.path(str(box.path / ".git")))
     lines = path.read_text().splitlines() if path.exists() else []
-    return [line for line in lines if line.startswith("c ")]
+    return list(dict.fromkeys(line for line in lines if line.startswith("c ")))
 
 
-def recorded(box: Sandbox) -> bytes | None:
-    path = box.path / ".lets" / "sessions" / ".task-main"
+def recorded(box: Sandbox, branch: str = "main") -> bytes | None:
+    path = box.path / ".lets" / "sessions" / f".task-{branch}"
     return state.find_session_line(path.read_bytes()) if path.exists() else None
 
 
+# What each agent's shell gives the commands it runs (docs/agents.md): Claude Code and Codex
+# their id; Gemini no id, and git's config through GIT_CONFIG_COUNT with core.hooksPath empty
+# (its shellExecutionService), so no git hook of the repository runs.
+GEMINI_SHELL = {"GEMINI_CLI": "1", "GIT_CONFIG_COUNT": "3",
+                "GIT_CONFIG_KEY_0": "credential.helper", "GIT_CONFIG_VALUE_0": "",
+                "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "",
+                "GIT_CONFIG_KEY_2": "core.pager", "GIT_CONFIG_VALUE_2": "cat"}
+
+
+def shell_env(agent: str, sid: str = SID) -> dict[str, str]:
+    given = {"claude": {"CLAUDE_CODE_SESSION_ID": sid}, "codex": {"CODEX_THREAD_ID": sid},
+             "gemini": GEMINI_SHELL}[agent]
+    return environment({**given, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
+
+
+def handed(box: Sandbox, agent: str, command: str, sid: str = SID,
+           cwd: str | None = None) -> str:
+    """The command as the agent's shell runs it after the pre-tool hook: Gemini's
+    BeforeTool ``tool_input``, Codex's PreToolUse ``updatedInput``; Claude Code's as it
+    was, with the env file its start hook wrote sourced first (as Claude Code does)."""
+    fields = {"cwd": cwd} if cwd else {}
+    done = tool(box, agent, "pre-tool", command=command, sid=sid, **fields)
+    assert (done.returncode, done.stderr) == (0, b""), done.stderr
+    if agent == "claude":
+        assert done.stdout == b""  # its input is never changed (that needs a permission)
+        env_file = box.path.parent / "claude.env"
+        return f". {env_file}; {command}" if env_file.exists() else command
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    if agent == "codex":
+        assert (output["hookEventName"], output["permissionDecision"]) == ("PreToolUse",
+                                                                           "allow")
+        changed = output["updatedInput"]["command"]
+    else:
+        assert output["hookEventName"] == "BeforeTool"
+        changed = output["tool_input"]["command"]
+    assert changed.endswith("; " + command)
+    return str(changed)
+
+
+def begin(box: Sandbox, agent: str, sid: str = SID, **fields: object) -> None:
+    """The agent's start hook (Claude Code's with its env file)."""
+    body = {"session_id": sid, "cwd": str(box.path), "source": "startup", **fields}
+    extra = {"CLAUDE_ENV_FILE": str(box.path.parent / "claude.env")} \
+        if agent == "claude" else {}
+    done = run(box, ["lets-session-start", "--agent-hook", agent, "--today", "2026-11-29"],
+               json.dumps(body).encode(), extra)
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+
+
+def shell_call(box: Sandbox, agent: str, command: str, sid: str = SID,
+               cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """One call of the agent's shell tool: its pre-tool hook, the command as handed back,
+    run in the agent's shell environment, then its post-tool hook."""
+    where = cwd or box.path
+    changed = handed(box, agent, command, sid, cwd=str(where))
+    done = subprocess.run(["bash", "-c", changed], cwd=where, env=shell_env(agent, sid),
+                          capture_output=True, text=True, check=False, timeout=120)
+    after = tool(box, agent, "post-tool", command=command, sid=sid, cwd=str(where))
+    assert (after.returncode, after.stdout, after.stderr) == (0, b"", b"")
+    return done
+
+
 def made_by_the_tool(box: Sandbox, agent: str, message: str = "by the agent") -> str:
-    """One shell tool call that commits, between the agent's two hooks."""
-    assert tool(box, agent, "pre-tool").returncode == 0
-    sha = box.commit(message)
-    done = tool(box, agent, "post-tool")
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
-    return sha
+    """One shell tool call that commits."""
+    done = shell_call(box, agent, f"git commit -q --allow-empty -m '{message}'")
+    assert done.returncode == 0, done.stderr
+    return box.head()
+
+
+def trust(box: Sandbox, branch_env: dict[str, str] | None = None) -> tuple[str, str]:
+    found = box.boundary(env={"LETS_SESSION_ID": SID, **(branch_env or {})})
+    return found["SESSION_TRUST"], found["SESSION_COMMITS"]
 
 
 # -- the shapes ------------------------------------------------------------------------------
@@ -150,68 +221,215 @@ def test_codex_has_no_env_file_and_gets_none(sandbox: Sandbox, tmp_path: Path) -
     assert recorded(sandbox) == f"{sandbox.head()} {SID}".encode()
 
 
-# -- the shell tool's hooks: the ledger ------------------------------------------------------
+def test_claude_codes_env_file_gets_the_git_environment_once(sandbox: Sandbox) -> None:
+    env_file = sandbox.path.parent / "claude.env"
+    env_file.write_bytes(b"export KEPT=1")  # another hook's line, with no line end
+    begin(sandbox, "claude")
+    begin(sandbox, "claude", source="resume")
+    text = env_file.read_text()
+    assert text.startswith("export KEPT=1\n") and text.count("agent-hooks/git-env") == 2
+    folder = sandbox.path / ".git" / "lets-hooks" / "agent-hooks"
+    assert str(folder) in text and (folder / "post-commit").is_file()
+
+
+# -- the shell tool: git writes the ledger for the commits of the command itself -------------
 
 
 @pytest.mark.parametrize("agent", agents.NAMES)
 def test_a_commit_the_tool_made_is_the_sessions_with_no_git_hook(
         sandbox: Sandbox, agent: str) -> None:
-    assert start(sandbox, agent).returncode == 0
+    begin(sandbox, agent)
     sha = made_by_the_tool(sandbox, agent)
     assert ledger_lines(sandbox) == [f"c {sha} {SID}"]
-    found = sandbox.boundary(env={"LETS_SESSION_ID": SID})
-    assert (found["SESSION_TRUST"], found["SESSION_COMMITS"]) == ("exact", "1")
+    assert trust(sandbox) == ("exact", "1")
+
+
+@pytest.mark.parametrize("other", ["person", "second agent"])
+@pytest.mark.parametrize("agent", agents.NAMES)
+def test_a_person_committing_meanwhile_is_never_the_agents(
+        sandbox: Sandbox, tmp_path: Path, agent: str, other: str) -> None:
+    """While the agent's shell command runs (it commits, then works on), a person commits
+    at another terminal in the same work tree, or a second agent's command does: only the
+    agent's commit is the session's."""
+    begin(sandbox, agent)
+    made, done = tmp_path / "made", tmp_path / "person-done"
+    command = (f"git commit -q --allow-empty -m agent && touch {made} && i=0; "
+               f"while [ ! -f {done} ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done")
+    changed = handed(sandbox, agent, command)
+    call = subprocess.Popen(["bash", "-c", changed], cwd=sandbox.path,
+                            env=shell_env(agent))
+    try:
+        for _ in range(1200):
+            if made.exists() or call.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert made.exists()
+        agents_commit = sandbox.head()
+        if other == "person":
+            persons = sandbox.commit("by the person, at another terminal")  # no session id
+        else:
+            second = shell_call(sandbox, "gemini", "git commit -q --allow-empty -m second",
+                                sid="the-second-agent")
+            assert second.returncode == 0, second.stderr
+            persons = sandbox.head()
+        done.touch()
+        assert call.wait(timeout=120) == 0
+    finally:
+        done.touch()
+        call.wait(timeout=120)
+    after = tool(sandbox, agent, "post-tool", command=command)
+    assert (after.returncode, after.stdout, after.stderr) == (0, b"", b"")
+    theirs = [] if other == "person" else [f"c {persons} the-second-agent"]
+    assert ledger_lines(sandbox) == [f"c {agents_commit} {SID}", *theirs]
+    assert trust(sandbox) != ("exact", "2")
 
 
 def test_a_call_that_made_no_commit_writes_nothing(sandbox: Sandbox) -> None:
-    assert tool(sandbox, "claude", "pre-tool").returncode == 0
-    positions = sorted((sandbox.path / ".git" / "lets-agent").iterdir())
-    before = [p.read_bytes() for p in positions]
-    done = tool(sandbox, "claude", "post-tool", command="ls")
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    done = shell_call(sandbox, "codex", "ls")
+    assert done.returncode == 0
     assert ledger_lines(sandbox) == []
-    assert [p.read_bytes() for p in positions] == before
 
 
-def test_commits_between_tool_calls_are_not_the_tools(sandbox: Sandbox) -> None:
-    """A commit someone made between two tool calls (another terminal, the same work
-    tree) is not written down as the session's: each call reads from its own start."""
-    assert tool(sandbox, "codex", "pre-tool").returncode == 0
-    assert tool(sandbox, "codex", "post-tool").returncode == 0
-    sandbox.commit("by the person, between calls")
-    made_by_the_tool(sandbox, "codex", "by the agent")
-    assert [line.split()[1] for line in ledger_lines(sandbox)] == [sandbox.head()]
+@pytest.mark.parametrize("agent", agents.NAMES)
+def test_an_amend_of_the_sessions_commit_stays_exact(sandbox: Sandbox, agent: str) -> None:
+    """post-rewrite runs for the command's amend (Gemini's shell turns git's hooks off):
+    the copy is the session's own."""
+    begin(sandbox, agent)
+    made_by_the_tool(sandbox, agent)
+    done = shell_call(sandbox, agent, "git commit -q --amend --allow-empty -m amended")
+    assert done.returncode == 0, done.stderr
+    assert trust(sandbox) == ("exact", "1")
 
 
-def test_an_amend_is_left_to_the_rewrite_record(sandbox: Sandbox) -> None:
-    assert tool(sandbox, "claude", "pre-tool").returncode == 0
-    sandbox.git.commit("--amend", "--allow-empty", "-q", "-m", "amended")
-    assert tool(sandbox, "claude", "post-tool").returncode == 0
-    assert ledger_lines(sandbox) == []  # it holds what it replaced: not all the session's
+@pytest.mark.parametrize("agent", agents.NAMES)
+def test_a_rebase_of_the_sessions_commits_stays_exact(sandbox: Sandbox, agent: str) -> None:
+    sandbox.git.checkout("-q", "-b", "topic")
+    begin(sandbox, agent)
+    made_by_the_tool(sandbox, agent, "one")
+    made_by_the_tool(sandbox, agent, "two")
+    sandbox.git.checkout("-q", "main")
+    sandbox.commit("main moves on, by a person")
+    sandbox.git.checkout("-q", "topic")
+    done = shell_call(sandbox, agent, "git rebase -q main")
+    assert done.returncode == 0, done.stderr
+    assert trust(sandbox) == ("exact", "2")
 
 
-def test_with_a_git_hook_writing_too_the_commit_is_written_once(sandbox: Sandbox) -> None:
-    """The git hook sees the commit first and writes its line; the tool hook, after the
-    call, finds the commit known and adds nothing: one line, one count."""
-    assert tool(sandbox, "claude", "pre-tool").returncode == 0
-    sha = sandbox.commit("made with git's hooks on")
-    assert ledger.note_made(str(sandbox.path / ".git"), [sha], SID) is None  # the git hook
-    assert tool(sandbox, "claude", "post-tool").returncode == 0
-    assert ledger_lines(sandbox) == [f"c {sha} {SID}"]
+@pytest.mark.parametrize("agent", agents.NAMES)
+def test_a_branch_the_shell_switches_to_gets_its_line(sandbox: Sandbox, agent: str) -> None:
+    """post-checkout runs for the command's switch: the new branch carries the session's
+    boundary (SPEC §4), and the session's commits on it are exact."""
+    begin(sandbox, agent)
+    done = shell_call(sandbox, agent, "git switch -q -c topic")
+    assert done.returncode == 0, done.stderr
+    assert recorded(sandbox, "topic") == recorded(sandbox)
+    made_by_the_tool(sandbox, agent, "on the topic")
+    assert trust(sandbox) == ("exact", "1")
 
 
-def test_a_linked_work_tree_keeps_its_position_and_shares_the_ledger(
-        sandbox: Sandbox, tmp_path: Path) -> None:
-    linked = tmp_path / "linked"
-    sandbox.git.worktree("add", "-q", "-b", "topic", str(linked))
-    other = Sandbox(linked)
+@pytest.mark.parametrize("agent", agents.NAMES)
+def test_the_boundary_in_the_command_that_committed_says_exact(
+        sandbox: Sandbox, agent: str) -> None:
+    begin(sandbox, agent)
+    done = shell_call(sandbox, agent, "git commit -q --allow-empty -m agent && "
+                                      "lets-session-boundary")
+    assert done.returncode == 0, done.stderr
+    assert "SESSION_TRUST=exact\nSESSION_COMMITS=1\n" in done.stdout
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_the_repositorys_own_hooks_run_as_before(
+        sandbox: Sandbox, tmp_path: Path, agent: str) -> None:
+    """The repository's hooks folder (core.hooksPath here) still runs, with git's
+    arguments and stdin, and a hook that fails still stops the commit."""
+    hooks = sandbox.path / "my-hooks"
+    hooks.mkdir()
+    seen = tmp_path / "seen"
+    for hook in ("pre-commit", "post-commit", "post-rewrite", "commit-msg"):
+        script = hooks / hook
+        script.write_text(f'#!/bin/sh\necho "{hook} $# $(cat </dev/null)" >> {seen}\n'
+                          + ('cat >> ' + str(seen) + '\n' if hook == "post-rewrite" else ""))
+        script.chmod(0o755)
+    sandbox.git.config("core.hooksPath", "my-hooks")
+    begin(sandbox, agent)
+    made_by_the_tool(sandbox, agent)
+    done = shell_call(sandbox, agent, "git commit -q --amend --allow-empty -m again")
+    assert done.returncode == 0, done.stderr
+    lines = seen.read_text().splitlines()
+    assert lines[:3] == ["pre-commit 0 ", "commit-msg 1 ", "post-commit 0 "]
+    assert "post-rewrite 1 " in lines and any(line.count(" ") == 1 and len(line) == 81
+                                               for line in lines)  # the amend's pair
+    assert trust(sandbox) == ("exact", "1")
+    (hooks / "pre-commit").write_text("#!/bin/sh\nexit 1\n")
+    done = shell_call(sandbox, agent, "git commit -q --allow-empty -m refused")
+    assert done.returncode != 0  # the repository's failing hook still refuses it
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_husky_and_lets_hooks_installed_in_it_run_as_before(
+        sandbox: Sandbox, tmp_path: Path, agent: str) -> None:
+    """husky's folder (core.hooksPath=.husky/_, stubs that find their helper by $0) runs
+    the team's hook; lets-hooks' line in it writes the ledger, and post-rewrite's record is
+    written once."""
+    from hookbox import HookBox
+    from managers import fake_husky, team_hook
+
+    box = HookBox(sandbox.path)
     try:
-        made_by_the_tool_in = made_by_the_tool(other, "gemini")
+        seen = tmp_path / "seen"
+        user = fake_husky(box)
+        team_hook(user / "pre-commit", f"echo team >> {seen}\n")
+        assert sandbox.run("lets-hooks", "install").returncode == 0
+        begin(sandbox, agent)
+        sha = made_by_the_tool(sandbox, agent)
+        assert seen.read_text() == "team\n"
+        assert ledger_lines(sandbox) == [f"c {sha} {SID}"]
+        done = shell_call(sandbox, agent, "git commit -q --amend --allow-empty -m amended")
+        assert done.returncode == 0, done.stderr
+        path = Path(ledger.path(str(sandbox.path / ".git")))
+        assert len([x for x in path.read_text().splitlines() if x.startswith("r ")]) == 1
+        assert trust(sandbox) == ("exact", "1")
     finally:
-        other.repo.close()
-    assert ledger_lines(sandbox) == [f"c {made_by_the_tool_in} {SID}"]
-    assert (sandbox.path / ".git" / "worktrees" / "linked" / "lets-agent").is_dir()
-    assert not (sandbox.path / ".git" / "lets-agent").exists()
+        box.repo.close()
+
+
+def test_under_gemini_the_repositorys_hooks_stay_off(sandbox: Sandbox, tmp_path: Path) -> None:
+    seen = tmp_path / "seen"
+    hook = sandbox.path / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\necho ran >> {seen}\n")
+    hook.chmod(0o755)
+    begin(sandbox, "gemini")
+    made_by_the_tool(sandbox, "gemini")
+    assert not seen.exists()  # as Gemini's shell has it: no hook of the repository
+    assert trust(sandbox) == ("exact", "1")
+
+
+@pytest.mark.parametrize("agent", agents.NAMES)
+def test_with_git_hooks_installed_the_tool_hook_adds_nothing(
+        sandbox: Sandbox, agent: str) -> None:
+    """With ``lets-hooks install`` done, post-commit's line decides: the agent's hooks
+    folder writes the same line (or, under Gemini, the only one), never another."""
+    assert sandbox.run("lets-hooks", "install").returncode == 0
+    begin(sandbox, agent)
+    sha = made_by_the_tool(sandbox, agent)
+    assert ledger_lines(sandbox) == [f"c {sha} {SID}"]
+    sandbox.commit("by a person, hooks on")  # post-commit: no session
+    done = shell_call(sandbox, agent, "git commit -q --amend --allow-empty -m amended")
+    assert done.returncode == 0, done.stderr
+    path = Path(ledger.path(str(sandbox.path / ".git")))
+    rewrites = [line for line in path.read_text().splitlines() if line.startswith("r ")]
+    assert len(rewrites) == 1  # post-rewrite ran once, not once more by the chain
+    assert trust(sandbox)[0] != "exact"  # an amend of the person's commit: mixed
+
+
+def test_a_linked_work_tree_shares_the_ledger(sandbox: Sandbox, tmp_path: Path) -> None:
+    linked = tmp_path / "linked"
+    sandbox.git.worktree("add", "-q", "-b", "side", str(linked))
+    done = shell_call(sandbox, "codex", "git commit -q --allow-empty -m there", cwd=linked)
+    assert done.returncode == 0, done.stderr
+    sha = sandbox.rev("side")
+    assert ledger_lines(sandbox) == [f"c {sha} {SID}"]
+    assert not (linked / ".git").is_dir()
 
 
 # -- Gemini: the command gets the id --------------------------------------------------------
@@ -237,23 +455,78 @@ def test_gemini_before_tool_hands_the_command_the_id(
     assert (again.returncode, again.stdout) == (0, b"")
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex"])
-def test_the_other_agents_commands_are_never_changed(sandbox: Sandbox, agent: str) -> None:
-    done = tool(sandbox, agent, "pre-tool", command="git commit -m x")
+@pytest.mark.parametrize("shell", ["sh", "bash", "zsh", "dash"])
+def test_the_git_environment_works_in_each_shell_and_only_once(
+        sandbox: Sandbox, shell: str) -> None:
+    import shutil
+
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed")
+    changed = handed(sandbox, "codex", "git config core.hooksPath; echo $GIT_CONFIG_COUNT")
+    twice = changed.replace("; git config", "; " + changed.split("; ")[0] + "; git config")
+    for text in (changed, twice):
+        done = subprocess.run([shell, "-c", text], cwd=sandbox.path, env=shell_env("gemini"),
+                              capture_output=True, text=True, check=True)
+        folder, count = done.stdout.splitlines()
+        assert folder.endswith("agent-hooks") and count == "4"
+
+
+def test_claude_codes_commands_are_never_changed(sandbox: Sandbox) -> None:
+    done = tool(sandbox, "claude", "pre-tool", command="git commit -m x")
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
 
 
-def test_gemini_dir_path_is_where_the_command_ran(sandbox: Sandbox) -> None:
-    (sandbox.path / "sub").mkdir()
-    body = {"session_id": SID, "cwd": str(sandbox.path), "tool_name": "run_shell_command",
-            "tool_input": {"command": "git commit", "dir_path": "sub"}}
-    raw = json.dumps(body).encode()
-    assert run(sandbox, ["lets-agent-hook", "pre-tool", "--agent", "gemini"], raw,
-               cwd=sandbox.path / "sub").returncode == 0
-    sha = sandbox.commit("in sub")
-    assert run(sandbox, ["lets-agent-hook", "post-tool", "--agent", "gemini"], raw,
-               cwd=sandbox.path / "sub").returncode == 0
-    assert ledger_lines(sandbox) == [f"c {sha} {SID}"]
+def test_gemini_dir_path_is_where_the_command_ran(sandbox: Sandbox, tmp_path: Path) -> None:
+    foreign = Sandbox(tmp_path / "foreign")
+    try:
+        foreign.commit("theirs")
+        body = {"session_id": SID, "cwd": str(sandbox.path), "tool_name": "run_shell_command",
+                "tool_input": {"command": "git commit", "dir_path": str(foreign.path)}}
+        done = run(sandbox, ["lets-agent-hook", "pre-tool", "--agent", "gemini"],
+                   json.dumps(body).encode())
+        assert str(foreign.path / ".git" / "lets-hooks" / "agent-hooks") in \
+            json.loads(done.stdout)["hookSpecificOutput"]["tool_input"]["command"]
+        assert not (sandbox.path / ".git" / "lets-hooks").exists()
+    finally:
+        foreign.repo.close()
+
+
+# -- Gemini: the summary after /clear ---------------------------------------------------------
+
+
+def before_agent(box: Sandbox, prompt: str, sid: str = SID) -> subprocess.CompletedProcess[bytes]:
+    body = {"session_id": sid, "cwd": str(box.path), "hook_event_name": "BeforeAgent",
+            "prompt": prompt}
+    return run(box, ["lets-agent-hook", "before-agent", "--agent", "gemini"],
+               json.dumps(body).encode())
+
+
+@pytest.mark.parametrize("source", ["clear", "resume"])
+def test_gemini_gets_the_summary_with_the_next_prompt_after_clear_or_resume(
+        sandbox: Sandbox, source: str) -> None:
+    done = start(sandbox, "gemini", source=source)
+    summary = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    given = before_agent(sandbox, "go on")
+    assert given.returncode == 0
+    answer = json.loads(given.stdout)["hookSpecificOutput"]
+    assert answer == {"hookEventName": "BeforeAgent", "additionalContext": summary}
+    assert before_agent(sandbox, "and then").stdout == b""  # once
+
+
+def test_gemini_gets_no_summary_twice(sandbox: Sandbox) -> None:
+    assert start(sandbox, "gemini").returncode == 0  # startup: the start hook's own
+    assert before_agent(sandbox, "go").stdout == b""
+    done = start(sandbox, "gemini", source="resume")
+    summary = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    # a run that put the start hook's context into the prompt itself (gemini -p)
+    assert before_agent(sandbox, f"<hook_context>{summary}</hook_context>\n\ngo").stdout \
+        == b""
+    assert before_agent(sandbox, "go").stdout == b""
+    assert start(sandbox, "gemini", source="clear").returncode == 0
+    assert before_agent(sandbox, "go", sid="another-session").stdout == b""
+    assert start(sandbox, "codex", source="clear").returncode == 0  # Codex takes its own
+    assert before_agent(sandbox, "go").stdout != b""  # Gemini's, kept from before
+    assert before_agent(sandbox, "go").stdout == b""
 
 
 # -- bad input --------------------------------------------------------------------------------
@@ -291,13 +564,19 @@ def test_every_hook_survives_junk_and_gives_nothing_as_context(
             assert done.returncode == 0, (argv, raw[:60])
             assert b"Traceback" not in done.stderr
             assert len(done.stderr.splitlines()) <= 1, done.stderr
-            if argv[0] == "lets-agent-hook" or not raw.startswith(b'{"session_id": "s"'):
+            if done.stdout and argv[:2] == ["lets-agent-hook", "pre-tool"] \
+                    and b'"/nowhere' in raw and agent == "codex":
+                # a cwd that is no folder is the folder the hook runs in: a shell call
+                # there, handed back, and no context
+                answer = json.loads(done.stdout)["hookSpecificOutput"]
+                assert "additionalContext" not in answer and answer["updatedInput"]
+            elif argv[0] == "lets-agent-hook" or not raw.startswith(b'{"session_id": "s"'):
                 assert done.stdout == b"", (argv, raw[:60], done.stdout[:80])
     assert snapshot(outside) == before
     assert recorded(sandbox) is None
     changed = set(snapshot(sandbox.path / ".git")) - set(git_before)
-    assert changed <= {"lets-agent", *(f"lets-agent/{p.name}" for p in
-                                       (sandbox.path / ".git" / "lets-agent").glob("*"))}
+    assert all(p.startswith("lets-hooks") for p in changed), changed
+    assert agent == "codex" or not changed
 
 
 def test_a_cwd_in_another_repository_is_written_there_only(
@@ -312,24 +591,16 @@ def test_a_cwd_in_another_repository_is_written_there_only(
         foreign.commit("theirs")
         here = snapshot(sandbox.path)
         assert start(sandbox, "codex", cwd=str(foreign.path)).returncode == 0
-        made = made_by_the_tool_at(sandbox, foreign, "claude")
+        before = foreign.head()
+        done = shell_call(sandbox, "codex", "git commit -q --allow-empty -m there",
+                          cwd=foreign.path)
+        assert done.returncode == 0, done.stderr
         assert snapshot(sandbox.path) == here
         assert list(outside.iterdir()) == []
-        assert recorded(foreign) == f"{made[0]} {SID}".encode()
-        assert ledger_lines(foreign) == [f"c {made[1]} {SID}"]
+        assert recorded(foreign) == f"{before} {SID}".encode()
+        assert ledger_lines(foreign) == [f"c {foreign.head()} {SID}"]
     finally:
         foreign.repo.close()
-
-
-def made_by_the_tool_at(box: Sandbox, where: Sandbox, agent: str) -> tuple[str, str]:
-    """(HEAD before, the commit) of one tool call that commits in ``where``, its hooks run
-    in ``box``."""
-    before = where.head()
-    assert tool(box, agent, "pre-tool", cwd=str(where.path)).returncode == 0
-    sha = where.commit("by the agent, there")
-    done = tool(box, agent, "post-tool", cwd=str(where.path))
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
-    return before, sha
 
 
 def test_a_cwd_outside_any_repository_writes_nothing(sandbox: Sandbox) -> None:
@@ -403,6 +674,7 @@ def test_the_docs_before_tool_sample_is_what_the_hook_prints(sandbox: Sandbox) -
     page = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text()
     [block] = [b for b in page.split("```console\n")[1:] if "lets-agent-hook" in b]
     lines = block.split("```")[0].splitlines()
-    given, printed = lines[1], lines[3]
+    given, printed = (line.replace("/tmp/project", str(sandbox.path))
+                      for line in (lines[1], lines[3]))
     done = run(sandbox, ["lets-agent-hook", "pre-tool", "--agent", "gemini"], given.encode())
     assert done.stdout.decode() == printed + "\n"

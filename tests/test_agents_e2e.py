@@ -1,13 +1,15 @@
 """Proof against the real programs: each agent's command-line program, installed from npm
 at a pinned version, with the plugin (Codex CLI, Claude Code) or the extension (Gemini
-CLI) installed as the README says, drives one real session against a stand-in for its
-model API on 127.0.0.1. The stand-in's model asks for a shell command that commits, then
-for ``lets-session-boundary``; the test checks that the branch's line holds the agent's
-own session id, that the second command saw ``exact`` with 1 commit (the repository has no
-git hook: the agent's tool hook wrote the ledger when the first call ended), that the
-model's first request held the summary, and that the end-of-session hook ran: where
-``lets-session-checkpoint`` is installed, that it refreshed the handoff; where it is not,
-that a stand-in for it got the agent's end-of-session JSON.
+CLI) installed as the README says, drives real sessions against a stand-in for its model
+API on 127.0.0.1. Codex and Claude Code: the model asks for a shell command that commits,
+then for ``lets-session-boundary``; the test checks that the branch's line holds the
+agent's own session id, that the second command saw ``exact`` with 1 commit (the
+repository has no git hook: git ran the agents' hooks folder the tool hook or the env file
+gave the command), that the model's first request held the summary, and that the
+end-of-session hook ran: where ``lets-session-checkpoint`` is installed, that it refreshed
+the handoff; where it is not, that a stand-in for it got the agent's end-of-session JSON.
+Gemini, with and without ``lets-hooks install``: a branch switched to, a commit and the
+contract in one command, an amend, all ``exact``; the summary once on resume.
 
 The programs are installed once into a cache folder (``LETS_AGENTS_CACHE``, default
 ``~/.cache/lets-hooks-agents``), under a file lock so parallel test workers never race.
@@ -285,18 +287,34 @@ def test_codex_cli_session(tmp_path: Path) -> None:
 # -- Gemini CLI -------------------------------------------------------------------------------
 
 
+# the Gemini session's commands: on a branch the shell switches to, a commit and the
+# contract in the same command; then an amend of it and the contract again (SPEC §4: the
+# switch carries the boundary; post-checkout and post-rewrite run though Gemini's shell
+# turns git's hooks off)
+GEMINI_COMMANDS = (
+    "git switch -q -c topic && git commit -q --allow-empty -m 'made by the agent' && "
+    "lets-session-boundary; printf 'SEEN_IDS=%s|%s|%s|%s\\n' \"$LETS_SESSION_ID\" "
+    "\"$CLAUDE_CODE_SESSION_ID\" \"$CODEX_THREAD_ID\" \"$GEMINI_SESSION_ID\"",
+    "git commit -q --amend --allow-empty -m 'amended by the agent' && lets-session-boundary")
+
+
+def function_responses(body: dict[str, object]) -> list[str]:
+    contents = body.get("contents")
+    return [str(part["functionResponse"].get("response", {}).get("output", ""))
+            for c in (contents if isinstance(contents, list) else []) if isinstance(c, dict)
+            for part in c.get("parts", [])
+            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)]
+
+
 def gemini_api(path: str, body: dict[str, object]) -> tuple[str, bytes]:
-    """The Gemini API: run_shell_command's two calls, then a closing text."""
+    """The Gemini API: run_shell_command's calls, then a closing text."""
     if ":countTokens" in path:
         return "application/json", json.dumps({"totalTokens": 10}).encode()
-    contents = body.get("contents")
-    answered = sum(1 for c in contents if isinstance(c, dict) for part in c.get("parts", [])
-                   if isinstance(part, dict) and "functionResponse" in part) \
-        if isinstance(contents, list) else 0
+    answered = len(function_responses(body))
     part: dict[str, object] = (
-        {"text": "Committed."} if answered >= len(COMMANDS) else
+        {"text": "Committed."} if answered >= len(GEMINI_COMMANDS) else
         {"functionCall": {"name": "run_shell_command",
-                          "args": {"command": COMMANDS[answered],
+                          "args": {"command": GEMINI_COMMANDS[answered],
                                    "description": "commit the work"}}})
     chunk: dict[str, object] = {"candidates": [{"content": {"role": "model", "parts": [part]},
                              "finishReason": "STOP", "index": 0}],
@@ -305,7 +323,18 @@ def gemini_api(path: str, body: dict[str, object]) -> tuple[str, bytes]:
     return sse([(None, chunk)])
 
 
-def test_gemini_cli_session(tmp_path: Path) -> None:
+def last_prompt(body: dict[str, object]) -> str:
+    """The text of the request's last user turn that is not a tool's answer."""
+    contents = body.get("contents")
+    turns = [c for c in (contents if isinstance(contents, list) else [])
+             if isinstance(c, dict) and c.get("role") == "user"
+             and not any("functionResponse" in part for part in c.get("parts", []))]
+    return "\n".join(str(part.get("text", "")) for part in turns[-1]["parts"]) \
+        if turns else ""
+
+
+@pytest.mark.parametrize("hooks", ["no git hook", "lets-hooks install"])
+def test_gemini_cli_session(tmp_path: Path, hooks: str) -> None:
     folder = installed(*GEMINI)
     gemini = str(folder / "node_modules" / ".bin" / "gemini")
     home = Path(os.environ["HOME"])  # the test's own home (conftest)
@@ -315,6 +344,9 @@ def test_gemini_cli_session(tmp_path: Path) -> None:
     with StandIn(gemini_api) as model, project(tmp_path) as repo:
         env = agent_env(tmp_path, {"HOME": str(home), "GEMINI_API_KEY": "stand-in",
                                    "GOOGLE_GEMINI_BASE_URL": model.url})
+        if hooks == "lets-hooks install":  # Gemini's shell turns them off all the same
+            done = run([str(BIN / "lets-hooks"), "install"], repo, env)
+            assert done.returncode == 0, done.stderr
         # installed as the README says (its question, whether to trust the folder: yes)
         done = run([gemini, "extensions", "install", str(ROOT / "gemini-extension"),
                     "--consent"], repo, env, stdin="y\n")
@@ -323,15 +355,135 @@ def test_gemini_cli_session(tmp_path: Path) -> None:
                    repo, env)
         assert done.returncode == 0, done.stderr[-3000:]
         calls = [b for p, b in model.requests if ":countTokens" not in p]
-        answer = json.dumps(calls[-1])  # the tool's output went back to the model
-        output = json.loads(answer).get("contents", [])
-        text = "\n".join(str(part.get("functionResponse", {}).get("response", {})
-                             .get("output", "")) for c in output for part in c["parts"])
-        seen = contract(text)["SEEN_IDS"].split("|")
+        outputs = function_responses(calls[-1])  # the tools' output went back to the model
+        assert len(outputs) == len(GEMINI_COMMANDS), outputs
+        first, amended = contract(outputs[0]), contract(outputs[1])
         sid = task_line(repo)[1]
-        assert seen[0] == sid  # the BeforeTool hook handed the command the hook's id
-        check_session(repo, text, sid, json.dumps(calls[0]))
+        assert first["SEEN_IDS"].split("|")[0] == sid  # BeforeTool handed the hook's id
+        # the branch the shell switched to got its line, carried from main's
+        text = (repo / ".lets" / "sessions" / ".task-topic").read_text()
+        [line] = [x for x in text.splitlines() if x.startswith("session: ")]
+        assert line.split()[1:] == task_line(repo)
+        for seen in (first, amended):  # the commit and the boundary in one command; the amend
+            print("\n".join(f"{key}={seen[key]}" for key in BOUNDARY_KEYS))  # with -s
+            assert (seen["SESSION_TRUST"], seen["SESSION_COMMITS"]) == ("exact", "1"), seen
+        assert "## Session Ready" in json.dumps(calls[0])  # the summary reached the model
+        ledger = (repo / ".git" / "lets-hooks" / "ledger").read_text().splitlines()
+        assert any(x.startswith("c ") and x.endswith(f" {sid}") for x in ledger)
         ended(tmp_path, {"SessionEnd"})
+        if hooks != "no git hook":
+            return
+        # resumed: the summary reaches the model once, with the next prompt
+        model.requests.clear()
+        done = run([gemini, "--resume", "latest", "-p", "go on", "--yolo", "-m",
+                    "gemini-2.5-flash"], repo, env)
+        assert done.returncode == 0, done.stderr[-3000:]
+        calls = [b for p, b in model.requests if ":countTokens" not in p]
+        prompt = last_prompt(calls[0])
+        assert "go on" in prompt and prompt.count("## Session Ready") == 1, prompt[-2000:]
+        assert not (repo / ".git" / "lets-agent").exists() or not any(
+            (repo / ".git" / "lets-agent").iterdir())  # delivered: nothing kept
+
+
+def gemini_text_api(path: str, body: dict[str, object]) -> tuple[str, bytes]:
+    """The Gemini API answering every prompt with a short text."""
+    if ":countTokens" in path:
+        return "application/json", json.dumps({"totalTokens": 10}).encode()
+    chunk: dict[str, object] = {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "Noted."}]},
+                        "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5,
+                          "totalTokenCount": 15}}
+    return sse([(None, chunk)])
+
+
+class Screen:
+    """A program on a pseudo-terminal: what it printed is read while waiting."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+        import pty
+
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # pragma: no cover - the child
+            try:
+                os.chdir(cwd)
+                os.execve(argv[0], argv, env)
+            finally:
+                os._exit(127)
+
+    def wait_for(self, done: Callable[[], bool], seconds: float = 90) -> bool:
+        import select
+
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if done():
+                return True
+            ready, _, _ = select.select([self.fd], [], [], 0.2)
+            if ready:
+                try:
+                    os.read(self.fd, 1 << 16)
+                except OSError:
+                    return done()
+        return done()
+
+    def type(self, text: str) -> None:
+        os.write(self.fd, text.encode())
+        self.wait_for(lambda: False, 1)  # the screen takes the text, then the return
+        os.write(self.fd, b"\r")
+
+    def close(self) -> None:
+        import signal
+
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+        os.close(self.fd)
+
+
+def test_gemini_cli_summary_after_clear(tmp_path: Path) -> None:
+    """Gemini's interactive screen, driven on a pseudo-terminal: the start's summary
+    reaches the model, and after /clear (whose start hook's context Gemini drops) the new
+    one comes with the next prompt."""
+    folder = installed(*GEMINI)
+    gemini = str(folder / "node_modules" / "@google" / "gemini-cli" / "bundle" / "gemini.js")
+    home = Path(os.environ["HOME"])
+    (home / ".gemini").mkdir(exist_ok=True)
+    (home / ".gemini" / "settings.json").write_text(json.dumps(
+        {"security": {"auth": {"selectedType": "gemini-api-key"},
+                      "folderTrust": {"enabled": False}}}))
+    with StandIn(gemini_text_api) as model, project(tmp_path) as repo:
+        env = agent_env(tmp_path, {"HOME": str(home), "GEMINI_API_KEY": "stand-in",
+                                   "GOOGLE_GEMINI_BASE_URL": model.url,
+                                   "TERM": "xterm-256color"})
+        done = run([gemini, "extensions", "install", str(ROOT / "gemini-extension"),
+                    "--consent"], repo, env, stdin="y\n")
+        assert done.returncode == 0, done.stdout + done.stderr
+        node = shutil.which("node")
+        assert node is not None
+
+        def asked(words: str) -> list[str]:
+            return [last_prompt(b) for p, b in list(model.requests)
+                    if ":countTokens" not in p and words in last_prompt(b)]
+
+        screen = Screen([node, gemini, "-m", "gemini-2.5-flash", "-i", "first prompt"],
+                        repo, env)
+        try:
+            assert screen.wait_for(lambda: bool(asked("first prompt"))), model.requests
+            first_sid = task_line(repo)[1]
+            screen.wait_for(lambda: False, 3)  # the answer is shown
+            screen.type("/clear")
+            assert screen.wait_for(lambda: task_line(repo)[1] != first_sid)  # a new id
+            screen.wait_for(lambda: False, 2)
+            screen.type("after the clear")
+            assert screen.wait_for(lambda: bool(asked("after the clear"))), model.requests
+        finally:
+            screen.close()
+        # after /clear: with the next prompt, once (the start's own is added to the
+        # history, after the first prompt when that one came with the command)
+        [after] = asked("after the clear")
+        assert after.count("## Session Ready") == 1, after[-2000:]
 
 
 # -- Claude Code ------------------------------------------------------------------------------

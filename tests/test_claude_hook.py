@@ -2,7 +2,8 @@
 on stderr, and on stdout the summary for input the agent sent, nothing for input that is
 not its JSON object or names no session's id (nothing the agent would take as context);
 and ``$CLAUDE_ENV_FILE`` gets the session id when the environment lacks it (older Claude
-Code), shell-quoted, once, on a line of its own."""
+Code), shell-quoted, and the git environment of the agents' hooks folder, each once, on a
+line of its own."""
 
 from __future__ import annotations
 
@@ -162,6 +163,13 @@ def test_fuzz_whatever_arrives_exit_0_the_summary_or_nothing_one_line(
 # -- CLAUDE_ENV_FILE ----------------------------------------------------------------------------
 
 
+def git_env(box: Sandbox) -> str:
+    """The env file's line that points git at the agents' hooks folder (docs/agents.md)."""
+    from lets_hooks import agents
+
+    return agents.git_env(str(box.path / ".git" / "lets-hooks" / "agent-hooks"))
+
+
 def sourced(env_file: Path) -> str:
     """What ``CLAUDE_CODE_SESSION_ID`` is after a shell sources the file."""
     done = subprocess.run(["/bin/sh", "-c", '. "$1"; printf %s "$CLAUDE_CODE_SESSION_ID"',
@@ -181,8 +189,9 @@ def test_env_file_gets_the_id_when_the_environment_lacks_it(
     assert_survived(done)
     assert done.stderr == b""
     lines = env_file.read_text().splitlines()
-    assert lines[0] == "export OTHER=1" and len(lines) == 2
+    assert lines[0] == "export OTHER=1" and len(lines) == 3
     assert lines[1].startswith("export CLAUDE_CODE_SESSION_ID=")
+    assert lines[2] == git_env(sandbox)
     assert sourced(env_file) == sid
     assert not (tmp_path / "PWNED").exists() and not (sandbox.path / "PWNED").exists()
     # and with it, the contract command run later in the session is exact
@@ -196,16 +205,16 @@ def test_env_file_is_written_once_and_on_resume_too(sandbox: Sandbox, tmp_path: 
         done = hook(sandbox, payload(session_id=SID, source=source),
                     {"CLAUDE_ENV_FILE": str(env_file)})
         assert_survived(done)
-    assert env_file.read_text() == f"export CLAUDE_CODE_SESSION_ID={SID}\n"
+    assert env_file.read_text() == f"export CLAUDE_CODE_SESSION_ID={SID}\n{git_env(sandbox)}\n"
 
 
-def test_env_file_untouched_when_the_environment_has_the_id(
+def test_env_file_gets_only_the_git_environment_when_the_environment_has_the_id(
         sandbox: Sandbox, tmp_path: Path) -> None:
     env_file = tmp_path / "session.env"
     done = hook(sandbox, payload(session_id=SID, source="startup"),
                 {"CLAUDE_ENV_FILE": str(env_file), "CLAUDE_CODE_SESSION_ID": SID})
     assert_survived(done)
-    assert not env_file.exists()
+    assert env_file.read_text() == git_env(sandbox) + "\n"
 
 
 def test_a_new_id_after_clear_is_exported_over_the_old_one(
@@ -250,5 +259,5 @@ def test_env_file_over_a_mebibyte_without_a_final_newline_gets_a_line_of_its_own
                     {"CLAUDE_ENV_FILE": str(env_file)})
         assert_survived(done)
     data = env_file.read_bytes()
-    assert data == held + f"\nexport CLAUDE_CODE_SESSION_ID={SID}\n".encode()
+    assert data == held + f"\nexport CLAUDE_CODE_SESSION_ID={SID}\n{git_env(sandbox)}\n".encode()
     assert sourced(env_file) == SID

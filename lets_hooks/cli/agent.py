@@ -1,27 +1,34 @@
-"""``lets-agent-hook``: the hooks an agent runs around its shell tool.
+"""``lets-agent-hook``: the hooks an agent runs around its shell tool and its prompts.
 
-    lets-agent-hook pre-tool  [--agent claude|codex|gemini]   (PreToolUse, BeforeTool)
-    lets-agent-hook post-tool [--agent claude|codex|gemini]   (PostToolUse, AfterTool)
+    lets-agent-hook pre-tool     [--agent claude|codex|gemini]  (PreToolUse, BeforeTool)
+    lets-agent-hook post-tool    [--agent claude|codex|gemini]  (kept for old plugins)
+    lets-agent-hook before-agent [--agent gemini]               (BeforeAgent)
 
-Before the shell tool runs a command, ``pre-tool`` saves where the work tree's HEAD reflog
-ends (``<git dir>/lets-agent/<session>``); under Gemini, whose commands get no session id,
-it also hands the command ``LETS_SESSION_ID`` (the agent lets a BeforeTool hook change the
-tool's input). After the command, ``post-tool`` reads the reflog entries appended since
-that position and writes the session ledger for the commits git says it made there
-(``commit``, ``merge``, ``cherry-pick``, ``revert``, ``am``; not an amend, which holds
-what it replaced), so the
-session's commits are vouched for where no git hook ran (none installed, or Gemini's shell
-tool, which switches git's hooks off). With git's hooks installed too, both write the
-same ledger line, which the ledger keeps once.
+Which session made a commit is a fact only while git makes it, in the environment of the
+command that makes it. So the tool hook gives the command itself that environment: before
+the shell tool runs a command, ``pre-tool`` hands the agent the command back with a
+prefix (Gemini's BeforeTool ``tool_input``, Codex's PreToolUse ``updatedInput``) that
+sources the folder's ``git-env`` (and under Gemini exports the session id), which points
+git, through ``GIT_CONFIG_COUNT`` / ``GIT_CONFIG_KEY_n`` / ``GIT_CONFIG_VALUE_n``, at a
+hooks folder of ours (``<git common dir>/lets-hooks/agent-hooks``). There git runs the
+ledger's writers (post-commit, post-merge, post-applypatch, post-rewrite, post-checkout:
+the plain shims) for the commits that very command makes, then the repository's own
+hook of the same name, found as git would have found it without us and run in the
+environment it had (under Gemini, whose shell sets ``core.hooksPath`` empty, none: as
+before). Only processes the command starts inherit the
+prefix: a commit a person makes at another terminal meanwhile, or a second agent, is never
+written as this session's. Claude Code's commands get the same environment from its env
+file (``CLAUDE_ENV_FILE``, written by the start hook); its PreToolUse could change the
+input only together with a permission decision, which would skip the user's prompts.
 
-A hook never stops the agent: whatever arrives, exit 0, nothing on stdout but what the
-agent is meant to read (Gemini's changed tool input), at most one line on stderr. The
-common case (the command made no commit) reads one small file and stats another.
+A command that cannot be so wrapped gets nothing, and nothing is written for its commits
+afterwards (``post-tool`` writes nothing: a commit seen in the reflog after the call may
+be anyone's). A hook never stops the agent: whatever arrives, exit 0, nothing on stdout but
+what the agent is meant to read, at most one line on stderr.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
@@ -32,19 +39,60 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
 INPUT_LIMIT = 1024 * 1024
-POSITIONS = "lets-agent"  # in the work tree's git dir: one file a session
-READ_LIMIT = 8 << 20  # reflog bytes one tool call may have appended and still be read
-USAGE = "usage: lets-agent-hook {pre-tool,post-tool} [--agent claude|codex|gemini]"
+HOOKS_FOLDER = "agent-hooks"  # in the common git dir's lets-hooks folder
+STAMP = ".lets-made-for"  # what the folder's scripts were written for (version, Python)
+PENDING = "lets-agent"  # in the work tree's git dir: a summary not yet delivered
+EVENTS = ("pre-tool", "post-tool", "before-agent")
+USAGE = ("usage: lets-agent-hook {pre-tool,post-tool,before-agent} "
+         "[--agent claude|codex|gemini]")
 HELP = f"""{USAGE}
 
-The hooks an agent runs around its shell tool, reading the hook's JSON on stdin:
-  pre-tool   before a command (PreToolUse, Gemini's BeforeTool): note where the work
-             tree's HEAD reflog ends; under Gemini, hand the command LETS_SESSION_ID
-  post-tool  after it (PostToolUse, Gemini's AfterTool): write the session ledger for
-             the commits the command made
-  --agent    whose hook this is (default: Claude Code or Codex CLI, read from the input)
+The hooks an agent runs, reading the hook's JSON on stdin:
+  pre-tool      before a shell command (PreToolUse, Gemini's BeforeTool): hand the
+                command back with the session id and git's hooks folder set, so git
+                writes the session ledger for the commits that command makes
+  post-tool     after it: nothing (kept for plugins installed before)
+  before-agent  before the model gets a prompt (Gemini's BeforeAgent): the summary a
+                start hook made that the model has not received yet (after /clear)
+  --agent       whose hook this is (default: Claude Code or Codex CLI, read from the input)
 
 A hook always exits 0 (a usage error: 2); see docs/agents.md."""
+
+# every hook git looks for in its hooks folder (githooks(5)): those the ledger's writers
+# do not use only run the repository's own
+GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit",
+             "pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit",
+             "pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive",
+             "update", "proc-receive", "post-receive", "post-update",
+             "reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite",
+             "sendemail-validate", "fsmonitor-watchman", "p4-changelist",
+             "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
+             "post-index-change")
+WRITERS = ("post-checkout", "post-rewrite", "post-commit", "post-merge", "post-applypatch")
+CHAINED = ".pre-lets"  # the shims run <hook>.pre-lets first and pass its status on
+
+# Runs the repository's own hook: git's answer for its hooks folder with our entry taken
+# off GIT_CONFIG_COUNT (the count as it was before the prefix), in that environment.
+CHAIN = """#!/bin/sh
+# lets-hooks: the hooks folder an agent's shell command runs git with (lets-agent-hook).
+# Runs the repository's own hook of this name, found and run as git would have without it.
+hook=${0##*/}
+hook=${hook%.pre-lets}
+if [ -n "${LETS_AGENT_GIT_CONFIG_COUNT-}" ]; then
+  GIT_CONFIG_COUNT=$LETS_AGENT_GIT_CONFIG_COUNT; export GIT_CONFIG_COUNT
+else
+  unset GIT_CONFIG_COUNT
+fi
+unset LETS_AGENT_GIT_CONFIG_COUNT LETS_AGENT_GIT_CONFIG_AT
+theirs=$(git rev-parse --git-path hooks 2>/dev/null) || exit 0
+if [ -z "$theirs" ] || [ ! -f "$theirs/$hook" ] || [ ! -x "$theirs/$hook" ]; then exit 0; fi
+here=$(cd "${0%/*}" && pwd -P) && there=$(cd "$theirs" && pwd -P) || exit 0
+if [ "$here" = "$there" ]; then exit 0; fi
+case $0 in  # the ledger's writer ran for this hook: a lets-hooks of the repository skips it
+  *.pre-lets) LETS_HOOKS_DONE=$hook; export LETS_HOOKS_DONE ;;
+esac
+exec "$theirs/$hook" "$@"
+"""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -68,8 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = "?"
     from lets_hooks import agents
 
-    if event not in ("pre-tool", "post-tool") or (name is not None
-                                                   and name not in agents.NAMES):
+    if event not in EVENTS or (name is not None and name not in agents.NAMES):
         _say(USAGE)
         return 2
     try:
@@ -124,29 +171,35 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     if payload is None:
         _say(f"lets-agent-hook {event}: no hook JSON object on stdin; nothing done")
         return
+    if event == "post-tool":
+        return  # a commit seen after the call may be anyone's: nothing is written
     agent = agents.by_name(name) if name else agents.detect(payload, environ)
-    tool_input = agents.shell_tool_input(agent, payload)
-    if tool_input is None:
-        return  # not the shell tool
     sid = session_id(payload)
     if sid is None:
         return
     cwd = payload.get("cwd")
     start = cwd if isinstance(cwd, str) and files.is_folder(cwd) else os.getcwd()
-    # where the command ran: only that work tree's git dir (and its repository's common
-    # one, for the ledger) is written; outside any work tree, nothing
-    git_dir = git_dir_at(agents.tool_folder(agent, start, tool_input))
-    if event == "pre-tool":
-        if git_dir is not None:
-            save_position(git_dir, sid)
-        handed = agents.hand_over(agent, tool_input, sid)
-        if handed is not None:
-            _print(agents.before_tool_output(handed))
+    if event == "before-agent":
+        text = take_pending(start, sid, payload.get("prompt"))
+        if text:
+            _print(agents.prompt_context(agent, text))
         return
+    tool_input = agents.shell_tool_input(agent, payload)
+    if tool_input is None or agent is agents.CLAUDE_CODE:
+        return  # not the shell tool; Claude Code's commands have its env file
+    # where the command runs: only that repository's git dir is written; outside any
+    # work tree the command gets the session id alone
+    git_dir = git_dir_at(agents.tool_folder(agent, start, tool_input))
+    folder = None
     if git_dir is not None:
-        problem = note_commits(git_dir, sid)
+        from lets_hooks import witness
+
+        folder, problem = hooks_folder(witness.common_dir_of(git_dir))
         if problem:
             _say(f"lets-agent-hook: {problem}")
+    answer = agents.wrap(agent, tool_input, sid, folder)
+    if answer is not None:
+        _print(answer)
 
 
 def session_id(payload: Mapping[str, object]) -> str | None:
@@ -196,121 +249,121 @@ def git_dir_at(folder: str) -> str | None:
     return found if os.path.isdir(found) else None
 
 
-def _position_path(git_dir: str, sid: str) -> str:
+# -- the hooks folder git runs for the agent's commands ----------------------------------------
+
+
+def hooks_folder(common_dir: str) -> tuple[str | None, str | None]:
+    """``<common dir>/lets-hooks/agent-hooks``, written (again) when it was made for
+    another version or Python than this one: (its path, None), or (None, the problem)."""
+    from lets_hooks import __version__, ledger
+
+    folder = os.path.join(ledger.folder(common_dir), HOOKS_FOLDER)
+    from lets_hooks.cli.install import _own_command
+
+    command, python, lib = _own_command()
+    made_for = (f"lets-hooks {__version__}\n{command}\n{python}\n{':'.join(lib)}\n"
+                f"{folder}\n").encode("utf-8", "surrogateescape")
+    found, _ = files.read_capped(os.path.join(folder, STAMP), 1 << 16)
+    if found == made_for:
+        return folder, None
+    try:
+        write_hooks_folder(folder, command, python, lib, made_for)
+    except (OSError, files.Refused) as exc:
+        why = files.why(exc, "cannot write") if isinstance(exc, OSError) else str(exc)
+        return None, f"the agent's hooks folder: {why}; its commits go unrecorded"
+    return folder, None
+
+
+# Sourced by the command (``agents.git_env``): one GIT_CONFIG_KEY_n/VALUE_n pair
+# (core.hooksPath: this folder) appended to what GIT_CONFIG_COUNT holds (Gemini's shell puts
+# its own there, core.hooksPath empty among them: the last pair wins), the count as it was
+# kept for the chain. Once: where the last pair is ours already, nothing changes.
+GIT_ENV = """# lets-hooks: sourced by an agent's shell command (lets-agent-hook): git runs the hooks
+# of this folder, which write the session ledger, then the repository's own
+if [ "${GIT_CONFIG_COUNT-}" != "${LETS_AGENT_GIT_CONFIG_AT-x}" ]; then
+  LETS_AGENT_GIT_CONFIG_COUNT=${GIT_CONFIG_COUNT-}
+  lets_n=${GIT_CONFIG_COUNT:-0}
+  export LETS_AGENT_GIT_CONFIG_COUNT "GIT_CONFIG_KEY_$lets_n=core.hooksPath" \\
+    "GIT_CONFIG_VALUE_$lets_n="@FOLDER@
+  GIT_CONFIG_COUNT=$((lets_n + 1))
+  LETS_AGENT_GIT_CONFIG_AT=$GIT_CONFIG_COUNT
+  export GIT_CONFIG_COUNT LETS_AGENT_GIT_CONFIG_AT
+  unset lets_n
+fi
+"""
+
+
+def scripts(command: str, python: str, lib: Sequence[str], folder: str) -> dict[str, str]:
+    """The folder's files: the ledger's writers as the plain shims, each with the
+    repository's own hook chained (``<hook>.pre-lets``); every other hook chained alone;
+    and ``git-env``, which the command sources."""
+    import shlex
+
+    from lets_hooks import agents, install
+
+    found = {hook: CHAIN for hook in GIT_HOOKS}
+    found[agents.GIT_ENV] = GIT_ENV.replace("@FOLDER@", shlex.quote(folder))
+    for hook in WRITERS:
+        found[hook] = install.shim(hook, command, python, lib)
+        found[hook + CHAINED] = CHAIN
+    return found
+
+
+def write_hooks_folder(folder: str, command: str, python: str, lib: Sequence[str],
+                       made_for: bytes) -> None:
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    for name, text in sorted(scripts(command, python, lib, folder).items()):
+        files.atomic_write(os.path.join(folder, name),
+                           text.encode("utf-8", "surrogateescape"), mode=0o755,
+                           keep_mode=False)
+    files.atomic_write(os.path.join(folder, STAMP), made_for, keep_mode=False)
+
+
+# -- a summary the model has not received yet (Gemini's /clear) --------------------------------
+
+
+def _pending_path(git_dir: str, sid: str) -> str:
     import hashlib
 
     digest = hashlib.sha256(sid.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    return os.path.join(git_dir, POSITIONS, digest)
+    return os.path.join(git_dir, PENDING, f"summary-{digest}")
 
 
-def _log_size(git_dir: str) -> int | None:
-    try:
-        return os.stat(os.path.join(git_dir, "logs", "HEAD")).st_size
-    except (OSError, ValueError):
+def keep_pending(folder: str, sid: str, text: str) -> str | None:
+    """Keep the summary a start hook made, for the next prompt (Gemini drops a start
+    hook's context after /clear). Returns the problem, if it could not be kept."""
+    git_dir = git_dir_at(folder)
+    if git_dir is None:
         return None
-
-
-def _read_position(path: str) -> tuple[int, int] | None:
-    """(size, inode) of the reflog when last seen, or None."""
+    path = _pending_path(git_dir, sid)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(64)
-    except (OSError, ValueError):
-        return None
-    parts = data.split()
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        return None
-    return int(parts[0]), int(parts[1])
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        files.atomic_write(path, text.encode("utf-8", "surrogateescape"), keep_mode=False)
+    except (OSError, files.Refused) as exc:
+        return files.why(exc, "cannot keep the summary") if isinstance(exc, OSError) \
+            else str(exc)
+    return None
 
 
-def _log_identity(git_dir: str) -> tuple[int, int] | None:
+def take_pending(folder: str, sid: str, prompt: object) -> str | None:
+    """The summary kept for this session, once (the file is removed), unless the prompt
+    already holds it (a non-interactive run puts the start hook's context there)."""
+    git_dir = git_dir_at(folder)
+    if git_dir is None:
+        return None
+    path = _pending_path(git_dir, sid)
+    data, _ = files.read_capped(path, INPUT_LIMIT)
+    if data is None:
+        return None
     try:
-        found = os.stat(os.path.join(git_dir, "logs", "HEAD"))
-    except (OSError, ValueError):
-        return None
-    return found.st_size, found.st_ino
-
-
-def save_position(git_dir: str, sid: str, where: tuple[int, int] | None = None) -> None:
-    """Remember where the HEAD reflog ends now, for this session (a temporary file renamed
-    over the old one; a failure only costs the next reading)."""
-    where = where or _log_identity(git_dir)
-    if where is None:
-        return
-    path = _position_path(git_dir, sid)
-    if _read_position(path) == where:
-        return
-    folder = os.path.dirname(path)
-    temporary = f"{path}.{os.getpid()}.tmp"
-    try:
-        if not os.path.isdir(folder):
-            os.mkdir(folder, 0o700)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-                     | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        try:
-            os.write(fd, f"{where[0]} {where[1]}\n".encode())
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
+        os.unlink(path)
     except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-
-
-def made_since(git_dir: str, start: int, end: int) -> list[str]:
-    """The commits the reflog entries between byte ``start`` and ``end`` made (git's own
-    message for a commit it created), oldest first."""
-    from lets_hooks import witness
-
-    path = os.path.join(git_dir, "logs", "HEAD")
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return []
-    try:
-        data = os.pread(fd, min(end - start, READ_LIMIT), start)
-    except OSError:
-        return []
-    finally:
-        os.close(fd)
-    made: list[str] = []
-    for line in data.split(b"\n"):
-        entry = witness.parse_line(line) if line else None
-        # an amend holds what the commit it replaced held: the session did not make all
-        # of it, and only the rewrite's own record (post-rewrite) can say whose it was
-        if entry is not None and entry.kind == witness.CREATED and not entry.replaces \
-                and entry.new not in made:
-            made.append(entry.new)
-    return made
-
-
-def note_commits(git_dir: str, sid: str) -> str | None:
-    """After a tool call: write the ledger for the commits made since the saved position,
-    then save the new one. Returns a problem to say, or None."""
-    now = _log_identity(git_dir)
-    if now is None:
-        return None  # no reflog (reftable, or logging off): nothing to read
-    path = _position_path(git_dir, sid)
-    before = _read_position(path)
-    if before is None or before[1] != now[1] or now[0] < before[0]:
-        # no position (the pre-tool hook did not run), or the log was replaced or cut
-        # (expired, rewritten): nothing can be said of what this call made
-        save_position(git_dir, sid, now)
+        return None  # another hook took it
+    text = data.decode("utf-8", "replace")
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    if not first or (isinstance(prompt, str) and first in prompt):
         return None
-    if now[0] == before[0]:
-        return None  # the common case: no commit
-    shas = made_since(git_dir, before[0], now[0])
-    problem = None
-    if shas:
-        problem = write_ledger(git_dir, shas, sid)
-    save_position(git_dir, sid, now)
-    return problem
-
-
-def write_ledger(git_dir: str, shas: Sequence[str], sid: str) -> str | None:
-    from lets_hooks import ledger, witness
-
-    return ledger.note_made(witness.common_dir_of(git_dir), list(shas), sid)
+    return text
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -56,6 +56,9 @@ def _emit(result: Result) -> int:
 
 
 _ASKED = ("-h", "--help", "--version")
+# the ledger's writers, which an agent's hooks folder runs before the repository's own
+# hook (``lets_hooks.cli.agent``): set to the hook's name, they have run
+WRITERS = ("post-checkout", "post-rewrite", "post-commit", "post-merge", "post-applypatch")
 
 
 def _post_checkout(args: Sequence[str]) -> int:
@@ -339,6 +342,8 @@ def _main(argv: Sequence[str]) -> int:
         say(f"{PROG}: unknown command {args[0]!r}\n{USAGE}\n"
             f"(commands: {', '.join(COMMANDS)}; {PROG} --help lists them)")
         return 2
+    if os.environ.get("LETS_HOOKS_DONE") == args[0] and args[0] in WRITERS:
+        return 0  # an agent's hooks folder ran this writer, then chained here
     try:
         return handler(args[1:])
     except KeyboardInterrupt:

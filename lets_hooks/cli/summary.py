@@ -180,6 +180,13 @@ def export_session_id(environ: Mapping[str, str], session_id: str,
     path = environ.get(variable, "")
     if not path or environ.get(agent.shell_id_env or "") == session_id:
         return None
+    return append_env_line(path, variable, line)
+
+
+def append_env_line(path: str, variable: str, line: bytes) -> str | None:
+    """Append ``line`` to the env file at ``path`` (named ``variable``), on a line of its
+    own, every byte already there kept; nothing when it is there already (the hook ran
+    twice). Returns the problem, if the line could not be written."""
     try:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
     except (OSError, ValueError) as exc:
@@ -304,9 +311,10 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
         _record(root, hook, environ, quiet, agent)
         if hook.session_id:
             problem = export_session_id(environ, hook.session_id, agent)
-            if problem:
+            if problem:  # the env file cannot be written: said once
                 say(f"lets-session-start: {problem}")
-            _mark_reflog(root, hook.session_id)
+            else:
+                _give_git_env(root, environ, agent)
     git = open_repository(root)
     if args.promote:  # before git is asked about the working tree, which it changes
         from lets_hooks.summary.promote import promote
@@ -328,19 +336,39 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
         text = render.render_json(summary) if args.json \
             else render.render_markdown(summary, budget)
         out(agents.context(agent, text))
+        if hook.session_id and agents.pending_after(agent, hook.source):
+            from lets_hooks.cli.agent import keep_pending
+
+            problem = keep_pending(str(root), hook.session_id, text)
+            if problem:
+                say(f"lets-session-start: {problem}")
         return 0
     out(render.render_json(summary) if args.json else render.render_markdown(summary, budget))
     return 0 if hook is not None else status  # a hook never stops a session from starting
 
 
-def _mark_reflog(root: Path, session_id: str) -> None:
-    """Where the HEAD reflog ends as the session starts: what the session's shell tool
-    commits after this is what the tool hooks read (``lets-agent-hook``)."""
-    from lets_hooks.cli.agent import git_dir_at, save_position
+def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent | None) -> None:
+    """Where the agent has an env file (Claude Code), give every later command of the
+    session the git environment under which git writes the session ledger for the
+    commits that command makes (``lets_hooks.cli.agent``): one line, once."""
+    from lets_hooks import agents
+
+    agent = agent or agents.CLAUDE_CODE
+    variable = agent.env_file
+    if variable is None or not environ.get(variable):
+        return
+    from lets_hooks import witness
+    from lets_hooks.cli.agent import git_dir_at, hooks_folder
 
     git_dir = git_dir_at(str(root))
-    if git_dir is not None:
-        save_position(git_dir, session_id)
+    if git_dir is None:
+        return
+    folder, problem = hooks_folder(witness.common_dir_of(git_dir))
+    line = agents.env_file_lines(agent, folder) if folder is not None else None
+    if line is not None:
+        problem = append_env_line(environ[variable], variable, line)
+    if problem:
+        say(f"lets-session-start: {problem}")
 
 
 def observability_main(argv: Sequence[str] | None = None) -> int:
