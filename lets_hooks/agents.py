@@ -127,13 +127,27 @@ def records_at(agent: Agent, source: str | None) -> bool:
     return source in agent.sources
 
 
-def context(agent: Agent, text: str) -> str:
-    """The summary as that agent takes context from a SessionStart hook's stdout."""
+def _json_line(answer: Mapping[str, object], encoding: str) -> str:
+    """``answer`` as one line of JSON for an agent to parse, written in ``encoding``.
+    Text as it is where the encoding carries all of it; else (an ASCII locale, a name's
+    undecodable byte, a lone surrogate the agent's own JSON escaped) every character
+    outside ASCII is escaped the JSON way, so the line is still JSON, and reads back as
+    it was."""
+    line = json.dumps(answer, ensure_ascii=False)
+    try:
+        line.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        line = json.dumps(answer)
+    return line + "\n"
+
+
+def context(agent: Agent, text: str, encoding: str = "utf-8") -> str:
+    """The summary as that agent takes context from a SessionStart hook's stdout
+    (``encoding``: stdout's)."""
     if not agent.context_json:
         return text
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                              "additionalContext": text}},
-                      ensure_ascii=False) + "\n"
+    return _json_line({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                              "additionalContext": text}}, encoding)
 
 
 def context_budget(agent: Agent, budget: int | None) -> int | None:
@@ -195,11 +209,10 @@ def hand_over(agent: Agent, tool_input: Mapping[str, object],
     return changed
 
 
-def before_tool_output(tool_input: Mapping[str, object]) -> str:
-    """Gemini's BeforeTool answer that replaces the tool's input."""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "BeforeTool",
-                                              "tool_input": dict(tool_input)}},
-                      ensure_ascii=False) + "\n"
+def before_tool_output(tool_input: Mapping[str, object], encoding: str = "utf-8") -> str:
+    """Gemini's BeforeTool answer that replaces the tool's input (``encoding``: stdout's)."""
+    return _json_line({"hookSpecificOutput": {"hookEventName": "BeforeTool",
+                                              "tool_input": dict(tool_input)}}, encoding)
 
 
 def session_of(agent: Agent, environ: Mapping[str, str]) -> tuple[str, str] | None:

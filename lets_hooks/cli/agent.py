@@ -141,7 +141,9 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
             save_position(git_dir, sid)
         handed = agents.hand_over(agent, tool_input, sid)
         if handed is not None:
-            _print(agents.before_tool_output(handed))
+            from lets_hooks.cli import out_encoding
+
+            _print(agents.before_tool_output(handed, out_encoding()))
         return
     if git_dir is not None:
         problem = note_commits(git_dir, sid)
