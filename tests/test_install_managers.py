@@ -291,6 +291,8 @@ def test_pre_commit_for_some_hooks_install_writes_the_others_beside_it(box: Hook
     assert "cannot install" not in doctor.stdout
     again = box.run("lets-hooks", "install")
     assert again.returncode == 0 and snapshot(folder) == after
+    assert box.run("lets-hooks", "uninstall").returncode == 0
+    assert snapshot(folder) == before
 
 
 def test_pre_commit_listing_a_hook_it_has_no_script_for_gets_no_shim(box: HookBox) -> None:
