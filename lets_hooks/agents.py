@@ -129,13 +129,27 @@ def records_at(agent: Agent, source: str | None) -> bool:
     return source in agent.sources
 
 
-def context(agent: Agent, text: str) -> str:
-    """The summary as that agent takes context from a SessionStart hook's stdout."""
+def _json_line(answer: Mapping[str, object], encoding: str) -> str:
+    """``answer`` as one line of JSON for an agent to parse, written in ``encoding``.
+    Text as it is where the encoding carries all of it; else (an ASCII locale, a name's
+    undecodable byte, a lone surrogate the agent's own JSON escaped) every character
+    outside ASCII is escaped the JSON way, so the line is still JSON, and reads back as
+    it was."""
+    line = json.dumps(answer, ensure_ascii=False)
+    try:
+        line.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        line = json.dumps(answer)
+    return line + "\n"
+
+
+def context(agent: Agent, text: str, encoding: str = "utf-8") -> str:
+    """The summary as that agent takes context from a SessionStart hook's stdout
+    (``encoding``: stdout's)."""
     if not agent.context_json:
         return text
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                              "additionalContext": text}},
-                      ensure_ascii=False) + "\n"
+    return _json_line({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                              "additionalContext": text}}, encoding)
 
 
 def context_budget(agent: Agent, budget: int | None) -> int | None:
@@ -209,11 +223,12 @@ def wrapped(agent: Agent, command: str, session_id: str, folder: str | None) -> 
 
 
 def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
-         folder: str | None) -> str | None:
+         folder: str | None, encoding: str = "utf-8") -> str | None:
     """The pre-tool hook's answer that hands the shell tool its changed command, in the
     agent's shape, or None. Gemini: BeforeTool ``hookSpecificOutput.tool_input``.
     Codex: PreToolUse ``updatedInput``, which it takes only with ``permissionDecision``
-    ``allow`` (0.171 decides nothing else from it: its approvals and sandbox stay)."""
+    ``allow`` (0.171 decides nothing else from it: its approvals and sandbox stay).
+    ``encoding``: stdout's."""
     command = tool_input.get("command")
     if not isinstance(command, str) or not command.strip():
         return None
@@ -223,18 +238,16 @@ def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
     changed = dict(tool_input)
     changed["command"] = changed_command
     if agent is GEMINI_CLI:
-        return before_tool_output(changed)
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        return before_tool_output(changed, encoding)
+    return _json_line({"hookSpecificOutput": {"hookEventName": "PreToolUse",
                                               "permissionDecision": "allow",
-                                              "updatedInput": changed}},
-                      ensure_ascii=False) + "\n"
+                                              "updatedInput": changed}}, encoding)
 
 
-def before_tool_output(tool_input: Mapping[str, object]) -> str:
-    """Gemini's BeforeTool answer that replaces the tool's input."""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "BeforeTool",
-                                              "tool_input": dict(tool_input)}},
-                      ensure_ascii=False) + "\n"
+def before_tool_output(tool_input: Mapping[str, object], encoding: str = "utf-8") -> str:
+    """Gemini's BeforeTool answer that replaces the tool's input (``encoding``: stdout's)."""
+    return _json_line({"hookSpecificOutput": {"hookEventName": "BeforeTool",
+                                              "tool_input": dict(tool_input)}}, encoding)
 
 
 def env_file_lines(agent: Agent, folder: str) -> bytes | None:
@@ -254,11 +267,11 @@ def pending_after(agent: Agent, source: str | None) -> bool:
     return agent is GEMINI_CLI and source in ("clear", "resume")
 
 
-def prompt_context(agent: Agent, text: str) -> str:
-    """A BeforeAgent hook's answer that adds ``text`` to the prompt as context."""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "BeforeAgent",
-                                              "additionalContext": text}},
-                      ensure_ascii=False) + "\n"
+def prompt_context(agent: Agent, text: str, encoding: str = "utf-8") -> str:
+    """A BeforeAgent hook's answer that adds ``text`` to the prompt as context
+    (``encoding``: stdout's)."""
+    return _json_line({"hookSpecificOutput": {"hookEventName": "BeforeAgent",
+                                              "additionalContext": text}}, encoding)
 
 
 def session_of(agent: Agent, environ: Mapping[str, str]) -> tuple[str, str] | None:

@@ -76,8 +76,10 @@ def diagnose(cwd: str | None, environ: Mapping[str, str]) -> Diagnosis:
     _hooks_folder(setup, found)
     _switched_off(setup, environ, found)
     probes: dict[tuple[str, str, str], tuple[int, str, str]] = {}
+    left_out: list[str] = []
     for hook in HOOKS:
-        _hook(setup, hook, found, environ, probes)
+        _hook(setup, hook, found, environ, probes, left_out)
+    _left_out_by_pre_commit(left_out, found)
     _stale(setup, found)
     top_repo = setup.repo
     try:
@@ -169,9 +171,11 @@ def _switched_off(setup: Setup, environ: Mapping[str, str], found: Diagnosis) ->
 # -- each hook --------------------------------------------------------------------------------
 
 def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
-          probes: dict[tuple[str, str, str], tuple[int, str, str]]) -> None:
+          probes: dict[tuple[str, str, str], tuple[int, str, str]],
+          left_out: list[str]) -> None:
     """What runs lets-hooks for ``hook``: git's config hooks (2.54+), then the manager or
-    the plain shim; both at once runs it twice."""
+    the plain shim; both at once runs it twice. A hook pre-commit cannot install, with no
+    shim beside it, goes to ``left_out`` (said once for all such)."""
     configured = install.lets_config_hooks(setup, hook)
     if configured and install.event_disabled(setup, hook):
         names = ", ".join(f"hook.{h.name}" for h in configured)
@@ -180,8 +184,15 @@ def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
                   "hooks (the hooks folder's still runs)")
         configured = []
     folder = Diagnosis()
-    if setup.pre_commit and hook in PRE_COMMIT_IDS:
+    shim_there = install.read_shim(install.read_text(os.path.join(setup.hooks_dir, hook))
+                                   or "") is not None
+    if setup.pre_commit and shim_there:  # beside pre-commit's scripts
+        present = _by_shim(setup, hook, folder, environ, probes)
+    elif setup.pre_commit and hook in PRE_COMMIT_IDS:
         present = _by_pre_commit(setup, hook, folder)
+    elif setup.pre_commit:
+        left_out.append(hook)
+        present = False
     elif setup.husky is not None:
         present = _by_husky(setup, hook, folder, environ)
     elif setup.lefthook is not None:
@@ -379,11 +390,21 @@ def _runs(command: str) -> bool:
     return run_program([command, "--version"])[0] == 0
 
 
-# The hooks .pre-commit-hooks.yaml has an entry for (pre-commit has no post-applypatch
-# hook type: a plain shim is what can run that one beside it).
-PRE_COMMIT_IDS = {"post-checkout": "lets-post-checkout", "post-rewrite": "lets-post-rewrite",
-                  "pre-push": "lets-pre-push", "post-commit": "lets-post-commit",
-                  "post-merge": "lets-post-merge"}
+def _left_out_by_pre_commit(hooks: list[str], found: Diagnosis) -> None:
+    """The hooks pre-commit cannot install (it has no such hook type), with nothing of
+    ours there either: said once, as what that way of installing leaves out, not as a
+    failure; ``lets-hooks install`` writes shims for just those, beside pre-commit's."""
+    if not hooks:
+        return
+    what = ", ".join(hooks)
+    found.add("pre-commit", NOTE, f"pre-commit cannot install {what}, so nothing runs "
+              f"lets-hooks for {'it' if len(hooks) == 1 else 'them'}: commits that git am "
+              "makes are not written to the session ledger",
+              f"lets-hooks install (writes {'a shim' if len(hooks) == 1 else 'shims'} for "
+              f"{what} only, beside pre-commit's scripts)")
+
+
+PRE_COMMIT_IDS = install.PRE_COMMIT_IDS
 
 
 def _by_pre_commit(setup: Setup, hook: str, found: Diagnosis) -> bool:

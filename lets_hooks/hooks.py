@@ -18,6 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from lets_hooks import state
     from lets_hooks.config import Config
 
 PREFIX = "lets-hooks: "
@@ -446,18 +447,12 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
         if not pushed:
             return result
         repo, where, settings = _open(cwd, environ, result)
-        pushed = _as_branches(repo, where, pushed)
+        # each pushed branch at each sha once, however often git's lines name it
+        pushed = list(dict.fromkeys(_as_branches(repo, where, pushed)))
         sid = settings.session_id(environ)
-        tops: dict[str, str] | None = None
-        for branch, sha in pushed:
-            at = where
-            if branch != where.branch:
-                if tops is None:
-                    tops = repo.worktrees()
-                at = location_for(repo, where, branch, tops)
-            boundary = ladder.resolve(repo, settings, sid, now, branch=branch,
-                                      head=sha or "refs/heads/" + branch, where=at)
-            strict = settings.pre_push_strict
+        strict = settings.pre_push_strict
+        answers = _pushed_boundaries(repo, where, settings, sid, now, pushed)
+        for (branch, _), boundary in zip(pushed, answers):
             if _said_on_trunk_before(boundary, branch, strict, where.git_dir, sid, now):
                 continue
             _warn_push(boundary, branch, branch == where.branch, strict, result)
@@ -467,16 +462,68 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
     return result
 
 
-def location_for(repo: Repo, where: Location, branch: str,
-                  tops: Mapping[str, str]) -> Location:
+def _pushed_boundaries(repo: Repo, where: Location, settings: Config, sid: str | None,
+                       now: int, pushed: Sequence[tuple[str, str | None]]
+                       ) -> list[ladder.Boundary]:
+    """The ladder's answer for each pushed (branch, sha). One branch: the ladder as the
+    contract command runs it. Several (``git push --all``): as ``lets-hooks status``
+    answers every branch, the ladder on a ``BatchRepo`` fed by one ``cat-file`` and one
+    history walk for all of them, each work tree's state opened once."""
+    if len(pushed) == 1 and pushed[0][0] == where.branch:
+        branch, sha = pushed[0]
+        return [ladder.resolve(repo, settings, sid, now, branch=branch,
+                               head=sha or "refs/heads/" + branch, where=where)]
+    from lets_hooks import status
+
+    tops = repo.worktrees()
+    stores: dict[str, state.Store] = {}
+    places = [where if branch == where.branch else location_for(repo, where, branch, tops,
+                                                                  stores)
+              for branch, _ in pushed]
+    if len(pushed) == 1:
+        batch: Repo = repo
+    else:
+        remote_tips = repo.branches_and_remotes()[1]
+        asked = [(sha or "refs/heads/" + branch, _recorded(repo, at, branch, stores))
+                 for (branch, sha), at in zip(pushed, places)]
+        merge = settings.merge_branch or where.origin_head
+        batch = status.prefetched(repo, where, merge, asked, remote_tips)
+    found = []
+    for (branch, sha), at in zip(pushed, places):
+        store = stores.get(at.top) if at.top is not None else None
+        found.append(ladder.resolve(batch, settings, sid, now, branch=branch,
+                                    head=sha or "refs/heads/" + branch, where=at,
+                                    store=store))
+    return found
+
+
+def _recorded(repo: Repo, at: Location, branch: str, stores: dict[str, state.Store]
+              ) -> str | None:
+    """The boundary ``at``'s state records for ``branch`` (its store kept in ``stores``)."""
+    if at.top is None:
+        return None
+    from lets_hooks import state
+
+    store = stores.get(at.top)
+    if store is None:
+        store = stores[at.top] = state.open_store(at.top, repo)
+    return state.read_recorded(store, branch).sha
+
+
+def location_for(repo: Repo, where: Location, branch: str, tops: Mapping[str, str],
+                 stores: dict[str, state.Store] | None = None) -> Location:
     """Where ``branch``'s state is read, as ``lets-hooks status`` reads it: the work tree
-    it is checked out in; else this one, unless only another work tree has a line."""
+    it is checked out in; else this one, unless only another work tree has a line.
+    ``stores``: the work trees' states opened so far, kept for the next branch."""
     if where.top is None or branch in tops:
         return ladder.location_for(where, branch, tops)
     from lets_hooks import state, status
 
-    stores = {top: state.open_store(top, repo)
-              for top in dict.fromkeys([where.top, *tops.values()])}
+    if stores is None:
+        stores = {}
+    for top in dict.fromkeys([where.top, *tops.values()]):
+        if top not in stores:
+            stores[top] = state.open_store(top, repo)
     top = status.state_top(branch, where.top, tops, stores)
     return Location(top, where.git_dir, where.branch, where.head, where.origin_head)
 

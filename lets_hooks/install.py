@@ -6,8 +6,12 @@ beside whatever already manages the repository's hooks, and take them away again
   already there is kept as ``<hook>.pre-lets`` and runs first; its failure is passed on.
 - husky: one marked line calling lets-hooks goes into each user hook file
   (``.husky/post-checkout`` ...); husky's own ``.husky/_`` is never touched.
-- lefthook or pre-commit: nothing is written; they own the hooks. What to add to their
-  configuration is said instead, and the command exits non-zero.
+- lefthook: nothing is written; it owns the hooks. What to add to its configuration is
+  said instead, and the command exits non-zero.
+- pre-commit: shims only for the hooks it does not provide here (no script of its, its
+  configuration not listing ours: post-applypatch, which it cannot install, at least),
+  beside its scripts; where its script runs a hook without lets-hooks, nothing is written
+  and what to add to its configuration is said (exit non-zero).
 - A hooks folder that is tracked by git, or set globally, is written only with the
   ``hooks_dir_ok`` opt-in.
 
@@ -693,7 +697,7 @@ def install(setup: Setup, command: str = "lets-hooks", python: str = "",
     if any(by_config.values()) and config_hooks_run(setup):
         report.fail(refusal_config(setup, by_config))
     elif setup.pre_commit:
-        report.fail(refusal_pre_commit(setup))
+        _install_beside_pre_commit(setup, command, python, lib, report)
     elif setup.husky is not None:
         _install_husky(setup, report)
     elif setup.lefthook is not None:
@@ -753,6 +757,51 @@ def refusal_lefthook(setup: Setup) -> str:
             "install:")
 
 
+# The hooks ``.pre-commit-hooks.yaml`` has an entry for (pre-commit has no post-applypatch
+# hook type: a plain shim is what can run that one beside it).
+PRE_COMMIT_IDS = {"post-checkout": "lets-post-checkout", "post-rewrite": "lets-post-rewrite",
+                  "pre-push": "lets-pre-push", "post-commit": "lets-post-commit",
+                  "post-merge": "lets-post-merge"}
+
+
+def pre_commit_route(setup: Setup) -> dict[str, str]:
+    """Where pre-commit's scripts are installed: hook -> how pre-commit stands for it.
+    ``runs``: its script is there and its config lists our id; ``pending``: listed, its
+    script not installed; ``foreign``: its script runs that hook and nothing of
+    lets-hooks; ``open``: neither, a hook pre-commit does not provide here (post-applypatch,
+    which it cannot install, always)."""
+    found = {}
+    for hook in HOOKS:
+        theirs = holds(os.path.join(setup.hooks_dir, hook), PRE_COMMIT_SIGNS)
+        hook_id = PRE_COMMIT_IDS.get(hook)
+        listed = hook_id is not None and mentions(setup, (PRE_COMMIT_CONFIG,),
+                                                  f"id: {hook_id}".encode())
+        found[hook] = ("runs" if listed else "foreign") if theirs else \
+            "pending" if listed else "open"
+    return found
+
+
+def _install_beside_pre_commit(setup: Setup, command: str, python: str, lib: Sequence[str],
+                               report: Report) -> None:
+    """Shims for the hooks pre-commit does not provide here (no script of its, its config
+    not listing ours), beside its scripts, never in their place: each hook runs lets-hooks
+    once. Where its script runs a hook without lets-hooks, nothing is written at all."""
+    route = pre_commit_route(setup)
+    if "foreign" in route.values():
+        report.fail(refusal_pre_commit(setup))
+        return
+    for hook, how in route.items():
+        if how == "runs":
+            report.add(f"{setup.shown(os.path.join(setup.hooks_dir, hook))}: run by "
+                       f"pre-commit ({PRE_COMMIT_IDS[hook]})")
+        elif how == "pending":
+            report.fail(f"{setup.shown(os.path.join(setup.hooks_dir, hook))}: left to "
+                        f"pre-commit ({PRE_COMMIT_CONFIG} lists {PRE_COMMIT_IDS[hook]}); "
+                        f"run pre-commit install --hook-type {hook}")
+    wanted = [hook for hook, how in route.items() if how == "open"]
+    _install_plain(setup, setup.hooks_dir, command, python, lib, report, wanted)
+
+
 def refusal_pre_commit(setup: Setup) -> str:
     return (f"pre-commit's hook scripts are installed here ({', '.join(setup.pre_commit)}): "
             "nothing was written, so that the hooks do not run twice. Either add the "
@@ -810,13 +859,13 @@ post-applypatch:
 
 
 def _install_plain(setup: Setup, folder: str, command: str, python: str,
-                   lib: Sequence[str], report: Report) -> None:
+                   lib: Sequence[str], report: Report, hooks: Sequence[str] = HOOKS) -> None:
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:
         raise InstallError(files.why(exc, f"cannot create the hooks folder "
                                           f"{setup.shown(folder)}")) from exc
-    for hook in HOOKS:
+    for hook in hooks:
         try:
             _install_shim(setup, folder, hook, shim(hook, command, python, lib), report)
         except files.Refused as exc:

@@ -16,7 +16,7 @@ from lets_hooks.repo import Location, Repo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
 
 class Row:
@@ -74,6 +74,25 @@ def state_top(branch: str, here: str, tops: Mapping[str, str],
     return here
 
 
+def prefetched(repo: Repo, where: Location, merge: str | None,
+               asked: Iterable[tuple[str, str | None]], remote_tips: Sequence[str]
+               ) -> BatchRepo:
+    """A ``BatchRepo`` for the ladder's answers at every (head, recorded sha) of ``asked``
+    (``merge``: the merge branch as configured or origin's HEAD names it): every name
+    those answers look up, in one ``cat-file``; the history under each commit so named
+    and under ``remote_tips`` (every remote-tracking ref's), in one walk."""
+    names: list[str] = []
+    for head, recorded in asked:
+        names += ladder.names(head, recorded, merge)
+    objects = repo.objects(list(dict.fromkeys(names)))
+    tips = set(remote_tips)
+    for info in objects:
+        if info.type == "commit" and info.sha:
+            tips.add(info.sha)
+    graph = Graph(repo.walk_graph(sorted(tips)))
+    return BatchRepo(repo, where, graph, objects, remote_tips)
+
+
 def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Row], Repo]:
     """Every local branch's row, sorted by name; also the repo (its ``calls`` count)."""
     repo = Repo(cwd)
@@ -94,18 +113,12 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
         return None if where.top is None else state_top(branch, where.top, tops, stores)
 
     merge = settings.merge_branch or where.origin_head
-    names: list[str] = []
+    asked = []
     for name, sha in branches:
         top = top_of(name)
         found = state.read_recorded(stores[top], name) if top is not None else None
-        names += ladder.names(sha, found.sha if found else None, merge)
-    objects = repo.objects(list(dict.fromkeys(names)))
-    tips = {sha for _, sha in branches} | set(remote_tips)
-    for info in objects:
-        if info.type == "commit" and info.sha:
-            tips.add(info.sha)
-    graph = Graph(repo.walk_graph(sorted(tips)))
-    batch = BatchRepo(repo, where, graph, objects, remote_tips)
+        asked.append((sha, found.sha if found else None))
+    batch = prefetched(repo, where, merge, asked, remote_tips)
     slugs: dict[str, list[str]] = {}
     for name, _ in branches:
         slugs.setdefault(state.slug(name), []).append(name)

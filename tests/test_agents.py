@@ -551,6 +551,8 @@ JUNK = [b"", b"\xff\xfe\x00", b"not json", b"[" * 100_000, b'"a string"', b"[1, 
 @pytest.mark.parametrize("agent", agents.NAMES)
 def test_every_hook_survives_junk_and_gives_nothing_as_context(
         sandbox: Sandbox, tmp_path: Path, agent: str) -> None:
+    """Nothing as context but from the agent's own JSON object (or from what is not UTF-8
+    text, which cannot be told from it: the summary, nothing recorded)."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "keep").write_text("x")
@@ -564,13 +566,14 @@ def test_every_hook_survives_junk_and_gives_nothing_as_context(
             assert done.returncode == 0, (argv, raw[:60])
             assert b"Traceback" not in done.stderr
             assert len(done.stderr.splitlines()) <= 1, done.stderr
+            summary = raw.startswith(b'{"session_id": "s"') or raw == b"\xff\xfe\x00"
             if done.stdout and argv[:2] == ["lets-agent-hook", "pre-tool"] \
                     and b'"/nowhere' in raw and agent == "codex":
                 # a cwd that is no folder is the folder the hook runs in: a shell call
                 # there, handed back, and no context
                 answer = json.loads(done.stdout)["hookSpecificOutput"]
                 assert "additionalContext" not in answer and answer["updatedInput"]
-            elif argv[0] == "lets-agent-hook" or not raw.startswith(b'{"session_id": "s"'):
+            elif argv[0] == "lets-agent-hook" or not summary:
                 assert done.stdout == b"", (argv, raw[:60], done.stdout[:80])
     assert snapshot(outside) == before
     assert recorded(sandbox) is None
@@ -678,3 +681,55 @@ def test_the_docs_before_tool_sample_is_what_the_hook_prints(sandbox: Sandbox) -
                       for line in (lines[1], lines[3]))
     done = run(sandbox, ["lets-agent-hook", "pre-tool", "--agent", "gemini"], given.encode())
     assert done.stdout.decode() == printed + "\n"
+
+
+# -- input that is not UTF-8, under strict IO encodings ------------------------------------
+
+STRICT_IO = [{"LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8:strict"},
+             {"LC_ALL": "C", "PYTHONIOENCODING": "ascii:strict"}]
+NOT_UTF8 = [b'{"session_id": "s\xff1", "cwd": ".", "source": "startup", "tool_name": "Bash",'
+            b' "tool_input": {"command": "git commit"}, "hook_event_name": "Stop"}',
+            b"\xff\xfe\x00"]
+
+
+@pytest.mark.parametrize("env", STRICT_IO)
+@pytest.mark.parametrize("raw", NOT_UTF8)
+def test_every_hook_that_reads_stdin_survives_input_that_is_not_utf8(
+        sandbox: Sandbox, env: dict[str, str], raw: bytes) -> None:
+    """Every agent's start hook still gives the summary, in the agent's shape, with one
+    line saying the input was unusable; the tool and end hooks do nothing, in a line."""
+    sandbox.commit("recent")
+    for agent in agents.NAMES:
+        for argv in (["lets-session-start", "--agent-hook", agent],
+                     *([["lets-session-start", "--claude-hook"]] if agent == "claude" else [])):
+            done = run(sandbox, argv, raw, env)
+            assert (done.returncode, done.stderr) == (
+                0, b"lets-session-start: hook input on stdin is not UTF-8 text; nothing "
+                   b"recorded\n"), argv
+            text = done.stdout.decode("utf-8")  # UTF-8 whatever the locale: the JSON's
+            if agent == "gemini":
+                text = json.loads(text)["hookSpecificOutput"]["additionalContext"]
+            assert text.startswith("## Session Ready\n"), (argv, text[:80])
+        for argv in (["lets-agent-hook", "pre-tool", "--agent", agent],
+                     ["lets-agent-hook", "post-tool", "--agent", agent],
+                     ["lets-session-checkpoint", "--hook"]):
+            done = run(sandbox, argv, raw, env)
+            assert (done.returncode, done.stdout) == (0, b""), argv
+            assert b"Traceback" not in done.stderr
+            assert len(done.stderr.splitlines()) == 1, (argv, done.stderr)
+    assert recorded(sandbox) is None
+    assert not (sandbox.path / ".lets" / "HANDOFF.md").exists()
+
+
+@pytest.mark.parametrize("env", STRICT_IO)
+def test_gemini_gets_json_back_whatever_its_command_holds(
+        sandbox: Sandbox, env: dict[str, str]) -> None:
+    """A command holding what is not Unicode (a lone surrogate the agent's JSON escaped)
+    comes back as JSON Gemini can read, the command as it was."""
+    body = (b'{"session_id": "s1", "tool_name": "run_shell_command", "tool_input": '
+            b'{"command": "ls \\udcff \\u00e9"}}')
+    done = run(sandbox, ["lets-agent-hook", "pre-tool", "--agent", "gemini"], body, env)
+    assert (done.returncode, done.stderr) == (0, b"")
+    answer = json.loads(done.stdout.decode("utf-8"))
+    assert answer["hookSpecificOutput"]["tool_input"]["command"].endswith(
+        "; ls \udcff \u00e9")

@@ -1,6 +1,7 @@
 """``lets-session-start --claude-hook`` whatever arrives on stdin: exit 0, at most one line
-on stderr, and on stdout the summary for input the agent sent, nothing for input that is
-not its JSON object or names no session's id (nothing the agent would take as context);
+on stderr, and on stdout the summary for input the agent sent (and for input that is not
+UTF-8 text, which cannot be read at all), nothing for input that is not its JSON object
+or names no session's id (nothing the agent would take as context);
 and ``$CLAUDE_ENV_FILE`` gets the session id when the environment lacks it (older Claude
 Code), shell-quoted, and the git environment of the agents' hooks folder, each once, on a
 line of its own."""
@@ -65,8 +66,8 @@ STRICT = {"LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8:strict"}
      b"the hook input's cwd '/tmp\\x00x' is not a folder here; the current folder is used",
      True),
     (b'{"session_id": "s\xff1", "cwd": ".", "source": "startup"}',
-     b"hook input on stdin is not UTF-8 text; nothing recorded", False),
-    (b"\xff\xfe\x00", b"hook input on stdin is not UTF-8 text; nothing recorded", False),
+     b"hook input on stdin is not UTF-8 text; nothing recorded", True),
+    (b"\xff\xfe\x00", b"hook input on stdin is not UTF-8 text; nothing recorded", True),
     (b"session_id=s1", b"hook input on stdin is not valid JSON; nothing recorded", False),
     (b"[" * 100_000, b"hook input on stdin is not valid JSON; nothing recorded", False),
     (b'"startup"', b"hook input on stdin is not a JSON object; nothing recorded", False),
@@ -96,7 +97,7 @@ def test_malformed_input_costs_one_line(sandbox: Sandbox, stdin: bytes, said: by
     assert_survived(done, context)
     expected = b"lets-session-start: " + said + b"\n" if said else b""
     assert done.stderr == expected
-    if not context:
+    if not context or b"not UTF-8" in said:
         assert recorded(sandbox) is None
 
 

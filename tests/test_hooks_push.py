@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
-from hookbox import SID, HookBox, with_remote
+from conftest import note_made
+from hookbox import OTHER, SID, HookBox, with_remote
+
+from lets_hooks import config, ladder
 
 
 @pytest.fixture
@@ -104,3 +108,91 @@ def test_branch_checked_out_in_another_worktree_uses_that_worktrees_state(
     assert box.line("wt", root=linked) is not None
     done = box.sh("push", "-q", "origin", "wt", sid=SID)
     assert warnings(done.stderr) == []
+
+
+# -- many branches -------------------------------------------------------------------------
+
+KINDS = ("session", "earlier", "none", "bad")  # this session's line, another's, none, not a commit
+
+
+def many_branches(box: HookBox, count: int) -> dict[str, str]:
+    """``count`` branches off main in one ``fast-import``, one or two commits each, every
+    tenth on the same commit as the one before (the same line pushed under two names);
+    by ``KINDS`` in turn: a line of this session (its commits in the ledger), another
+    session's, none, one naming no commit. Branch -> tip."""
+    import time
+
+    base = box.rev("main")
+    now = int(time.time()) - 600
+    stream = []
+    for i in range(count):
+        name = f"many/{i:03d}"
+        if i % 10 == 9:
+            stream.append(f"reset refs/heads/{name}\nfrom refs/heads/many/{i - 1:03d}\n\n")
+            continue
+        stream.append(f"reset refs/heads/{name}\nfrom {base}\n\n")
+        for k in range(1 + i % 2):
+            stream.append(f"commit refs/heads/{name}\ncommitter T <t@example.com> "
+                          f"{now + k} +0000\ndata 4\nw{k:02d}\n\n")
+    done = subprocess.run(["git", "fast-import", "--quiet"], cwd=box.path, check=False,
+                          input="".join(stream).encode(), capture_output=True)
+    assert done.returncode == 0, done.stderr
+    tips = {}
+    for line in box.sh("for-each-ref", "--format=%(refname:short) %(objectname)",
+                       "refs/heads/many/").stdout.splitlines():
+        name, sha = line.split()
+        tips[name] = sha
+    made = []
+    for i, name in enumerate(sorted(tips)):
+        kind = KINDS[i % 4]
+        if kind == "session":
+            box.write_task(name, f"session: {base} {SID}\n")
+            made += box.sh("rev-list", f"{base}..{name}").stdout.split()
+        elif kind == "earlier":
+            box.write_task(name, f"session: {base} {OTHER}\n")
+        elif kind == "bad":
+            box.write_task(name, f"session: {'c' * 40} {SID}\n")
+    note_made(box.path, sorted(set(made)), SID)
+    return tips
+
+
+def test_many_branches_each_answered_as_the_ladder_answers_it_alone(box: HookBox) -> None:
+    """300 branches pushed at once (some lines given again): each distinct line warned of
+    once, with the words it gets when pushed alone (the ladder's answer for it), and the
+    strict verdict the same; the trust answers cover all four kinds."""
+    import time
+
+    from lets_hooks import hooks
+    from lets_hooks.repo import Repo
+
+    tips = many_branches(box, 300)
+    env = {"LETS_SESSION_ID": SID, "PATH": os.environ["PATH"]}
+    lines = [f"refs/heads/{name} {sha} refs/heads/{name} {'0' * 40}\n"
+             for name, sha in sorted(tips.items())]
+    now = int(time.time())
+    argv = ["origin", str(box.path.parent / "remote.git")]
+    cwd = str(box.path)
+    alone = [hooks.pre_push(argv, line.encode(), env, now, cwd) for line in lines]
+    expected = [m for result in alone for m in result.messages]
+    together = hooks.pre_push(argv, "".join(lines + lines[::7] + lines[:3]).encode(), env,
+                              now, cwd)
+    assert together.messages == expected
+    assert together.code == 0
+    answers = [ladder.resolve(Repo(cwd), config.load(cwd, env), SID, now, branch=name,
+                              head=sha) for name, sha in tips.items()]
+    assert {(b.trust, b.reason is not None) for b in answers} == {
+        (ladder.EXACT, False), (ladder.PRIOR, False), (ladder.ESTIMATE, False),
+        (ladder.ESTIMATE, True)}  # the last: rejected, then estimated
+    assert sum("rejected" in m for m in expected) == 75
+    assert sum("only estimated" in m for m in expected) == 75
+
+    (box.path / ".lets" / "config.toml").write_text("[pre_push]\nstrict = true\n")
+    alone = [hooks.pre_push(argv, line.encode(), env, now, cwd) for line in lines]
+    together = hooks.pre_push(argv, "".join(lines * 2).encode(), env, now, cwd)
+    assert together.messages == [m for result in alone for m in result.messages]
+    assert together.code == 1 == max(result.code for result in alone)
+
+    # and as git hands them over, every branch once
+    (box.path / ".lets" / "config.toml").unlink()
+    done = box.sh("push", "origin", "refs/heads/many/*:refs/heads/many/*", sid=SID)
+    assert warnings(done.stderr) == expected

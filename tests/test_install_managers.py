@@ -255,3 +255,54 @@ def test_pre_commit_after_lets_hooks_then_uninstall(box: HookBox) -> None:
     assert (folder / "post-checkout").read_bytes() == theirs
     box.sh("checkout", "-q", "-b", "feat", sid=SID)  # pre-commit no longer migrates
     assert box.line("feat") is None
+
+
+def lets_ids_config(*hooks: str) -> str:
+    """A config whose local hooks carry the lets-hooks ids of ``hooks``."""
+    entries = "".join(f"    -   id: lets-{hook}\n        name: lets {hook}\n"
+                      f"        entry: lets-hooks {hook}\n        language: system\n"
+                      f"        stages: [{hook}]\n" for hook in hooks)
+    return "repos:\n-   repo: local\n    hooks:\n" + entries
+
+
+def test_pre_commit_for_some_hooks_install_writes_the_others_beside_it(box: HookBox) -> None:
+    """pre-commit runs post-checkout, post-rewrite and pre-push: install writes shims for
+    the hooks it does not provide (the ledger's writers), beside its scripts; doctor then
+    reads each hook from whichever runs it."""
+    (box.path / ".pre-commit-config.yaml").write_text(
+        lets_ids_config("post-checkout", "post-rewrite", "pre-push"))
+    pre_commit(box, "install", "--hook-type", "pre-commit", "--hook-type", "post-checkout",
+               "--hook-type", "post-rewrite", "--hook-type", "pre-push")
+    folder = box.path / ".git" / "hooks"
+    before = snapshot(folder)
+    done = box.run("lets-hooks", "install")
+    assert done.returncode == 0, done.stdout
+    for hook in ("post-checkout", "post-rewrite", "pre-push"):
+        assert f".git/hooks/{hook}: run by pre-commit (lets-{hook})" in done.stdout
+    for hook in ("post-commit", "post-merge", "post-applypatch"):
+        assert f".git/hooks/{hook}: installed\n" in done.stdout
+        assert "lets-hooks shim" in (folder / hook).read_text()
+    after = snapshot(folder)
+    assert {k: v for k, v in after.items() if k in before} == before
+    doctor = box.run("lets-hooks", "doctor", env={"LETS_SESSION_ID": SID})
+    for hook in ("post-commit", "post-merge", "post-applypatch"):
+        assert any(line.startswith("ok") and hook in line and "lets-hooks shim" in line
+                   for line in doctor.stdout.splitlines()), doctor.stdout
+    assert "cannot install" not in doctor.stdout
+    again = box.run("lets-hooks", "install")
+    assert again.returncode == 0 and snapshot(folder) == after
+    assert box.run("lets-hooks", "uninstall").returncode == 0
+    assert snapshot(folder) == before
+
+
+def test_pre_commit_listing_a_hook_it_has_no_script_for_gets_no_shim(box: HookBox) -> None:
+    """The config lists lets-post-commit, pre-commit's post-commit script is not installed
+    yet: no shim there (it would run twice once it is); the command to run is said."""
+    (box.path / ".pre-commit-config.yaml").write_text(lets_ids_config("post-commit"))
+    pre_commit(box, "install", "--hook-type", "pre-commit")
+    done = box.run("lets-hooks", "install")
+    assert done.returncode == 1
+    assert (".git/hooks/post-commit: left to pre-commit (.pre-commit-config.yaml lists "
+            "lets-post-commit); run pre-commit install --hook-type post-commit") in done.stdout
+    assert not (box.path / ".git" / "hooks" / "post-commit").exists()
+    assert ".git/hooks/post-checkout: installed" in done.stdout

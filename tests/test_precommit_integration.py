@@ -74,3 +74,49 @@ def test_pre_push_through_pre_commit(box: HookBox, tmp_path: Path) -> None:
     done = box.sh("push", "origin", "feat-bad", sid=SID, check=False)
     assert done.returncode != 0
     assert "push blocked" in done.stdout + done.stderr
+
+
+# -- doctor on the README's pre-commit route ---------------------------------------------------
+
+def test_doctor_says_once_what_pre_commit_leaves_out_and_its_fix_works(box: HookBox) -> None:
+    """pre-commit cannot install post-applypatch: doctor says so in one note and does not
+    fail; following its fix writes that one shim beside pre-commit's scripts, and then
+    git am's commits reach the session ledger."""
+    import json
+    import shlex
+
+    hooks = box.path / ".git" / "hooks"
+    theirs = {p.name: p.read_bytes() for p in hooks.iterdir()}
+    env = {"LETS_SESSION_ID": SID}
+
+    def doctor() -> tuple[int, list[dict[str, str]]]:
+        done = box.run("lets-hooks", "doctor", "--json", env=env)
+        return done.returncode, json.loads(done.stdout)["checks"]
+
+    code, checks = doctor()
+    said = [c for c in checks if "post-applypatch" in c["name"] + c["text"] + c["fix"]]
+    assert len(said) == 1, said
+    assert said[0]["status"] == "note" and "pre-commit cannot install" in said[0]["text"]
+    assert code == 0, [c for c in checks if c["status"] == "warn"]
+
+    fix = said[0]["fix"].split(" (")[0]
+    assert fix == "lets-hooks install"
+    done = box.run(*shlex.split(fix), env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert ".git/hooks/post-applypatch: installed" in done.stdout
+    assert ".git/hooks/post-checkout: run by pre-commit (lets-post-checkout)" in done.stdout
+    assert {p.name: p.read_bytes() for p in hooks.iterdir() if p.name in theirs} == theirs
+    assert sorted(set(p.name for p in hooks.iterdir()) - set(theirs)) == ["post-applypatch"]
+
+    code, checks = doctor()
+    assert code == 0
+    (line,) = [c for c in checks if "post-applypatch" in c["name"] + c["text"] + c["fix"]]
+    assert line["status"] == "ok" and "lets-hooks shim" in line["text"]
+
+    box.sh("checkout", "-q", "-b", "side", sid=SID)
+    box.file_commit("side.txt", "side\n")
+    patch = box.sh("format-patch", "-1", "--stdout").stdout
+    box.sh("checkout", "-q", "main", sid=SID)
+    box.sh("am", "-q", sid=SID, stdin=patch)
+    ledger = (box.path / ".git" / "lets-hooks" / "ledger").read_text()
+    assert f"c {box.head()} {SID}" in ledger.splitlines()

@@ -48,6 +48,12 @@ def _silence_stdout() -> None:
         pass
 
 
+def out_encoding() -> str:
+    """The encoding ``out`` writes in (what a JSON answer must fit, escaped the JSON way
+    rather than by ``out``'s backslashes)."""
+    return getattr(sys.stdout, "encoding", None) or "utf-8"
+
+
 def out(text: str) -> None:
     """Write a result on stdout (add the line ends yourself); a closed pipe ends quietly."""
     stream = sys.stdout

@@ -182,7 +182,9 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     if event == "before-agent":
         text = take_pending(start, sid, payload.get("prompt"))
         if text:
-            _print(agents.prompt_context(agent, text))
+            from lets_hooks.cli import out_encoding
+
+            _print(agents.prompt_context(agent, text, out_encoding()))
         return
     tool_input = agents.shell_tool_input(agent, payload)
     if tool_input is None or agent is agents.CLAUDE_CODE:
@@ -197,7 +199,9 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
         folder, problem = hooks_folder(witness.common_dir_of(git_dir))
         if problem:
             _say(f"lets-agent-hook: {problem}")
-    answer = agents.wrap(agent, tool_input, sid, folder)
+    from lets_hooks.cli import out_encoding
+
+    answer = agents.wrap(agent, tool_input, sid, folder, out_encoding())
     if answer is not None:
         _print(answer)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lets_hooks import files
-from lets_hooks.cli import out, say
+from lets_hooks.cli import out, out_encoding, say
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -86,6 +86,7 @@ class HookInput:
 
 
 NO_INPUT = HookInput(None, None, None)
+NOT_UTF8 = "hook input on stdin is not UTF-8 text"
 
 
 def read_hook_stdin() -> bytes:
@@ -121,7 +122,7 @@ def parse_hook_input(raw: str | bytes) -> tuple[HookInput, str | None]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return NO_INPUT, "hook input on stdin is not UTF-8 text"
+        return NO_INPUT, NOT_UTF8
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
@@ -274,24 +275,36 @@ def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """A SessionStart hook: whatever arrives on stdin, exit 0 (a hook never stops a session
     starting) and at most one line on stderr about the input. The summary goes to stdout
     in the shape the agent takes as context, and only for input the agent sent: what is
-    not its JSON object, or names a session id no session has, gets nothing on stdout."""
+    not its JSON object, or names a session id no session has, gets nothing on stdout.
+    Input that is not UTF-8 text cannot be read at all (an agent's JSON with a path's raw
+    bytes in it, say): nothing is recorded from it, and the summary still goes out."""
     from lets_hooks import agents
 
     hook, problem = parse_hook_input(read_hook_stdin())
     if problem:
         say(f"lets-session-start: {problem}; nothing recorded")
-        return 0
+        if problem != NOT_UTF8:
+            return 0
     agent = agents.by_name(args.agent_hook) if args.agent_hook \
         else agents.detect(hook.fields or {}, environ)
+    if problem:
+        return _summary_anyway(args, environ, hook, agent)
     given_sid = hook.session_id
     hook, problem = hook_problem(hook)
     if problem:
         say(f"lets-session-start: {problem}")
         if given_sid is not None and hook.session_id is None:
             return 0  # not a session's id: no context from such input
+    return _summary_anyway(args, environ, hook, agent, quiet=problem is not None)
+
+
+def _summary_anyway(args: argparse.Namespace, environ: Mapping[str, str], hook: HookInput,
+                    agent: Agent, quiet: bool = True) -> int:
+    """The hook's summary; whatever goes wrong, one line and exit 0 (never a traceback,
+    never a failed start)."""
     try:
-        _summary(args, environ, hook, quiet=problem is not None, agent=agent)
-    except Exception as exc:  # one line, never a traceback, never a failed start
+        _summary(args, environ, hook, quiet=quiet, agent=agent)
+    except Exception as exc:
         say(f"lets-session-start: internal error ({type(exc).__name__}: {exc})")
     return 0
 
@@ -335,7 +348,7 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
         budget = agents.context_budget(agent, budget)
         text = render.render_json(summary) if args.json \
             else render.render_markdown(summary, budget)
-        out(agents.context(agent, text))
+        out(agents.context(agent, text, out_encoding()))
         if hook.session_id and agents.pending_after(agent, hook.source):
             from lets_hooks.cli.agent import keep_pending
 
