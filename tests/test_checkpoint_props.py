@@ -70,7 +70,7 @@ def expected_file(front: list[str] | None, lines: list[str], newline: str, final
         text += fence + nl
     if fence is not None or (lines[-1] if lines else block[-1]).strip():
         text += nl
-    return text + nl.join(["### Range", "", "```", *LINES, "```"]) + nl
+    return text + nl.join(["### Range", "", ck.RANGE_MARKER, "```", *LINES, "```"]) + nl
 
 
 @settings(max_examples=150, deadline=None,
