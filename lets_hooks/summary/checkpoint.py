@@ -15,9 +15,14 @@ places with the same two functions, and writes the block with ``block_lines``, w
   session commit that touched it), newest first, at most ``DIFF_CAP``, then one plain
   item ``and N more paths`` when more were left out.
 
-Other keys another writer put in the block are kept, after these. Every value is written
-in one deterministic YAML form (strings double-quoted, every character YAML could fold or
-refuse escaped), so a checkpoint over its own output changes nothing but ``ts``.
+Other keys another writer put in the block are kept, after these, on the lines they stood
+on (``kept_lines``). Every value of the checkpoint's is written in one deterministic YAML
+form (strings double-quoted, every character YAML could fold or refuse, or lint would
+flag, escaped), so a checkpoint over its own output changes nothing but ``ts``.
+
+What the checkpoint owns, and nothing else: the block (the first marker outside fenced
+code, ``top_level``) and one Range block (``RANGE_MARKER`` and the fence below it);
+every other line of the handoff is a person's, kept.
 
 Importing this module costs nothing beyond the summary's readers: the write
 (``plan``/``checkpoint``) imports ``files`` and the ladder's record only when it runs.
