@@ -306,6 +306,41 @@ def link_aside(path: str) -> str | None:
     return None
 
 
+def writers_gone(path: str, wait: float = LOCK_WAIT) -> bool | None:
+    """Wait until no process has the file at ``path`` open for writing, up to ``wait``
+    seconds: True when none has, False when one still had it then, None where that cannot
+    be told. (Linux grants a read lease, ``F_SETLEASE``, only on a file nobody has open
+    for writing; it is let go at once. Elsewhere, or on another user's file: None.)"""
+    import fcntl
+    import time
+
+    lease = getattr(fcntl, "F_SETLEASE", None)
+    if lease is None:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
+    except OSError:
+        return None
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.fcntl(fd, lease, fcntl.F_RDLCK)
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EBUSY):
+                    return None
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.001)
+                continue
+            fcntl.fcntl(fd, lease, fcntl.F_UNLCK)
+            return True
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def put_back(aside: str, path: str, shown: str | None = None) -> None:
     """Rename ``aside`` (a file ``link_aside`` kept) over ``path``: the other writer's file
     back where it was, the same bytes and the same file."""

@@ -837,24 +837,27 @@ def _discard(links: list[str]) -> None:
 
 
 def _after_replace(target: str, link: str, planned_from: bytes | None, new: bytes) -> None:
-    """The old file, read again through ``link`` once the new one is in place: unchanged,
-    the link goes. Changed since the compare (an editor's save that landed in it), its
-    bytes are kept and ``Refusal`` says how: what was added at its end is added at the end
-    of the new file; any other change puts the other writer's file back (the checkpoint
-    is then not written); when the new file changed as well, the old one is kept beside
-    it (``<handoff>.conflict``) to be merged by hand."""
+    """The old file, read again through ``link`` once the new one is in place and nobody
+    has it open for writing any more (``files.writers_gone``): unchanged, the link goes.
+    Changed since the compare (an editor's save that landed in it), its bytes are kept
+    and ``Refusal`` says how: what was added at its end is added at the end of the new
+    file; any other change, or a writer that keeps it open, puts the other writer's file
+    back (the checkpoint is then not written); when the new file changed as well, the old
+    one is kept beside it (``<handoff>.conflict``) to be merged by hand."""
     from lets_hooks import files
     from lets_hooks.summary.interventions import MAX_FILE_BYTES
 
+    held = files.writers_gone(link) is False
     old, problem = files.read_capped(link, MAX_FILE_BYTES, name=HANDOFF)
-    if problem is None and old == planned_from:
+    if not held and problem is None and old == planned_from:
         files.discard(link)
         return
-    said = f"{HANDOFF} was changed by another writer while the checkpoint replaced it"
+    said = (f"{HANDOFF} is held open by another writer" if held else
+            f"{HANDOFF} was changed by another writer while the checkpoint replaced it")
     now, _ = files.read_capped(target, MAX_FILE_BYTES, name=HANDOFF)
     try:
-        if (old is not None and planned_from is not None and old.startswith(planned_from)
-                and now is not None and now.startswith(new)):
+        if (not held and old is not None and planned_from is not None
+                and old.startswith(planned_from) and now is not None and now.startswith(new)):
             files.append_to(target, old[len(planned_from):], HANDOFF)
             files.discard(link)
             raise Refusal(f"{said}: what it added is kept, at the end of the file; check"
