@@ -245,7 +245,7 @@ def test_a_tagged_value_another_writer_put_in_the_block_is_kept_as_written() -> 
     block = ["ts: 2026-01-01", "bin: !!binary aGVsbG8=", "next: [a]", "# their comment",
              "when: !!timestamp 2026-01-01T10:00:00Z", "set: !!set {x, y}",
              "nested:", "  deep: !!binary |", "    aGVsbG8=", "  odd:   'spaced'",
-             "flow: {a: 1,   b: [2, 3]}"]
+             "flow: {a: 1,   b: [2, 3]}", "listed:", "- !!binary aGVsbG8=", "-   two"]
     old = "\n".join(["<!-- state-snapshot v1 -->", "```yaml", *block, "```", "", "# Notes",
                      ""])
     made = planned(old.encode())

@@ -306,14 +306,16 @@ def kept_lines(yaml_lines: Sequence[str], label: str = HANDOFF
     for line in yaml_lines:
         if line.lstrip().startswith(("```", "~~~")):
             return {}
+        if line.startswith(("---", "...", "%")):
+            return {}
         if line.startswith("#"):
             pending.append(line)
-        elif line and not line[0].isspace():
-            if line.startswith(("---", "...", "%", "-", "?", "{", "[", ":")):
+        elif line and not line[0].isspace() and not (line.startswith("- ") or line == "-"):
+            if line.startswith(("?", "{", "[", ":")):
                 return {}
             groups.append([*pending, line])
             pending = []
-        elif groups:
+        elif groups:  # indented, blank, or an item of a list at the key's own margin
             groups[-1].extend([*pending, line])
             pending = []
         else:
