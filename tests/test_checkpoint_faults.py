@@ -6,6 +6,7 @@ nothing leaves the handoff alone."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from collections.abc import Callable
@@ -187,6 +188,19 @@ def test_a_rewrite_landing_after_the_compare_is_restored(
         ck.checkpoint(tmp_path, planned)
     monkeypatch.undo()
     assert path.read_text() == rewritten
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_SETLEASE"), reason="no leases here (Linux)")
+def test_a_writer_that_keeps_the_file_open_gets_it_back(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    path = tmp_path / HANDOFF
+    path.write_text("# Notes\n")
+    with open(path, "ab") as holder:  # a process appending to it now and then
+        with pytest.raises(ck.Refusal, match="held open by another writer"):
+            ck.checkpoint(tmp_path, planned)
+        holder.write(b"written after the checkpoint\n")
+    assert path.read_text() == "# Notes\nwritten after the checkpoint\n"
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
 
 
