@@ -13,6 +13,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from lets_hooks import files
 from lets_hooks.summary import checkpoint as ck
 from lets_hooks.summary import phases, prose
 from lets_hooks.summary.sources.handoff import read_handoff
@@ -111,6 +112,8 @@ def test_a_checkpoint_reads_back_and_keeps_every_other_byte(
     expected = expected_file(front_lines, lines, eff, final, ck.block_lines(snapshot),
                              ck.utc_stamp(now)[:10])
     assert made.data == (b"\xef\xbb\xbf" if bom else b"") + expected.encode()
+    # what it writes is what lint accepts: the one rule of both
+    assert all(files.is_shown_as_is(line) for line in ck.block_lines(snapshot))
 
     # read back through the summary's reader: exactly what was written
     (tmp_path / "memory").mkdir(exist_ok=True)

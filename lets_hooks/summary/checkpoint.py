@@ -487,7 +487,7 @@ class Plan:
     data: bytes  # the new file
     snapshot: Snapshot
     range_lines: tuple[str, ...]
-    notes: tuple[str, ...]  # what the person should know (a dropped second Range...)
+    notes: tuple[str, ...]  # what the person should know (a fence closed before the Range)
 
 
 class Refusal(Exception):
