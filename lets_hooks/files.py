@@ -162,12 +162,14 @@ def read_inside(root: str, relative: str, limit: int, git_dir: str | None = None
 
 
 def write_inside(root: str, relative: str, data: bytes, git_dir: str | None = None, *,
-                 before_rename: Callable[[], None] | None = None) -> str:
+                 before_rename: Callable[[], None] | None = None,
+                 create_only: bool = False) -> str:
     """Atomically replace ``root/relative`` (through links that stay inside the root, which
     are kept as links); returns the real path written. ``Refused`` otherwise.
-    ``before_rename``: see ``atomic_write``."""
+    ``before_rename``, ``create_only``: see ``atomic_write``."""
     target = inside(root, relative, git_dir)
-    atomic_write(target, data, shown=relative, before_rename=before_rename)
+    atomic_write(target, data, shown=relative, before_rename=before_rename,
+                 create_only=create_only)
     return target
 
 
@@ -217,7 +219,8 @@ def _tail(path: str) -> str:
 
 def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | None = None,
                  keep_mode: bool = True, *,
-                 before_rename: Callable[[], None] | None = None) -> None:
+                 before_rename: Callable[[], None] | None = None,
+                 create_only: bool = False) -> None:
     """Replace ``path`` with ``data``: a temporary sibling ``<name>.<digits>.tmp`` (0600,
     created exclusively, never through a link), written, synced, given ``mode`` (or the
     old file's mode when ``keep_mode``, else 0600) and renamed over the file; the folder
@@ -225,7 +228,10 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
 
     ``before_rename`` runs once the new bytes are durable, immediately before the rename:
     the last moment to check that nobody changed the file meanwhile (a compare-and-swap).
-    Whatever it raises stops the write: the temporary file is removed, the file untouched."""
+    Whatever it raises stops the write: the temporary file is removed, the file untouched.
+    ``create_only``: the file is made only if nothing stands at ``path`` when it is put
+    there (linked, not renamed), else ``FileExistsError`` and nothing is written: a file
+    another writer created meanwhile is never replaced."""
     import stat
 
     label = shown or os.path.basename(path)
@@ -258,7 +264,11 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
             os.close(fd)
         if before_rename is not None:
             before_rename()
-        os.replace(tmp, path)
+        if not (create_only and _linked(tmp, path)):
+            os.replace(tmp, path)
+    except FileExistsError:
+        discard(tmp)
+        raise
     except OSError as exc:
         discard(tmp)
         raise Refused(why(exc, f"cannot write {label}")) from exc
@@ -267,6 +277,20 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
         raise
     sync_folder(folder or ".")
     sweep_temporaries(folder or ".", name)
+
+
+def _linked(tmp: str, path: str) -> bool:
+    """``tmp`` linked at ``path`` (then removed) when nothing stands there: True. Raises
+    ``FileExistsError`` when something does; False where the file system makes no hard
+    links (the caller renames instead)."""
+    try:
+        os.link(tmp, path, follow_symlinks=False)
+    except FileExistsError:
+        raise
+    except OSError:
+        return False
+    discard(tmp)
+    return True
 
 
 def _temp_sibling(folder: str, name: str, label: str) -> tuple[str, int]:

@@ -191,6 +191,38 @@ def test_a_rewrite_landing_after_the_compare_is_restored(
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
 
 
+def test_a_file_another_writer_creates_meanwhile_is_not_replaced(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "memory").mkdir()
+    path = tmp_path / HANDOFF
+    real_link, real_replace = os.link, os.replace
+    made: list[bool] = []
+
+    def create() -> None:
+        if not made:
+            path.write_text("# Made by an editor meanwhile\n")
+            made.append(True)
+
+    def link(source: str, target: str, **kwargs: bool) -> None:
+        if target == str(path):
+            create()
+        real_link(source, target, **kwargs)
+
+    def replace(source: str, target: str) -> None:
+        if target == str(path):
+            create()
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "link", link)
+    monkeypatch.setattr(os, "replace", replace)
+    done = ck.checkpoint(tmp_path, planned)
+    monkeypatch.undo()
+    assert made and done is not None and done.written and done.merged
+    text = path.read_text()
+    assert "# Made by an editor meanwhile\n" in text and '  - "mine"' in text
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+
+
 @pytest.mark.skipif(not hasattr(fcntl, "F_SETLEASE"), reason="no leases here (Linux)")
 def test_a_writer_that_keeps_the_file_open_gets_it_back(tmp_path: Path) -> None:
     (tmp_path / "memory").mkdir()

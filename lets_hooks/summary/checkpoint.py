@@ -775,10 +775,13 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
             if data is None and not os.path.isdir(folder):
                 os.makedirs(folder, exist_ok=True)
             target = files.write_inside(
-                str(root), HANDOFF, made.data, git_dir,
+                str(root), HANDOFF, made.data, git_dir, create_only=data is None,
                 before_rename=_unchanged(root, git_dir, data, before_replace, aside))
         except _Changed as change:
             merged, data = True, change.now
+            continue
+        except FileExistsError:  # another writer made the file meanwhile: plan on it
+            merged, data = True, _read(root, git_dir)
             continue
         except files.Refused as exc:
             _discard(aside)
