@@ -10,6 +10,8 @@ Standard library only, and cheap to import (a hook imports it on every checkout)
 - ``locked``: the exclusive ``flock(2)`` other writers of the state files take too;
 - ``atomic_write``: a temporary sibling, synced, renamed over the file, so a crash or a
   concurrent reader never sees a torn or lost file;
+- ``link_aside``, ``put_back``, ``append_to``: a hard link to a file about to be replaced,
+  so a save that lands in it meanwhile is seen and kept (the checkpoint's guarded write);
 - the shape checks for object names (``is_hex``, ``is_sha``, ``require_hex``);
 - ``show`` (also ``shown``) and ``show_text``: the one way text that came from a file, a
   name or a setting is printed (controls, escape sequences and invisible characters escaped).
@@ -160,12 +162,14 @@ def read_inside(root: str, relative: str, limit: int, git_dir: str | None = None
 
 
 def write_inside(root: str, relative: str, data: bytes, git_dir: str | None = None, *,
-                 before_rename: Callable[[], None] | None = None) -> str:
+                 before_rename: Callable[[], None] | None = None,
+                 create_only: bool = False) -> str:
     """Atomically replace ``root/relative`` (through links that stay inside the root, which
     are kept as links); returns the real path written. ``Refused`` otherwise.
-    ``before_rename``: see ``atomic_write``."""
+    ``before_rename``, ``create_only``: see ``atomic_write``."""
     target = inside(root, relative, git_dir)
-    atomic_write(target, data, shown=relative, before_rename=before_rename)
+    atomic_write(target, data, shown=relative, before_rename=before_rename,
+                 create_only=create_only)
     return target
 
 
@@ -215,7 +219,8 @@ def _tail(path: str) -> str:
 
 def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | None = None,
                  keep_mode: bool = True, *,
-                 before_rename: Callable[[], None] | None = None) -> None:
+                 before_rename: Callable[[], None] | None = None,
+                 create_only: bool = False) -> None:
     """Replace ``path`` with ``data``: a temporary sibling ``<name>.<digits>.tmp`` (0600,
     created exclusively, never through a link), written, synced, given ``mode`` (or the
     old file's mode when ``keep_mode``, else 0600) and renamed over the file; the folder
@@ -223,7 +228,10 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
 
     ``before_rename`` runs once the new bytes are durable, immediately before the rename:
     the last moment to check that nobody changed the file meanwhile (a compare-and-swap).
-    Whatever it raises stops the write: the temporary file is removed, the file untouched."""
+    Whatever it raises stops the write: the temporary file is removed, the file untouched.
+    ``create_only``: the file is made only if nothing stands at ``path`` when it is put
+    there (linked, not renamed), else ``FileExistsError`` and nothing is written: a file
+    another writer created meanwhile is never replaced."""
     import stat
 
     label = shown or os.path.basename(path)
@@ -256,7 +264,11 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
             os.close(fd)
         if before_rename is not None:
             before_rename()
-        os.replace(tmp, path)
+        if not (create_only and _linked(tmp, path)):
+            os.replace(tmp, path)
+    except FileExistsError:
+        discard(tmp)
+        raise
     except OSError as exc:
         discard(tmp)
         raise Refused(why(exc, f"cannot write {label}")) from exc
@@ -265,6 +277,20 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
         raise
     sync_folder(folder or ".")
     sweep_temporaries(folder or ".", name)
+
+
+def _linked(tmp: str, path: str) -> bool:
+    """``tmp`` linked at ``path`` (then removed) when nothing stands there: True. Raises
+    ``FileExistsError`` when something does; False where the file system makes no hard
+    links (the caller renames instead)."""
+    try:
+        os.link(tmp, path, follow_symlinks=False)
+    except FileExistsError:
+        raise
+    except OSError:
+        return False
+    discard(tmp)
+    return True
 
 
 def _temp_sibling(folder: str, name: str, label: str) -> tuple[str, int]:
@@ -281,6 +307,98 @@ def _temp_sibling(folder: str, name: str, label: str) -> tuple[str, int]:
     raise Refused(f"cannot find a free temporary name beside {label}")
 
 
+KEPT = ".kept"  # the suffix of a link_aside
+
+
+def link_aside(path: str) -> str | None:
+    """A hard link to the file at ``path`` under a sibling name ``<name>.<digits>.kept``
+    (swept like a writer's temporary file once its process is gone, whatever the file's
+    age), so that what another process writes into that very file after it is replaced
+    can still be read. None when there is no file there, or the file system makes no
+    hard links."""
+    folder, name = os.path.split(path)
+    base = os.getpid() * 1000
+    for attempt in range(1000):
+        aside = os.path.join(folder or ".", f"{name}.{base + attempt}{KEPT}")
+        try:
+            os.link(path, aside, follow_symlinks=False)
+            return aside
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+    return None
+
+
+def writers_gone(path: str, wait: float = LOCK_WAIT) -> bool | None:
+    """Wait until no process has the file at ``path`` open for writing, up to ``wait``
+    seconds: True when none has, False when one still had it then, None where that cannot
+    be told. (Linux grants a read lease, ``F_SETLEASE``, only on a file nobody has open
+    for writing; it is let go at once. Elsewhere, or on another user's file: None.)"""
+    import fcntl
+    import time
+
+    lease = getattr(fcntl, "F_SETLEASE", None)
+    if lease is None:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
+    except OSError:
+        return None
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.fcntl(fd, lease, fcntl.F_RDLCK)
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EBUSY):
+                    return None
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.001)
+                continue
+            fcntl.fcntl(fd, lease, fcntl.F_UNLCK)
+            return True
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def put_back(aside: str, path: str, shown: str | None = None) -> None:
+    """Rename ``aside`` (a file ``link_aside`` kept) over ``path``: the other writer's file
+    back where it was, the same bytes and the same file."""
+    try:
+        os.replace(aside, path)
+    except OSError as exc:
+        raise Refused(why(exc, f"cannot put {shown or os.path.basename(path)} back")) from exc
+    sync_folder(os.path.dirname(path) or ".")
+
+
+def append_to(path: str, data: bytes, shown: str | None = None) -> None:
+    """Add ``data`` at the end of the regular file ``path`` in place (``O_APPEND``: what
+    other writers append meanwhile is kept), never through a link, never blocking."""
+    import stat
+
+    label = shown or os.path.basename(path)
+    flags = os.O_WRONLY | os.O_APPEND | _NOFOLLOW | _NONBLOCK | _CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise Refused(why(exc, f"cannot add to {label}")) from exc
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Refused(f"{label} is not a regular file - not changed")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except OSError as exc:
+        raise Refused(why(exc, f"cannot add to {label}")) from exc
+    finally:
+        os.close(fd)
+
+
 STALE_SECONDS = 60.0  # a temporary file this old was left by a writer that died
 
 
@@ -288,7 +406,8 @@ def sweep_temporaries(folder: str, name: str, now: float | None = None) -> int:
     """Remove the temporary files killed writers left beside ``name``
     (``<name>.<digits>.tmp``): those whose writer is gone (ours carry their writer's
     process id times 1000 plus a count in the digits) and those older than
-    ``STALE_SECONDS`` (a write takes milliseconds). Called by every writer after its own
+    ``STALE_SECONDS`` (a write takes milliseconds); and the links ``link_aside`` kept
+    (``<name>.<digits>.kept``) whose writer is gone. Called by every writer after its own
     rename; a writer of a state file does it under the file's lock, where no other
     writer's temporary file can be in use. Returns how many were removed; never raises.
     (``tests/test_faults.py::test_temporary_files_of_killed_writers_are_swept``)"""
@@ -302,9 +421,9 @@ def sweep_temporaries(folder: str, name: str, now: float | None = None) -> int:
     removed = 0
     clock = time.time() if now is None else now
     for entry in entries:
-        if not (entry.startswith(prefix) and entry.endswith(".tmp")):
+        if not (entry.startswith(prefix) and entry.endswith((".tmp", KEPT))):
             continue
-        digits = entry[len(prefix):-4]
+        digits = entry[len(prefix):entry.rindex(".")]
         if not digits.isdigit() or not digits.isascii():
             continue
         path = os.path.join(folder, entry)
@@ -312,6 +431,8 @@ def sweep_temporaries(folder: str, name: str, now: float | None = None) -> int:
             info = os.lstat(path)
         except OSError:
             continue
+        if entry.endswith(KEPT) and _writer_alive(int(digits)):
+            continue  # a link kept aside: as old as the file, held while its writer runs
         if clock - info.st_mtime < STALE_SECONDS and _writer_alive(int(digits)):
             continue
         try:

@@ -16,7 +16,9 @@ checks, in order:
 5. a file the summary reads (the handoff, the context log, the lessons, MEMORY.md) holds
    control or invisible characters: a terminal escape sequence (colours, a title change,
    an OSC 52 clipboard write), a bidi override, text a person cannot see but a model reads.
-   The summary shows them escaped (``files.show``); lint says where they are.
+   The summary shows them escaped (``files.show``); lint says where they are. The one
+   rule, ``files.is_shown_as_is``, is also what ``lets-session-checkpoint`` writes by: a
+   character of a value it would flag is written as its YAML escape.
 
 Every path shown is escaped so that no file name can forge an extra output line.
 """

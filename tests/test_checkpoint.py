@@ -69,8 +69,8 @@ def four_lines(box: HookBox, sid: str | None = SID) -> list[str]:
 
 
 def range_block(text: str) -> list[str]:
-    """The lines of the fenced block under the last ``### Range`` heading."""
-    section = text.rsplit("\n### Range", 1)[1]
+    """The lines of the fenced block the checkpoint owns (under its marker)."""
+    section = text.split(ck.RANGE_MARKER, 1)[1]
     return section.split("```", 2)[1].strip("\r\n").replace("\r\n", "\n").split("\n")
 
 
@@ -234,7 +234,8 @@ def test_frontmatter_prose_crlf_and_bom_are_kept(box: HookBox) -> None:
     assert "\n" not in text.replace("\r\n", "")  # every line end is still CRLF
     block_end = text.index("```\r\n", text.index("```yaml")) + 5
     rest = text[block_end:]
-    assert rest.startswith("\r\n" + PROSE + "\r\n### Range\r\n\r\n```\r\n")
+    assert rest.startswith("\r\n" + PROSE + "\r\n### Range\r\n\r\n" + ck.RANGE_MARKER
+                           + "\r\n```\r\n")
     assert range_block(text) == four_lines(box)
     assert snapshot(box).next == ("첫째 일",)
 
@@ -282,27 +283,28 @@ def test_a_block_elsewhere_moves_right_after_the_frontmatter(box: HookBox) -> No
     assert snapshot(box).next == ("a",)
 
 
-def test_one_range_section_kept_with_its_other_text(box: HookBox) -> None:
+def test_an_older_range_section_is_taken_over_with_its_other_text(box: HookBox) -> None:
     start(box)
     path = handoff(box)
     path.parent.mkdir()
+    second = "### Range\n\n```\nSESSION_X=1\n```\n"
     path.write_text("# Notes\n\n### Range\n\nwritten by hand:\n\n```\nSESSION_BOUNDARY=old\n"
                     "SESSION_TRUST=none\nSESSION_COMMITS=unknown\nSESSION_RANGE_DESC=old\n```"
-                    "\n\nafter it\n\n## Next part\n\ntext\n\n### Range\n\n```\nSESSION_X=1\n```\n")
+                    "\n\nafter it\n\n## Next part\n\ntext\n\n" + second)
     code, _, err = run(box)
-    assert code == 0
-    assert "a second '### Range' section was dropped" in err
+    assert (code, err) == (0, "")
     text = path.read_text()
-    assert text.count("### Range") == 1
-    assert range_block(text) == four_lines(box)
-    assert text.endswith("### Range\n\nwritten by hand:\n\n```\n" + "\n".join(four_lines(box))
-                         + "\n```\n\nafter it\n\n## Next part\n\ntext\n\n")
+    assert text.count("### Range") == 2 and text.count(ck.RANGE_MARKER) == 1
+    assert text.endswith("### Range\n\nwritten by hand:\n\n" + ck.RANGE_MARKER + "\n```\n"
+                         + "\n".join(four_lines(box)) + "\n```\n\nafter it\n\n## Next part\n\n"
+                         "text\n\n" + second)
 
 
 # -- refused: one line, nothing written --------------------------------------------------------
 
 def test_refusals_write_nothing(box: HookBox, tmp_path: Path) -> None:
     start(box)
+    commit(box, "mine", write={"a.txt": "a\n"})  # else the end hook has nothing to write
     path = handoff(box)
     path.parent.mkdir()
     outside = tmp_path / "outside.md"

@@ -2,16 +2,19 @@
 (headings, fences, Korean text, CRLF, a BOM) a handoff holds, the checkpoint's block reads
 back through the summary's handoff reader as exactly what was written, every other byte of
 the file is where it was, and a second checkpoint with nothing changed gives the same
-file but ``ts``."""
+file but ``ts``; and every byte a person wrote survives 50 checkpoints while another
+writer appends to the file."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from lets_hooks import files
 from lets_hooks.summary import checkpoint as ck
 from lets_hooks.summary import phases, prose
 from lets_hooks.summary.sources.handoff import read_handoff
@@ -70,7 +73,7 @@ def expected_file(front: list[str] | None, lines: list[str], newline: str, final
         text += fence + nl
     if fence is not None or (lines[-1] if lines else block[-1]).strip():
         text += nl
-    return text + nl.join(["### Range", "", "```", *LINES, "```"]) + nl
+    return text + nl.join(["### Range", "", ck.RANGE_MARKER, "```", *LINES, "```"]) + nl
 
 
 @settings(max_examples=150, deadline=None,
@@ -110,6 +113,8 @@ def test_a_checkpoint_reads_back_and_keeps_every_other_byte(
     expected = expected_file(front_lines, lines, eff, final, ck.block_lines(snapshot),
                              ck.utc_stamp(now)[:10])
     assert made.data == (b"\xef\xbb\xbf" if bom else b"") + expected.encode()
+    # what it writes is what lint accepts: the one rule of both
+    assert all(files.is_shown_as_is(line) for line in ck.block_lines(snapshot))
 
     # read back through the summary's reader: exactly what was written
     (tmp_path / "memory").mkdir(exist_ok=True)
@@ -152,3 +157,115 @@ def test_another_writers_values_are_written_back_as_they_were(value: object) -> 
     assert problem is None
     assert isinstance(loaded, dict)
     assert loaded["other"] == value
+
+
+# -- every byte a person wrote, through 50 checkpoints while an editor appends -------------------
+
+PLAIN = st.text(WORDS, max_size=30).filter(
+    lambda line: not FENCE.match(line) and not line.lstrip().startswith(("<!--", "#", "---")))
+EXAMPLES = [
+    ["An example of the block, not the block:", "", "````markdown", ck.MARKER, "```yaml",
+     "next: [an example]", "```", "````"],
+    ["~~~", "### Range", "", ck.RANGE_MARKER, "```", *LINES, "```", "~~~"],
+    ["```", ck.MARKER, "next: [bare example]", "```"],
+]
+chunks = st.one_of(
+    st.builds(lambda line: [line], PLAIN),
+    st.builds(lambda line: [line], st.text(KOREAN, min_size=1, max_size=20)),
+    st.builds(lambda level, title: ["#" * level + " " + title], st.integers(1, 4),
+              st.text(WORDS.replace("`", "").replace("~", ""), max_size=20)),
+    st.builds(lambda words: ["### Range", "", f"my own range: {words}"], PLAIN),
+    st.builds(lambda fence, body: [fence, *body, fence[:3] if fence[0] == "`" else "~~~"],
+              st.sampled_from(["```", "```python", "~~~", "~~~text"]),
+              st.lists(PLAIN, max_size=3)),
+    st.builds(lambda words: [f"<!-- {words} -->"], st.text(KOREAN + "abc ", max_size=15)),
+    st.builds(lambda words: ["<!--", words, "### Range", "-->"], PLAIN),
+    st.sampled_from(EXAMPLES),
+    st.just([""]),
+)
+
+
+class Editor:
+    """Another writer, appending a numbered line at a time in place (open for append,
+    write, close), with a breath between saves about as long as a checkpoint takes: many
+    land between a checkpoint's compare and its rename, or in the file it just replaced."""
+
+    def __init__(self, path: Path, newline: str, breath: float) -> None:
+        import threading
+
+        self.path = path
+        self.newline = newline
+        self.breath = breath  # seconds between saves
+        self.written: list[bytes] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self) -> None:
+        import time
+
+        number = 0
+        while not self.stop.is_set():
+            line = f"edit {number}: 편집 <!-- {number} -->{self.newline}".encode()
+            with open(self.path, "ab") as editor:
+                editor.write(line)
+            self.written.append(line)
+            number += 1
+            time.sleep(self.breath)
+
+    def __enter__(self) -> Editor:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck),
+          phases=(Phase.explicit, Phase.reuse, Phase.generate))  # 50 writes an example
+@given(body=st.lists(chunks, min_size=1, max_size=12), crlf=st.booleans(), bom=st.booleans(),
+       front=st.booleans())
+def test_every_byte_a_person_wrote_survives_50_checkpoints_and_an_editor(
+        body: list[list[str]], crlf: bool, bom: bool, front: bool) -> None:
+    import tempfile
+
+    newline = "\r\n" if crlf else "\n"
+    lines = [line for chunk in body for line in chunk]
+    if not front and lines[0].strip() in ("---", "..."):
+        lines.insert(0, "text")
+    head = newline.join(["---", "title: 인수인계", "---"]) + newline if front else ""
+    prose = (newline.join(lines) + newline).encode()
+    start = (b"\xef\xbb\xbf" if bom else b"") + head.encode()
+    # in memory where there is such a file system: 50 writes synced to a busy disk are slow
+    memory = "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
+    with tempfile.TemporaryDirectory(dir=memory) as folder:
+        root = Path(folder)
+        (root / "memory").mkdir()
+        path = root / ck.HANDOFF
+        path.write_bytes(start + prose)
+        refused: list[str] = []
+        with Editor(path, newline, 0.0005 if memory else 0.005) as editor:
+            for number in range(50):
+                ladder = [*LINES[:2], f"SESSION_COMMITS={number}", LINES[3]]
+
+                def make(data: bytes | None, number: int = number,
+                         ladder: list[str] = ladder) -> ck.Plan:
+                    return ck.plan(data, ck.Asked(next=(f"step {number}",)), ladder, None,
+                                   1_800_000_000 + number, 1 << 22)
+
+                try:
+                    ck.checkpoint(root, make)
+                except ck.Refusal as exc:
+                    refused.append(str(exc))
+        final = path.read_bytes()
+        assert final.startswith(start), final[:200]
+        assert prose in final  # the person's text, whole and in one piece
+        for line in editor.written:
+            assert final.count(line) == 1, (line, refused)
+        assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+        assert all("changed by another writer" in r or "kept changing" in r for r in refused)
+        examples = sum(chunk == EXAMPLES[1] for chunk in body)
+        if len(refused) < 50:  # one at least was written: its block and one Range block
+            read = read_handoff(root)
+            assert read.value is not None and read.value.snapshot is not None, read.warnings
+            assert final.count(ck.RANGE_MARKER.encode()) == 1 + examples

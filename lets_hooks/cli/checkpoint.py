@@ -5,7 +5,10 @@ The only code of the checkpoint that reads argv, the environment and stdin, prin
 chooses exit codes; ``summary.checkpoint`` plans and writes, ``ladder.resolve`` gives the
 range and the session's commits, ``Repo.touched`` what those commits changed (one git
 process). Exit status: 0 written (or nothing to change), 1 refused (nothing written),
-2 a usage error; ``--hook`` always 0 and never a word on stdout.
+or another writer's change met while the file was replaced (kept, and said), 2 a usage
+error; ``--hook`` always 0 and never a word on stdout, and it writes nothing at the end of
+a session that made no counted commit and was given no ``--next``, ``--blocked`` or
+``--ctx``.
 """
 
 from __future__ import annotations
@@ -61,7 +64,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="print what was written as one JSON object")
     parser.add_argument("--hook", action="store_true",
                         help="run as an agent's end-of-session hook: read its JSON on stdin,"
-                             " refresh ts, diff and the range of an existing handoff,"
+                             " refresh ts, diff and the range of an existing handoff"
+                             " (left as it is after a session that made no commit),"
                              " print nothing, exit 0")
     return parser
 
@@ -147,6 +151,8 @@ def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str |
         blocked=None if args.blocked is None else tuple(args.blocked),
         ctx=args.ctx)
     repo, git_dir, boundary = session_range(root, environ, session_id, now)
+    if quiet and not boundary.session_commits and asked == ck.Asked():
+        return 0  # the end of a session that did nothing: the last one's handoff stays
     diff = None
     notes = [] if quiet else [f"NOTE: {note}" for note in boundary.notes]
     if repo is not None and boundary.boundary is not None:

@@ -15,9 +15,14 @@ places with the same two functions, and writes the block with ``block_lines``, w
   session commit that touched it), newest first, at most ``DIFF_CAP``, then one plain
   item ``and N more paths`` when more were left out.
 
-Other keys another writer put in the block are kept, after these. Every value is written
-in one deterministic YAML form (strings double-quoted, every character YAML could fold or
-refuse escaped), so a checkpoint over its own output changes nothing but ``ts``.
+Other keys another writer put in the block are kept, after these, on the lines they stood
+on (``kept_lines``). Every value of the checkpoint's is written in one deterministic YAML
+form (strings double-quoted, every character YAML could fold or refuse, or lint would
+flag, escaped), so a checkpoint over its own output changes nothing but ``ts``.
+
+What the checkpoint owns, and nothing else: the block (the first marker outside fenced
+code, ``top_level``) and one Range block (``RANGE_MARKER`` and the fence below it);
+every other line of the handoff is a person's, kept.
 
 Importing this module costs nothing beyond the summary's readers: the write
 (``plan``/``checkpoint``) imports ``files`` and the ladder's record only when it runs.
@@ -27,7 +32,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +44,7 @@ if TYPE_CHECKING:
 
 HANDOFF = "memory/session-handoff-LATEST.md"
 MARKER = "<!-- state-snapshot v1 -->"
+RANGE_MARKER = "<!-- session-range v1 -->"  # the Range block the checkpoint owns
 FIELDS = ("ts", "ctx", "next", "blocked", "diff")
 OPS = ("added", "changed", "removed", "renamed")
 DIFF_CAP = 20
@@ -51,12 +57,36 @@ _RISK = re.compile(r"\s*\(\s*risk\s*:\s*([^()]*?)\s*\)\s*$", re.IGNORECASE)
 
 # --------------------------------------------------------------------------- where things are
 
-def is_marker(line: str) -> bool:
-    """``<!-- state-snapshot v1 -->`` alone on its line (blanks anywhere between words)."""
+def is_marker(line: str, words: tuple[str, str] = ("state-snapshot", "v1")) -> bool:
+    """``<!-- state-snapshot v1 -->`` (or another marker's ``words``) alone on its line
+    (blanks anywhere between words)."""
     text = line.strip()
     if not (text.startswith("<!--") and text.endswith("-->")) or len(text) < 7:
         return False
-    return text[4:-3].split() == ["state-snapshot", "v1"]
+    return text[4:-3].split() == list(words)
+
+
+def is_range_marker(line: str) -> bool:
+    """``<!-- session-range v1 -->``: the line before the Range block the checkpoint owns."""
+    return is_marker(line, ("session-range", "v1"))
+
+
+def top_level(lines: Sequence[str], start: int = 0) -> Iterator[int]:
+    """The indexes of the lines from ``start`` on that are not fenced code (nor a fence):
+    a fence runs to its closing line, one that nothing closes to the end (as Markdown
+    reads it). A marker is the product's only there: an example of one shown in a fence
+    is a person's text."""
+    index = start
+    while index < len(lines):
+        opened = _FENCE.match(lines[index])
+        if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+            close = _closing(lines, index + 1, opened.group(1))
+            if close is None:
+                return
+            index = close + 1
+            continue
+        yield index
+        index += 1
 
 
 @dataclass(frozen=True)
@@ -74,11 +104,12 @@ class Layout:
 
 
 def layout(lines: Sequence[str], label: str = HANDOFF) -> Layout:
-    """The frontmatter, then the first marker of the body and the block after it: a
-    fenced block, or bare YAML lines up to a blank one."""
+    """The frontmatter, then the first marker of the body outside fenced code
+    (``top_level``) and the block after it: a fenced block, or bare YAML lines up to a
+    blank one."""
     frontmatter, body, problems = _frontmatter(lines, label)
     unclosed = bool(problems) and body == 0
-    marker = next((i for i in range(body, len(lines)) if is_marker(lines[i])), None)
+    marker = next((i for i in top_level(lines, body) if is_marker(lines[i])), None)
     if marker is None:
         return Layout(frontmatter, body, unclosed, None, None, None, body, tuple(problems))
     first, yaml_lines, after, problem = _block(lines, marker)
@@ -161,7 +192,9 @@ class Snapshot:
 
     ``next``, ``blocked`` and ``diff`` items are kept as they were read (another writer's
     mapping stays a mapping); the checkpoint's own are strings, ``{item, risk}`` and
-    ``{op, item, why}`` mappings. ``more``: the paths ``diff`` leaves out."""
+    ``{op, item, why}`` mappings. ``more``: the paths ``diff`` leaves out. ``verbatim``:
+    the lines another writer's keys stood on in the block read (``kept_lines``), written
+    back as they were (a ``!!binary`` value stays one)."""
 
     ts: object = None
     ctx: object = None
@@ -170,6 +203,7 @@ class Snapshot:
     diff: tuple[object, ...] = ()
     more: int = 0
     extra: tuple[tuple[object, object], ...] = field(default=())
+    verbatim: tuple[tuple[object, tuple[str, ...]], ...] = field(default=())
 
     def values(self) -> dict[object, object]:
         """The mapping ``block_lines`` writes (and YAML reads back)."""
@@ -248,28 +282,83 @@ _YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "n
 
 
 def block_lines(snapshot: Snapshot) -> list[str]:
-    """The marker and the fenced block, one line each (no line ends)."""
-    return [MARKER, "```yaml", *_mapping(snapshot.values(), 0), "```"]
+    """The marker and the fenced block, one line each (no line ends): the checkpoint's
+    keys written in its one form, another writer's as they stood (``verbatim``)."""
+    kept = dict(snapshot.verbatim)
+    lines: list[str] = []
+    for key, value in snapshot.values().items():
+        if key in kept and key not in FIELDS:
+            lines.extend(kept[key])
+        else:
+            lines.extend(_mapping({key: value}, 0))
+    return [MARKER, "```yaml", *lines, "```"]
+
+
+def kept_lines(yaml_lines: Sequence[str], label: str = HANDOFF
+               ) -> dict[object, tuple[str, ...]]:
+    """The lines each top-level key of a block mapping stands on (with the comments
+    above it), for the keys the checkpoint does not own, so they are written back byte
+    for byte. Empty when the block cannot be cut into its keys so (a flow mapping, a
+    document marker, an alias to another key's anchor, a line that would end the fence):
+    then its values are written in the checkpoint's own form."""
+    groups: list[list[str]] = []
+    pending: list[str] = []  # comments at the margin: they go with the key below them
+    for line in yaml_lines:
+        if line.lstrip().startswith(("```", "~~~")):
+            return {}
+        if line.startswith(("---", "...", "%")):
+            return {}
+        if line.startswith("#"):
+            pending.append(line)
+        elif line and not line[0].isspace() and not (line.startswith("- ") or line == "-"):
+            if line.startswith(("?", "{", "[", ":")):
+                return {}
+            groups.append([*pending, line])
+            pending = []
+        elif groups:  # indented, blank, or an item of a list at the key's own margin
+            groups[-1].extend([*pending, line])
+            pending = []
+        else:
+            pending.append(line)
+    if groups:
+        groups[-1].extend(pending)
+    found: dict[object, tuple[str, ...]] = {}
+    for group in groups:
+        value, problem = parse_yaml("\n".join(group), label, "state-snapshot block", 1)
+        if problem or not isinstance(value, Mapping) or len(value) != 1:
+            return {}
+        key = next(iter(value))
+        if key not in FIELDS:
+            found[key] = found.get(key, ()) + tuple(group)
+    return found
 
 
 def quoted(text: str) -> str:
     """``text`` as a YAML double-quoted scalar that reads back as exactly ``text``:
     anything YAML would fold (line breaks, U+0085, U+2028/9) or refuse (controls,
-    U+FEFF, non-characters) is escaped; lone surrogates cannot be written (``ValueError``)."""
+    U+FEFF, non-characters) is escaped, and so is every character ``lets-hooks lint``
+    would flag in the file (``files.is_shown_as_is``, the one rule of both: bidi
+    controls, zero-width and other invisible characters, blanks other than the space);
+    lone surrogates cannot be written (``ValueError``)."""
+    from lets_hooks.files import is_shown_as_is
+
     out = ['"']
     for char in text:
         code = ord(char)
         if char == '"' or char == "\\":
             out.append("\\" + char)
-        elif 0x20 <= code <= 0x7E or (0xA0 <= code <= 0xFFFD and code not in (
-                0x2028, 0x2029, 0xFEFF) and not 0xD800 <= code <= 0xDFFF) or code > 0xFFFF:
+        elif 0x20 <= code <= 0x7E or ((0xA0 <= code <= 0xFFFD or code > 0xFFFF) and code not in (
+                0x2028, 0x2029, 0xFEFF) and not 0xD800 <= code <= 0xDFFF
+                and is_shown_as_is(char)):
             out.append(char)
         elif 0xD800 <= code <= 0xDFFF:
             raise ValueError("text that is not valid UTF-8 cannot be written")
         elif code <= 0xFF:
             out.append(f"\\x{code:02x}")
-        else:
+        elif code <= 0xFFFF:
             out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
     out.append('"')
     return "".join(out)
 
@@ -398,7 +487,7 @@ class Plan:
     data: bytes  # the new file
     snapshot: Snapshot
     range_lines: tuple[str, ...]
-    notes: tuple[str, ...]  # what the person should know (a dropped second Range...)
+    notes: tuple[str, ...]  # what the person should know (a fence closed before the Range)
 
 
 class Refusal(Exception):
@@ -459,7 +548,9 @@ def plan(old: bytes | None, asked: Asked, range_lines: Sequence[str],
             parse_blocked(item) for item in asked.blocked if item.strip()),
         diff=before.diff if diff is None else tuple(change_mapping(c) for c in diff[0]),
         more=before.more if diff is None else diff[1],
-        extra=before.extra)
+        extra=before.extra,
+        verbatim=tuple(kept_lines(where.yaml_lines).items()) if (
+            before.extra and where.yaml_lines is not None) else ())
     try:
         block = block_lines(snapshot)
     except ValueError as exc:
@@ -572,59 +663,73 @@ def _is_range(level: int, title: str) -> bool:
 
 def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
                 newline: str, notes: list[str]) -> list[tuple[str, str]]:
-    """``rows`` with exactly one ``### Range`` section holding ``range_lines`` in a fenced
-    block: in the first such section its old four-line block is replaced (the rest of the
-    section kept), later ones are dropped (and said); without one, it is added at the end.
-    Headings are looked for after the frontmatter (``body``), outside fenced code."""
-    heads = [(index + body, level, title)
-             for index, level, title in _headings([line for line, _ in rows[body:]])]
-    spans = []
-    for position, (index, level, title) in enumerate(heads):
-        if _is_range(level, title):
-            end = next((i for i, lvl, _ in heads[position + 1:] if lvl <= 3), len(rows))
-            spans.append((index, end))
-    fenced = [("```", newline), *((line, newline) for line in range_lines), ("```", newline)]
-    if not spans:
-        out = list(rows)
-        if out and not out[-1][1]:
-            out[-1] = (out[-1][0], newline)
-        unclosed = _open_fence([line for line, _ in rows[body:]])
-        if unclosed is not None:  # else the section would be code, and not found again
-            notes.append(f"the handoff ended inside a fenced block ('{unclosed}'): closed it"
-                         " before the Range section")
-            out.append((unclosed, newline))
-        if out and not _blank(out[-1]):
-            out.append(("", newline))
-        return [*out, (RANGE_HEADING, newline), ("", newline), *fenced]
-    for start, end in reversed(spans[1:]):
-        notes.append(f"a second '{RANGE_HEADING}' section was dropped: the handoff keeps"
-                     " exactly one")
-        rows = rows[:start] + rows[end:]
-    start, end = spans[0]
-    section = rows[start + 1:end]
-    found = _session_fence(section)
+    """``rows`` with the one Range block the checkpoint owns holding ``range_lines``: the
+    ``<!-- session-range v1 -->`` marker and the fenced block right below it, outside
+    fenced code (``top_level``), the first such; only those lines are replaced. Without
+    one, the fenced ``SESSION_`` block an older checkpoint wrote under the first ``### Range``
+    heading is taken over (marked; the text around it kept); else a ``### Range`` section
+    is added at the end. Every other line stays: a ``### Range`` heading of a person's is
+    their text, and so is a marked block after the first (a copy)."""
+    lines = [line for line, _ in rows]
+    fenced = [(RANGE_MARKER, newline), ("```", newline),
+              *((line, newline) for line in range_lines), ("```", newline)]
+    found = _owned_range(lines, body)
+    if found is None:
+        found = _older_range(lines, body)
     if found is not None:
         first, last = found
-        fenced[-1] = (fenced[-1][0], section[last][1] or newline)
-        return rows[:start + 1] + section[:first] + fenced + section[last + 1:] + rows[end:]
-    heading = (rows[start][0], rows[start][1] or newline)
-    gap = [("", newline)] if section and not _blank(section[0]) else []
-    return [*rows[:start], heading, ("", newline), *fenced, *gap, *section, *rows[end:]]
+        fenced[-1] = (fenced[-1][0], rows[last][1] or newline)
+        return rows[:first] + fenced + rows[last + 1:]
+    out = list(rows)
+    if out and not out[-1][1]:
+        out[-1] = (out[-1][0], newline)
+    unclosed = _open_fence(lines[body:])
+    if unclosed is not None:  # else the section would be code, and not found again
+        notes.append(f"the handoff ended inside a fenced block ('{unclosed}'): closed it"
+                     " before the Range section")
+        out.append((unclosed, newline))
+    if out and not _blank(out[-1]):
+        out.append(("", newline))
+    return [*out, (RANGE_HEADING, newline), ("", newline), *fenced]
 
 
-def _session_fence(section: Sequence[tuple[str, str]]) -> tuple[int, int] | None:
-    """(opening, closing) index of the section's fenced block of ``SESSION_`` lines."""
-    lines = [line for line, _ in section]
-    index = 0
-    while index < len(lines):
-        opened = _FENCE.match(lines[index])
-        if opened:
-            close = _closing(lines, index + 1, opened.group(1))
-            if close is not None:
-                if close > index + 1 and lines[index + 1].startswith("SESSION_"):
+def _owned_range(lines: Sequence[str], body: int) -> tuple[int, int] | None:
+    """(marker, closing fence) of the first marked Range block outside fenced code."""
+    for index in top_level(lines, body):
+        if is_range_marker(lines[index]) and index + 1 < len(lines):
+            opened = _FENCE.match(lines[index + 1])
+            if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+                close = _closing(lines, index + 2, opened.group(1))
+                if close is not None:
+                    return index, close
+    return None
+
+
+OLDER_RANGE = ("SESSION_BOUNDARY=", "SESSION_TRUST=", "SESSION_COMMITS=", "SESSION_RANGE_DESC=")
+
+
+def _older_range(lines: Sequence[str], body: int) -> tuple[int, int] | None:
+    """(opening, closing) of the fenced four lines an older checkpoint wrote, unmarked,
+    in the first ``### Range`` section holding such a block."""
+    heads = [(index + body, level, title)
+             for index, level, title in _headings(lines[body:])]
+    for position, (start, level, title) in enumerate(heads):
+        if not _is_range(level, title):
+            continue
+        end = next((i for i, lvl, _ in heads[position + 1:] if lvl <= 3), len(lines))
+        index = start + 1
+        while index < end:
+            opened = _FENCE.match(lines[index])
+            if opened:
+                close = _closing(lines, index + 1, opened.group(1))
+                if close is None:
+                    break
+                inner = lines[index + 1:close]
+                if len(inner) == len(OLDER_RANGE) and all(
+                        line.startswith(prefix) for line, prefix in zip(inner, OLDER_RANGE)):
                     return index, close
                 index = close
-        index += 1
+            index += 1
     return None
 
 
@@ -646,7 +751,12 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
     just before the rename the file is read again, and only when it is still what the plan
     was made from is it replaced; else the plan is made again on the new bytes (the other
     writer's change is kept), at most ``attempts`` times. None: no handoff and not
-    ``create``. ``Refusal`` when it cannot be written (nothing is)."""
+    ``create``. ``Refusal`` when it cannot be written (nothing is).
+
+    The compare reads the file through a hard link kept aside (``files.link_aside``), and
+    that old file is read again once the new one is in place: an editor that saved into it
+    between the compare and the rename (or after it, through a file it had open) has its
+    bytes kept (``_after_replace``), and ``Refusal`` says what was done."""
     import os
 
     from lets_hooks import files
@@ -659,20 +769,32 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
         made = make(data)
         if dry_run or made.data == data:
             return Written(made, False, merged, data is None)
+        aside: list[str] = []
         try:
             folder = files.inside(str(root), os.path.dirname(HANDOFF), git_dir)
             if data is None and not os.path.isdir(folder):
                 os.makedirs(folder, exist_ok=True)
-            files.write_inside(str(root), HANDOFF, made.data, git_dir,
-                               before_rename=_unchanged(root, git_dir, data, before_replace))
+            target = files.write_inside(
+                str(root), HANDOFF, made.data, git_dir, create_only=data is None,
+                before_rename=_unchanged(root, git_dir, data, before_replace, aside))
         except _Changed as change:
             merged, data = True, change.now
             continue
+        except FileExistsError:  # another writer made the file meanwhile: plan on it
+            merged, data = True, _read(root, git_dir)
+            continue
         except files.Refused as exc:
+            _discard(aside)
             raise Refusal(f"{_line(str(exc))}; nothing written") from None
         except OSError as exc:
+            _discard(aside)
             raise Refusal(files.why(exc, f"cannot write {HANDOFF}") + "; nothing written"
                           ) from None
+        except BaseException:
+            _discard(aside)
+            raise
+        if aside:
+            _after_replace(target, aside[0], data, made.data)
         return Written(made, True, merged, data is None)
     raise Refusal(f"{HANDOFF} kept changing while the checkpoint was written ({attempts}"
                   " tries); nothing written, run again when the other writer is done")
@@ -685,14 +807,87 @@ class _Changed(Exception):
 
 
 def _unchanged(root: Path, git_dir: str | None, planned_from: bytes | None,
-               before_replace: Callable[[], None] | None) -> Callable[[], None]:
+               before_replace: Callable[[], None] | None, aside: list[str]
+               ) -> Callable[[], None]:
+    """The compare, run once the new bytes are durable: a hard link to the file as it
+    stands is kept aside (its name put in ``aside``), and the file is read through it."""
     def check() -> None:
+        from lets_hooks import files
+        from lets_hooks.summary.interventions import MAX_FILE_BYTES
+
         if before_replace is not None:
             before_replace()
-        now = _read(root, git_dir)
+        link = files.link_aside(files.inside(str(root), HANDOFF, git_dir))
+        if link is None:
+            now = _read(root, git_dir)
+        else:
+            aside.append(link)
+            now, problem = files.read_capped(link, MAX_FILE_BYTES, name=HANDOFF)
+            if problem:
+                files.discard(link)
+                raise Refusal(f"{_line(problem)}; nothing written")
         if now != planned_from:
+            if link is not None:
+                files.discard(link)
+                aside.remove(link)
             raise _Changed(now)
     return check
+
+
+def _discard(links: list[str]) -> None:
+    from lets_hooks import files
+
+    for link in links:
+        files.discard(link)
+
+
+def _after_replace(target: str, link: str, planned_from: bytes | None, new: bytes) -> None:
+    """The old file, read again through ``link`` once the new one is in place and nobody
+    has it open for writing any more (``files.writers_gone``): unchanged, the link goes.
+    Changed since the compare (an editor's save that landed in it), its bytes are kept
+    and ``Refusal`` says how: what was added at its end is added at the end of the new
+    file; any other change, or a writer that keeps it open, puts the other writer's file
+    back (the checkpoint is then not written); when the new file changed as well, the old
+    one is kept beside it (``<handoff>.conflict``) to be merged by hand."""
+    from lets_hooks import files
+    from lets_hooks.summary.interventions import MAX_FILE_BYTES
+
+    held = files.writers_gone(link) is False
+    old, problem = files.read_capped(link, MAX_FILE_BYTES, name=HANDOFF)
+    if not held and problem is None and old == planned_from:
+        files.discard(link)
+        return
+    said = (f"{HANDOFF} is held open by another writer" if held else
+            f"{HANDOFF} was changed by another writer while the checkpoint replaced it")
+    now, _ = files.read_capped(target, MAX_FILE_BYTES, name=HANDOFF)
+    try:
+        if (not held and old is not None and planned_from is not None
+                and old.startswith(planned_from) and now is not None and now.startswith(new)):
+            files.append_to(target, old[len(planned_from):], HANDOFF)
+            files.discard(link)
+            raise Refusal(f"{said}: what it added is kept, at the end of the file; check"
+                          " the file")
+        if now == new:
+            mine = files.link_aside(target)  # what lands in the new file meanwhile
+            files.put_back(link, target, HANDOFF)
+            late, _ = (None, None) if mine is None else files.read_capped(
+                mine, MAX_FILE_BYTES, name=HANDOFF)
+            if mine is not None and late != new:
+                if late is not None and late.startswith(new):
+                    files.append_to(target, late[len(new):], HANDOFF)
+                else:
+                    files.move(mine, files.free_name(target + ".conflict"), HANDOFF)
+            if mine is not None:
+                files.discard(mine)
+            raise Refusal(f"{said}: its version is back, the checkpoint is not written;"
+                          " run it again")
+        kept = files.free_name(target + ".conflict")
+        files.move(link, kept, HANDOFF)
+        raise Refusal(f"{said}: its version is kept as {HANDOFF}{kept[len(target):]};"
+                      " merge it by hand")
+    except files.Refused as exc:
+        raise Refusal(f"{said}; {_line(str(exc))}; its version is kept in a file beside it"
+                      ) from None
 
 
 def _read(root: Path, git_dir: str | None) -> bytes | None:
