@@ -341,10 +341,18 @@ def writers_gone(path: str, wait: float = LOCK_WAIT) -> bool | None:
     lease = getattr(fcntl, "F_SETLEASE", None)
     if lease is None:
         return None
+    import signal
+
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
     except OSError:
         return None
+    # a writer opening the file while the lease is held sends this process SIGIO, whose
+    # default is to end it: ignored meanwhile (where this thread may set it)
+    try:
+        previous = signal.signal(signal.SIGIO, signal.SIG_IGN)
+    except (ValueError, AttributeError, OSError):
+        previous = None
     try:
         deadline = time.monotonic() + wait
         while True:
@@ -363,6 +371,8 @@ def writers_gone(path: str, wait: float = LOCK_WAIT) -> bool | None:
         return None
     finally:
         os.close(fd)
+        if previous is not None:
+            signal.signal(signal.SIGIO, previous)
 
 
 def put_back(aside: str, path: str, shown: str | None = None) -> None:
