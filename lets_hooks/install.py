@@ -6,8 +6,12 @@ beside whatever already manages the repository's hooks, and take them away again
   already there is kept as ``<hook>.pre-lets`` and runs first; its failure is passed on.
 - husky: one marked line calling lets-hooks goes into each user hook file
   (``.husky/post-checkout`` ...); husky's own ``.husky/_`` is never touched.
-- lefthook or pre-commit: nothing is written; they own the hooks. What to add to their
-  configuration is said instead, and the command exits non-zero.
+- lefthook: nothing is written; it owns the hooks. What to add to its configuration is
+  said instead, and the command exits non-zero.
+- pre-commit: the shims go beside pre-commit's own scripts, for each hook that pre-commit
+  neither has a script for nor runs a lets-hooks id for (pre-commit starts its framework
+  for every hook it runs: the ledger's hooks run once per commit, a rebase's too). A hook
+  pre-commit has a script for is left to it; what to add to its configuration is said.
 - A hooks folder that is tracked by git, or set globally, is written only with the
   ``hooks_dir_ok`` opt-in.
 
@@ -693,7 +697,7 @@ def install(setup: Setup, command: str = "lets-hooks", python: str = "",
     if any(by_config.values()) and config_hooks_run(setup):
         report.fail(refusal_config(setup, by_config))
     elif setup.pre_commit:
-        report.fail(refusal_pre_commit(setup))
+        _install_beside_pre_commit(setup, command, python, lib, report)
     elif setup.husky is not None:
         _install_husky(setup, report)
     elif setup.lefthook is not None:
@@ -753,13 +757,38 @@ def refusal_lefthook(setup: Setup) -> str:
             "install:")
 
 
-def refusal_pre_commit(setup: Setup) -> str:
-    return (f"pre-commit's hook scripts are installed here ({', '.join(setup.pre_commit)}): "
-            "nothing was written, so that the hooks do not run twice. Either add the "
-            f"lets-hooks hooks to {PRE_COMMIT_CONFIG} and run pre-commit install --hook-type "
-            "post-checkout --hook-type post-rewrite --hook-type pre-push --hook-type "
-            "post-commit --hook-type post-merge, or run "
-            "pre-commit uninstall first and then lets-hooks install.")
+def pre_commit_id(hook: str) -> str | None:
+    """The ``.pre-commit-hooks.yaml`` id that runs ``hook`` (pre-commit has no
+    post-applypatch hook type)."""
+    return None if hook == "post-applypatch" else f"lets-{hook}"
+
+
+def _install_beside_pre_commit(setup: Setup, command: str, python: str, lib: Sequence[str],
+                               report: Report) -> None:
+    """pre-commit manages some hooks here: a shim for every hook it leaves free, so the
+    ledger's hooks cost a shim's few milliseconds, not pre-commit's start, per commit."""
+    free = []
+    for hook in HOOKS:
+        path = os.path.join(setup.hooks_dir, hook)
+        hook_id = pre_commit_id(hook)
+        listed = hook_id is not None and mentions(setup, (PRE_COMMIT_CONFIG,),
+                                                   f"id: {hook_id}".encode())
+        theirs = holds(path, PRE_COMMIT_SIGNS)
+        if listed and theirs:
+            report.add(f"{setup.shown(path)}: left to pre-commit ({hook_id} is in "
+                       f"{PRE_COMMIT_CONFIG})")
+        elif listed:
+            report.fail(f"{setup.shown(path)}: left to pre-commit ({hook_id} is in "
+                        f"{PRE_COMMIT_CONFIG}), whose script for it is not installed: "
+                        f"pre-commit install --hook-type {hook}")
+        elif theirs:
+            report.fail(f"{setup.shown(path)}: pre-commit's script is here, so no shim was "
+                        f"written: add {hook_id} to {PRE_COMMIT_CONFIG} (or pre-commit "
+                        f"uninstall --hook-type {hook}, then lets-hooks install)")
+        else:
+            free.append(hook)
+    if free:
+        _install_plain(setup, setup.hooks_dir, command, python, lib, report, free)
 
 
 def refusal_shared(setup: Setup) -> str:
@@ -810,13 +839,13 @@ post-applypatch:
 
 
 def _install_plain(setup: Setup, folder: str, command: str, python: str,
-                   lib: Sequence[str], report: Report) -> None:
+                   lib: Sequence[str], report: Report, hooks: Sequence[str] = HOOKS) -> None:
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:
         raise InstallError(files.why(exc, f"cannot create the hooks folder "
                                           f"{setup.shown(folder)}")) from exc
-    for hook in HOOKS:
+    for hook in hooks:
         try:
             _install_shim(setup, folder, hook, shim(hook, command, python, lib), report)
         except files.Refused as exc:
