@@ -180,7 +180,11 @@ def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
                   "hooks (the hooks folder's still runs)")
         configured = []
     folder = Diagnosis()
-    if setup.pre_commit and hook in PRE_COMMIT_IDS:
+    path = os.path.join(setup.hooks_dir, hook)
+    if setup.pre_commit and hook in PRE_COMMIT_IDS and (
+            install.read_shim(install.read_text(path) or "") is None):
+        # a shim of ours beside pre-commit's scripts (lets-hooks install writes the hooks
+        # pre-commit leaves free there) is checked as a shim
         present = _by_pre_commit(setup, hook, folder)
     elif setup.husky is not None:
         present = _by_husky(setup, hook, folder, environ)
@@ -399,6 +403,11 @@ def _by_pre_commit(setup: Setup, hook: str, found: Diagnosis) -> bool:
                   "pick one: lets-hooks uninstall (then use the pre-commit hooks), or "
                   f"pre-commit uninstall --hook-type {hook}")
         return True
+    if not listed and not theirs:
+        found.add(hook, WARN, "lets-hooks is not installed for it, and pre-commit has no "
+                  "script for it either", "lets-hooks install (it writes the hooks beside "
+                  "pre-commit's)")
+        return False
     if not listed:
         found.add(hook, WARN, f"pre-commit runs the hooks here and "
                   f"{install.PRE_COMMIT_CONFIG} does not list {hook_id}",

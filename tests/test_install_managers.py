@@ -15,7 +15,7 @@ from hookbox import SID, HookBox, make
 from managers import bare_remote, fake_husky, snapshot, team_hook
 
 from lets_hooks.cli.install import import_folders
-from lets_hooks.install import HOOKS, LINE_MARK, husky_line, lefthook_entries, shim
+from lets_hooks.install import HOOKS, LINE_MARK, VERSION, husky_line, lefthook_entries, shim
 
 ROOT = Path(__file__).resolve().parent.parent
 LEGACY = ROOT / "tests" / "fixtures" / "shims-0.1.0"
@@ -244,6 +244,10 @@ def test_install_beside_pre_commit_writes_the_hooks_it_leaves_free(box: HookBox)
     assert "lets" not in commit.stdout + commit.stderr  # pre-commit: its own hook only
     assert f"{box.head()} {SID}" in (box.path / ".git" / "lets-hooks" / "ledger").read_text()
     assert box.run("lets-hooks", "install").stdout.count("up to date") == 6
+    doctor = box.run("lets-hooks", "doctor").stdout.splitlines()
+    for hook in HOOKS:  # doctor checks each as the shim it is, beside pre-commit's scripts
+        assert any(line.startswith("ok") and f"lets-hooks shim {VERSION} in .git/hooks/{hook},"
+                   in line for line in doctor), doctor
 
     pre_commit(box, "install", "--hook-type", "pre-push", "--overwrite")
     done = box.run("lets-hooks", "install")
