@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from conftest import BIN, Sandbox
@@ -245,6 +246,38 @@ def test_scripts_run_installs_once_then_only_on_change(tmp_path: Path,
     assert third.returncode == 0 and third.stdout == first.stdout
     assert installed[0].read_text().endswith("# changed\n")
     assert (venv / ".lets-hooks-installed").read_text() != stamp
+
+
+def test_the_pipx_line_puts_the_commands_on_path_in_a_fresh_login_shell(
+        tmp_path: Path, hook_repo: tuple[Path, str]) -> None:
+    """The README's first install line, as printed, with pipx (from PyPI, in a virtual
+    environment of the test's) on PATH: the next login shell has the six commands."""
+    import pytest
+
+    [script] = blocks(section(README_ONLY, "## Install"), "sh")
+    [line] = [line.split("  #")[0] for line in script.splitlines() if line.startswith("pipx ")]
+    tools = tmp_path / "tools"
+    subprocess.run([sys.executable, "-m", "venv", str(tools)], check=True)
+    got = subprocess.run([str(tools / "bin" / "pip"), "install", "-q", "pipx"],
+                         capture_output=True, text=True, check=False, timeout=600)
+    if got.returncode != 0:
+        pytest.skip(f"pipx cannot be installed here: {got.stderr.strip()[-200:]}")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(hook_repo[0]), str(clone)], check=True)
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True)
+    pip_config = Path.home() / ".config" / "pip"
+    if pip_config.is_dir():
+        shutil.copytree(pip_config, home / ".config" / "pip")
+    command = f'export PATH="{tools / "bin"}:$PATH"\n' + line.replace(
+        "/path/to/lets-hooks", str(clone))
+    done = login_shell(home, "set -e\n" + command, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name in console_scripts():
+        found = login_shell(home, f"command -v {name} && {name} --version", tmp_path)
+        assert found.returncode == 0, (name, found.stderr)
+        assert found.stdout.splitlines() == [str(home / ".local" / "bin" / name),
+                                             f"{name} {lets_hooks.__version__}"]
 
 
 def test_claude_hook_sample_in_docs_runs_as_printed(tmp_path: Path) -> None:
