@@ -420,6 +420,11 @@ def _by_pre_commit(setup: Setup, hook: str, found: Diagnosis) -> bool:
                   "pick one: lets-hooks uninstall (then use the pre-commit hooks), or "
                   f"pre-commit uninstall --hook-type {hook}")
         return True
+    if not listed and not theirs:
+        found.add(hook, WARN, "lets-hooks is not installed for it, and pre-commit has no "
+                  "script for it either", "lets-hooks install (it writes the hooks beside "
+                  "pre-commit's)")
+        return False
     if not listed:
         found.add(hook, WARN, f"pre-commit runs the hooks here and "
                   f"{install.PRE_COMMIT_CONFIG} does not list {hook_id}",

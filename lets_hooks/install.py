@@ -8,10 +8,10 @@ beside whatever already manages the repository's hooks, and take them away again
   (``.husky/post-checkout`` ...); husky's own ``.husky/_`` is never touched.
 - lefthook: nothing is written; it owns the hooks. What to add to its configuration is
   said instead, and the command exits non-zero.
-- pre-commit: shims only for the hooks it does not provide here (no script of its, its
-  configuration not listing ours: post-applypatch, which it cannot install, at least),
-  beside its scripts; where its script runs a hook without lets-hooks, nothing is written
-  and what to add to its configuration is said (exit non-zero).
+- pre-commit: the shims go beside pre-commit's own scripts, for each hook that pre-commit
+  neither has a script for nor runs a lets-hooks id for (pre-commit starts its framework
+  for every hook it runs: the ledger's hooks run once per commit, a rebase's too). A hook
+  pre-commit has a script for is left to it; what to add to its configuration is said.
 - A hooks folder that is tracked by git, or set globally, is written only with the
   ``hooks_dir_ok`` opt-in.
 
@@ -764,51 +764,32 @@ PRE_COMMIT_IDS = {"post-checkout": "lets-post-checkout", "post-rewrite": "lets-p
                   "post-merge": "lets-post-merge"}
 
 
-def pre_commit_route(setup: Setup) -> dict[str, str]:
-    """Where pre-commit's scripts are installed: hook -> how pre-commit stands for it.
-    ``runs``: its script is there and its config lists our id; ``pending``: listed, its
-    script not installed; ``foreign``: its script runs that hook and nothing of
-    lets-hooks; ``open``: neither, a hook pre-commit does not provide here (post-applypatch,
-    which it cannot install, always)."""
-    found = {}
-    for hook in HOOKS:
-        theirs = holds(os.path.join(setup.hooks_dir, hook), PRE_COMMIT_SIGNS)
-        hook_id = PRE_COMMIT_IDS.get(hook)
-        listed = hook_id is not None and mentions(setup, (PRE_COMMIT_CONFIG,),
-                                                  f"id: {hook_id}".encode())
-        found[hook] = ("runs" if listed else "foreign") if theirs else \
-            "pending" if listed else "open"
-    return found
-
-
 def _install_beside_pre_commit(setup: Setup, command: str, python: str, lib: Sequence[str],
                                report: Report) -> None:
-    """Shims for the hooks pre-commit does not provide here (no script of its, its config
-    not listing ours), beside its scripts, never in their place: each hook runs lets-hooks
-    once. Where its script runs a hook without lets-hooks, nothing is written at all."""
-    route = pre_commit_route(setup)
-    if "foreign" in route.values():
-        report.fail(refusal_pre_commit(setup))
-        return
-    for hook, how in route.items():
-        if how == "runs":
-            report.add(f"{setup.shown(os.path.join(setup.hooks_dir, hook))}: run by "
-                       f"pre-commit ({PRE_COMMIT_IDS[hook]})")
-        elif how == "pending":
-            report.fail(f"{setup.shown(os.path.join(setup.hooks_dir, hook))}: left to "
-                        f"pre-commit ({PRE_COMMIT_CONFIG} lists {PRE_COMMIT_IDS[hook]}); "
-                        f"run pre-commit install --hook-type {hook}")
-    wanted = [hook for hook, how in route.items() if how == "open"]
-    _install_plain(setup, setup.hooks_dir, command, python, lib, report, wanted)
-
-
-def refusal_pre_commit(setup: Setup) -> str:
-    return (f"pre-commit's hook scripts are installed here ({', '.join(setup.pre_commit)}): "
-            "nothing was written, so that the hooks do not run twice. Either add the "
-            f"lets-hooks hooks to {PRE_COMMIT_CONFIG} and run pre-commit install --hook-type "
-            "post-checkout --hook-type post-rewrite --hook-type pre-push --hook-type "
-            "post-commit --hook-type post-merge, or run "
-            "pre-commit uninstall first and then lets-hooks install.")
+    """pre-commit manages some hooks here: a shim for every hook it leaves free, so the
+    ledger's hooks cost a shim's few milliseconds, not pre-commit's start, per commit."""
+    free = []
+    for hook in HOOKS:
+        path = os.path.join(setup.hooks_dir, hook)
+        hook_id = PRE_COMMIT_IDS.get(hook)
+        listed = hook_id is not None and mentions(setup, (PRE_COMMIT_CONFIG,),
+                                                   f"id: {hook_id}".encode())
+        theirs = holds(path, PRE_COMMIT_SIGNS)
+        if listed and theirs:
+            report.add(f"{setup.shown(path)}: left to pre-commit ({hook_id} is in "
+                       f"{PRE_COMMIT_CONFIG})")
+        elif listed:
+            report.fail(f"{setup.shown(path)}: left to pre-commit ({hook_id} is in "
+                        f"{PRE_COMMIT_CONFIG}), whose script for it is not installed: "
+                        f"pre-commit install --hook-type {hook}")
+        elif theirs:
+            report.fail(f"{setup.shown(path)}: pre-commit's script is here, so no shim was "
+                        f"written: add {hook_id} to {PRE_COMMIT_CONFIG} (or pre-commit "
+                        f"uninstall --hook-type {hook}, then lets-hooks install)")
+        else:
+            free.append(hook)
+    if free:
+        _install_plain(setup, setup.hooks_dir, command, python, lib, report, free)
 
 
 def refusal_shared(setup: Setup) -> str:

@@ -89,3 +89,28 @@ def box(tmp_path: Path, repo: tuple[Path, str], home: Path,
     for hook_type in HOOK_TYPES:  # pre-commit's scripts, not our shims
         assert "pre-commit" in (made.path / ".git" / "hooks" / hook_type).read_text()
     return made
+
+
+def readme_script() -> str:
+    """The README's pre-commit block, as printed."""
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    found: list[str] = re.findall(r"^```sh\n(.*?)^```$", readme, flags=re.M | re.S)
+    [script] = [block for block in found if ".pre-commit-config.yaml" in block]
+    return script
+
+
+def readme_box(tmp_path: Path, repo: tuple[Path, str], home: Path,
+               monkeypatch: pytest.MonkeyPatch) -> HookBox:
+    """``make``'s repository set up by the README's pre-commit block, run as printed with
+    only the clone's path put in, its config committed."""
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(home))
+    made = make(tmp_path)
+    script = readme_script().replace("/path/to/lets-hooks", str(repo[0]))
+    done = subprocess.run(["/bin/sh", "-ec", script], cwd=made.path, env=made.environ(),
+                          capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    made.sh("add", ".pre-commit-config.yaml")
+    made.sh("commit", "-q", "-m", "use lets-hooks beside pre-commit")
+    return made

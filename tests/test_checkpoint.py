@@ -124,6 +124,39 @@ def test_the_block_and_the_range_of_a_session(box: HookBox) -> None:
             " old.txt → new.txt (rename old, drop gone)") in summary
 
 
+def test_the_next_session_sees_the_last_sessions_range(box: HookBox) -> None:
+    """The range the last session's checkpoint wrote in the handoff is shown beside the
+    new session's own (which starts at 0 commits), with its trust level, in the text and
+    in --json."""
+    boundary = start(box)
+    commit(box, "one", write={"a.txt": "1\n"})
+    commit(box, "two", write={"b.txt": "2\n"})
+    assert run(box, "--next", "Go on")[0] == 0
+    desc = f"session: {boundary}..HEAD (2 commits)"
+    assert range_block(handoff(box).read_text())[3] == f"SESSION_RANGE_DESC={desc}"
+    box.run("lets-hooks", "record", env={"LETS_SESSION_ID": OTHER})  # the next session
+    env = {"LETS_SESSION_ID": OTHER}
+    summary = box.run("lets-session-start", "--home", str(box.path / "no-home"), env=env)
+    assert summary.returncode == 0, summary.stderr
+    lines = summary.stdout.splitlines()
+    assert lines[2] == f"**Session range:** session: {box.head()}..HEAD (0 commits)"
+    assert lines[3] == f"**Last session:** {desc} (trust exact, from the handoff's Range)"
+    done = box.run("lets-session-start", "--json", "--home", str(box.path / "no-home"),
+                   env=env)
+    assert json.loads(done.stdout)["last_session"] == {
+        "boundary": boundary, "trust": "exact", "commits": "2", "desc": desc}
+
+
+def test_a_range_section_without_the_four_lines_shows_no_last_session(box: HookBox) -> None:
+    (box.path / "memory").mkdir()
+    handoff(box).write_text("# Handoff\n\n## Next\n\n- go on\n\n### Range\n\n```\n"
+                            "SESSION_TRUST=very\n```\n")
+    done = box.run("lets-session-start", "--json", "--home", str(box.path / "no-home"))
+    assert json.loads(done.stdout)["last_session"] is None
+    assert "Last session" not in box.run("lets-session-start", "--home",
+                                         str(box.path / "no-home")).stdout
+
+
 def test_a_teammates_pulled_commit_is_in_the_range_but_not_in_diff(tmp_path: Path) -> None:
     box = with_remote(tmp_path)
     start(box)

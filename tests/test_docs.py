@@ -4,9 +4,12 @@ and every sample, run as printed where it can be and compared where its output i
 from __future__ import annotations
 
 import configparser
+import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from conftest import BIN, Sandbox
@@ -217,6 +220,8 @@ def test_scripts_run_installs_once_then_only_on_change(tmp_path: Path,
     venv = tmp_path / "venv"
     env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
     env.update(VENV=str(venv), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env["PATH"] = os.pathsep.join(folder for folder in env["PATH"].split(os.pathsep)
+                                  if not (Path(folder) / "lets-hooks").exists())
 
     def run() -> subprocess.CompletedProcess[str]:
         return subprocess.run(["bash", str(clone / "scripts" / "run")], cwd=clone, env=env,
@@ -224,6 +229,8 @@ def test_scripts_run_installs_once_then_only_on_change(tmp_path: Path,
 
     first = run()
     assert first.returncode == 0, first.stderr
+    # lets-hooks is not on PATH: the hint names it where scripts/run installed it
+    assert f"run: {venv}/bin/lets-hooks record" in first.stderr, first.stderr
     assert [line.split("=", 1)[0] for line in first.stdout.splitlines()] == [
         "SESSION_BOUNDARY", "SESSION_TRUST", "SESSION_COMMITS", "SESSION_RANGE_DESC"]
     installed = sorted(venv.glob("lib/python*/site-packages/lets_hooks/__init__.py"))
@@ -239,6 +246,38 @@ def test_scripts_run_installs_once_then_only_on_change(tmp_path: Path,
     assert third.returncode == 0 and third.stdout == first.stdout
     assert installed[0].read_text().endswith("# changed\n")
     assert (venv / ".lets-hooks-installed").read_text() != stamp
+
+
+def test_the_pipx_line_puts_the_commands_on_path_in_a_fresh_login_shell(
+        tmp_path: Path, hook_repo: tuple[Path, str]) -> None:
+    """The README's first install line, as printed, with pipx (from PyPI, in a virtual
+    environment of the test's) on PATH: the next login shell has the six commands."""
+    import pytest
+
+    [script] = blocks(section(README_ONLY, "## Install"), "sh")
+    [line] = [line.split("  #")[0] for line in script.splitlines() if line.startswith("pipx ")]
+    tools = tmp_path / "tools"
+    subprocess.run([sys.executable, "-m", "venv", str(tools)], check=True)
+    got = subprocess.run([str(tools / "bin" / "pip"), "install", "-q", "pipx"],
+                         capture_output=True, text=True, check=False, timeout=600)
+    if got.returncode != 0:
+        pytest.skip(f"pipx cannot be installed here: {got.stderr.strip()[-200:]}")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(hook_repo[0]), str(clone)], check=True)
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True)
+    pip_config = Path.home() / ".config" / "pip"
+    if pip_config.is_dir():
+        shutil.copytree(pip_config, home / ".config" / "pip")
+    command = f'export PATH="{tools / "bin"}:$PATH"\n' + line.replace(
+        "/path/to/lets-hooks", str(clone))
+    done = login_shell(home, "set -e\n" + command, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name in console_scripts():
+        found = login_shell(home, f"command -v {name} && {name} --version", tmp_path)
+        assert found.returncode == 0, (name, found.stderr)
+        assert found.stdout.splitlines() == [str(home / ".local" / "bin" / name),
+                                             f"{name} {lets_hooks.__version__}"]
 
 
 def test_claude_hook_sample_in_docs_runs_as_printed(tmp_path: Path) -> None:
@@ -299,25 +338,53 @@ def test_status_sample_is_what_status_prints(sandbox: Sandbox) -> None:
     assert canonical(done.stdout.rstrip("\n")) == canonical(printed)
 
 
-def test_install_in_a_virtual_environment_as_printed(tmp_path: Path,
-                                                     hook_repo: tuple[Path, str]) -> None:
-    """The README's install lines (the venv way; pipx is the same install, run by pipx),
-    with only the clone's path put in, in a fresh home: the four commands answer."""
+def login_shell(home: Path, script: str, cwd: Path, stdin: str = ""
+                ) -> subprocess.CompletedProcess[str]:
+    """``env -i HOME=<home> bash -lc <script>``: a fresh login shell, as a new terminal or
+    Codex's shell gets one, PATH from the system's and the home's profile alone (pip's own
+    settings of this machine passed on, so that it finds its packages)."""
+    keep = [f"{k}={v}" for k, v in os.environ.items() if k.startswith("PIP_")]
+    return subprocess.run(["env", "-i", f"HOME={home}", *keep, "bash", "-lc", script],
+                          cwd=cwd, input=stdin, capture_output=True, text=True, check=False,
+                          timeout=900)
+
+
+def test_install_lines_put_the_commands_on_path_in_a_fresh_login_shell(
+        tmp_path: Path, hook_repo: tuple[Path, str]) -> None:
+    """The README's install lines (the virtual environment and its PATH line; pipx and uv
+    are the same install, run by those tools), run as printed in a fresh login shell with
+    only the clone's path put in: the next login shell has the six commands on PATH, and
+    the plugins' start hook, run there, records and prints the summary."""
     [script] = blocks(section(README_ONLY, "## Install"), "sh")
     lines = [line.split("  #")[0] for line in script.splitlines()
-             if not line.startswith("pipx ")]
+             if not line.startswith(("pipx ", "uv ", "#"))]
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(hook_repo[0]), str(clone)], check=True)
     home = tmp_path / "home"
-    home.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    env.update(HOME=str(home), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    (home / ".config").mkdir(parents=True)
+    pip_config = Path.home() / ".config" / "pip"
+    if pip_config.is_dir():  # where this machine's pip finds its packages
+        shutil.copytree(pip_config, home / ".config" / "pip")
     command = "\n".join(lines).replace("/path/to/lets-hooks", str(clone))
-    done = subprocess.run(["/bin/sh", "-ec", command], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, check=False, timeout=900)
+    done = login_shell(home, "set -e\n" + command, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
+    bin_folder = home / ".venvs" / "lets-hooks" / "bin"
     for name in console_scripts():
-        answer = subprocess.run([str(home / ".venvs" / "lets-hooks" / "bin" / name),
-                                 "--version"], capture_output=True, text=True, check=False)
-        assert answer.returncode == 0, name
-        assert answer.stdout.split()[-1] == lets_hooks.__version__, name
+        found = login_shell(home, f"command -v {name} && {name} --version", tmp_path)
+        assert found.returncode == 0, (name, found.stderr)
+        assert found.stdout.splitlines() == [str(bin_folder / name),
+                                             f"{name} {lets_hooks.__version__}"]
+    project = tmp_path / "project"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(project)], check=True)
+    subprocess.run(["git", "-C", str(project), "-c", "user.name=t", "-c",
+                    "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "one"],
+                   check=True)
+    hooks = json.loads((ROOT / "agent-plugin" / "hooks" / "codex.json").read_text())
+    [start] = [hook["command"] for group in hooks["hooks"]["SessionStart"]
+               for hook in group["hooks"]]
+    payload = json.dumps({"session_id": "login-1", "cwd": str(project), "source": "startup",
+                          "hook_event_name": "SessionStart"})
+    started = login_shell(home, start, project, payload)
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.startswith("## Session Ready\n"), started.stdout
+    assert "session: " in (project / ".lets" / "sessions" / ".task-main").read_text()

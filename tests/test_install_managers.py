@@ -15,7 +15,7 @@ from hookbox import SID, HookBox, make
 from managers import bare_remote, fake_husky, snapshot, team_hook
 
 from lets_hooks.cli.install import import_folders
-from lets_hooks.install import HOOKS, LINE_MARK, husky_line, lefthook_entries, shim
+from lets_hooks.install import HOOKS, LINE_MARK, VERSION, husky_line, lefthook_entries, shim
 
 ROOT = Path(__file__).resolve().parent.parent
 LEGACY = ROOT / "tests" / "fixtures" / "shims-0.1.0"
@@ -224,16 +224,42 @@ def pre_commit(box: HookBox, *args: str) -> subprocess.CompletedProcess[str]:
                           env=box.environ(), capture_output=True, text=True, check=True)
 
 
-def test_pre_commit_installed_means_install_refuses(box: HookBox) -> None:
+def test_install_beside_pre_commit_writes_the_hooks_it_leaves_free(box: HookBox) -> None:
+    """pre-commit's scripts are kept byte for byte; the hooks it has none for get the plain
+    shims beside them (the ledger's hooks at a shim's cost, not pre-commit's start per
+    commit); one it has a script for without a lets-hooks id is said, exit 1."""
     (box.path / ".pre-commit-config.yaml").write_text(PRE_COMMIT_CONFIG)
-    pre_commit(box, "install", "--hook-type", "pre-commit", "--hook-type", "post-checkout")
-    before = snapshot(box.path / ".git" / "hooks")
+    pre_commit(box, "install", "--hook-type", "pre-commit")
+    folder = box.path / ".git" / "hooks"
+    theirs = (folder / "pre-commit").read_bytes()
+    done = box.run("lets-hooks", "install")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines() == [f".git/hooks/{hook}: installed" for hook in (
+        "post-checkout", "post-rewrite", "pre-push", "post-commit", "post-merge",
+        "post-applypatch")]
+    assert (folder / "pre-commit").read_bytes() == theirs
+    box.sh("switch", "-q", "-c", "feat", sid=SID)
+    assert box.line("feat") == f"{box.head()} {SID}"
+    commit = box.sh("commit", "-q", "--allow-empty", "-m", "one", sid=SID)
+    assert "lets" not in commit.stdout + commit.stderr  # pre-commit: its own hook only
+    assert f"{box.head()} {SID}" in (box.path / ".git" / "lets-hooks" / "ledger").read_text()
+    assert box.run("lets-hooks", "install").stdout.count("up to date") == 6
+    doctor = box.run("lets-hooks", "doctor").stdout.splitlines()
+    for hook in HOOKS:  # doctor checks each as the shim it is, beside pre-commit's scripts
+        assert any(line.startswith("ok") and f"lets-hooks shim {VERSION} in .git/hooks/{hook},"
+                   in line for line in doctor), doctor
+
+    pre_commit(box, "install", "--hook-type", "pre-push", "--overwrite")
     done = box.run("lets-hooks", "install")
     assert done.returncode == 1
-    assert done.stdout.startswith("pre-commit's hook scripts are installed here "
-                                  "(.git/hooks/post-checkout, .git/hooks/pre-commit)")
-    assert ".pre-commit-config.yaml" in done.stdout and "pre-commit uninstall" in done.stdout
-    assert snapshot(box.path / ".git" / "hooks") == before
+    assert (".git/hooks/pre-push: pre-commit's script is here, so no shim was written: add "
+            "lets-pre-push to .pre-commit-config.yaml") in done.stdout
+    with (box.path / ".pre-commit-config.yaml").open("a") as config:
+        config.write("-   repo: x\n    rev: y\n    hooks:\n    -   id: lets-pre-push\n")
+    done = box.run("lets-hooks", "install")
+    assert done.returncode == 0, done.stdout
+    assert (".git/hooks/pre-push: left to pre-commit (lets-pre-push is in "
+            ".pre-commit-config.yaml)") in done.stdout
 
 
 def test_pre_commit_after_lets_hooks_then_uninstall(box: HookBox) -> None:

@@ -86,3 +86,40 @@ def test_a_warning_is_still_shown(box: HookBox) -> None:
     assert out[0] == "lets session boundary (record on checkout)...Passed"
     assert any(line.startswith("lets-hooks: post-checkout: branch 'feat': recorded boundary "
                                "dddddddddddd rejected") for line in out)
+
+
+def five_step_rebase(box: HookBox) -> list[str]:
+    """A ``rebase -i`` of five commits of the session's, every step a pick that makes a
+    new commit: what it prints, git's own lines aside."""
+    for n in range(5):
+        box.file_commit(f"f{n}.txt", f"{n}\n", sid=SID)
+    done = box.sh("rebase", "-i", "--no-ff", "HEAD~5", sid=SID,
+                  extra={"GIT_SEQUENCE_EDITOR": "true"})
+    text = (done.stdout + done.stderr).replace("\r", "\n")  # git's progress, one line a step
+    return [line for line in printed(text)
+            if line.strip() and not re.fullmatch(r"(\x1b\[K)?(Rebasing \(\d+/\d+\)|"
+                                                 r"Successfully rebased .*)", line.strip())]
+
+
+def test_every_hook_through_pre_commit_is_noisy_in_a_rebase(box: HookBox) -> None:
+    """Every id run by pre-commit: its status lines for every hook call of a rebase."""
+    box.sh("switch", "-q", "-c", "feat", sid=SID)
+    lines = five_step_rebase(box)
+    assert lines.count(LEDGER) == 5
+    assert len(lines) == 11, lines  # post-checkout 3, the ledger's 5, post-rewrite 3
+
+
+def test_the_readme_setup_prints_nothing_in_a_rebase(tmp_path: Path,
+                                                     hook_repo: tuple[Path, str],
+                                                     pre_commit_home: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's pre-commit setup (the hooks as plain shims beside pre-commit's
+    scripts): a 5-step rebase -i prints nothing, and the boundary still follows it."""
+    box = precommit_box.readme_box(tmp_path, hook_repo, pre_commit_home, monkeypatch)
+    box.sh("switch", "-q", "-c", "feat", sid=SID)
+    start = box.head()
+    assert box.line("feat") == f"{start} {SID}"
+    assert five_step_rebase(box) == []
+    assert box.line("feat") == f"{start} {SID}"
+    answer = box.run("lets-session-boundary", env={"LETS_SESSION_ID": SID})
+    assert "SESSION_TRUST=exact\nSESSION_COMMITS=5\n" in answer.stdout, answer.stdout

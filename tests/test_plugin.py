@@ -304,15 +304,42 @@ def start_commands() -> list[tuple[str, str]]:
 
 def test_without_lets_hooks_installed_every_hook_does_nothing(
         sandbox: Sandbox, tmp_path: Path) -> None:
+    """Nothing written, nothing said; only the plugins' start hooks say, in the agent's
+    context, that the commands are missing (next test)."""
     sandbox.commit("recent")
     payload = json.dumps({"session_id": SID, "cwd": str(sandbox.path), "source": "startup",
                           "hook_event_name": "SessionStart", "tool_name": "Bash",
                           "tool_input": {"command": "true"}})
+    starts = {command for agent, command in start_commands() if agent != "docs"}
     for command in all_commands():
         done = run_hook(command, sandbox.path, bare_path(tmp_path), payload)
-        assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), command
+        assert (done.returncode, done.stderr) == (0, ""), command
+        assert command in starts or done.stdout == "", command
     assert not (sandbox.path / ".lets").exists()
     assert not (sandbox.path / ".git" / "lets-agent").exists()
+
+
+MISSING = "lets-hooks: lets-session-start is not on PATH"
+
+
+@pytest.mark.parametrize("which", ["claude", "codex", "gemini"])
+def test_without_the_commands_the_start_hook_says_so_in_the_agents_context(
+        sandbox: Sandbox, tmp_path: Path, which: str) -> None:
+    """One line of context, in the shape the agent takes context in (Gemini: only inside
+    its JSON), saying the commands are not on PATH and how to install them."""
+    sandbox.commit("recent")
+    command = dict(start_commands())[which]
+    payload = json.dumps({"session_id": SID, "cwd": str(sandbox.path), "source": "startup",
+                          "hook_event_name": "SessionStart"})
+    done = run_hook(command, sandbox.path, bare_path(tmp_path), payload)
+    assert (done.returncode, done.stderr) == (0, "")
+    text = done.stdout
+    if which == "gemini":
+        answer = json.loads(text)
+        assert answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+        text = answer["hookSpecificOutput"]["additionalContext"] + "\n"
+    assert text.startswith(MISSING) and text.count("\n") == 1, text
+    assert "pipx install" in text and "PATH" in text
 
 
 @pytest.mark.parametrize("which", ["claude", "codex", "gemini", "docs"])

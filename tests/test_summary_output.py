@@ -675,6 +675,8 @@ def _maybe(shape: object) -> tuple[str, object]:
 SCHEMA: dict[str, object] = {
     "today": "day",
     "session_range": "str?",
+    "last_session": _maybe({"boundary": "str", "trust": "str", "commits": "str",
+                            "desc": "str"}),
     "branch": _maybe({
         "repository": "bool", "name": "str?", "head": "str?",
         "working_tree": _maybe({"staged": "count", "modified": "count", "untracked": "count",

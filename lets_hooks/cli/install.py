@@ -53,9 +53,11 @@ def install_parser() -> argparse.ArgumentParser:
                     "Without a hook manager, shims go into the folder git runs hooks from "
                     "(core.hooksPath honoured; a hook already there is kept as "
                     "<hook>.pre-lets and runs first). With husky, one marked line goes "
-                    "into .husky/<hook>. With lefthook or pre-commit nothing is written: "
-                    "it says what to add to their configuration and exits 1. Safe to run "
-                    "again; a newer version upgrades the shims in place.")
+                    "into .husky/<hook>. With pre-commit, shims go beside its scripts for "
+                    "the hooks it has none for (one it has is left to it, and said). With "
+                    "lefthook nothing is written: it says what to add to its configuration "
+                    "and exits 1. Safe to run again; a newer version upgrades the shims in "
+                    "place.")
     parser.add_argument("--version", action="version", version=f"lets-hooks {__version__}")
     parser.add_argument("--command", metavar="PATH", default=None,
                         help="the lets-hooks the shims call (default: this one, by its "

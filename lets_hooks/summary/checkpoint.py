@@ -693,6 +693,19 @@ def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
     return [*out, (RANGE_HEADING, newline), ("", newline), *fenced]
 
 
+def range_lines(lines: Sequence[str], body: int) -> list[str] | None:
+    """The lines inside the Range block the checkpoint owns (``_with_range``: the marked
+    one, else an older checkpoint's unmarked block), or None: what the summary reads back
+    as the last session's range (``sources.handoff.last_range``)."""
+    owned = _owned_range(lines, body)
+    if owned is not None:
+        return list(lines[owned[0] + 2:owned[1]])
+    older = _older_range(lines, body)
+    if older is not None:
+        return list(lines[older[0] + 1:older[1]])
+    return None
+
+
 def _owned_range(lines: Sequence[str], body: int) -> tuple[int, int] | None:
     """(marker, closing fence) of the first marked Range block outside fenced code."""
     for index in top_level(lines, body):

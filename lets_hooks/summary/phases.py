@@ -122,6 +122,9 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
     return Summary(
         today=today,
         session_range=where.range_desc if where is not None else None,
+        last_session=(inputs.handoff.reading.last_range
+                      if inputs.handoff is not None and inputs.handoff.reading is not None
+                      else None),
         branch=branch_view(where, handoff.date if handoff else None, inputs.handoff,
                            references.paths),
         handoff=handoff,

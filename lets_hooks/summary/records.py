@@ -52,6 +52,18 @@ class Handoff:
 
 
 @dataclass(frozen=True)
+class LastRange:
+    """The previous session's range, as its checkpoint wrote it in the handoff's
+    ``### Range`` section: the ladder's four values (``SESSION_RANGE_DESC`` always names
+    the trust level in words; ``trust`` is the level itself)."""
+
+    boundary: str
+    trust: str
+    commits: str
+    desc: str
+
+
+@dataclass(frozen=True)
 class HandoffReading:
     """What the handoff says, read in one pass by its reader; the phases only decide
     with it (which source wins, what is shown, what is warned about).
@@ -80,6 +92,7 @@ class HandoffReading:
     said_added: frozenset[str] = frozenset()
     spelled: tuple[tuple[str, str], ...] = ()  # (a path, as written) where they differ
     unplaced: tuple[str, ...] = ()  # headings of sections the reader cannot place
+    last_range: LastRange | None = None  # the previous session's, from its ### Range
 
 
 @dataclass(frozen=True)
@@ -388,6 +401,7 @@ class Summary:
     stale_references: tuple[str, ...]
     unchecked_references: tuple[str, ...]
     warnings: tuple[str, ...]
+    last_session: LastRange | None = None  # the handoff's Range: what the last session did
 
 
 @dataclass(frozen=True)

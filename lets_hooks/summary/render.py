@@ -197,6 +197,10 @@ def summary_parts(summary: Summary) -> list[Part]:
     where: list[str] = []
     if summary.session_range is not None:
         where.append(f"**Session range:** {summary.session_range}")
+    if summary.last_session is not None:
+        last = summary.last_session
+        where.append(f"**Last session:** {last.desc} (trust {last.trust}, from the handoff's "
+                     "Range)")
     if summary.branch is not None:
         where.append(f"**Branch:** {branch_text(summary.branch)}")
     parts.append(_text_part("Session range and Branch", 85, 1, where, droppable=False))
@@ -527,6 +531,9 @@ def _summary_data(summary: Summary) -> dict[str, object]:
     return {
         "today": summary.today.isoformat(),
         "session_range": summary.session_range,
+        "last_session": None if summary.last_session is None else {
+            "boundary": summary.last_session.boundary, "trust": summary.last_session.trust,
+            "commits": summary.last_session.commits, "desc": summary.last_session.desc},
         "branch": None if branch is None else {
             "repository": branch.repository, "name": branch.branch, "head": branch.head,
             "working_tree": None if branch.tree is None else {

@@ -10,13 +10,14 @@ function names it mentions and what it says of them) into one ``HandoffReading``
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from lets_hooks.summary import checkpoint, prose
 from lets_hooks.summary.interventions import iso_date
-from lets_hooks.summary.records import Handoff, HandoffDate, HandoffReading, Read
+from lets_hooks.summary.records import Handoff, HandoffDate, HandoffReading, LastRange, Read
 from lets_hooks.summary.sources.references import (
     function_references,
     spelled_path_references,
@@ -55,7 +56,30 @@ def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
     text = "\n".join(body)
     empty = not text.strip()
     handoff = Handoff(frontmatter, snapshot, sections(prose_lines), text, empty)
-    return Read(replace(handoff, reading=read(handoff)), tuple(warnings))
+    reading = replace(read(handoff), last_range=last_range(lines, start))
+    return Read(replace(handoff, reading=reading), tuple(warnings))
+
+
+TRUST_LEVELS = ("exact", "prior-session", "estimate", "none")
+
+
+def last_range(lines: Sequence[str], body: int) -> LastRange | None:
+    """The previous session's range: the ``SESSION_`` lines of the Range block the
+    checkpoint owns (``checkpoint.range_lines``, the one place that knows where it puts
+    them); None when there is no such block, or its four values are not the ladder's."""
+    section = checkpoint.range_lines(lines, body)
+    if section is None:
+        return None
+    values = dict(line.partition("=")[::2] for line in section)
+    boundary = values.get("SESSION_BOUNDARY", "")
+    trust = values.get("SESSION_TRUST", "")
+    commits = values.get("SESSION_COMMITS", "")
+    desc = values.get("SESSION_RANGE_DESC", "").strip()
+    if (trust not in TRUST_LEVELS or not desc
+            or not (boundary == "none" or re.fullmatch(r"[0-9a-f]{4,64}", boundary))
+            or not (commits == "unknown" or commits.isdigit())):
+        return None
+    return LastRange(boundary, trust, commits, desc)
 
 
 UNPLACED_SHOWN = 5
