@@ -304,7 +304,8 @@ def test_pre_commit_for_some_hooks_install_writes_the_others_beside_it(box: Hook
     done = box.run("lets-hooks", "install")
     assert done.returncode == 0, done.stdout
     for hook in ("post-checkout", "post-rewrite", "pre-push"):
-        assert f".git/hooks/{hook}: run by pre-commit (lets-{hook})" in done.stdout
+        assert (f".git/hooks/{hook}: left to pre-commit (lets-{hook} is in "
+                ".pre-commit-config.yaml)") in done.stdout
     for hook in ("post-commit", "post-merge", "post-applypatch"):
         assert f".git/hooks/{hook}: installed\n" in done.stdout
         assert "lets-hooks shim" in (folder / hook).read_text()
@@ -328,7 +329,8 @@ def test_pre_commit_listing_a_hook_it_has_no_script_for_gets_no_shim(box: HookBo
     pre_commit(box, "install", "--hook-type", "pre-commit")
     done = box.run("lets-hooks", "install")
     assert done.returncode == 1
-    assert (".git/hooks/post-commit: left to pre-commit (.pre-commit-config.yaml lists "
-            "lets-post-commit); run pre-commit install --hook-type post-commit") in done.stdout
+    assert (".git/hooks/post-commit: left to pre-commit (lets-post-commit is in "
+            ".pre-commit-config.yaml), whose script for it is not installed: pre-commit "
+            "install --hook-type post-commit") in done.stdout
     assert not (box.path / ".git" / "hooks" / "post-commit").exists()
     assert ".git/hooks/post-checkout: installed" in done.stdout

@@ -104,7 +104,8 @@ def test_doctor_says_once_what_pre_commit_leaves_out_and_its_fix_works(box: Hook
     done = box.run(*shlex.split(fix), env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert ".git/hooks/post-applypatch: installed" in done.stdout
-    assert ".git/hooks/post-checkout: run by pre-commit (lets-post-checkout)" in done.stdout
+    assert (".git/hooks/post-checkout: left to pre-commit (lets-post-checkout is in "
+            ".pre-commit-config.yaml)") in done.stdout
     assert {p.name: p.read_bytes() for p in hooks.iterdir() if p.name in theirs} == theirs
     assert sorted(set(p.name for p in hooks.iterdir()) - set(theirs)) == ["post-applypatch"]
 
