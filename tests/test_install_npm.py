@@ -353,3 +353,40 @@ def test_real_lefthook_local_and_a_work_tree_added_with_git_worktree_add(
     assert box.line("topic3", root=linked) == f"{box.rev('topic2')} {SID}"
     done = box.run("lets-hooks", "doctor", cwd=linked, env={**env, "LETS_SESSION_ID": SID})
     assert done.returncode == 0, done.stdout
+
+
+def test_real_lefthook_route_gives_the_evidence_classes_true_answers(npm_tools: Path,
+                                                                    tmp_path: Path) -> None:
+    """Through the lefthook route (its entries, real lefthook running them): the session
+    commits on its topic and on main, rebases the topic onto main (the range is the
+    branch's: exact for the topic's two), then records again (the line goes below its
+    topic commits, and no lower than main's own line: still exact)."""
+    box = make(tmp_path)
+    env = with_tools(npm_tools)
+    (box.path / "lefthook.yml").write_text(lefthook_entries())
+    subprocess.run(["lefthook", "install"], cwd=box.path, env={**box.environ(), **env},
+                   capture_output=True, text=True, check=True)
+    remote = bare_remote(box, tmp_path)
+    box.sh("checkout", "-q", "-b", "topic", sid=SID, extra=env)
+    box.sh("push", "-q", "-u", "origin", "topic", sid=SID, extra=env)
+    for name in ("t1", "t2"):
+        (box.path / f"{name}.txt").write_text(name)
+        box.sh("add", f"{name}.txt", extra=env)
+        box.sh("commit", "-q", "-m", name, sid=SID, extra=env)
+    box.sh("switch", "-q", "main", sid=SID, extra=env)
+    (box.path / "m.txt").write_text("m")
+    box.sh("add", "m.txt", extra=env)
+    box.sh("commit", "-q", "-m", "on main", sid=SID, extra=env)
+    onto = box.head()
+    box.sh("switch", "-q", "topic", sid=SID, extra=env)
+    box.sh("rebase", "-q", "main", sid=SID, extra=env)
+    got = box.boundary(env={**env, "LETS_SESSION_ID": SID})
+    assert (got["SESSION_BOUNDARY"], got["SESSION_TRUST"], got["SESSION_COMMITS"]) == \
+        (onto, "exact", "2"), got
+    # recorded again: the line goes below the topic's two, never below main's own line
+    done = box.run("lets-hooks", "record", env={**env, "LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    got = box.boundary(env={**env, "LETS_SESSION_ID": SID})
+    assert (got["SESSION_BOUNDARY"], got["SESSION_TRUST"], got["SESSION_COMMITS"]) == \
+        (onto, "exact", "2"), got
+    assert remote.exists()
