@@ -64,7 +64,7 @@ def sid_problem(sid: str) -> str | None:
         return "not printable text (blanks, control and invisible format characters are " \
                "not allowed in it)"
     if sid in LEDGER_MARKS:
-        return f"{sid!r}, which the session ledger uses for itself"
+        return "one of the session ledger's own marks (-, =, *)"
     return None
 
 
