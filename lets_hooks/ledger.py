@@ -71,6 +71,7 @@ _SHA = rb"(?:[0-9a-f]{40}|[0-9a-f]{64})"
 # kind, commit, session id, and for a rewrite the old commit and how; a line is this
 # exactly (``fullmatch``, without its newline), its id then checked by the session-id rule
 GRAMMAR = re.compile(rb"([cakrs]) (" + _SHA + rb") ([^ \n]+)(?: (" + _SHA + rb") ([=*]))?")
+_LINES = re.compile(rb"^" + GRAMMAR.pattern + rb"\n", re.MULTILINE)  # each whole line
 
 # The statuses of a commit for one session.
 SESSION = "session"  # this session's own
@@ -235,35 +236,46 @@ class Ledger:
 
 def parse(data: bytes) -> Ledger:
     """Every line that keeps the grammar (``fields``), in order; the rest is skipped, and
-    so is a last line with no newline (torn, or still being written)."""
+    so is a last line with no newline (torn, or still being written). One scan of the
+    bytes (``_LINES``: the grammar anchored at each line's start and ended by its
+    newline), each id judged once."""
     ledger = Ledger()
     made, amended = ledger.made, ledger.amended
     copies, claims, order, by_sid = ledger.copies, ledger.claims, ledger.order, ledger.by_sid
     written = ledger.written
     sids: dict[bytes, str | None] = {}  # a few sessions write most lines: each judged once
     at = 0
-    lines = data.split(b"\n")
-    lines.pop()  # after the last newline: empty, or a line not ended
-    for raw in lines:
-        found = fields(raw, sids)
-        if found is None:
+    for match in _LINES.finditer(data):
+        kind, raw_sha, who, raw_old, how = match.groups()
+        sid = sids.get(who, "")
+        if sid == "":
+            sid = sids[who] = _sid(who)
+        if sid is None:
             continue
-        kind, sha, sid, old, changed = found
-        at += 1
-        if kind == MADE:
+        sha = raw_sha.decode("ascii")
+        if kind == REWRITE:
+            if raw_old is None or len(raw_old) != len(raw_sha) or raw_old == raw_sha:
+                continue
+            at += 1
+            copies.setdefault(sha, []).append((raw_old.decode("ascii"), sid, how == b"*"))
+        elif raw_old is not None:
+            continue
+        elif kind == MADE:
+            at += 1
             makers = made.get(sha)
             if makers is None:
                 made[sha] = {sid}
             else:
                 makers.add(sid)
-        elif kind == REWRITE:
-            copies.setdefault(sha, []).append((old, sid, changed))
         elif kind == AMEND:
+            at += 1
             amended.setdefault(sha, set()).add(sid)
         elif kind == WRITTEN:
+            at += 1
             written[(sha, sid)] = at
             continue
         else:
+            at += 1
             claims.setdefault(sha, set()).add(sid)
         order[sha] = at
         named = by_sid.get(sid)
