@@ -377,7 +377,7 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
     if boundary and sid:
         mark = b" ".join([WRITTEN, boundary.encode("ascii", "replace"),
                           token(sid).encode("utf-8")])
-        placed = _last_line(data, mark) >= 0
+        placed = token(sid) == sid and is_line(mark) and _last_line(data, mark) >= 0
         if not placed:
             return parse(data)
     book = about(data, wanted)
@@ -390,8 +390,8 @@ def about(data: bytes, wanted: Collection[str]) -> Ledger:
     """The ledger's two readings in one answer: a few commits (``SEARCHED``) are searched
     for in the bytes, and only the lines about them (and about the commits their copies
     copy) are parsed; more are read by parsing the whole ledger. Either says of each of
-    ``wanted`` what ``parse(data)`` says (tests/test_ledger.py holds them to it)."""
-    asked = {sha.encode("ascii", "replace") for sha in wanted}
+    ``wanted`` what ``parse(data)`` says (tests/test_ledger_grammar.py holds them to it)."""
+    asked = {sha.encode("ascii") for sha in wanted if files.is_sha(sha)}  # others: no line
     if len(asked) > SEARCHED:
         return parse(data)
     found: dict[int, bytes] = {}
