@@ -138,10 +138,10 @@ def test_a_prior_session_parses_only_the_lines_about_its_commits(tmp_path: Path)
     assert ledger.read(str(tmp_path)).lines == 5003
 
 
-def test_a_long_tail_after_the_mark_is_read_from_the_mark(tmp_path: Path) -> None:
-    """More lines after the mark than a compaction keeps: the commits asked are still
-    searched for from the mark on (the whole ledger is not parsed), and the answer is
-    the whole ledger's."""
+def test_a_long_ledger_after_the_mark_costs_only_the_lines_asked_about(
+        tmp_path: Path) -> None:
+    """More lines after the mark than a compaction keeps: the commits asked are searched
+    for (the whole ledger is not parsed), and the answer is the whole ledger's."""
     folder = tmp_path / ledger.FOLDER
     folder.mkdir()
     mine, theirs = "a" * 40, "b" * 40
