@@ -178,9 +178,10 @@ strict() {  # does .lets/config.toml or pyproject.toml [tool.lets] set pre_push.
 """
 
 # post-commit and post-applypatch: the ledger's line (lets_hooks/ledger.py) appended by the
-# shell itself, one git process and no Python (tests/test_ledger_hooks.py); what the shell
-# cannot judge (reftable, a session id outside the plain characters, a path with a
-# newline) goes to lets-hooks, which writes the same line.
+# shell itself, one git process and no Python (tests/test_ledger_writers.py); what the
+# shell cannot judge (reftable, a session id outside the plain characters or refused by
+# the one rule, a path with a newline, a ledger or folder that is a link or not a plain
+# file) goes to lets-hooks, which writes the same line or says why not.
 _NOTE = """\
 lets_note() {
   # inside a rebase post-rewrite writes the lines, from git's own list: nothing to start

@@ -112,7 +112,7 @@ class Ledger:
         self.order: dict[str, int] = {}  # commit -> its newest line's place (the log's order)
         self.by_sid: dict[str, list[str]] = {}  # sid -> the commits its lines name
         self.written: dict[tuple[str, str], int] = {}  # (boundary, sid) -> its newest s line
-        self.placed = False  # read from an ``s`` line on (``read_from``)
+        self.placed = False  # the session's mark (``s``) at the boundary is there (``read_from``)
         self.lines = 0
         self.said: dict[str | None, dict[str, str]] = {}  # sid -> what ``status`` answered
 
