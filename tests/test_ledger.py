@@ -265,3 +265,28 @@ def test_the_ledger_lives_in_the_git_directory_shared_by_work_trees(sandbox: San
     status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=sandbox.path,
                             capture_output=True, text=True, check=True).stdout
     assert "lets-hooks" not in status  # never in the work tree, never committed
+
+
+def test_an_agents_tool_hook_reads_only_the_lines_about_its_commits(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``note_made`` (an agent's tool hook, after each shell call) parsed the whole ledger
+    to learn whether its commits have a line already (0.5 to 0.75 s on an 8 MiB one):
+    now only the lines about them are parsed, and the answer is the same."""
+    folder = tmp_path / ledger.FOLDER
+    folder.mkdir()
+    others = "".join(f"c {n:040x} {B}\n" for n in range(1, 5001))
+    (folder / ledger.NAME).write_text(f"c {X} {B}\n{others}")
+    parsed: list[int] = []
+    parse = ledger.parse
+
+    def counted(data: bytes) -> ledger.Ledger:
+        parsed.append(data.count(b"\n"))
+        return parse(data)
+
+    monkeypatch.setattr(ledger, "parse", counted)
+    assert ledger.note_made(str(tmp_path), [X, Y], A) is None
+    assert max(parsed) <= 2, parsed
+    monkeypatch.setattr(ledger, "parse", parse)
+    found = ledger.read(str(tmp_path))
+    assert found.status(X, B) == ledger.SESSION  # the first writer's line stands
+    assert found.status(Y, A) == ledger.SESSION
