@@ -20,7 +20,7 @@ directory). One line an event, appended; the oldest go first past ``LIMIT`` byte
     s <commit> <sid>                  a session line of <sid> was written at <commit>: what
                                       the ledger names after it cannot be below it
 
-The grammar is strict (``GRAMMAR``): single spaces, full lowercase object names of one
+The grammar is strict (``fields``): single spaces, full lowercase object names of one
 width, a session id that keeps the session-id rule (``state.sid_problem``) or "-", a line
 ended by a newline. Anything else (CRLF, a NUL, a short sha, a stray field, a torn last
 line) is skipped: it can leave a commit undecided, never make it some session's.
@@ -40,7 +40,6 @@ read or written: the order of the lines is the only order there is.
 from __future__ import annotations
 
 import os
-import re
 
 from lets_hooks import files
 
@@ -67,11 +66,9 @@ REWRITE = b"r"
 CLAIM = b"k"
 WRITTEN = b"s"
 
-_SHA = rb"(?:[0-9a-f]{40}|[0-9a-f]{64})"
-# kind, commit, session id, and for a rewrite the old commit and how; a line is this
-# exactly (``fullmatch``, without its newline), its id then checked by the session-id rule
-GRAMMAR = re.compile(rb"([cakrs]) (" + _SHA + rb") ([^ \n]+)(?: (" + _SHA + rb") ([=*]))?")
-_LINES = re.compile(rb"^" + GRAMMAR.pattern + rb"\n", re.MULTILINE)  # each whole line
+KINDS = frozenset({MADE, AMEND, REWRITE, CLAIM, WRITTEN})
+HEX = b"0123456789abcdef"
+HOW = frozenset({b"=", b"*"})
 
 # The statuses of a commit for one session.
 SESSION = "session"  # this session's own
@@ -236,46 +233,36 @@ class Ledger:
 
 def parse(data: bytes) -> Ledger:
     """Every line that keeps the grammar (``fields``), in order; the rest is skipped, and
-    so is a last line with no newline (torn, or still being written). One scan of the
-    bytes (``_LINES``: the grammar anchored at each line's start and ended by its
-    newline), each id judged once."""
+    so is a last line with no newline (torn, or still being written). Each id is judged
+    once."""
     ledger = Ledger()
     made, amended = ledger.made, ledger.amended
     copies, claims, order, by_sid = ledger.copies, ledger.claims, ledger.order, ledger.by_sid
     written = ledger.written
     sids: dict[bytes, str | None] = {}  # a few sessions write most lines: each judged once
     at = 0
-    for match in _LINES.finditer(data):
-        kind, raw_sha, who, raw_old, how = match.groups()
-        sid = sids.get(who, "")
-        if sid == "":
-            sid = sids[who] = _sid(who)
-        if sid is None:
+    lines = data.split(b"\n")
+    lines.pop()  # after the last newline: empty, or a line not ended
+    for raw in lines:
+        found = fields(raw, sids)
+        if found is None:
             continue
-        sha = raw_sha.decode("ascii")
-        if kind == REWRITE:
-            if raw_old is None or len(raw_old) != len(raw_sha) or raw_old == raw_sha:
-                continue
-            at += 1
-            copies.setdefault(sha, []).append((raw_old.decode("ascii"), sid, how == b"*"))
-        elif raw_old is not None:
-            continue
-        elif kind == MADE:
-            at += 1
+        kind, sha, sid, old, changed = found
+        at += 1
+        if kind == MADE:
             makers = made.get(sha)
             if makers is None:
                 made[sha] = {sid}
             else:
                 makers.add(sid)
+        elif kind == REWRITE:
+            copies.setdefault(sha, []).append((old, sid, changed))
         elif kind == AMEND:
-            at += 1
             amended.setdefault(sha, set()).add(sid)
         elif kind == WRITTEN:
-            at += 1
             written[(sha, sid)] = at
             continue
         else:
-            at += 1
             claims.setdefault(sha, set()).add(sid)
         order[sha] = at
         named = by_sid.get(sid)
@@ -295,16 +282,27 @@ def parse(data: bytes) -> Ledger:
 def fields(raw: bytes, sids: dict[bytes, str | None] | None = None
            ) -> tuple[bytes, str, str, str, bool] | None:
     """One line (without its newline) as (kind, commit, sid, old, changed), or None when
-    it does not keep the grammar exactly: ``GRAMMAR``, an ``r`` line with its old commit
-    and how (of the new one's width, not the new one) and no other kind with them, a
-    session id that is "-" or keeps the session-id rule. ``sids``: ids judged already."""
-    match = GRAMMAR.fullmatch(raw)
-    if match is None:
+    it does not keep the grammar exactly: fields split by single spaces, three of them
+    (``c``, ``a``, ``k``, ``s``) or five (``r``: its old commit, of the new one's width
+    and not the new one, and how, ``=`` or ``*``); commit names of 40 or 64 lowercase hex
+    digits; a session id that is "-" or keeps the session-id rule (no blank, control or
+    invisible character: a CR or a NUL is refused with it). ``sids``: ids judged already.
+    Plain byte operations, no ``re``: the hooks start without it."""
+    parts = raw.split(b" ")
+    count = len(parts)
+    if count == 3:
+        kind, sha, who = parts
+        if kind == REWRITE or kind not in KINDS:
+            return None
+        old = b""
+    elif count == 5:
+        kind, sha, who, old, how = parts
+        if kind != REWRITE or how not in HOW or len(old) != len(sha) or old == sha \
+                or old.translate(None, HEX):
+            return None
+    else:
         return None
-    kind, sha, who, old, how = match.groups()
-    if (kind == REWRITE) != (old is not None):
-        return None
-    if old is not None and (len(old) != len(sha) or old == sha):
+    if len(sha) not in (40, 64) or sha.translate(None, HEX):
         return None
     sid = sids.get(who, "") if sids is not None else ""
     if sid == "":
@@ -313,8 +311,7 @@ def fields(raw: bytes, sids: dict[bytes, str | None] | None = None
             sids[who] = sid
     if sid is None:
         return None
-    return (kind, sha.decode("ascii"), sid, old.decode("ascii") if old else "",
-            how == b"*")
+    return kind, sha.decode("ascii"), sid, old.decode("ascii"), count == 5 and how == b"*"
 
 
 def _sid(raw: bytes) -> str | None:
@@ -391,9 +388,9 @@ def about(data: bytes, wanted: Collection[str]) -> Ledger:
     for in the bytes, and only the lines about them (and about the commits their copies
     copy) are parsed; more are read by parsing the whole ledger. Either says of each of
     ``wanted`` what ``parse(data)`` says (tests/test_ledger_grammar.py holds them to it)."""
-    asked = {sha.encode("ascii") for sha in wanted if files.is_sha(sha)}  # others: no line
-    if len(asked) > SEARCHED:
+    if len(wanted) > SEARCHED:
         return parse(data)
+    asked = {sha.encode("ascii") for sha in wanted if files.is_sha(sha)}  # others: no line
     found: dict[int, bytes] = {}
     todo = asked
     while True:
