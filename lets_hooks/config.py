@@ -62,15 +62,34 @@ class Config:
         a session's id can have: the one session-id rule, and at least
         ``MIN_CONFIGURED_SID`` characters (a terminal's or a login's number is not a work
         session's id). A repository's files can so add a place to look, never decide over
-        ``LETS_SESSION_ID`` or turn some other value into a session id.
+        ``LETS_SESSION_ID`` or turn some other value into a session id. The first value
+        found that breaks the session-id rule (``-``, say) means no session id at all
+        (``session_id_problem`` says why; ``load`` adds it to the problems, once).
         """
+        found = self._first_id(environ)
+        return (found[0], found[1]) if found is not None and found[2] is None else None
+
+    def session_id_problem(self, environ: Mapping[str, str]) -> str | None:
+        """Why the session id the environment gives is refused (the one session-id rule:
+        ``state.sid_problem``), or None: a refused id is no session id, never an id."""
+        found = self._first_id(environ)
+        if found is None or found[2] is None:
+            return None
+        from lets_hooks import state
+
+        return (f"{found[0]}: the session id {state.shown_sid(found[1])} is {found[2]}; "
+                "read as no session id")
+
+    def _first_id(self, environ: Mapping[str, str]) -> tuple[str, str, str | None] | None:
+        from lets_hooks import state
+
         for name in self.session_id_env:
             value = environ.get(name, "").strip()
             if not value:
                 continue
             if name not in DEFAULT_SESSION_ID_ENV and not configured_sid_ok(value):
                 continue
-            return name, value
+            return name, value, state.sid_problem(value)
         return None
 
 
@@ -141,6 +160,9 @@ def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None
         cache.save()
     for where, table in layers:  # lowest first: later layers win
         _apply(config, table, where)
+    refused = config.session_id_problem(environ)
+    if refused is not None:
+        config.problems.append(refused)
     merge = environ.get("LETS_MERGE_BRANCH", "").strip()
     if merge:
         problem = _branch_problem(merge)

@@ -182,9 +182,10 @@ strict() {  # does .lets/config.toml or pyproject.toml [tool.lets] set pre_push.
 """
 
 # post-commit and post-applypatch: the ledger's line (lets_hooks/ledger.py) appended by the
-# shell itself, one git process and no Python (tests/test_ledger_hooks.py); what the shell
-# cannot judge (reftable, a session id outside the plain characters, a path with a
-# newline) goes to lets-hooks, which writes the same line.
+# shell itself, one git process and no Python (tests/test_ledger_writers.py); what the
+# shell cannot judge (reftable, a session id outside the plain characters or refused by
+# the one rule, a path with a newline, a ledger or folder that is a link or not a plain
+# file) goes to lets-hooks, which writes the same line or says why not.
 _NOTE = """\
 lets_note() {
   # inside a rebase post-rewrite writes the lines, from git's own list: nothing to start
@@ -209,18 +210,28 @@ lets_note() {
   case $lets_sha$lets_up$lets_was in *[!0-9a-f]*|'') return 1 ;; esac
   # a session_id_env of the project's own: lets-hooks reads it (its rules, not the shell's)
   [ -f "$lets_gd/lets-hooks/ids-configured" ] || [ -f .lets/config.toml ] && return 1
-  lets_sid=-
+  lets_sid=
   for lets_v in @VARS@; do
     eval "lets_val=\\${$lets_v-}"
     if [ -n "$lets_val" ]; then lets_sid=$lets_val; break; fi
   done
-  case $lets_sid in *[!A-Za-z0-9._:@+=-]*) return 1 ;; esac
+  # the session-id rule (state.sid_problem) for the ids the shell writes itself: plain
+  # characters, at most 200, not one of the ledger's marks; any other goes to lets-hooks
+  case $lets_sid in -|=|'*'|*[!A-Za-z0-9._:@+=-]*) return 1 ;; esac
+  [ "${#lets_sid}" -le 200 ] || return 1
   lets_kind=c
   if [ "$hook" = post-commit ] && [ "$lets_up" != "$lets_was" ]; then lets_kind=a; fi
+  # the writers' rule (ledger.py): no link followed, a regular file only (a FIFO or a
+  # device would block), one write of a whole line; anything else goes to lets-hooks
   umask 077
-  if [ ! -d "$lets_cd/lets-hooks" ]; then mkdir -p "$lets_cd/lets-hooks" || return 1; fi
-  printf '%s %s %s\\n' "$lets_kind" "$lets_sha" "$lets_sid" 2>/dev/null \\
-    >>"$lets_cd/lets-hooks/ledger"
+  lets_lf=$lets_cd/lets-hooks
+  if [ ! -e "$lets_lf" ] && [ ! -L "$lets_lf" ]; then mkdir -p "$lets_lf" || return 1; fi
+  { [ -d "$lets_lf" ] && [ ! -L "$lets_lf" ]; } || return 1
+  lets_lf=$lets_lf/ledger
+  if [ -e "$lets_lf" ] || [ -L "$lets_lf" ]; then
+    { [ -f "$lets_lf" ] && [ ! -L "$lets_lf" ]; } || return 1
+  fi
+  printf '%s %s %s\\n' "$lets_kind" "$lets_sha" "${lets_sid:--}" 2>/dev/null >>"$lets_lf"
 }
 """
 

@@ -9,7 +9,7 @@ witness reads it back by id (docs/witness.md has the format and why).
 The file is ``<git common dir>/lets-hooks/ledger``: in the repository's common git
 directory, so every work tree shares it (a session that moves between work trees is one
 session), and no repository can ship it or track it (a clone never copies a git
-directory). One line an event, appended; the oldest go first past ``KEEP`` lines::
+directory). One line an event, appended; the oldest go first past ``LIMIT`` bytes::
 
     c <commit> <sid>                  made by session <sid> ("-": no session)
     a <commit> <sid>                  an amend made by <sid> (vouched only by its r line)
@@ -20,12 +20,21 @@ directory). One line an event, appended; the oldest go first past ``KEEP`` lines
     s <commit> <sid>                  a session line of <sid> was written at <commit>: what
                                       the ledger names after it cannot be below it
 
-Appends are single ``write(2)`` calls of one short line on a file opened ``O_APPEND`` (the
-plain shims append with the shell's ``>>``), so concurrent writers never interleave and a
-SIGKILL leaves at worst one line not written; a line that does not parse is skipped.
-Compaction (over ``LIMIT`` bytes) rewrites the file whole under the lock, through a
-temporary file renamed over it. No clock is read or written: the order of the lines is
-the only order there is.
+The grammar is strict (``fields``): single spaces, full lowercase object names of one
+width, a session id that keeps the session-id rule (``state.sid_problem``) or "-", a line
+ended by a newline. Anything else (CRLF, a NUL, a short sha, a stray field, a torn last
+line) is skipped: it can leave a commit undecided, never make it some session's.
+
+The writers' one rule (Python here, the plain shims' shell in ``install._NOTE``): never
+block (a FIFO or a device is refused, opened ``O_NONBLOCK``), never follow a link (the
+file and its folder), never take a lock to append (one ``write(2)`` of whole lines on a
+file opened ``O_APPEND``: concurrent writers never interleave), never leave a torn line
+readable (a Python append after one ends it with a blank field first). Compaction (over
+``LIMIT`` bytes) keeps the newest valid lines within ``KEEP_BYTES`` and ``KEEP`` lines, read
+backwards in chunks (memory bounded), under the lock, through a temporary file renamed
+over the ledger; lines appended to the old file meanwhile are copied over, and a Python
+writer that finds its file was replaced under it writes its lines again. No clock is
+read or written: the order of the lines is the only order there is.
 """
 
 from __future__ import annotations
@@ -42,16 +51,24 @@ FOLDER = "lets-hooks"  # in the git common dir
 NAME = "ledger"
 LOCK = "ledger.lock"
 LIMIT = 4 << 20  # compacted past this many bytes (about 40,000 lines)
-KEEP = 20_000  # lines a compaction keeps, the newest
-SEARCHED = 32  # up to this many commits are searched for in the bytes, not picked out
-READ_LIMIT = 2 * LIMIT  # a larger file (a shell append raced a compaction) is read capped
+KEEP_BYTES = LIMIT // 2  # a compaction keeps at most this many bytes, the newest lines
+KEEP = 20_000  # and at most this many lines
+SEARCHED = 32  # up to this many commits are searched for in the bytes; more: a whole parse
+READ_LIMIT = 2 * LIMIT  # a larger file (shell appends, never compacted) is not read
 NO_SESSION = "-"
+LONGEST = 1024  # bytes: longer than any line the grammar allows (a 200-character id of
+#                 4-byte characters and two SHA-256 names); a longer line is dropped
+CHUNK = 1 << 16  # compaction reads backwards this many bytes at a time
 
 MADE = b"c"
 AMEND = b"a"
 REWRITE = b"r"
 CLAIM = b"k"
 WRITTEN = b"s"
+
+KINDS = frozenset({MADE, AMEND, REWRITE, CLAIM, WRITTEN})
+HEX = b"0123456789abcdef"
+HOW = frozenset({b"=", b"*"})
 
 # The statuses of a commit for one session.
 SESSION = "session"  # this session's own
@@ -70,7 +87,7 @@ def path(common_dir: str) -> str:
 
 def token(sid: str | None) -> str:
     """A session id as the ledger writes it: the id itself when it keeps the session-id
-    rule (one printable token), else "-" (no session)."""
+    rule (``state.sid_problem``: one printable token, not "-"), else "-" (no session)."""
     from lets_hooks import state
 
     if not sid or state.sid_problem(sid) is not None:
@@ -92,7 +109,7 @@ class Ledger:
         self.order: dict[str, int] = {}  # commit -> its newest line's place (the log's order)
         self.by_sid: dict[str, list[str]] = {}  # sid -> the commits its lines name
         self.written: dict[tuple[str, str], int] = {}  # (boundary, sid) -> its newest s line
-        self.placed = False  # read from an ``s`` line on (``read_from``)
+        self.placed = False  # the session's mark (``s``) at the boundary is there (``read_from``)
         self.lines = 0
         self.said: dict[str | None, dict[str, str]] = {}  # sid -> what ``status`` answered
 
@@ -218,45 +235,38 @@ class Ledger:
 
 
 def parse(data: bytes) -> Ledger:
-    """Every line that parses; the rest (a torn or foreign line) is skipped. Byte slicing
-    and one decode a field: a 20,000-line ledger is read in a few milliseconds."""
+    """Every line that keeps the grammar (``fields``), in order; the rest is skipped, and
+    so is a last line with no newline (torn, or still being written). Each id is judged
+    once."""
     ledger = Ledger()
     made, amended = ledger.made, ledger.amended
     copies, claims, order, by_sid = ledger.copies, ledger.claims, ledger.order, ledger.by_sid
     written = ledger.written
-    sids: dict[bytes, str] = {}  # a few sessions write most lines: each id decoded once
+    sids: dict[bytes, str | None] = {}  # a few sessions write most lines: each judged once
     at = 0
-    for raw in data.split(b"\n"):
-        fields = raw.split(b" ")
-        count = len(fields)
-        if count < 3 or len(fields[0]) != 1 or len(fields[1]) not in (40, 64):
+    lines = data.split(b"\n")
+    lines.pop()  # after the last newline: empty, or a line not ended
+    for raw in lines:
+        found = fields(raw, sids)
+        if found is None:
             continue
-        kind = fields[0]
-        sha = fields[1].decode("ascii", "replace")
-        sid = sids.get(fields[2])
-        if sid is None:
-            sid = sids[fields[2]] = fields[2].decode("utf-8", "replace")
+        kind, sha, sid, old, changed = found
         at += 1
-        if kind == MADE and count == 3:
-            found = made.get(sha)
-            if found is None:
+        if kind == MADE:
+            makers = made.get(sha)
+            if makers is None:
                 made[sha] = {sid}
             else:
-                found.add(sid)
-        elif kind == REWRITE and count == 5:
-            old = fields[3].decode("ascii", "replace")
-            if len(old) != len(sha) or old == sha:
-                continue
-            copies.setdefault(sha, []).append((old, sid, fields[4] != b"="))
-        elif kind == AMEND and count == 3:
+                makers.add(sid)
+        elif kind == REWRITE:
+            copies.setdefault(sha, []).append((old, sid, changed))
+        elif kind == AMEND:
             amended.setdefault(sha, set()).add(sid)
-        elif kind == WRITTEN and count == 3:
+        elif kind == WRITTEN:
             written[(sha, sid)] = at
             continue
-        elif kind == CLAIM and count == 3:
-            claims.setdefault(sha, set()).add(sid)
         else:
-            continue
+            claims.setdefault(sha, set()).add(sid)
         order[sha] = at
         named = by_sid.get(sid)
         if named is None:
@@ -270,6 +280,60 @@ def parse(data: bytes) -> Ledger:
             copies[sha] = _last_rewrite(pairs)
     ledger.lines = at
     return ledger
+
+
+def fields(raw: bytes, sids: dict[bytes, str | None] | None = None
+           ) -> tuple[bytes, str, str, str, bool] | None:
+    """One line (without its newline) as (kind, commit, sid, old, changed), or None when
+    it does not keep the grammar exactly: fields split by single spaces, three of them
+    (``c``, ``a``, ``k``, ``s``) or five (``r``: its old commit, of the new one's width
+    and not the new one, and how, ``=`` or ``*``); commit names of 40 or 64 lowercase hex
+    digits; a session id that is "-" or keeps the session-id rule (no blank, control or
+    invisible character: a CR or a NUL is refused with it). ``sids``: ids judged already.
+    Plain byte operations, no ``re``: the hooks start without it."""
+    parts = raw.split(b" ")
+    count = len(parts)
+    if count == 3:
+        kind, sha, who = parts
+        if kind == REWRITE or kind not in KINDS:
+            return None
+        old = b""
+    elif count == 5:
+        kind, sha, who, old, how = parts
+        if kind != REWRITE or how not in HOW or len(old) != len(sha) or old == sha \
+                or old.translate(None, HEX):
+            return None
+    else:
+        return None
+    if len(sha) not in (40, 64) or sha.translate(None, HEX):
+        return None
+    sid = sids.get(who, "") if sids is not None else ""
+    if sid == "":
+        sid = _sid(who)
+        if sids is not None:
+            sids[who] = sid
+    if sid is None:
+        return None
+    return kind, sha.decode("ascii"), sid, old.decode("ascii"), count == 5 and how == b"*"
+
+
+def _sid(raw: bytes) -> str | None:
+    """The session id a line names ("-": none), or None when it is not one the ledger
+    writes as itself."""
+    from lets_hooks import state
+
+    try:
+        sid = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if sid == NO_SESSION:
+        return sid
+    return sid if state.sid_problem(sid) is None else None
+
+
+def is_line(raw: bytes) -> bool:
+    """Does ``raw`` (one line, without its newline) keep the grammar?"""
+    return fields(raw) is not None
 
 
 def _last_rewrite(pairs: list[tuple[str, str, bool]]) -> list[tuple[str, str, bool]]:
@@ -297,189 +361,79 @@ def read_bytes(common_dir: str) -> bytes:
 
 def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
               wanted: Collection[str], data: bytes | None = None) -> Ledger:
-    """What the ledger says of ``wanted``, read from the newest line that says this
-    session's line was written at ``boundary`` (``s``, written only where the writer kept
-    every commit of the session below it: ``record.place``) when every one of ``wanted``
-    is decided by what follows that line; else from every line about ``wanted``, and
-    without that line from the whole ledger. The session's recent work is at the end: a
-    long ledger costs the happy path its tail, and only the lines about ``wanted`` are
-    parsed. ``placed`` says whether the line was found. With no session (a prior-session
-    reading) or no boundary, every line about ``wanted`` is read, and only those.
-    ``data``: the file's bytes as ``read_bytes`` read them for this answer (else read
-    here)."""
+    """What the ledger says of ``wanted``: every line about them (``about``), and
+    ``placed`` when the newest line saying this session's line was written at
+    ``boundary`` is there (``s``, written only where the writer kept every commit of the
+    session below it: ``record.place``). Without that line, with a session, the whole
+    ledger (the witness then asks which commits the session made). ``data``: the file's
+    bytes as ``read_bytes`` read them for this answer (else read here)."""
     if common_dir is None:
         return Ledger()
     if data is None:
         data = read_bytes(common_dir)
     if not data:
         return Ledger()
-    if not boundary or not sid:
-        found = _about_many(data, wanted) if len(wanted) > SEARCHED else None
-        book = _about(data, 0, wanted) if found is None else found
-        book.lines = max(book.lines, 1)  # a ledger, even when no line names them
-        return book
-    marker = b" ".join([WRITTEN, boundary.encode("ascii", "replace"),
-                        token(sid).encode("utf-8")])
-    at = _last_line(data, marker)
-    # the lines after the mark matter only next to the commits asked (more asked than
-    # lines there, or most of those lines about them): counted that far, no further
-    tail = _lines_upto(data, at, 2 * len(wanted)) if at >= 0 else 0
-    if at >= 0 and len(wanted) > max(tail, SEARCHED):
-        # More commits asked of than lines after the mark (a clone's history in the
-        # range): each line decides one commit at most, so some are left undecided there
-        # and every line about them is read, as below; here each line's commit is looked
-        # up among the many asked (the asked are not each searched for, or encoded).
-        picked = _about_many(data, wanted)
-        book = parse(data) if picked is None else picked
-        book.lines = max(book.lines, 1)
-        book.placed = True
-        return book
-    if at >= 0:
-        raw, book = _about_raw(data, at, wanted, tail)
-        if UNKNOWN in book.statuses(wanted, sid).values():
-            # some of ``wanted`` (a teammate's pulled commits, say) are not decided after
-            # the mark: an older line may name them, so every line about them is read
-            book = _with_older(data, at, wanted, book, raw)
-        book.lines = max(book.lines, 1)  # the mark itself: a ledger, not an empty one
-        book.placed = True
-        return book
-    book = parse(data)
-    book.placed = (boundary, token(sid)) in book.written
+    placed = False
+    if boundary and sid:
+        mark = b" ".join([WRITTEN, boundary.encode("ascii", "replace"),
+                          token(sid).encode("utf-8")])
+        placed = token(sid) == sid and is_line(mark) and _last_line(data, mark) >= 0
+        if not placed:
+            return parse(data)
+    book = about(data, wanted)
+    book.lines = max(book.lines, 1)  # a ledger, even when no line names them
+    book.placed = placed
     return book
+
+
+def about(data: bytes, wanted: Collection[str]) -> Ledger:
+    """The ledger's two readings in one answer: a few commits (``SEARCHED``) are searched
+    for in the bytes, and only the lines about them (and about the commits their copies
+    copy) are parsed; more are read by parsing the whole ledger. Either says of each of
+    ``wanted`` what ``parse(data)`` says (tests/test_ledger_grammar.py holds them to it)."""
+    if len(wanted) > SEARCHED:
+        return parse(data)
+    asked = {sha.encode("ascii") for sha in wanted if files.is_sha(sha)}  # others: no line
+    found: dict[int, bytes] = {}
+    todo = asked
+    while True:
+        for sha in todo:
+            found.update(_naming(data, sha))
+        book = parse(b"".join(found[at] for at in sorted(found)))
+        olds = {old.encode("ascii") for pairs in book.copies.values() for old, _, _ in pairs}
+        todo = olds - asked
+        if not todo:
+            return book
+        asked |= todo
+        if len(asked) > 8 * SEARCHED:
+            return parse(data)  # a long chain of copies: read whole
+
+
+def _naming(data: bytes, sha: bytes) -> dict[int, bytes]:
+    """The whole lines of ``data`` (each with its newline) whose commit, after the
+    one-letter kind, is ``sha``, by where they start."""
+    found: dict[int, bytes] = {}
+    at = data.find(sha)
+    while at >= 0:
+        start = at - 2
+        if start >= 0 and data[at - 1] == 32 and (start == 0 or data[start - 1] == 10):
+            end = data.find(b"\n", at)
+            if end < 0:
+                break  # the last line, not ended: never read
+            found[start] = data[start:end + 1]
+        at = data.find(sha, at + 1)
+    return found
 
 
 def _last_line(data: bytes, line: bytes) -> int:
-    """Where the last whole line equal to ``line`` starts in ``data``, or -1."""
+    """Where the last whole line equal to ``line`` (ended by a newline) starts, or -1."""
     at = data.rfind(line)
     while at >= 0:
         end = at + len(line)
-        if (at == 0 or data[at - 1] == 10) and (end == len(data) or data[end] == 10):
+        if (at == 0 or data[at - 1] == 10) and end < len(data) and data[end] == 10:
             return at
         at = data.rfind(line, 0, at)
     return -1
-
-
-def _lines_upto(data: bytes, start: int, most: int) -> int:
-    """The lines of ``data[start:]`` (its newlines) when there are at most ``most``, else
-    ``most + 1``: a few commits asked of a long tail stop the count after a few lines. Many
-    asked are counted in C at once (a find a line would cost more)."""
-    if most > SEARCHED:
-        return min(data.count(b"\n", start), most + 1)
-    found = 0
-    at = start
-    while found <= most:
-        at = data.find(b"\n", at) + 1
-        if not at:
-            break
-        found += 1
-    return found
-
-
-def _about(data: bytes, start: int, wanted: Collection[str], lines_after: int = -1) -> Ledger:
-    """The lines of ``data[start:]`` whose commit is one of ``wanted``, or one a copy of
-    them copies, parsed (the rest never decoded): ``_about_raw``."""
-    return _about_raw(data, start, wanted, lines_after)[1]
-
-
-def _about_raw(data: bytes, start: int, wanted: Collection[str], lines_after: int = -1,
-               end: int = -1) -> tuple[bytes, Ledger]:
-    """The lines of ``data[start:end]`` (``end`` -1: to the end) whose commit is one of
-    ``wanted``, or one a copy of them copies, in order, and what they say: a few commits
-    are searched for in the bytes, many picked out line by line (a slice and a set lookup
-    each). Where ``wanted`` are at least half of the ``lines_after`` lines, those lines are
-    taken all: what the others say of other commits decides nothing about these (each line
-    is about its own commit), and picking would cost more than their parse."""
-    stop = len(data) if end < 0 else end
-    if 0 <= lines_after <= 2 * len(wanted):
-        return data[start:stop], parse(data[start:stop])
-    asked = {sha.encode("ascii", "replace") for sha in wanted}
-    lines: list[bytes] | None = None
-    while True:
-        if len(asked) <= SEARCHED:
-            picked = _naming(data, start, asked, stop)
-        else:
-            if lines is None:
-                lines = data[start:stop].split(b"\n")
-            picked = _picked(lines, asked)
-        raw = b"\n".join(picked)
-        book = parse(raw)
-        olds = {old.encode("ascii") for pairs in book.copies.values() for old, _, _ in pairs}
-        if olds <= asked:
-            return raw, book
-        asked |= olds
-
-
-def _with_older(data: bytes, at: int, wanted: Collection[str], tail: Ledger,
-                tail_raw: bytes) -> Ledger:
-    """Every line about ``wanted`` (and the commits their copies copy), where ``tail`` is
-    what the lines from ``at`` on say of them (``tail_raw``: those lines): only the lines
-    before ``at`` are searched, for the commits the tail's reading asked about. Should one
-    of them copy a commit not asked about, the whole ledger is read again for it."""
-    asked = set(wanted)
-    asked.update(old for pairs in tail.copies.values() for old, _, _ in pairs)
-    older, found = _about_raw(data, 0, asked, -1, at)
-    if any(old not in asked for pairs in found.copies.values() for old, _, _ in pairs):
-        return _about(data, 0, wanted)
-    return parse(older + b"\n" + tail_raw if older else tail_raw)
-
-
-def _about_many(data: bytes, wanted: Collection[str]) -> Ledger | None:
-    """The lines of ``data`` whose commit is one of ``wanted`` (many: a 100,000-commit
-    range), parsed; None when a copy among them copies a commit outside ``wanted`` (a
-    rebase's originals): then the whole ledger is the reading. Each line's commit is
-    sliced, decoded and looked up in C (``map``); the rest is never parsed."""
-    from _operator import itemgetter, methodcaller
-    from itertools import compress
-
-    asked = wanted if isinstance(wanted, (set, frozenset)) else set(wanted)
-    # a repository's commits are all SHA-1 or all SHA-256: the asked are one width, and
-    # a line about a commit of the other cannot be about one of them
-    width = len(next(iter(asked), ""))
-    if width not in (40, 64):
-        return None
-    lines = data.split(b"\n")
-    text = methodcaller("decode", "ascii", "replace")
-    found = compress(lines, map(asked.__contains__,
-                                map(text, map(itemgetter(slice(2, 2 + width)), lines))))
-    book = parse(b"\n".join(found))
-    if any(old not in asked for pairs in book.copies.values() for old, _, _ in pairs):
-        return None
-    return book
-
-
-def _picked(lines: list[bytes], asked: set[bytes]) -> list[bytes]:
-    """The lines whose commit (after the one-letter kind) is one of ``asked``, in order.
-    The loop runs in C (``map`` of a slice getter and a set's ``__contains__``): the
-    happy path picks its few dozen lines out of a long tail this way (docs/speed.md)."""
-    from _operator import itemgetter
-    from itertools import compress
-
-    found: list[bytes] = []
-    widths = set(map(len, asked))  # SHA-1, SHA-256: one pass over the asked, in C
-    for width in widths:
-        key = itemgetter(slice(2, 2 + width))
-        found += compress(lines, map(asked.__contains__, map(key, lines)))
-    if len(found) > 1 and len(widths) > 1:
-        place = {id(raw): i for i, raw in enumerate(lines)}
-        found.sort(key=lambda raw: place[id(raw)])
-    return found
-
-
-def _naming(data: bytes, start: int, shas: set[bytes], stop: int = -1) -> list[bytes]:
-    """The lines of ``data[start:stop]`` (``stop`` -1: to the end; both line starts) about
-    ``shas`` (the commit each line is about comes after its one-letter kind), in the
-    ledger's order."""
-    found: list[tuple[int, bytes]] = []
-    stop = len(data) if stop < 0 else stop
-    for sha in shas:
-        at = data.find(sha, start, stop)
-        while at >= 0:
-            if at - 2 >= start and data[at - 1] == 32 and (at == 2 or data[at - 3] == 10):
-                end = data.find(b"\n", at)
-                found.append((at, data[at - 2:end if end >= 0 else len(data)]))
-            at = data.find(sha, at + 1, stop)
-    found.sort()
-    return [line for _, line in found]
 
 
 # -- writing ----------------------------------------------------------------------------------
@@ -492,12 +446,12 @@ def line(kind: bytes, sha: str, sid: str | None, *rest: str) -> bytes:
 def note_made(common_dir: str, shas: Sequence[str], sid: str | None) -> str | None:
     """Write down that session ``sid`` made each of ``shas``, unless a line already says
     who made it (the git hook and an agent's tool hook both see a commit: the first
-    writer's line stands, so the two never disagree). Returns why nothing was written, or
-    None; never raises."""
+    writer's line stands, so the two never disagree). Only the lines about ``shas`` are
+    read. Returns why nothing was written, or None; never raises."""
     wanted = [s for s in dict.fromkeys(shas) if files.is_sha(s)]
     if not wanted:
         return None
-    known = read(common_dir)
+    known = about(read_bytes(common_dir), wanted)
     lines = [line(MADE, s, sid) for s in wanted if not known.knows(s)]
     return append(common_dir, lines)
 
@@ -524,83 +478,172 @@ def note_written(common_dir: str, sha: str, sid: str | None) -> str | None:
 
 def note_claims(common_dir: str, shas: Sequence[str], sid: str) -> str | None:
     """``record --at``'s claims for session ``sid``, each commit once. Never raises."""
-    known = read(common_dir)
-    lines = [line(CLAIM, s, sid) for s in dict.fromkeys(shas)
-             if files.is_sha(s) and sid not in known.claims.get(s, ())]
+    wanted = [s for s in dict.fromkeys(shas) if files.is_sha(s)]
+    if not wanted:
+        return None
+    known = about(read_bytes(common_dir), wanted)
+    lines = [line(CLAIM, s, sid) for s in wanted if sid not in known.claims.get(s, ())]
     return append(common_dir, lines)
 
 
 def append(common_dir: str, lines: Sequence[bytes]) -> str | None:
-    """Append ``lines`` (each ending in a newline) under the ledger's lock, on a line of
-    their own; compact the file when it grew past ``LIMIT``. Never raises: returns why
-    nothing was written, or None."""
-    if not lines:
+    """Append ``lines`` (each ending in a newline; one that does not keep the grammar is
+    dropped) in one write, with no lock; compact the file when it grew past ``LIMIT``.
+    The writers' rule (the module's docstring). Never raises: returns why nothing was
+    written, or None."""
+    data = b"".join(raw for raw in lines if raw.endswith(b"\n") and is_line(raw[:-1]))
+    if not data:
         return None
     where = folder(common_dir)
     target = os.path.join(where, NAME)
-    shown = f"{FOLDER}/{NAME}"
     try:
-        if os.path.islink(where):
-            return f"{where} is a symbolic link - the ledger was not written"
-        os.makedirs(where, mode=0o700, exist_ok=True)
-        with files.locked(os.path.join(where, LOCK), shown=f"{FOLDER}/{LOCK}"):
-            fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT
-                         | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600)
+        size = 0
+        for _ in range(8):  # a compaction replaced the file under us: write again
+            fd = _open_append(where, target)
             try:
-                size = os.fstat(fd).st_size
-                data = b"".join(lines)
-                if size and os.pread(fd, 1, size - 1) != b"\n":
-                    data = b"\n" + data  # a torn last line stays a line of its own
-                os.write(fd, data)
-                size += len(data)
+                size = _write_lines(fd, data)
+                ours = os.fstat(fd)
             finally:
                 os.close(fd)
-            if size > LIMIT:
-                _compact(target, shown)
+            now = os.lstat(target)
+            if (now.st_dev, now.st_ino) == (ours.st_dev, ours.st_ino):
+                break
+        if size > LIMIT:
+            maintain(common_dir)
     except (OSError, files.Refused) as exc:
         return str(exc)
     return None
 
 
+def _open_append(where: str, target: str) -> int:
+    """The ledger opened to append, after the writers' checks: its folder a folder (made
+    0700 when missing), neither a link, the file a regular file (a FIFO or a device is
+    opened without waiting, then refused)."""
+    import stat
+
+    shown = f"{FOLDER}/{NAME}"
+    if os.path.islink(where):
+        raise files.Refused(f"{FOLDER} is a symbolic link - refused, not followed; "
+                            "the ledger was not written")
+    os.makedirs(where, mode=0o700, exist_ok=True)
+    if os.path.islink(where) or not os.path.isdir(where):
+        raise files.Refused(f"{FOLDER} is not a folder - the ledger was not written")
+    try:
+        fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK
+                     | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as exc:
+        if os.path.islink(target):
+            raise files.Refused(f"{shown} is a symbolic link - refused, not followed") \
+                from exc
+        raise files.Refused(files.why(exc, f"cannot write {shown}")) from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise files.Refused(f"{shown} is not a regular file - not written")
+    return fd
+
+
+def _write_lines(fd: int, data: bytes) -> int:
+    """Append ``data`` (whole lines) in one write; returns the file's size after it. A
+    torn last line (a writer killed, a full disk) is first ended by a blank field, which
+    no line of the grammar has: it can never be read as a line. A short write is ended
+    the same way."""
+    size = os.fstat(fd).st_size
+    if size and os.pread(fd, 1, size - 1) != b"\n":
+        data = b" \n" + data
+    done = os.write(fd, data)
+    if done < len(data):
+        os.write(fd, b" \n")
+        raise files.Refused(f"{FOLDER}/{NAME}: only {done} of {len(data)} bytes written")
+    return size + done
+
+
 def maintain(common_dir: str) -> None:
-    """Compact the ledger when the shell's appends grew it past ``LIMIT`` (one ``stat``
-    when they did not). Never raises."""
+    """Compact the ledger when it grew past ``LIMIT`` (one ``stat`` when it did not),
+    unless a compaction is under way already. Never raises."""
     target = path(common_dir)
     try:
-        if os.stat(target).st_size <= LIMIT:
+        if os.lstat(target).st_size <= LIMIT:
             return
-        with files.locked(os.path.join(folder(common_dir), LOCK), shown=f"{FOLDER}/{LOCK}"):
-            if os.stat(target).st_size > LIMIT:
+        with files.locked(os.path.join(folder(common_dir), LOCK), wait=0.0,
+                          shown=f"{FOLDER}/{LOCK}"):
+            if os.lstat(target).st_size > LIMIT:
                 _compact(target, f"{FOLDER}/{NAME}")
     except (OSError, files.Refused):
         pass
 
 
 def _compact(target: str, shown: str) -> None:
-    """Keep the newest ``KEEP`` lines (under the lock). A shell append that lands in the
-    old file between the read and the rename is copied over after it."""
-    fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    """Keep the newest valid lines, at most ``KEEP`` of them in ``KEEP_BYTES`` (under the
+    lock), read backwards a chunk at a time: memory stays within what is kept. Lines
+    appended to the old file meanwhile are copied over after the rename."""
+    import stat
+
+    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_CLOEXEC", 0))
     try:
-        data = _read_all(fd)
-        kept = data.split(b"\n")
-        if kept and kept[-1] == b"":
-            kept.pop()
-        body = b"\n".join(kept[-KEEP:]) + b"\n"
-        files.atomic_write(target, body, mode=0o600, shown=shown)
-        late = _read_all(fd, len(data))
-        if late:
-            with open(target, "ab") as handle:
-                handle.write(late if late.endswith(b"\n") else late + b"\n")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return
+        end = os.fstat(fd).st_size
+        kept = newest_lines(fd, end)
+        files.atomic_write(target, b"".join(reversed(kept)), mode=0o600, shown=shown)
+        for pause in (0.0, 0.02, 0.05):  # a writer that opened the old file just before
+            if pause:
+                import time
+
+                time.sleep(pause)
+            end = _copy_late(fd, end, target)
     finally:
         os.close(fd)
 
 
-def _read_all(fd: int, start: int = 0) -> bytes:
-    chunks: list[bytes] = []
-    at = start
+def newest_lines(fd: int, end: int) -> list[bytes]:
+    """The newest valid lines of the file's first ``end`` bytes, newest first, each with
+    its newline: at most ``KEEP`` lines of ``KEEP_BYTES`` in all. Read backwards a chunk
+    at a time; a line longer than ``LONGEST`` is skipped without being held whole, and
+    so are the bytes after the last newline (not a line)."""
+    kept: list[bytes] = []
+    total = 0
+    carry = b""  # the start of the region read, up to its first newline: a line's end
+    skipping = True  # inside a line that is not kept, until a newline before it
+    at = end
+    while at > 0:
+        size = min(CHUNK, at)
+        at -= size
+        chunk = os.pread(fd, size, at)
+        if skipping:
+            cut = chunk.rfind(b"\n")
+            if cut < 0:
+                continue
+            chunk, carry, skipping = chunk[:cut + 1], b"", False
+        parts = (chunk + carry).split(b"\n")
+        carry = parts[0] if at else b""
+        for raw in reversed(parts[1:] if at else parts):
+            if not raw or len(raw) > LONGEST or not is_line(raw):
+                continue
+            if total + len(raw) + 1 > KEEP_BYTES or len(kept) >= KEEP:
+                return kept
+            kept.append(raw + b"\n")
+            total += len(raw) + 1
+        if len(carry) > LONGEST:
+            carry, skipping = b"", True
+    return kept
+
+
+def _copy_late(fd: int, start: int, target: str) -> int:
+    """Copy the whole valid lines appended to the old file (``fd``) after ``start`` to the
+    new one; returns where the old file's copied lines end."""
+    late = b""
     while True:
-        chunk = os.pread(fd, 1 << 20, at)
+        chunk = os.pread(fd, 1 << 20, start + len(late))
         if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        at += len(chunk)
+            break
+        late += chunk
+    cut = late.rfind(b"\n") + 1
+    lines = [raw + b"\n" for raw in late[:cut].split(b"\n")[:-1] if is_line(raw)]
+    if lines:
+        fd_new = _open_append(os.path.dirname(target), target)
+        try:
+            _write_lines(fd_new, b"".join(lines))
+        finally:
+            os.close(fd_new)
+    return start + cut

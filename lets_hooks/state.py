@@ -34,6 +34,7 @@ RECORDED_PREFIX = b"session-recorded: "
 APPROX_PREFIX = b"session-approx: "
 MAX_BYTES = files.MAX_BYTES  # reader, writer and lint share this limit
 SID_MAX = 200
+LEDGER_MARKS = frozenset({"-", "=", "*"})  # the session ledger's own tokens
 NAME_MAX_FALLBACK = 255
 HEADER_KEYS_BEFORE_SESSION = (b"task", b"start")  # the lets tool writes these first
 LINKABLE = (".lets", ".lets/sessions", ".lets/locks")
@@ -49,9 +50,12 @@ def is_hex(token: str) -> bool:
 
 
 def sid_problem(sid: str) -> str | None:
-    """The one rule for a session id (writer, ladder and lint): one token of at most
-    ``SID_MAX`` printable characters, none of them blank, control or invisible format
-    characters (U+FEFF, U+200B and their kind are not printable to ``str.isprintable``)."""
+    """The one rule for a session id (every writer, the ledger's reader, the ladder and
+    lint): one token of at most ``SID_MAX`` printable characters, none of them blank,
+    control or invisible format characters (U+FEFF, U+200B and their kind are not
+    printable to ``str.isprintable``), that the ledger writes as itself: not one of its
+    own marks ("-" is its "no session"; "=" and "*" say how a rewrite copied). The plain
+    shims' shell asks the same of the ids it writes (``install._NOTE``)."""
     if not sid:
         return "empty"
     if len(sid) > SID_MAX:
@@ -59,6 +63,8 @@ def sid_problem(sid: str) -> str | None:
     if " " in sid or not sid.isprintable():
         return "not printable text (blanks, control and invisible format characters are " \
                "not allowed in it)"
+    if sid in LEDGER_MARKS:
+        return "one of the session ledger's own marks (-, =, *)"
     return None
 
 

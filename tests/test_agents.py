@@ -733,3 +733,17 @@ def test_gemini_gets_json_back_whatever_its_command_holds(
     answer = json.loads(done.stdout.decode("utf-8"))
     assert answer["hookSpecificOutput"]["tool_input"]["command"].endswith(
         "; ls \udcff \u00e9")
+
+
+def test_a_refused_session_id_is_no_session_id_with_one_note(sandbox: Sandbox) -> None:
+    """The hook input's ``session_id`` is held to the one session-id rule: ``-`` (the
+    ledger's "no session") is no id at all. Nothing is written as that session's, and
+    the call says so once (before the call, not again after it)."""
+    before = tool(sandbox, "claude", "pre-tool", sid="-")
+    sandbox.commit("by the agent, with no usable id")
+    after = tool(sandbox, "claude", "post-tool", sid="-")
+    assert before.returncode == after.returncode == 0
+    assert before.stderr.count(b"read as no session id") == 1, before.stderr
+    assert b"session ledger's own marks" in before.stderr
+    assert after.stderr == b""
+    assert ledger_lines(sandbox) == []

@@ -193,6 +193,15 @@ def test_session_id_not_utf8_fails(sandbox: Sandbox) -> None:
     assert "not printable" in problem
 
 
+@pytest.mark.parametrize("sid", ["-", "=", "*"])
+def test_session_id_the_ledger_uses_for_itself_fails(sandbox: Sandbox, sid: str) -> None:
+    """The one session-id rule (``state.sid_problem``), as the ledger's reader and writers
+    keep it: "-" is its "no session", never a session's id."""
+    sandbox.write_task("main", f"session: {sandbox.head()} {sid}\n")
+    [(_, problem)] = findings(sandbox)
+    assert "session ledger's own marks" in problem
+
+
 def test_sha_with_non_utf8_bytes_fails(sandbox: Sandbox) -> None:
     sandbox.write_task("main", b"session: ab\xffcd\n")
     done = run_lint(sandbox)

@@ -213,9 +213,12 @@ def test_a_lock_that_changes_hands_forever_is_given_up_at_the_busy_limit(
 
 
 @needs_proc_locks
-def test_post_rewrite_beside_a_ledger_lock_never_let_go_says_so_once(tmp_path: Path) -> None:
-    """Each post-rewrite waits a second for the ledger's lock, says it once, still moves
-    the boundary (its own lock is free), and exits 0."""
+def test_post_rewrite_beside_a_ledger_lock_never_let_go_writes_its_lines(
+        tmp_path: Path) -> None:
+    """Appends never take the ledger's lock (only a compaction does): with the lock held
+    for ever, post-rewrite still writes its lines at once, says nothing of the lock,
+    moves the boundary (its own lock is free), and exits 0. It waited a second and gave
+    up, the line lost."""
     box = make(tmp_path)
     box.install()
     box.sh("checkout", "-q", "-b", "feat", sid=SID)
@@ -229,12 +232,11 @@ def test_post_rewrite_beside_a_ledger_lock_never_let_go_says_so_once(tmp_path: P
     try:
         assert proc.stdout is not None and proc.stdout.readline() == "held\n"
         for n in range(2):
+            before = box.head()
             done = box.sh("commit", "-q", "--amend", "-m", f"amended {n}", sid=SID)
-            said = [line for line in done.stderr.splitlines() if "ledger.lock" in line]
-            assert said == [
-                "lets-hooks: the session ledger was not written: "
-                f"lets-hooks/ledger.lock is held by another process (pid {proc.pid}) "
-                "that did not let it go within 1 s; nothing written"], done.stderr
+            assert "ledger" not in done.stderr, done.stderr
+            text = (box.path / ".git" / "lets-hooks" / "ledger").read_text()
+            assert f"r {box.head()} {SID} {before} *\n" in text
         assert box.line("feat") == f"{box.rev('main')} {SID}"
     finally:
         proc.kill()

@@ -176,6 +176,9 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     agent = agents.by_name(name) if name else agents.detect(payload, environ)
     sid = session_id(payload)
     if sid is None:
+        refused = sid_refused(payload)
+        if refused is not None and event == "pre-tool":  # once a call, not twice
+            _say(f"lets-agent-hook: {refused}; read as no session id, nothing written")
         return
     cwd = payload.get("cwd")
     start = cwd if isinstance(cwd, str) and files.is_folder(cwd) else os.getcwd()
@@ -215,6 +218,19 @@ def session_id(payload: Mapping[str, object]) -> str | None:
 
     value = value.strip()
     return value if state.sid_problem(value) is None else None
+
+
+def sid_refused(payload: Mapping[str, object]) -> str | None:
+    """Why the hook JSON's ``session_id`` is refused by the session-id rule, or None."""
+    value = payload.get("session_id")
+    if not isinstance(value, str) or not value.strip():
+        return None
+    from lets_hooks import state
+
+    problem = state.sid_problem(value.strip())
+    if problem is None:
+        return None
+    return f"the hook input's session_id {state.shown_sid(value.strip())} is {problem}"
 
 
 def top_of(folder: str) -> str | None:

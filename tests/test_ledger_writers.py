@@ -1,0 +1,221 @@
+"""The ledger's writers share one rule, and each case runs against both: the plain
+post-commit shim (its shell appends the line itself, or hands over to lets-hooks) and the
+Python writer (``ledger.note_made``, as an agent's tool hook writes). Never block (a FIFO),
+never follow a link out (the ledger or its folder), never leave a torn line readable; and
+compaction bounded in bytes and memory, with no line lost to it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hookbox import SID, HookBox, make
+
+from lets_hooks import files, ledger
+
+WRITERS = ("shell", "python")
+
+
+def _box(tmp_path: Path, writer: str) -> HookBox:
+    box = make(tmp_path)
+    if writer == "shell":
+        box.install()
+    return box
+
+
+def _commit(box: HookBox, writer: str) -> tuple[int, str]:
+    """One commit, its line written by ``writer``: (git's exit status, what was said).
+    git runs under a timeout, so a writer that blocks fails the test, never hangs it."""
+    extra = [] if writer == "shell" else ["-c", f"core.hooksPath={box.path / 'no-hooks'}"]
+    done = subprocess.run(["git", *extra, "commit", "-q", "--allow-empty", "-m", "work"],
+                          cwd=box.path, env=box.environ(SID), capture_output=True,
+                          text=True, timeout=60, check=False)
+    said = done.stderr
+    if writer == "python" and done.returncode == 0:
+        said += ledger.note_made(str(box.path / ".git"), [box.head()], SID) or ""
+    return done.returncode, said
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_a_fifo_ledger_never_blocks_the_commit(tmp_path: Path, writer: str) -> None:
+    """A FIFO at ``<git dir>/lets-hooks/ledger`` (a tarball or ``cp -a`` keeps one): the
+    shim's append blocked ``git commit`` for ever. Now it is refused, said, and the
+    commit returns."""
+    box = _box(tmp_path, writer)
+    folder = box.path / ".git" / ledger.FOLDER
+    folder.mkdir(exist_ok=True)
+    os.mkfifo(folder / ledger.NAME)
+    code, said = _commit(box, writer)
+    assert code == 0
+    assert "not a regular file" in said, said
+    assert (folder / ledger.NAME).is_fifo()
+    assert ledger.read(str(box.path / ".git")).lines == 0
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+@pytest.mark.parametrize("link", ["file", "folder"])
+def test_a_linked_ledger_or_folder_is_never_written_through(
+        tmp_path: Path, writer: str, link: str) -> None:
+    """A ledger that is a symbolic link, or a ``lets-hooks`` folder that is one: the shell
+    appended through them to files outside the repository. Both writers refuse."""
+    box = _box(tmp_path, writer)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / ledger.NAME).write_text("theirs\n")
+    folder = box.path / ".git" / ledger.FOLDER
+    if link == "folder":
+        folder.symlink_to(outside)
+    else:
+        folder.mkdir(exist_ok=True)
+        (folder / ledger.NAME).symlink_to(outside / ledger.NAME)
+    code, said = _commit(box, writer)
+    assert code == 0
+    assert "symbolic link" in said, said
+    assert (outside / ledger.NAME).read_text() == "theirs\n"
+    assert sorted(os.listdir(outside)) == [ledger.NAME]
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_both_writers_write_the_same_line(tmp_path: Path, writer: str) -> None:
+    box = _box(tmp_path, writer)
+    code, said = _commit(box, writer)
+    assert code == 0 and said == "", said
+    text = (box.path / ".git" / ledger.FOLDER / ledger.NAME).read_text()
+    assert text == f"c {box.head()} {SID}\n"
+    assert os.stat(box.path / ".git" / ledger.FOLDER / ledger.NAME).st_mode & 0o077 == 0
+
+
+def test_a_torn_last_line_is_ended_so_it_can_never_be_read(tmp_path: Path) -> None:
+    """A writer killed mid-line (or a full disk) left ``c <sha> sessi``: the next Python
+    append ends it with a blank field, so it is never read as session "sessi"'s line."""
+    folder = tmp_path / ledger.FOLDER
+    folder.mkdir()
+    sha, other = "a" * 40, "b" * 40
+    (folder / ledger.NAME).write_bytes(f"c {sha} sessi".encode())
+    assert ledger.note_made(str(tmp_path), [other], SID) is None
+    book = ledger.read(str(tmp_path))
+    assert book.status(sha, "sessi") == ledger.UNKNOWN
+    assert book.status(other, SID) == ledger.SESSION
+
+
+# -- compaction --------------------------------------------------------------------------------
+
+def _ledger_file(tmp_path: Path) -> Path:
+    folder = tmp_path / ledger.FOLDER
+    folder.mkdir(exist_ok=True)
+    return folder / ledger.NAME
+
+
+def test_one_huge_line_is_dropped_and_the_ledger_gets_under_its_limits(tmp_path: Path) -> None:
+    """One 10 MB line kept the file over the reader's 8 MiB cap for good (the whole ledger
+    ignored, every checkout rewriting 10 MB). A line longer than the grammar allows is
+    dropped; the valid lines around it are kept."""
+    path = _ledger_file(tmp_path)
+    before = "".join(f"c {n:040x} {SID}\n" for n in range(1000))
+    after = "".join(f"c {n:040x} {SID}\n" for n in range(1000, 2000))
+    path.write_bytes(before.encode() + b"x" * (10 << 20) + b"\n" + after.encode())
+    ledger.maintain(str(tmp_path))
+    assert path.stat().st_size <= ledger.KEEP_BYTES
+    book = ledger.read(str(tmp_path))
+    assert book.lines == 2000
+    assert path.read_text() == before + after
+
+
+def test_long_ids_get_under_the_limit_and_stay_there(tmp_path: Path) -> None:
+    """20,000 lines of valid 200-character ids never got under 4 MiB, so every checkout
+    compacted again: compaction keeps bytes, not lines, and a second one finds nothing
+    to do."""
+    path = _ledger_file(tmp_path)
+    sid = "s" * 200
+    path.write_text("".join(f"c {n:040x} {sid}\n" for n in range(25_000)))
+    assert path.stat().st_size > ledger.LIMIT
+    ledger.maintain(str(tmp_path))
+    assert path.stat().st_size <= ledger.KEEP_BYTES < ledger.LIMIT
+    first = path.stat().st_ino
+    ledger.maintain(str(tmp_path))
+    assert path.stat().st_ino == first  # not compacted again
+    book = ledger.read(str(tmp_path))
+    assert book.status(f"{24_999:040x}", sid) == ledger.SESSION  # the newest kept
+
+
+def test_compaction_memory_stays_within_what_is_kept(tmp_path: Path) -> None:
+    """Compacting a 40 MB ledger held all of it (a 140 MB one took 404 MB): it is read
+    backwards a chunk at a time, so the memory it takes is about what it keeps."""
+    import tracemalloc
+
+    path = _ledger_file(tmp_path)
+    block = "".join(f"c {n:040x} {SID}\n" for n in range(20_000)).encode()
+    with open(path, "wb") as handle:
+        for _ in range(40 * (1 << 20) // len(block) + 1):
+            handle.write(block)
+    tracemalloc.start()
+    try:
+        ledger.maintain(str(tmp_path))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert path.stat().st_size <= ledger.KEEP_BYTES
+    assert peak < 4 * ledger.KEEP_BYTES, peak
+
+
+_PYTHON_APPENDER = """
+import sys, time
+from lets_hooks import ledger
+common, first, count, sid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+for n in range(first, first + count):
+    problem = ledger.append(common, [ledger.line(ledger.MADE, f"{n:040x}", sid)])
+    if problem:
+        print(problem, file=sys.stderr)
+    time.sleep(0.002)
+"""
+
+# the shim's append, as its shell writes it: one printf of a whole line to ``>>``
+_SHELL_APPENDER = """
+f=$1/lets-hooks/ledger; n=$2; end=$(($2 + $3))
+while [ "$n" -lt "$end" ]; do
+  printf 'c %040x %s\\n' "$n" "$4" >>"$f"
+  n=$((n + 1))
+done
+"""
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_no_line_is_lost_while_compactions_follow_each_other(
+        tmp_path: Path, writer: str) -> None:
+    """Four writers append 150 lines each while compactions of a 1 MB ledger run back to
+    back (each keeps it whole: nothing is old enough to go): writers
+    waited on the compaction's lock for one second, then gave up (14 to 27 of 600 lines
+    lost). Appends take no lock, and a compaction copies over what lands in the old
+    file meanwhile: every line is there at the end."""
+    path = _ledger_file(tmp_path)
+    # what a compaction keeps whole (under KEEP lines and KEEP_BYTES): each one takes a
+    # while, and the next starts as soon as it ends
+    path.write_text("".join(f"c {n:040x} other-session\n" for n in range(10_000, 25_000)))
+    count = 150
+    if writer == "python":
+        procs = [subprocess.Popen([sys.executable, "-c", _PYTHON_APPENDER, str(tmp_path),
+                                   str(k * 1000), str(count), SID], stderr=subprocess.PIPE)
+                 for k in range(4)]
+    else:
+        procs = [subprocess.Popen(["sh", "-c", _SHELL_APPENDER, "sh", str(tmp_path),
+                                   str(k * 1000), str(count), SID], stderr=subprocess.PIPE)
+                 for k in range(4)]
+    compactions = 0
+    lock = str(path.parent / ledger.LOCK)
+    try:
+        while any(proc.poll() is None for proc in procs) or compactions < 3:
+            with files.locked(lock, shown=ledger.LOCK):
+                ledger._compact(str(path), ledger.NAME)
+            compactions += 1
+    finally:
+        said = [proc.communicate(timeout=120)[1] for proc in procs]
+    assert all(proc.returncode == 0 for proc in procs)
+    assert not any(said), said
+    made = ledger.read(str(tmp_path)).made
+    lost = [n for k in range(4) for n in range(k * 1000, k * 1000 + count)
+            if f"{n:040x}" not in made]
+    lost += [n for n in range(10_000, 25_000) if f"{n:040x}" not in made]
+    assert not lost, (len(lost), compactions)
