@@ -13,7 +13,7 @@ Standard library only, and cheap to import (a hook imports it on every checkout)
 - ``link_aside``, ``put_back``, ``append_to``: a hard link to a file about to be replaced,
   so a save that lands in it meanwhile is seen and kept (the checkpoint's guarded write);
 - the shape checks for object names (``is_hex``, ``is_sha``, ``require_hex``);
-- ``show`` (also ``shown``) and ``show_text``: the one way text that came from a file, a
+- ``show`` (also ``shown``): the one way text that came from a file, a
   name or a setting is printed (controls, escape sequences and invisible characters escaped).
 
 Every refusal is a ``Refused`` whose text is one line a person can act on.
@@ -666,14 +666,6 @@ def _invisible_letters() -> re.Pattern[str]:
             "[" + "".join(sorted(_INVISIBLE)) + chr(_INVISIBLE_LOW) + "-" + chr(_INVISIBLE_HIGH)
             + "]|(?:^|[\ufe00-\ufe0f])[\ufe00-\ufe0f]"))
     return _LETTERS[0]
-
-
-def show_text(text: str) -> str:
-    """``show`` for text of several lines (a handoff, a memory file): each line through
-    ``show``, line feeds and tabs kept as they are (CRLF reads as a line feed; a lone carriage
-    return is escaped: it would let a line overwrite what was printed before it)."""
-    return "\n".join("\t".join(show(part) for part in line.split("\t"))
-                     for line in text.replace("\r\n", "\n").split("\n"))
 
 
 def is_shown_as_is(text: str) -> bool:

@@ -233,13 +233,6 @@ class Graph:
         found.sort()
         return found
 
-    def count_outside_all(self, head: int, stops: Sequence[int]) -> int:
-        """Commits reachable from ``head`` and from none of ``stops`` (maybe none)."""
-        if stops:
-            return self.count_outside(head, stops[0], stops[1:])
-        marks = self.reach(head)
-        return sum(marks)
-
     def first_parent_floor(self, head: int, stops: Sequence[int]) -> tuple[int | None, int,
                                                                             bool]:
         """(the first commit of ``head``'s first-parent line reachable from any of

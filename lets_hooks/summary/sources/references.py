@@ -1,5 +1,5 @@
 """The handoff's references: the paths and function names it mentions (read from its
-text, ``path_references`` and ``function_references``), and checked against the project:
+text, ``spelled_path_references`` and ``function_references``), and checked against the project:
 do the paths it names exist, and do the function names still occur in its files?
 
 Paths are looked up on disk (``~/`` paths under home, the rest under the root); nothing is
@@ -429,17 +429,13 @@ def _path_candidate(token: str, quoted: bool) -> str | None:
     return token[2:] if token.startswith("./") else token
 
 
-def path_references(text: str) -> tuple[str, ...]:
-    """File paths the handoff names: in backticks (with a ``/`` or a known file
-    extension; blanks allowed, ``_spaced_path``), or bare with a ``/`` and an extension;
-    a Windows path with backslashes as the same path with slashes. Absolute paths, URLs,
-    host names, versions and paths that climb out with ``..`` are left out; the first
-    ``MAX_PATH_REFERENCES`` count."""
-    return tuple(path for path, _ in spelled_path_references(text))
-
-
 def spelled_path_references(text: str) -> tuple[tuple[str, str], ...]:
-    """``path_references``, each with how the handoff wrote it (backslashes, ``./``)."""
+    """File paths the handoff names, each with how the handoff wrote it (backslashes,
+    ``./``): in backticks (with a ``/`` or a known file extension; blanks allowed,
+    ``_spaced_path``), or bare with a ``/`` and an extension; a Windows path with
+    backslashes as the same path with slashes. Absolute paths, URLs, host names, versions
+    and paths that climb out with ``..`` are left out; the first ``MAX_PATH_REFERENCES``
+    count."""
     found: dict[str, str] = {}
     seen: set[str] = set()  # spans already judged (a long handoff repeats them)
     for line in text.split("\n"):
