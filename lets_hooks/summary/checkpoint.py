@@ -614,22 +614,45 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 
 def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
     """(index, level, text) of every ATX heading outside fenced code. A fence that nothing
-    closes fences nothing: the Range section added after it is found again next time."""
+    closes fences nothing: the Range section added after it is found again next time.
+    Linear in the lines: whether anything closes a fence is known from the longest closing
+    fence of each kind below each line (one pass from the end), so a closing line is
+    looked for only where there is one."""
+    longest = _longest_closings(lines)
     found = []
     index = 0
     while index < len(lines):
         line = lines[index]
         opened = _FENCE.match(line)
         if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
-            close = _closing(lines, index + 1, opened.group(1))
-            if close is not None:
-                index = close + 1
-                continue
+            fence = opened.group(1)
+            if longest[index][fence[0] == "~"] >= len(fence):
+                close = _closing(lines, index + 1, fence)
+                if close is not None:
+                    index = close + 1
+                    continue
         heading = _ATX.match(line)
         if heading:
             title = re.sub(r"[ \t]+#+$", "", heading.group(2) or "").strip()
             found.append((index, len(heading.group(1)), title))
         index += 1
+    return found
+
+
+def _longest_closings(lines: Sequence[str]) -> list[tuple[int, int]]:
+    """For each line, the longest backtick and tilde fence below it that could close one
+    (no info string after it)."""
+    found: list[tuple[int, int]] = []
+    backticks = tildes = 0
+    for line in reversed(lines):
+        found.append((backticks, tildes))
+        closing = _FENCE.match(line)
+        if closing and not closing.group(2).strip():
+            if closing.group(1)[0] == "`":
+                backticks = max(backticks, len(closing.group(1)))
+            else:
+                tildes = max(tildes, len(closing.group(1)))
+    found.reverse()
     return found
 
 
