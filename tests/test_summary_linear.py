@@ -124,6 +124,21 @@ def test_heading_matches_the_old_pattern(line: str) -> None:
     assert heading(line) == expected
 
 
+OLD_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+
+
+@settings(max_examples=400, deadline=None)
+@given(line=SHORT)
+def test_the_checkpoints_headings_match_the_old_pattern(line: str) -> None:
+    """The checkpoint's heading reader (linear on blanks) says what its old pattern said."""
+    from lets_hooks.summary import checkpoint
+
+    old = OLD_ATX.match(line)
+    expected = [(0, len(old.group(1)), re.sub(r"[ \t]+#+$", "", old.group(2) or "").strip())
+                ] if old else []
+    assert checkpoint._headings([line]) == expected
+
+
 @settings(max_examples=400, deadline=None)
 @given(line=SHORT)
 def test_model_tag_matches_the_old_pattern(line: str) -> None:

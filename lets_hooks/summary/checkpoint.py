@@ -608,7 +608,7 @@ def _with_block(rows: list[tuple[str, str]], where: Layout, block: list[str], ne
     return head + body, len(head)
 
 
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?$")  # no lazy part: linear on blanks
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 
 
@@ -633,10 +633,19 @@ def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
                     continue
         heading = _ATX.match(line)
         if heading:
-            title = re.sub(r"[ \t]+#+$", "", heading.group(2) or "").strip()
-            found.append((index, len(heading.group(1)), title))
+            found.append((index, len(heading.group(1)), _title(heading.group(2) or "")))
         index += 1
     return found
+
+
+def _title(text: str) -> str:
+    """A heading's text without its closing run of ``#`` (one after a blank) and blanks,
+    cut with string methods (a pattern for it backtracks over a long run of blanks)."""
+    text = text.rstrip(" \t")
+    bare = text.rstrip("#")
+    if bare != text and bare[-1:] in (" ", "\t"):
+        text = bare
+    return text.strip()
 
 
 def _longest_closings(lines: Sequence[str]) -> list[tuple[int, int]]:
