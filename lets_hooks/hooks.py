@@ -128,18 +128,20 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
     if where.head is None:
         raise UsageError(f"branch {files.quoted(where.branch)} has no commit yet: nothing "
                          "to record")
+    asked_none = sid == ""  # --no-sid: a line of no session, asked for
     if sid is None:
         sid = settings.session_id(environ)
     # Judged for the session it was recorded for (``--sid``), else the environment's.
     current = sid or settings.session_id(environ)
-    if not current:
+    if not current and not asked_none:
         from lets_hooks import state
 
         held = state.read_recorded(state.open_store(where.top, repo), where.branch)
         if held.sid:
+            said = "".join(f"; {problem}" for problem in settings.problems)
             raise UsageError("no session id is set (LETS_SESSION_ID): recording would "
                              f"replace session {state.shown_sid(held.sid)}'s line with one "
-                             "of no session; nothing recorded")
+                             f"of no session (--no-sid does that); nothing recorded{said}")
     target = where
     if at is not None:
         target = _at(repo, where, settings, current, now, at)
