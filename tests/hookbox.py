@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -85,9 +86,13 @@ def make(tmp_path: Path) -> HookBox:
     return box
 
 
-def with_remote(tmp_path: Path) -> HookBox:
-    """``make`` with the hooks installed and ``main`` pushed to a local bare ``origin``."""
+def with_remote(tmp_path: Path, prepare: Callable[[HookBox], object] | None = None
+                ) -> HookBox:
+    """``make`` with the hooks installed and ``main`` pushed to a local bare ``origin``;
+    ``prepare`` lays out a hook manager first (``managers.fake_husky``)."""
     box = make(tmp_path)
+    if prepare is not None:
+        prepare(box)
     box.install()
     remote = tmp_path / "remote.git"
     box.sh("init", "-q", "--bare", str(remote))

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, make, teammate, with_remote
+from hookbox import OTHER, SID, HookBox, teammate, with_remote
 from managers import fake_husky
 
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null")  # a commit no hook of ours sees
@@ -18,16 +18,7 @@ NO_HOOKS = ("-c", "core.hooksPath=/dev/null")  # a commit no hook of ours sees
 def routed(tmp_path: Path, route: str) -> HookBox:
     """``with_remote`` through an install route: the plain shims, or husky 9's layout with
     the lines ``lets-hooks install`` adds to it."""
-    if route == "plain":
-        return with_remote(tmp_path)
-    box = make(tmp_path)
-    fake_husky(box)
-    box.install()
-    remote = tmp_path / "remote.git"
-    box.sh("init", "-q", "--bare", str(remote))
-    box.sh("remote", "add", "origin", str(remote))
-    box.sh("push", "-q", "origin", "main")
-    return box
+    return with_remote(tmp_path, fake_husky if route == "husky" else None)
 
 
 def answer(box: HookBox, sid: str | None = SID) -> tuple[dict[str, object], str]:
