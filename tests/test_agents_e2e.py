@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BIN
+from hookbox import needs_git
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("LETS_AGENTS_CACHE")
@@ -56,6 +57,9 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None or shutil.which("np
 
 
 # -- installing the programs ---------------------------------------------------------------
+
+# the agents' hooks folder reaches git through GIT_CONFIG_COUNT, read from git 2.31 on
+GIT_CONFIG_ENV = needs_git(2, 31, "GIT_CONFIG_COUNT needs git 2.31")
 
 
 def installed(package: str, version: str) -> Path:
@@ -255,6 +259,7 @@ def responses_api(path: str, body: dict[str, object]) -> tuple[str, bytes]:
                                         "response": {"id": "r", "usage": usage}})])
 
 
+@GIT_CONFIG_ENV
 def test_codex_cli_session(tmp_path: Path) -> None:
     folder = installed(*CODEX)
     codex = str(folder / "node_modules" / ".bin" / "codex")
@@ -333,6 +338,7 @@ def last_prompt(body: dict[str, object]) -> str:
         if turns else ""
 
 
+@GIT_CONFIG_ENV
 @pytest.mark.parametrize("hooks", ["no git hook", "lets-hooks install"])
 def test_gemini_cli_session(tmp_path: Path, hooks: str) -> None:
     folder = installed(*GEMINI)
@@ -551,6 +557,7 @@ def claude_binary(folder: Path) -> str:
     return str(found[0] if found else launcher)
 
 
+@GIT_CONFIG_ENV
 def test_claude_code_session(tmp_path: Path) -> None:
     claude = claude_binary(installed(*CLAUDE))
     home = Path(os.environ["HOME"])  # the test's own home (conftest)

@@ -355,6 +355,7 @@ def test_real_lefthook_local_and_a_work_tree_added_with_git_worktree_add(
     assert done.returncode == 0, done.stdout
 
 
+@TOOLS_NEED_GIT_2_31
 def test_real_lefthook_route_gives_the_evidence_classes_true_answers(npm_tools: Path,
                                                                     tmp_path: Path) -> None:
     """Through the lefthook route (its entries, real lefthook running them): the session
