@@ -477,6 +477,8 @@ def test_gemini_cli_summary_after_clear(tmp_path: Path) -> None:
                         repo, env)
         try:
             assert screen.wait_for(lambda: bool(asked("first prompt"))), model.requests
+            # the start hook may still be writing its line when the first prompt is asked
+            assert screen.wait_for((repo / ".lets" / "sessions" / ".task-main").exists)
             first_sid = task_line(repo)[1]
             screen.wait_for(lambda: False, 3)  # the answer is shown
             screen.type("/clear")
