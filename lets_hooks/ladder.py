@@ -462,7 +462,8 @@ def speculate(repo: Repo, environ: Mapping[str, str]) -> _Early:
     git's files as ``witness.guess_location`` reads them, the boundary the state file
     there records, and the merge branch ``LETS_MERGE_BRANCH`` or ``origin/HEAD`` names
     (a configured one is not read yet). git walks while ``rev-parse`` answers and the
-    command's modules load (docs/speed.md, "Round 4, fifth part"). ``_resolve`` keeps
+    command's modules load (docs/speed.md, "The first walk started on a guessed
+    location"). ``_resolve`` keeps
     the walk only when the first walk it asks, on git's own answers, is this very one
     (``_Early.start``); then ``take`` still asks it to be the rung's very question.
     Otherwise it is dropped: a guess never answers. Nothing is written and no other
