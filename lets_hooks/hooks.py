@@ -293,7 +293,7 @@ def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
         if boundary.reason is not None:
             boundary = _carry_again(repo, where, settings, sid, now, came_from, written,
                                     boundary)
-        _warn_rejected(boundary, result, "post-checkout")
+        _warn_rejected(boundary, sid, result, "post-checkout")
     except Exception as exc:  # never break the checkout
         result.say(f"post-checkout: skipped ({reason(exc)})")
     return result
@@ -319,12 +319,13 @@ def _carry_again(repo: Repo, where: Location, settings: Config, sid: str | None,
     return ladder.resolve(repo, settings, sid, now, where=where)
 
 
-def _warn_rejected(boundary: ladder.Boundary, result: Result, hook: str) -> None:
+def _warn_rejected(boundary: ladder.Boundary, sid: str | None, result: Result,
+                   hook: str) -> None:
     if boundary.reason is None:
         return
     result.say(f"{hook}: branch {files.quoted(boundary.branch)}: recorded boundary "
                f"{_short(boundary.recorded)} rejected ({boundary.reason}); "
-               f"{boundary.desc}. Fix: {_fix(boundary)}")
+               f"{boundary.desc}. Fix: {_fix(boundary, FIX, sid)}")
 
 
 # -- post-commit, post-merge, post-applypatch: the session ledger -----------------------
@@ -425,7 +426,7 @@ def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], 
                 return result
         boundary = ladder.resolve(repo, settings, sid, now, branch=branch, head=where.head,
                                   where=where)
-        _warn_rejected(boundary, result, "post-rewrite")
+        _warn_rejected(boundary, sid, result, "post-rewrite")
         if boundary.mixed and boundary.reason is None:
             result.say(f"post-rewrite: branch {files.quoted(boundary.branch)}: commit "
                        f"{_short(boundary.mixed[0])} holds this session's work and another's "
@@ -457,7 +458,7 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
         for (branch, _), boundary in zip(pushed, answers):
             if _said_on_trunk_before(boundary, branch, strict, where.git_dir, sid, now):
                 continue
-            _warn_push(boundary, branch, branch == where.branch, strict, result)
+            _warn_push(boundary, branch, branch == where.branch, strict, sid, result)
     except Exception as exc:  # never break the push over our own trouble
         result.say(f"pre-push: skipped ({reason(exc)})")
         return Result(0, result.messages)
@@ -608,8 +609,8 @@ def _said_on_trunk_before(boundary: ladder.Boundary, branch: str, strict: bool,
 
 
 def _warn_push(boundary: ladder.Boundary, branch: str, current: bool, strict: bool,
-               result: Result) -> None:
-    fix = _fix(boundary, FIX if current else f"git switch {branch} && {FIX}")
+               sid: str | None, result: Result) -> None:
+    fix = _fix(boundary, FIX if current else f"git switch {branch} && {FIX}", sid)
     if boundary.reason is not None:
         if strict:
             result.code = 1
@@ -644,10 +645,18 @@ def _short(sha: str | None) -> str:
 MOVED = ("not an ancestor", "older than this branch")  # history moved under the line
 
 
-def _fix(boundary: ladder.Boundary, fix: str = FIX) -> str:
-    """The fix to name: after history moved under the line (a rebase or reset by a tool
-    that runs no hooks), recording at HEAD would claim none of the session's commits."""
-    if boundary.reason is not None and boundary.reason.startswith(MOVED):
-        return (f"{fix} --at REV, REV being the commit the session's work starts after "
-                f"({FIX} alone starts the session anew at HEAD)")
+def _fix(boundary: ladder.Boundary, fix: str, sid: str | None) -> str:
+    """The fix to name. With no usable session id, to set one first: a line of no session
+    vouches for nothing. After history moved under the line (a rebase or reset by a tool
+    that runs no hooks), or where an estimated range holds commits, recording at HEAD would
+    leave out commits that may be the session's (one no hook saw could never be told apart
+    again): the commit the session's work starts after is asked for."""
+    from lets_hooks import state
+
+    moved = boundary.reason is not None and boundary.reason.startswith(MOVED)
+    if moved or (boundary.trust == ladder.ESTIMATE and boundary.commits):
+        fix = (f"{fix} --at REV, REV being the commit the session's work starts after "
+               f"({FIX} alone starts the session anew at HEAD)")
+    if not sid or state.sid_problem(sid) is not None:
+        return f"set LETS_SESSION_ID to the session's id (a UUID), then: {fix}"
     return fix

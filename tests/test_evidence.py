@@ -259,3 +259,29 @@ def test_a_teammates_commit_a_pull_rebase_brings_after_a_force_push(tmp_path: Pa
     data, stderr = answer(box)
     assert (data["trust"], data["commits"], data["elsewhere"]) == ("exact", 2, 1), stderr
     check_exact_is_true(data, {box.rev("HEAD"), box.rev("HEAD~2")})
+
+
+def test_the_pushs_advice_on_an_estimate_leads_to_a_true_answer(tmp_path: Path) -> None:
+    """Nothing recorded on the topic, and two commits no hook saw: the pre-push hook's
+    fix asks for the commit the session's work starts after (recording at HEAD would say
+    ``exact 0`` of a session that made two commits); followed, the answer is true. With no
+    session id, it says to set one first."""
+    box = with_remote(tmp_path)
+    start = box.head()
+    box.sh(*NO_HOOKS, "checkout", "-q", "-b", "topic")
+    mine = set()
+    for n in range(2):
+        box.sh(*NO_HOOKS, "commit", "-q", "--allow-empty", "-m", f"mine {n}", sid=SID)
+        mine.add(box.head())
+    done = box.sh("push", "-q", "-u", "origin", "topic", sid="")
+    (unset,) = [line for line in done.stderr.splitlines() if "pre-push" in line]
+    assert "Fix: set LETS_SESSION_ID to the session's id" in unset, unset
+    done = box.sh("push", "-q", "origin", "topic:refs/heads/again", sid=SID)
+    (warned,) = [line for line in done.stderr.splitlines() if "pre-push" in line]
+    fix = warned.split("Fix: ", 1)[1]
+    command = fix.split(",", 1)[0]
+    assert command == "lets-hooks record --at REV", warned
+    follow(box, command.replace("REV", start))
+    data, _ = answer(box)
+    assert data["trust"] == "exact", data
+    check_exact_is_true(data, mine)

@@ -58,7 +58,7 @@ def test_pushing_the_checked_out_branch_names_the_short_fix(box: HookBox) -> Non
     box.sh("checkout", "-q", "feat-bad")
     done = box.sh("push", "-q", "origin", "HEAD", sid=SID)
     (line,) = warnings(done.stderr)
-    assert line.endswith("Fix: lets-hooks record")
+    assert "Fix: lets-hooks record --at REV" in line, line
 
 
 def test_deleting_a_remote_branch_is_not_checked(box: HookBox) -> None:
