@@ -36,7 +36,7 @@ from lets_hooks.repo import Floor, Location, ObjectInfo, Repo, Started
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Iterable, Sequence
 
 LEFT, RIGHT, STALE = 1, 2, 4
 BOTH = LEFT | RIGHT
@@ -349,15 +349,12 @@ class BatchRepo(Repo):
     def locate(self) -> Location:
         return self.where
 
-    def objects(self, names: Sequence[str],
-                meanwhile: Callable[[], object] | None = None) -> list[ObjectInfo]:
+    def objects(self, names: Sequence[str]) -> list[ObjectInfo]:
         missing = [n for n in names if n not in self.known]
         if missing:
             self.fallbacks += 1
-            for info in super().objects(missing, meanwhile):
+            for info in super().objects(missing):
                 self.known[info.name] = info
-        elif meanwhile is not None:
-            meanwhile()
         return [self.known[n] for n in names]
 
     def _both(self, a: str, b: str) -> tuple[int, int] | None:

@@ -25,7 +25,7 @@ import gc
 import os
 from itertools import compress
 
-from lets_hooks import files, ledger, state, witness
+from lets_hooks import files, state, witness
 from lets_hooks.repo import GitError, Location, Repo, Started
 
 TYPE_CHECKING = False
@@ -258,7 +258,7 @@ class _Early:
 class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
-    __slots__ = ("ahead", "branch", "config", "early", "found", "head", "head_merge", "hint",
+    __slots__ = ("branch", "config", "early", "found", "head", "head_merge", "hint",
                  "local_tip", "merge", "notes", "now", "origin_tip", "repo", "session_id",
                  "sid", "verdict", "where")
 
@@ -281,7 +281,6 @@ class _Facts:
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
         self.head_merge = False  # HEAD's commit has more than one parent
         self.early = _Early()  # the walk started before cat-file answered
-        self.ahead: tuple[str, bytes] | None = None  # the ledger, read while cat-file answered
 
     def judge(self, commits: list[str], boundary: str | None,
               relevant: Container[str] | None = None) -> witness.Verdict:
@@ -303,7 +302,7 @@ class _Facts:
                     git_dir = where.git_dir
             tip = where.head if git_dir == where.git_dir else self._head_of(where.top)
             verdict = witness.judge(self.repo, git_dir, tip or self.head, commits, self.sid,
-                                    boundary, self.head, relevant, self.ahead)
+                                    boundary, self.head, relevant)
         if relevant is None:
             self.verdict = verdict
         return verdict
@@ -391,16 +390,8 @@ def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, bran
               head: str | None, where: Location, notes: list[str],
               recorded: state.Recorded, merge: str | None, early: _Early) -> Boundary:
     asked = names(head, recorded.sha, merge)  # HEAD too: is it a merge (``_ancestry``)
-    ahead: list[tuple[str, bytes]] = []
-
-    def read_ahead() -> None:
-        # a recorded boundary is judged by the ledger: read while cat-file answers
-        if recorded.sha and where.top is not None:
-            common = witness.common_dir_of(where.git_dir)
-            ahead.append((common, ledger.read_bytes(common)))
-
     try:
-        found = {info.name: info for info in repo.objects(asked, read_ahead)}
+        found = {info.name: info for info in repo.objects(asked)}
     except GitError as exc:
         return unknown(f"git failed: {exc}")
     if merge is None:
@@ -423,7 +414,6 @@ def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, bran
         return _finish(result, branch, head, recorded, merge)
     facts = _Facts(repo, config, branch, head, merge, found, notes, now)
     facts.early = early
-    facts.ahead = ahead[0] if ahead else None
     top = found.get((asked_head if asked_head is not None else head) + "^{commit}")
     facts.head_merge = top is not None and (top.parents or 0) > 1
     facts.where = where

@@ -360,17 +360,15 @@ def read_bytes(common_dir: str) -> bytes:
 
 
 def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
-              wanted: Collection[str], data: bytes | None = None) -> Ledger:
+              wanted: Collection[str]) -> Ledger:
     """What the ledger says of ``wanted``: every line about them (``about``), and
     ``placed`` when the newest line saying this session's line was written at
     ``boundary`` is there (``s``, written only where the writer kept every commit of the
     session below it: ``record.place``). Without that line, with a session, the whole
-    ledger (the witness then asks which commits the session made). ``data``: the file's
-    bytes as ``read_bytes`` read them for this answer (else read here)."""
+    ledger (the witness then asks which commits the session made)."""
     if common_dir is None:
         return Ledger()
-    if data is None:
-        data = read_bytes(common_dir)
+    data = read_bytes(common_dir)
     if not data:
         return Ledger()
     placed = False

@@ -17,7 +17,7 @@ from lets_hooks import files
 
 TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
 
 NULL_SHA = "0" * 40
 _PIPE_SAFE = 60_000  # below one pipe buffer: a write this size never blocks
@@ -565,13 +565,11 @@ class Repo:
         return os.path.normpath(path)
 
     # -- objects ----------------------------------------------------------------------
-    def objects(self, names: Sequence[str],
-                meanwhile: Callable[[], object] | None = None) -> list[ObjectInfo]:
+    def objects(self, names: Sequence[str]) -> list[ObjectInfo]:
         """Resolve names (shas, abbreviations, refs) with one ``cat-file --batch``.
 
         Names travel on stdin, never as arguments, so no name can act as an option.
-        A commit's committer time is read from its header. ``meanwhile`` is called once,
-        while git answers (where the answers come through pipes, before it is asked).
+        A commit's committer time is read from its header.
 
         In a partial clone, a git without ``GIT_NO_LAZY_FETCH`` starts a fetch for a missing
         object; with every transport refused (``NO_NETWORK``) that fetch exits at once, and
@@ -582,8 +580,6 @@ class Repo:
         clean = [n for n in names if n and "\n" not in n]
         if not clean:
             self.drop_prepared()
-            if meanwhile is not None:
-                meanwhile()
             return [ObjectInfo(n, None, None) for n in names]
         found: dict[str, ObjectInfo] = {}
         todo = clean
@@ -592,9 +588,6 @@ class Repo:
             started, self._batch = self._batch, None
             if started is not None:
                 started.send(given)
-            if meanwhile is not None:
-                meanwhile()
-                meanwhile = None
             if started is not None:
                 code, raw, self.last_error = started.result()
             else:

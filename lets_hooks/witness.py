@@ -437,8 +437,7 @@ def no_witness(why: str) -> Verdict:
 
 def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str | None,
           floor: str | None = None, top: str | None = None,
-          relevant: Container[str] | None = None,
-          ahead: tuple[str, bytes] | None = None) -> Verdict:
+          relevant: Container[str] | None = None) -> Verdict:
     """Which of ``commits`` (the range, any order) session ``sid`` made.
 
     ``git_dir`` is the git dir of the work tree whose state is read, ``head`` its HEAD,
@@ -451,14 +450,10 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     (one the merge branch brought in, which the ladder otherwise leaves out). Where such
     a commit came from is not asked when the ledger does not name it: it is UNVOUCHED,
     as the ledger alone can make a commit the session's.
-
-    ``ahead``: a common git dir and its ledger's bytes, read for this answer while git
-    was asked something else (``ledger.read_bytes``); used when the dir is this one's.
     """
     asked = set(commits)
     common = common_dir_of(git_dir)
-    data = ahead[1] if ahead is not None and ahead[0] == common else None
-    book = ledger.read_from(common, floor, sid, asked, data)
+    book = ledger.read_from(common, floor, sid, asked)
     verdict = Verdict(LEDGER)
     verdict.book = book
     verdict.sid = sid

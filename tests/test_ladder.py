@@ -958,57 +958,6 @@ def test_the_first_walk_starts_beside_rev_parse(
     assert events == ["where", "walk"], events
 
 
-def test_the_ledger_is_read_while_cat_file_answers(
-        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A recorded boundary is judged by the session ledger: its bytes are read once, after
-    ``cat-file`` was asked and before its answer is waited for, and the four lines are
-    those of a reading made after it answered."""
-    import lets_hooks.repo as repo_module
-    from lets_hooks import ledger
-
-    if not repo_module._MEMFD:
-        pytest.skip("no memory files here: every question is asked in turn")
-    walked_path(sandbox, "exact")
-    monkeypatch.setenv("LETS_SESSION_ID", SID)
-    monkeypatch.setenv("LETS_MERGE_BRANCH", "main")
-    events: list[str] = []
-    fed: set[int] = set()
-    real_read, real_send = ledger.read_bytes, repo_module.Started.send
-    real_result = repo_module.Started.result
-
-    def read(common: str) -> bytes:
-        events.append("ledger")
-        return real_read(common)
-
-    def send(self: repo_module.Started, data: bytes) -> None:
-        fed.add(id(self))
-        events.append("asked")
-        real_send(self, data)
-
-    def result(self: repo_module.Started) -> tuple[int, bytes, bytes]:
-        if id(self) in fed:
-            events.append("answered")
-        return real_result(self)
-
-    monkeypatch.setattr(ledger, "read_bytes", read)
-    monkeypatch.setattr(repo_module.Started, "send", send)
-    monkeypatch.setattr(repo_module.Started, "result", result)
-    lines, _ = spoken(sandbox)
-    assert events == ["asked", "ledger", "answered"], events
-    assert lines[1:3] == ["SESSION_TRUST=exact", "SESSION_COMMITS=3"], lines
-    real_objects = repo_module.Repo.objects
-
-    def after(self: repo_module.Repo, names: list[str], meanwhile: object = None
-              ) -> list[repo_module.ObjectInfo]:
-        return real_objects(self, names)  # the ledger read by the witness, later
-
-    monkeypatch.setattr(repo_module.Repo, "objects", after)
-    events.clear()
-    later, _ = spoken(sandbox)
-    assert events == ["asked", "answered", "ledger"], events
-    assert later == lines
-
-
 def test_a_speculated_walk_git_does_not_ask_is_dropped(
         sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
     """The guess reads no settings file: a merge branch named in ``.lets/config.toml``

@@ -645,27 +645,6 @@ def test_what_the_ledger_does_not_name_is_read_from_git(tmp_path: Path) -> None:
             assert given[c] == expected, (c, relevant)
 
 
-def test_a_ledger_read_ahead_is_the_reading_of_its_own_repository_only(tmp_path: Path) -> None:
-    """The ledger's bytes read ahead for an answer (``ahead``: while ``cat-file``
-    answered) are what the witness reads when they are this repository's, and are left
-    aside when they are another repository's."""
-    from lets_hooks.repo import Repo
-
-    box = make(tmp_path)
-    box.sh("checkout", "-q", "-b", "topic")
-    mine = box.file_commit("t.txt", "t\n", sid=SID)
-    top, git_dir = str(box.path), str(box.path / ".git")
-    theirs = ledger.line(ledger.MADE, mine, OTHER)  # the same commit, said to be another's
-
-    def judged(ahead: tuple[str, bytes] | None) -> str:
-        return witness.judge(Repo(top), git_dir, mine, [mine], SID, ahead=ahead).status[mine]
-
-    assert judged(None) == witness.SESSION
-    assert judged((git_dir, ledger.read_bytes(git_dir))) == witness.SESSION
-    assert judged((git_dir, theirs)) == witness.ELSEWHERE  # the bytes given are read
-    assert judged((str(tmp_path / "elsewhere"), theirs)) == witness.SESSION
-
-
 # -- the HEAD log searched, not parsed --------------------------------------------------
 
 _SHAS = [f"{n:x}".rjust(40, "a") for n in range(1, 9)]
