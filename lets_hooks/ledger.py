@@ -45,7 +45,7 @@ from lets_hooks import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable, Sequence
+    from collections.abc import Collection, Container, Iterable, Sequence
 
 FOLDER = "lets-hooks"  # in the git common dir
 NAME = "ledger"
@@ -53,7 +53,7 @@ LOCK = "ledger.lock"
 LIMIT = 4 << 20  # compacted past this many bytes (about 40,000 lines)
 KEEP_BYTES = LIMIT // 2  # a compaction keeps at most this many bytes, the newest lines
 KEEP = 20_000  # and at most this many lines
-SEARCHED = 32  # up to this many commits are searched for in the bytes; more: a whole parse
+SEARCHED = 32  # up to this many commits are searched for in the bytes; more: one pass
 READ_LIMIT = 2 * LIMIT  # a larger file (shell appends, never compacted) is not read
 NO_SESSION = "-"
 LONGEST = 1024  # bytes: longer than any line the grammar allows (a 200-character id of
@@ -385,26 +385,41 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
 
 
 def about(data: bytes, wanted: Collection[str]) -> Ledger:
-    """The ledger's two readings in one answer: a few commits (``SEARCHED``) are searched
-    for in the bytes, and only the lines about them (and about the commits their copies
-    copy) are parsed; more are read by parsing the whole ledger. Either says of each of
-    ``wanted`` what ``parse(data)`` says (tests/test_ledger_grammar.py holds them to it)."""
-    if len(wanted) > SEARCHED:
-        return parse(data)
+    """What the ledger says of ``wanted``: only the lines about them (and about the commits
+    their copies copy) are parsed. A few commits (``SEARCHED``) are searched for in the
+    bytes; more are picked out in one pass over the lines (a whole parse of a 10,000-line
+    ledger costs about five times that pass: ``benchmarks/bench_ledger.py``). Either way it
+    says of each of ``wanted`` what ``parse(data)`` says (tests/test_ledger_grammar.py holds
+    them to it)."""
     asked = {sha.encode("ascii") for sha in wanted if files.is_sha(sha)}  # others: no line
     found: dict[int, bytes] = {}
     todo = asked
     while True:
-        for sha in todo:
-            found.update(_naming(data, sha))
+        if len(asked) > SEARCHED:
+            found.update(_picked(data, todo))
+        else:
+            for sha in todo:
+                found.update(_naming(data, sha))
         book = parse(b"".join(found[at] for at in sorted(found)))
         olds = {old.encode("ascii") for pairs in book.copies.values() for old, _, _ in pairs}
         todo = olds - asked
         if not todo:
             return book
         asked |= todo
-        if len(asked) > 8 * SEARCHED:
-            return parse(data)  # a long chain of copies: read whole
+
+
+def _picked(data: bytes, shas: Container[bytes]) -> dict[int, bytes]:
+    """The whole lines of ``data`` (each with its newline) whose commit, after the
+    one-letter kind, is one of ``shas``, by where they start: one pass over the lines."""
+    found: dict[int, bytes] = {}
+    at = 0
+    lines = data.split(b"\n")
+    lines.pop()  # after the last newline: empty, or a line not ended (never read)
+    for raw in lines:
+        if raw[2:42] in shas or raw[2:66] in shas:
+            found[at] = raw + b"\n"
+        at += len(raw) + 1
+    return found
 
 
 def _naming(data: bytes, sha: bytes) -> dict[int, bytes]:
