@@ -419,11 +419,10 @@ class BatchRepo(Repo):
         self._mark_shared(found[0], found[2:])
         return self.graph.count_outside(found[0], found[1], found[2:])
 
-    def first_parent_floor(self, head: str, stops: Sequence[str],
-                           started: Started | None = None) -> Floor | None:
+    def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
         found = self._indexes([head, *stops])
         if found is None:
-            return super().first_parent_floor(head, stops, started)
+            return super().first_parent_floor(head, stops)
         self._mark_shared(found[0], found[1:])
         graph = self.graph
         stop, count, linear = graph.first_parent_floor(found[0], found[1:])
@@ -443,11 +442,10 @@ class BatchRepo(Repo):
         self._mark_shared(found[0], found[1:])
         return [self.graph.sha(i) for i in self.graph.outside(found[0], found[1:])]
 
-    def above(self, base: str, head: str, started: Started | None = None
-              ) -> tuple[bool, list[str]]:
+    def above(self, base: str, head: str) -> tuple[bool, list[str]]:
         pair = self._both(base, head)
         if pair is None:
-            return super().above(base, head, started)
+            return super().above(base, head)
         if not self.graph.is_ancestor(*pair):
             return False, []
         return True, [self.graph.sha(i) for i in self.graph.outside(pair[1], [pair[0]])]

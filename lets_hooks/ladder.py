@@ -21,12 +21,11 @@ description says how many were left out.
 
 from __future__ import annotations
 
-import gc
 import os
 from itertools import compress
 
 from lets_hooks import files, state, witness
-from lets_hooks.repo import GitError, Location, Repo, Started
+from lets_hooks.repo import GitError, Location, Repo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -178,87 +177,10 @@ def names(head: str | None, recorded: str | None, merge: str | None) -> list[str
 
 # -- the rungs ----------------------------------------------------------------------------------
 
-class _Early:
-    """The range's walk, started before ``cat-file`` has answered: on names read with no
-    further process (HEAD and its branch from ``rev-parse``, the recorded sha from the
-    state file, the merge branch's tip from its ref file), git walks while ``cat-file``
-    resolves the names (a process's time, 1.5 ms or so, off every answer that walks).
-    A rung takes it only when it asks that very question with git's own answers
-    (``take``); otherwise, or when no rung asks, it is dropped: a guess never answers."""
-
-    __slots__ = ("kind", "names", "started")
-
-    def __init__(self, kind: str = "", names: tuple[str, ...] = (),
-                 started: Started | None = None) -> None:
-        self.kind = kind
-        self.names = names
-        self.started = started
-
-    @classmethod
-    def start(cls, repo: Repo, where: Location, branch: str, head: str | None,
-              recorded: str | None, merge: str | None, ready: _Early | None = None
-              ) -> _Early:
-        """The walk the first rung that walks will ask, as far as it can be told now
-        (``question``); ``ready``: one started before (``speculate``), kept when it is
-        that very walk, else dropped."""
-        asked = cls.question(where, branch, head, recorded, merge) if repo.beside() \
-            else None
-        if ready is not None:
-            if asked is not None and ready.started is not None \
-                    and (ready.kind, ready.names) == asked:
-                return ready
-            ready.drop()
-        if asked is None:
-            return cls()
-        kind, names = asked
-        if kind == "above":
-            return cls(kind, names, repo.start_above(names[0], names[1]))
-        return cls(kind, names, repo.start_floor(names[0], names[1:]))
-
-    @staticmethod
-    def question(where: Location, branch: str, head: str | None, recorded: str | None,
-                 merge: str | None) -> tuple[str, tuple[str, ...]] | None:
-        """``above`` on the merge branch, else ``first_parent_floor`` down to the
-        recorded sha and the merge branch's tip (origin's, else the local one), or to the
-        tip alone for the estimate; None when no walk can be told. With no merge branch
-        named, it is guessed as ``_resolved`` will choose it (``main`` where a ref of it
-        exists, else ``master``)."""
-        if (head is None or head != where.head or not files.is_sha(head)
-                or (recorded is not None and not files.is_sha(recorded))):
-            return None
-        git_dir = where.git_dir
-        if merge is None:  # as ``_resolved`` decides from cat-file's answers
-            merge = "main" if (witness.ref_on_disk(git_dir, "refs/heads/main")
-                               or witness.ref_on_disk(git_dir, "refs/remotes/origin/main")) \
-                else "master"
-        if branch == merge:
-            if recorded is None:
-                return None  # nothing is estimated on the merge branch
-            return "above", (recorded, head)
-        fork = witness.ref_on_disk(git_dir, "refs/remotes/origin/" + merge) \
-            or witness.ref_on_disk(git_dir, "refs/heads/" + merge)
-        if fork is None:
-            return None
-        return "floor", (head, recorded, fork) if recorded is not None else (head, fork)
-
-    def take(self, kind: str, *names: str) -> Started | None:
-        """The walk, when it is the question ``kind`` of ``names`` (else None)."""
-        started = self.started
-        if started is None or kind != self.kind or names != self.names:
-            return None
-        self.started = None
-        return started
-
-    def drop(self) -> None:
-        started, self.started = self.started, None
-        if started is not None:
-            started.drop()
-
-
 class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
-    __slots__ = ("branch", "config", "early", "found", "head", "head_merge", "hint",
+    __slots__ = ("branch", "config", "found", "head", "head_merge", "hint",
                  "local_tip", "merge", "notes", "now", "origin_tip", "repo", "session_id",
                  "sid", "verdict", "where")
 
@@ -280,7 +202,6 @@ class _Facts:
         self.session_id: str | None = None  # the caller's session id, when usable
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
         self.head_merge = False  # HEAD's commit has more than one parent
-        self.early = _Early()  # the walk started before cat-file answered
 
     def judge(self, commits: list[str], boundary: str | None,
               relevant: Container[str] | None = None) -> witness.Verdict:
@@ -338,36 +259,25 @@ class _Count:
 
 def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
             branch: str | None = None, head: str | None = None,
-            where: Location | None = None, store: state.Store | None = None,
-            ready: _Early | None = None) -> Boundary:
+            where: Location | None = None, store: state.Store | None = None) -> Boundary:
     """Resolve, validate and count the session boundary of ``branch`` at ``head``.
 
     Without ``branch``, the checked-out branch at HEAD. ``head`` may be any revision;
     ``now`` is the current time in seconds (the age rung's clock). ``where`` gives the
     work tree whose state is read (the one ``branch`` is checked out in); ``store``, when
-    given, is that work tree's state already opened. ``ready``: a walk ``speculate``
-    started, used only where it is the first walk asked (the caller drops it after).
+    given, is that work tree's state already opened.
     """
-    # The range's commits are built into tens of thousands of containers (a long range,
-    # the ledger's maps) that no cycle holds: the cyclic collector, run every few hundred
-    # of them, would walk them again and again (a tenth of a 10,000-commit session's
-    # answer). Plain reference counting frees them; the collector is back on after.
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        return _resolve(repo, config, session_id, now, branch, head, where, store, ready)
+        return _resolve(repo, config, session_id, now, branch, head, where, store)
     except GitError as exc:
         from lets_hooks.repo import reason
 
         return unknown(reason(exc))
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
              branch: str | None, head: str | None, where: Location | None,
-             store: state.Store | None, ready: _Early | None = None) -> Boundary:
+             store: state.Store | None) -> Boundary:
     if where is None:
         where = repo.locate()
     if branch is None:
@@ -378,17 +288,13 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     notes: list[str] = []
     recorded = lookup(repo, where, branch, notes, store)
     merge = config.merge_branch or where.origin_head
-    early = _Early.start(repo, where, branch, head, recorded.sha, merge, ready)
-    try:
-        return _resolved(repo, config, session_id, now, branch, head, where, notes,
-                         recorded, merge, early)
-    finally:
-        early.drop()
+    return _resolved(repo, config, session_id, now, branch, head, where, notes, recorded,
+                     merge)
 
 
 def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, branch: str,
               head: str | None, where: Location, notes: list[str],
-              recorded: state.Recorded, merge: str | None, early: _Early) -> Boundary:
+              recorded: state.Recorded, merge: str | None) -> Boundary:
     asked = names(head, recorded.sha, merge)  # HEAD too: is it a merge (``_ancestry``)
     try:
         found = {info.name: info for info in repo.objects(asked)}
@@ -413,7 +319,6 @@ def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, bran
                           [*notes, "HEAD has no commit yet"])
         return _finish(result, branch, head, recorded, merge)
     facts = _Facts(repo, config, branch, head, merge, found, notes, now)
-    facts.early = early
     top = found.get((asked_head if asked_head is not None else head) + "^{commit}")
     facts.head_merge = top is not None and (top.parents or 0) > 1
     facts.where = where
@@ -445,31 +350,6 @@ def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, bran
     if boundary is not None and boundary == recorded.sha:
         result.boundary_time = found[recorded.sha].commit_time
     return _finish(result, branch, head, recorded, merge)
-
-
-def speculate(repo: Repo, environ: Mapping[str, str]) -> _Early:
-    """The range's first walk started before ``rev-parse`` has said where we are: on
-    git's files as ``witness.guess_location`` reads them, the boundary the state file
-    there records, and the merge branch ``LETS_MERGE_BRANCH`` or ``origin/HEAD`` names
-    (a configured one is not read yet). git walks while ``rev-parse`` answers and the
-    command's modules load (docs/speed.md, "The first walk started on a guessed
-    location"). ``_resolve`` keeps
-    the walk only when the first walk it asks, on git's own answers, is this very one
-    (``_Early.start``); then ``take`` still asks it to be the rung's very question.
-    Otherwise it is dropped: a guess never answers. Nothing is written and no other
-    process started (a linked ``.lets``, which ``state.open_store`` asks git about, is
-    not guessed past)."""
-    if not repo.beside():
-        return _Early()
-    where = witness.guess_location(repo.cwd)
-    if where is None or where.top is None or where.branch is None:
-        return _Early()
-    for rel in state.LINKABLE:
-        if os.path.islink(os.path.join(where.top, rel)):
-            return _Early()
-    recorded = state.read_recorded(state.open_store(where.top), where.branch)
-    merge = environ.get("LETS_MERGE_BRANCH", "").strip() or where.origin_head
-    return _Early.start(repo, where, where.branch, where.head, recorded.sha, merge)
 
 
 def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
@@ -556,7 +436,7 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
     repo, head = facts.repo, facts.head
     tips = facts.tips()
     if facts.on_merge or not tips:
-        reaches, commits = repo.above(commit, head, facts.early.take("above", commit, head))
+        reaches, commits = repo.above(commit, head)
         if not reaches:
             return NOT_ANCESTOR, None
         return None, _Count(commits)
@@ -566,8 +446,7 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
     # branch like git's next: two walks of the same length), and dropped if not needed.
     started = repo.start_listing(head, [commit]) if facts.head_merge else None
     try:
-        floor = repo.first_parent_floor(head, [commit, fork],
-                                        facts.early.take("floor", head, commit, fork))
+        floor = repo.first_parent_floor(head, [commit, fork])
         if started is not None and (floor is None or floor.stop != commit or floor.linear):
             started.drop()
             started = None
@@ -719,7 +598,7 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
     # (docs/speed.md).
     started = repo.start("merge-base", "--all", head, fork) if facts.head_merge else None
     try:
-        floor = repo.first_parent_floor(head, [fork], facts.early.take("floor", head, fork))
+        floor = repo.first_parent_floor(head, [fork])
     except BaseException:
         if started is not None:
             started.drop()

@@ -131,7 +131,6 @@ def run_program(argv: list[str], cwd: str | None = None,
 # otherwise load to peel ``^{commit}``, costs it more than the lookups (0.6 to 0.9 ms in
 # a 100,000-commit graph, docs/speed.md); the objects it prints are the same
 _BATCH = ("-c", "core.commitGraph=false", "cat-file", "--batch")
-# the walks a rung may ask before ``cat-file`` has answered (``start_floor``, ``start_above``)
 _FLOOR = ("rev-list", "--parents", "--stdin")
 _ABOVE = ("rev-list", "--boundary", "--stdin")
 # ``Repo.locate``'s one question: rev-parse answers in this order and stops at the first
@@ -222,22 +221,11 @@ class Started:
             os.close(self.err)
 
     def drop(self) -> None:
-        """Its answer is not needed: stop it (it only reads) and reap it. In a process of
-        its own (``lets_hooks.cli.own_process``), which ends at once when its answer is
-        out, it is not waited for: the system reaps it when this process ends (waiting
-        for a killed git to be torn down cost the answer 0.4 ms)."""
+        """Its answer is not needed: stop it (it only reads) and reap it."""
         try:
             os.kill(self.pid, 9)  # SIGKILL (the ``signal`` module costs an import)
         finally:
-            if _REAP:
-                self.result()
-            else:
-                self._end_input()
-                os.close(self.out)
-                os.close(self.err)
-
-
-_REAP = True  # Started.drop waits for what it stopped (False: ``lets_hooks.cli.own_process``)
+            self.result()
 
 
 def _start(argv: list[str], stdin: bytes | None, fed: bool = False) -> Started:
@@ -820,15 +808,7 @@ class Repo:
         _require_sha(head, *exclude)
         return self.start("rev-list", "--topo-order", "--stdin", stdin=_revs(head, exclude))
 
-    def start_above(self, base: str, head: str) -> Started | None:
-        """``above``'s question started beside another (``start``), or None."""
-        _require_sha(base, head)
-        if base == head:
-            return None
-        return self.start(*_ABOVE, stdin=_revs(head, [base]))
-
-    def above(self, base: str, head: str, started: Started | None = None
-              ) -> tuple[bool, list[str]]:
+    def above(self, base: str, head: str) -> tuple[bool, list[str]]:
         """(whether ``base`` is an ancestor of ``head``, and then ``base..head`` in git's
         default order): one ``rev-list --boundary`` walk answers both, where
         ``is-ancestor`` and a listing walk twice. ``base`` is printed as a boundary
@@ -836,18 +816,12 @@ class Repo:
         ``head`` reaches it (the walk never drops a commit ``head`` reaches and ``base``
         does not, whatever the dates). No ``--topo-order``: its sort costs a merge-heavy
         100,000-commit range 30 to 60 ms, and the range's readers take git's newest-first
-        order, as the left-right walk this replaces gave them. ``started``: the same
-        question already asked with ``start_above``.
+        order, as the left-right walk this replaces gave them.
         """
         _require_sha(base, head)
         if base == head:
             return True, []
-        if started is not None:
-            code, out, self.last_error = started.result()
-            if code != 0:
-                raise failure(_ABOVE, code, self.last_error)
-        else:
-            out = self._must(*_ABOVE, stdin=_revs(head, [base]))
+        out = self._must(*_ABOVE, stdin=_revs(head, [base]))
         text = out.decode("ascii", "replace")
         # git prints the boundary after every listed commit, one ``-sha`` a line: read
         # back from the end, not searched for through a 4 MB list (nor copied)
@@ -972,13 +946,7 @@ class Repo:
         out = self._out("rev-list", "--count", "--stdin", stdin=_revs(head, [base, *excluded]))
         return int(out) if out is not None and out.strip().isdigit() else None
 
-    def start_floor(self, head: str, stops: Sequence[str]) -> Started | None:
-        """``first_parent_floor``'s question started beside another (``start``), or None."""
-        _require_sha(head, *stops)
-        return self.start(*_FLOOR, stdin=_revs(head, stops))
-
-    def first_parent_floor(self, head: str, stops: Sequence[str],
-                           started: Started | None = None) -> Floor | None:
+    def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
         """Walk ``head``'s first-parent line down to the first commit reachable from any
         of ``stops`` (a stop reaches itself), and count what is reachable from ``head``
         and from no stop: see ``Floor``. None when git fails.
@@ -995,14 +963,10 @@ class Repo:
         after another exactly when a line end stands every ``2*width+2`` bytes (a merge's
         line is longer, a root's shorter, and only the last may be a root).
         Otherwise the first parents are followed from ``head`` through what was printed.
-        (The date heuristic noted at ``count_outside`` applies here too.) ``started``:
-        the same question already asked with ``start_floor``.
+        (The date heuristic noted at ``count_outside`` applies here too.)
         """
         _require_sha(head, *stops)
-        if started is not None:
-            code, out, self.last_error = started.result()
-        else:
-            code, out = self.run(*_FLOOR, stdin=_revs(head, stops))
+        code, out = self.run(*_FLOOR, stdin=_revs(head, stops))
         if code != 0:
             return None
         if not out:  # head itself is reachable from a stop

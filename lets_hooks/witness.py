@@ -27,7 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Container, Iterable, Sequence
 
-    from lets_hooks.repo import Location, Repo
+    from lets_hooks.repo import Repo
 
 CREATED = "created"  # the entry made the commit it names
 COPY = "copy"  # a rewrite made it as a copy of another commit
@@ -212,79 +212,6 @@ def common_dir_of(git_dir: str) -> str:
         return git_dir
     return os.path.normpath(os.path.join(
         git_dir, data.decode("utf-8", "surrogateescape").strip()))
-
-
-def ref_on_disk(git_dir: str, ref: str) -> str | None:
-    """``ref``'s sha as the ``files`` ref backend keeps it (its own file, else its line in
-    ``packed-refs``), read with no process; None when it is not there as a plain sha
-    (absent, symbolic, reftable, a ``packed-refs`` over 1 MiB). A guess, never an answer:
-    it starts a walk before git has said where the ref points, and the walk is used only
-    when git's own answer names the same commit (``ladder._Early``)."""
-    if ".." in ref or not ref.startswith("refs/"):
-        return None
-    common = common_dir_of(git_dir)
-    data, problem = files.read_capped(os.path.join(common, ref), 1 << 8)
-    if data is not None or problem is not None:
-        text = (data or b"").decode("ascii", "replace").strip()
-        return text if files.is_sha(text) else None
-    packed, _ = files.read_capped(os.path.join(common, "packed-refs"), 1 << 20)
-    if not packed:
-        return None
-    name = ref.encode("utf-8", "surrogateescape")
-    at = packed.find(b" " + name + b"\n")
-    if at < 0:
-        return None
-    text = packed[packed.rfind(b"\n", 0, at) + 1:at].decode("ascii", "replace")
-    return text if files.is_sha(text) else None
-
-
-def guess_location(cwd: str | None) -> Location | None:
-    """Where ``Repo.locate`` will most likely say we are, read from git's files with no
-    process: the nearest ``.git`` folder (or ``gitdir:`` file) at or above ``cwd`` (None:
-    this process's), its HEAD's branch, the commit that branch's ref holds
-    (``ref_on_disk``) and the branch ``origin/HEAD`` names. A guess, never an answer, as
-    ``ref_on_disk``'s are: it starts a walk beside ``rev-parse`` (``ladder.speculate``).
-    None where no simple reading holds (``GIT_DIR``, ``GIT_WORK_TREE`` or
-    ``GIT_CEILING_DIRECTORIES`` set, no ``.git`` found, a detached or unborn HEAD, a ref
-    kept elsewhere)."""
-    from lets_hooks.repo import Location
-
-    if any(os.environ.get(name) for name in ("GIT_DIR", "GIT_WORK_TREE",
-                                              "GIT_CEILING_DIRECTORIES")):
-        return None
-    try:
-        here = os.path.abspath(cwd) if cwd is not None else os.getcwd()
-    except OSError:
-        return None
-    while True:
-        dot = os.path.join(here, ".git")
-        if os.path.isdir(dot):
-            git_dir = dot
-            break
-        pointer, _ = files.read_capped(dot, 1 << 12)
-        if pointer is not None:
-            if not pointer.startswith(b"gitdir: "):
-                return None
-            git_dir = os.path.normpath(os.path.join(
-                here, pointer[8:].decode("utf-8", "surrogateescape").strip()))
-            break
-        up = os.path.dirname(here)
-        if up == here:
-            return None
-        here = up
-    head, _ = files.read_capped(os.path.join(git_dir, "HEAD"), 1 << 12)
-    if head is None or not head.startswith(b"ref: refs/heads/"):
-        return None
-    ref = head[5:].decode("utf-8", "surrogateescape").strip()
-    sha = ref_on_disk(git_dir, ref)
-    if sha is None:
-        return None
-    origin, _ = files.read_capped(os.path.join(common_dir_of(git_dir), "refs", "remotes",
-                                               "origin", "HEAD"), 1 << 12)
-    named = b"ref: refs/remotes/origin/"
-    target = origin[len(named):].decode("utf-8", "surrogateescape").strip() \
-        if origin is not None and origin.startswith(named) else None
-    return Location(here, git_dir, ref[len("refs/heads/"):], sha, target or None)
 
 
 def uses_reftable(git_dir: str) -> bool:

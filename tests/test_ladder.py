@@ -624,36 +624,11 @@ def test_a_merge_at_head_lists_the_range_beside_the_walk(
         os.waitpid(-1, os.WNOHANG)  # every process started was waited for
 
 
-def test_the_collector_is_as_it_was_after_an_answer(sandbox: Sandbox) -> None:
-    """The ladder turns Python's cyclic collector off while it builds a range's maps; it
-    is on again after every answer (a failed one too), and a caller's own choice to keep
-    it off stands."""
-    import gc
-
-    _, start = feature(sandbox)
-    sandbox.write_task("feat", f"session: {start} {SID}\n")
-    assert gc.isenabled()
-    fields, _ = processes(sandbox)
-    assert fields["SESSION_TRUST"] == "exact" and gc.isenabled()
-    (sandbox.path / ".git" / "HEAD").write_text("ref: refs/heads/feat\n")
-    (sandbox.path / ".git" / "refs" / "heads" / "feat").write_text("0" * 40 + "\n")
-    fields, _ = processes(sandbox)  # a branch whose commit is gone: git fails
-    assert fields["SESSION_TRUST"] == "none" and gc.isenabled()
-    gc.disable()
-    try:
-        processes(sandbox)
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-
-
 def test_a_command_in_a_process_of_its_own_runs_without_the_collector(
         sandbox: Sandbox) -> None:
     """The contract command's console script and ``lets-hooks`` as git's hooks run it (a
-    process each) turn the collector off for their short run, leave a git process they
-    stop for the system to reap, and leave with no teardown; a caller in the same
-    process keeps its own collector, its process, and every git process reaped (the
-    tests that end with ``os.waitpid``)."""
+    process each) turn the collector off for their short run and leave with no teardown;
+    a caller in the same process keeps its own collector and its process."""
     import gc
     import subprocess
     import sys
@@ -663,7 +638,7 @@ def test_a_command_in_a_process_of_its_own_runs_without_the_collector(
     said = ("import gc, sys\n"
             "def said(*_):\n"
             "    from lets_hooks import repo\n"
-            "    print('collector', gc.isenabled(), 'reap', repo._REAP, file=sys.stderr)\n")
+            "    print('collector', gc.isenabled(), file=sys.stderr)\n")
     leaving = ("import os\nquit = os._exit\n"  # both leave with os._exit: asked there
                "os._exit = lambda code: (said(), sys.stderr.flush(), quit(code))\n")
     entries = {"boundary": leaving + "from lets_hooks.cli.boundary import run\nrun()",
@@ -673,13 +648,12 @@ def test_a_command_in_a_process_of_its_own_runs_without_the_collector(
         done = subprocess.run([sys.executable, "-c", said + entry, *args], cwd=sandbox.path,
                               capture_output=True, text=True,
                               env={**os.environ, "LETS_SESSION_ID": SID})
-        assert done.returncode == 0 and "collector False reap False" in done.stderr, done
+        assert done.returncode == 0 and "collector False" in done.stderr, done
         assert ("SESSION_TRUST=exact" if name == "boundary" else "lets-hooks ") in done.stdout
-    from lets_hooks import repo
     from lets_hooks.cli import hooks
 
-    assert gc.isenabled() and repo._REAP
-    assert hooks.main(["--version"]) == 0 and gc.isenabled() and repo._REAP
+    assert gc.isenabled()
+    assert hooks.main(["--version"]) == 0 and gc.isenabled()
 
 
 def test_git_is_never_handed_an_option(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -809,245 +783,3 @@ def test_a_branch_built_on_the_merge_branch_tip_needs_no_merge_base(
     assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"]) == ("estimate", base)
     assert int(fields["SESSION_COMMITS"]) == git_count(sandbox, "HEAD", "^" + base)
     assert calls == (4 if main_moved else 3)  # rev-parse, cat-file, rev-list (merge-base)
-
-
-def answered(box: Sandbox, sid: str | None = SID, named: bool = True
-             ) -> tuple[list[str], int]:
-    """The contract's four lines with ``main`` named the merge branch (as
-    ``LETS_MERGE_BRANCH`` names it; ``named`` False: no name, git's refs decide), and
-    how many git processes gave them."""
-    from lets_hooks import config, ladder
-    from lets_hooks.repo import Repo
-
-    repo = Repo(str(box.path))
-    settings = config.load(str(box.path), {"LETS_MERGE_BRANCH": "main"} if named else {})
-    result = ladder.resolve(repo, settings, sid, int(time.time()))
-    return result.lines(), repo.calls
-
-
-def walked_path(box: Sandbox, path: str) -> None:
-    """A session on ``feat`` whose first walk is the one ``path`` names: ``exact`` (its
-    boundary recorded), ``estimate`` (nothing recorded), ``merge branch`` (a boundary
-    recorded on ``main`` itself)."""
-    _, start = feature(box)
-    if path == "estimate":
-        box.write_task("feat", "task: nothing recorded\n")
-    elif path == "merge branch":
-        box.git.checkout("-q", "main")
-        box.commit("main moves", age_days=1, sid=SID)
-        box.write_task("main", f"session: {box.rev('main~1')} {SID}\n")
-    else:
-        box.write_task("feat", f"session: {start} {SID}\n")
-
-
-@pytest.mark.parametrize("named", [True, False], ids=["named", "main by its refs"])
-@pytest.mark.parametrize("path", ["exact", "estimate", "merge branch"])
-def test_the_range_walk_starts_before_the_names_are_resolved(
-        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, path: str, named: bool) -> None:
-    """The first walk is started on what is known before ``cat-file`` answers (HEAD, the
-    recorded sha, the merge branch's tip read from its ref file; the merge branch named
-    or, unnamed, ``main`` as its refs show), and ``cat-file`` is asked while git walks:
-    the same answer and the same processes as when each is asked in turn, and nothing
-    left running."""
-    import lets_hooks.repo as repo_module
-
-    if not repo_module._MEMFD:
-        pytest.skip("no memory files here: every question is asked in turn")
-    walked_path(sandbox, path)
-    events: list[str] = []
-    for name in ("start_floor", "start_above", "objects"):
-        def spy(self: repo_module.Repo, *args: object, _name: str = name,
-                _real: object = getattr(repo_module.Repo, name)) -> object:
-            events.append(_name)
-            return _real(self, *args)  # type: ignore[operator]
-        monkeypatch.setattr(repo_module.Repo, name, spy)
-    early, calls = answered(sandbox, named=named)
-    assert events[:2] == ["start_above" if path == "merge branch" else "start_floor",
-                          "objects"], events
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)
-    monkeypatch.setattr(repo_module, "_MEMFD", False)  # in turn, through pipes
-    assert answered(sandbox, named=named) == (early, calls)
-    trust = {"exact": "exact", "estimate": "estimate", "merge branch": "exact"}[path]
-    assert early[1] == f"SESSION_TRUST={trust}", early
-
-
-def test_a_guess_git_does_not_confirm_never_answers(
-        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The merge branch's tip is read from its ref file to start the walk early; should
-    the file say another commit than ``cat-file`` then does (main moved in between),
-    the early walk is dropped and the rung asks again with git's answer. Here the stale
-    tip lies below a boundary that predates the branch: walked to it, the boundary
-    would pass; asked again, it is refused."""
-    from lets_hooks import witness
-    from lets_hooks.repo import Repo
-
-    for i in range(4):
-        sandbox.commit(f"main {i}", age_days=2)
-    stale, predates = sandbox.rev("main~3"), sandbox.rev("main~1")
-    point, _ = feature(sandbox)
-    sandbox.write_task("feat", f"session: {predates} {SID}\n")
-    walked = Repo(str(sandbox.path)).first_parent_floor(sandbox.head(), [predates, stale])
-    assert walked is not None and walked.stop == predates  # what the guess would say
-    monkeypatch.setattr(witness, "ref_on_disk", lambda git_dir, ref: None)
-    unguessed, asked = answered(sandbox)  # no guess, no early walk
-    assert unguessed[:3] == [f"SESSION_BOUNDARY={point}", "SESSION_TRUST=estimate",
-                             "SESSION_COMMITS=3"], unguessed
-    monkeypatch.setattr(witness, "ref_on_disk", lambda git_dir, ref: stale)
-    lines, calls = answered(sandbox)
-    assert lines == unguessed
-    import lets_hooks.repo as repo_module
-
-    assert calls == asked + (1 if repo_module._MEMFD else 0)  # the early walk, dropped
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)
-
-
-def spoken(box: Sandbox) -> tuple[list[str], list[str]]:
-    """The boundary command's four lines, run from the work tree as a user runs it, and
-    what happened on the way: the first walk started (``walk``), ``rev-parse`` waited for
-    (``where``), a started process dropped unanswered (``drop``)."""
-    import lets_hooks.repo as repo_module
-    from lets_hooks.cli import boundary
-
-    events: list[str] = []
-    with pytest.MonkeyPatch.context() as patch:
-        for name, event in (("start_floor", "walk"), ("start_above", "walk"),
-                            ("locate", "where")):
-            def spy(self: repo_module.Repo, *args: object, _event: str = event,
-                    _real: object = getattr(repo_module.Repo, name)) -> object:
-                events.append(_event)
-                return _real(self, *args)  # type: ignore[operator]
-            patch.setattr(repo_module.Repo, name, spy)
-
-        def dropped(self: repo_module.Started, _real: object = repo_module.Started.drop
-                    ) -> None:
-            events.append("drop")
-            _real(self)  # type: ignore[operator]
-        patch.setattr(repo_module.Started, "drop", dropped)
-        patch.chdir(box.path / "sub" if (box.path / "sub").is_dir() else box.path)
-        result, _ = boundary.compute([])
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # nothing left running
-    return result.lines(), events
-
-
-@pytest.mark.parametrize("path", ["exact", "estimate", "merge branch"])
-def test_the_first_walk_starts_beside_rev_parse(
-        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
-    """The command starts the range's first walk on git's files as they stand (HEAD's
-    branch and its commit, the state file's boundary, the merge branch's tip) before
-    ``rev-parse`` has said where we are, from a folder below the top too, and keeps it
-    when git's answers ask that very walk: the same four lines as when nothing is guessed."""
-    import lets_hooks.repo as repo_module
-    from lets_hooks import ladder
-
-    if not repo_module._MEMFD:
-        pytest.skip("no memory files here: every question is asked in turn")
-    walked_path(sandbox, path)
-    (sandbox.path / "sub").mkdir()
-    monkeypatch.setenv("LETS_SESSION_ID", SID)
-    monkeypatch.setenv("LETS_MERGE_BRANCH", "main")
-    lines, events = spoken(sandbox)
-    assert events == ["walk", "where"], events  # started first, taken, nothing dropped
-    trust = {"exact": "exact", "estimate": "estimate", "merge branch": "exact"}[path]
-    assert lines[1] == f"SESSION_TRUST={trust}", lines
-    monkeypatch.setattr(ladder, "speculate", lambda repo, environ: ladder._Early())
-    unguessed, events = spoken(sandbox)
-    assert unguessed == lines
-    assert events == ["where", "walk"], events
-
-
-def test_a_speculated_walk_git_does_not_ask_is_dropped(
-        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The guess reads no settings file: a merge branch named in ``.lets/config.toml``
-    (``trunk``, older than ``main``) is not the one guessed (``main``, its ref present).
-    The walk started to ``main``'s tip is dropped, and the answer is the one ``trunk``
-    gives: its two commits under ``main``'s tip are the branch's too."""
-    import lets_hooks.repo as repo_module
-    from lets_hooks import ladder
-
-    if not repo_module._MEMFD:
-        pytest.skip("no memory files here: every question is asked in turn")
-    for i in range(3):
-        sandbox.commit(f"main {i}", age_days=20)
-    sandbox.git.branch("trunk", "main~2")
-    point, _ = feature(sandbox)
-    (sandbox.path / ".lets").mkdir(exist_ok=True)
-    (sandbox.path / ".lets" / "config.toml").write_text('merge_branch = "trunk"\n')
-    sandbox.write_task("feat", "task: nothing recorded\n")
-    monkeypatch.delenv("LETS_MERGE_BRANCH", raising=False)
-    lines, events = spoken(sandbox)
-    assert lines[:3] == [f"SESSION_BOUNDARY={sandbox.rev('trunk')}", "SESSION_TRUST=estimate",
-                         "SESSION_COMMITS=6"], lines
-    assert events == ["walk", "where", "drop", "walk"], events
-    monkeypatch.setattr(ladder, "speculate", lambda repo, environ: ladder._Early())
-    assert spoken(sandbox) == (lines, ["where", "walk"])
-    assert point == sandbox.rev("main")
-
-
-@pytest.mark.parametrize("layout", ["top", "below", "linked", "detached", "GIT_DIR"])
-def test_where_we_are_is_guessed_from_gits_files(
-        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-        layout: str) -> None:
-    """The guess ``speculate`` starts from: the nearest ``.git`` (a folder, or a linked
-    work tree's ``gitdir:`` file), HEAD's branch, its commit and ``origin/HEAD``'s target,
-    as ``rev-parse`` then says them; nothing where git is pointed elsewhere
-    (``GIT_DIR``) or HEAD names no branch."""
-    from lets_hooks.repo import Repo
-    from lets_hooks.witness import guess_location
-
-    feature(sandbox)
-    sandbox.git.update_ref("refs/remotes/origin/main", sandbox.rev("main"))
-    sandbox.git.symbolic_ref("refs/remotes/origin/HEAD", "refs/remotes/origin/main")
-    here = sandbox.path
-    if layout == "below":
-        here = sandbox.path / "deep" / "er"
-        here.mkdir(parents=True)
-    elif layout == "linked":
-        here = tmp_path / "linked"
-        sandbox.git.worktree("add", "-q", "-b", "other", str(here), "main")
-    elif layout == "detached":
-        sandbox.git.checkout("-q", "--detach")
-    elif layout == "GIT_DIR":
-        monkeypatch.setenv("GIT_DIR", str(sandbox.path / ".git"))
-    guessed = guess_location(str(here))
-    if layout in ("detached", "GIT_DIR"):
-        assert guessed is None
-        return
-    assert guessed is not None
-    where = Repo(str(here)).locate()
-    assert (guessed.branch, guessed.head, guessed.origin_head) == \
-        (where.branch, where.head, where.origin_head) == \
-        ("other" if layout == "linked" else "feat", where.head, "main")
-    assert guessed.top is not None and where.top is not None
-    assert os.path.samefile(guessed.top, where.top)
-    assert os.path.samefile(guessed.git_dir, where.git_dir)
-
-
-def test_a_ref_is_read_from_its_file_or_packed_refs(sandbox: Sandbox, tmp_path: Path) -> None:
-    """The early walk's guess of a ref: its own file, else its ``packed-refs`` line, from
-    the common git dir (a linked work tree's too); nothing for a symbolic ref, an absent
-    one, or a name that climbs out of ``refs/``."""
-    from lets_hooks.witness import ref_on_disk
-
-    tip = sandbox.head()
-    git_dir = str(sandbox.path / ".git")
-    sandbox.git.update_ref("refs/remotes/origin/main", tip)
-    assert ref_on_disk(git_dir, "refs/remotes/origin/main") == tip
-    sandbox.git.pack_refs("--all")
-    assert not (sandbox.path / ".git" / "refs" / "remotes" / "origin" / "main").exists()
-    assert ref_on_disk(git_dir, "refs/remotes/origin/main") == tip
-    assert ref_on_disk(git_dir, "refs/heads/main") == tip
-    assert ref_on_disk(git_dir, "refs/remotes/origin/mai") is None  # a name's tail
-    older = sandbox.commit("main moves")
-    assert ref_on_disk(git_dir, "refs/heads/main") == older  # its file over packed-refs
-    sandbox.git.symbolic_ref("refs/remotes/origin/HEAD", "refs/remotes/origin/main")
-    assert ref_on_disk(git_dir, "refs/remotes/origin/HEAD") is None
-    assert ref_on_disk(git_dir, "refs/heads/no-such") is None
-    assert ref_on_disk(git_dir, "refs/../../HEAD") is None
-    linked = tmp_path / "linked"
-    sandbox.git.worktree("add", "-q", "-b", "other", str(linked))
-    linked_dir = (linked / ".git").read_text().split("gitdir: ", 1)[1].strip()
-    assert ref_on_disk(linked_dir, "refs/remotes/origin/main") == tip
-    assert ref_on_disk(linked_dir, "refs/heads/main") == older

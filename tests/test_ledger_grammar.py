@@ -149,9 +149,9 @@ def test_the_search_and_the_whole_parse_say_the_same(
     """Property: the reader's two strategies agree. For any ledger (valid and damaged
     lines, both hash widths, copies of copies), any commits asked and any reader: what
     ``read_from`` says of them (the lines about them searched for in the bytes when few
-    are asked, picked out in one pass over the lines when more than ``SEARCHED``), with this session's
-    mark in the ledger or not, is what ``parse`` of the whole file says; ``placed`` is
-    whether the mark is there."""
+    are asked, picked out in one pass over the lines when more than ``SEARCHED``), with
+    this session's mark in the ledger or not, is what ``parse`` of the whole file says;
+    ``placed`` is whether the mark is there."""
     boundary = _SHAS[-1]
     if mark is not None:
         lines = [*lines, f"s {boundary} {mark}"]

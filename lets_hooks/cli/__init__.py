@@ -90,14 +90,10 @@ def own_process() -> None:
     another in the same one: Python's cyclic collector is turned off for the run. Nothing
     a command builds is kept past its end, and the collector's passes over everything
     the imports made (one of them as the ladder turns it back on) cost the contract
-    command 1 to 1.5 ms of its 20 (docs/speed.md). A git process stopped because its
-    answer is not needed is left for the system to reap when this one ends."""
+    command 1 to 1.5 ms of its 20 (docs/speed.md)."""
     import gc
 
-    from lets_hooks import repo
-
     gc.disable()
-    repo._REAP = False
 
 
 def leave(code: int) -> NoReturn:

@@ -50,7 +50,6 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
 
     as_json, branch, head = _parse(argv)
     repo = Repo()
-    ready = None
     try:
         # "where are we" and the ladder's one cat-file are asked first: git answers while
         # the rest of the command is imported (docs/speed.md)
@@ -60,8 +59,6 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
 
         from lets_hooks import config, ladder
 
-        if branch is None:  # the checked-out branch: its walk starts beside rev-parse
-            ready = ladder.speculate(repo, os.environ)
         where = repo.locate()
         settings = config.load(where.top, os.environ, where.git_dir)
         if branch is not None and head is None:
@@ -71,8 +68,7 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
 
             where = location_for(repo, where, branch, repo.worktrees())
         result = ladder.resolve(repo, settings, settings.session_id(os.environ),
-                                int(time.time()), branch=branch, head=head, where=where,
-                                ready=ready)
+                                int(time.time()), branch=branch, head=head, where=where)
         result.notes[:0] = settings.problems
     except NotARepository:
         from lets_hooks.ladder import not_a_repository
@@ -84,8 +80,6 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
         result = unknown(reason(exc))
     finally:
         repo.drop_prepared()  # never asked (not a repository, a detached HEAD, ...)
-        if ready is not None:
-            ready.drop()  # not the walk asked, or never asked
     return result, as_json
 
 
