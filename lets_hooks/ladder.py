@@ -373,10 +373,7 @@ def _renamed(repo: Repo, where: Location, store: state.Store, branch: str,
     """Nothing recorded for the checked-out ``branch``: a branch renamed with ``git
     branch -m`` (no hook runs) takes the state its old name left (``record.adopt_renamed``;
     its reflog is a file read on the ``files`` backend, no process). Other branches find
-    theirs when they are checked out (post-checkout). A reflog that names no rename is
-    the common case: it is told without importing ``record`` (0.5 ms of every estimate)."""
-    if not repo.renamed_maybe(where.git_dir, branch):
-        return recorded
+    theirs when they are checked out (post-checkout)."""
     from lets_hooks import record
 
     try:

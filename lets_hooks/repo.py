@@ -1111,20 +1111,6 @@ class Repo:
         base = git_dir if ref == "HEAD" else common
         return _reflog_tail(os.path.join(base, "logs", *ref.split("/")), count)
 
-    @staticmethod
-    def renamed_maybe(git_dir: str, branch: str) -> bool:
-        """Could ``refs/heads/<branch>``'s reflog, as ``reflog`` reads it, record a rename
-        (``Branch: renamed ...``)? False only where that is known with no process: on the
-        ``files`` backend, the bytes ``reflog`` reads (or none: no log) say no
-        ``branch: renamed`` in any case."""
-        if not branch or branch.startswith("-") or "\n" in branch or ".." in branch:
-            return True  # ``reflog`` refuses it, and says why
-        common = common_dir_of(git_dir)
-        if os.path.isdir(os.path.join(common, "reftable")):
-            return True
-        read = _reflog_bytes(os.path.join(common, "logs", "refs", "heads", *branch.split("/")))
-        return read is not None and b"branch: renamed" in read[0].lower()
-
     def hooks_dir(self) -> str:
         """The folder git runs hooks from (``core.hooksPath`` honoured), as an absolute path.
 
@@ -1363,25 +1349,17 @@ def common_dir_of(git_dir: str) -> str:
         "utf-8", "surrogateescape").strip()))
 
 
-def _reflog_bytes(path: str) -> tuple[bytes, int] | None:
-    """The last 256 KB of a ``files``-backend reflog and where they start (None: no log)."""
+def _reflog_tail(path: str, count: int) -> list[tuple[str, str]]:
+    """The newest ``count`` entries of a ``files``-backend reflog (``<old> <new> <who>
+    <when>\t<message>`` lines), newest first; only its last 256 KB are read."""
     try:
         with open(path, "rb") as log:
             size = log.seek(0, os.SEEK_END)
             start = max(0, size - (256 << 10))
             log.seek(start)
-            return log.read(), start
+            data = log.read()
     except OSError:
-        return None
-
-
-def _reflog_tail(path: str, count: int) -> list[tuple[str, str]]:
-    """The newest ``count`` entries of a ``files``-backend reflog (``<old> <new> <who>
-    <when>\t<message>`` lines), newest first; only its last 256 KB are read."""
-    read = _reflog_bytes(path)
-    if read is None:
         return []
-    data, start = read
     rows = data.split(b"\n")
     if start:
         rows = rows[1:]  # a partial first line
