@@ -11,7 +11,6 @@ line is written at HEAD as before.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
