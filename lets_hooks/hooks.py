@@ -352,19 +352,20 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
                                                    "rebasing"))):
             return result  # inside a rebase post-rewrite writes the lines, from git's list
         sid = settings.session_id(environ)
-        last = repo.head_reflog(1)
-        message = last[0][1] if last and last[0][0] == head else ""
         if hook == "post-merge":
             squash = argv[0] if argv else environ.get("PRE_COMMIT_IS_SQUASH_MERGE", "0")
             if squash == "1":
                 return result  # a squash: no commit yet
+            last = repo.head_reflog(1)
+            message = last[0][1] if last and last[0][0] == head else ""
             made = witness.classify(message) == witness.CREATED if last else \
                 _merge_made(repo, where.git_dir, head)
             if not made:
                 return result  # a fast-forward: nothing made
             kind = ledger.MADE
-        elif hook == "post-commit" and message.startswith("commit (amend)"):
-            kind = ledger.AMEND
+        elif hook == "post-commit":
+            logged, parent, before = (info.sha for info in repo.objects(ledger.AMEND_NAMES))
+            kind = ledger.made_kind(head, logged, parent, before)
         else:
             kind = ledger.MADE
         problem = ledger.append(witness.common_dir_of(where.git_dir),

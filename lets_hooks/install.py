@@ -199,15 +199,17 @@ lets_note() {
   fi
   lets_nl='
 '
-  # the git dirs, the commit just made, its first parent and where HEAD was before: an
-  # amend is the one commit whose parent is not where HEAD was
-  lets_out=$(git rev-parse --git-dir --git-common-dir HEAD HEAD^ HEAD@{1} 2>/dev/null) \\
-    || return 1
+  # the git dirs, the commit just made, then the one amend rule's names (ledger.made_kind):
+  # HEAD's newest log entry, its first parent, where HEAD was before; a name git cannot
+  # resolve (no log, a root commit) hands over to lets-hooks
+  lets_out=$(git rev-parse --git-dir --git-common-dir HEAD HEAD@{0} HEAD^ HEAD@{1} \\
+    2>/dev/null) || return 1
   lets_gd=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
   lets_cd=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
   lets_sha=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
+  lets_now=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
   lets_up=${lets_out%%"$lets_nl"*}; lets_was=${lets_out#*"$lets_nl"}
-  case $lets_sha$lets_up$lets_was in *[!0-9a-f]*|'') return 1 ;; esac
+  case $lets_sha$lets_now$lets_up$lets_was in *[!0-9a-f]*|'') return 1 ;; esac
   # a session_id_env of the project's own: lets-hooks reads it (its rules, not the shell's)
   [ -f "$lets_gd/lets-hooks/ids-configured" ] || [ -f .lets/config.toml ] && return 1
   lets_sid=
@@ -220,7 +222,8 @@ lets_note() {
   case $lets_sid in -|=|'*'|*[!A-Za-z0-9._:@+=-]*) return 1 ;; esac
   [ "${#lets_sid}" -le 200 ] || return 1
   lets_kind=c
-  if [ "$hook" = post-commit ] && [ "$lets_up" != "$lets_was" ]; then lets_kind=a; fi
+  if [ "$hook" = post-commit ] && { [ "$lets_now" != "$lets_sha" ] \\
+       || [ "$lets_up" != "$lets_was" ]; }; then lets_kind=a; fi
   # the writers' rule (ledger.py): no link followed, a regular file only (a FIFO or a
   # device would block), one write of a whole line; anything else goes to lets-hooks
   umask 077

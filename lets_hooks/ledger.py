@@ -234,6 +234,27 @@ class Ledger:
         return found
 
 
+# The names the one amend rule (``made_kind``) is asked over, as the shell shim asks them
+# (``install._NOTE``: ``git rev-parse HEAD@{0} HEAD^ HEAD@{1}``).
+AMEND_NAMES = ("HEAD@{0}", "HEAD^", "HEAD@{1}")
+
+
+def made_kind(head: str, logged: str | None, parent: str | None, before: str | None
+              ) -> bytes:
+    """The one amend rule: the kind of line post-commit writes for ``head``, the commit
+    just made, from ``AMEND_NAMES`` as git resolves them (None: no such commit). A
+    commit HEAD's log recorded (its newest entry, ``logged``, is ``head``) whose first
+    parent is where HEAD was before it (the entry below) was made (``c``); any other (an
+    amend: its parent is the replaced commit's; or a commit the log did not record, as
+    with ``core.logAllRefUpdates=false``, where it cannot be told) is vouched for only
+    through its rewrite line (``a``). The plain shim's shell asks the same names and
+    compares them the same way, or hands over to lets-hooks when git cannot resolve one
+    (tests/test_ledger_writers.py runs both over the same commits)."""
+    if logged != head:
+        return AMEND
+    return MADE if parent == before else AMEND
+
+
 def parse(data: bytes) -> Ledger:
     """Every line that keeps the grammar (``fields``), in order; the rest is skipped, and
     so is a last line with no newline (torn, or still being written). Each id is judged

@@ -7,12 +7,13 @@ compaction bounded in bytes and memory, with no line lost to it."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from hookbox import SID, HookBox, make
+from hookbox import OTHER, SID, HookBox, make
 
 from lets_hooks import files, ledger
 
@@ -86,6 +87,54 @@ def test_both_writers_write_the_same_line(tmp_path: Path, writer: str) -> None:
     text = (box.path / ".git" / ledger.FOLDER / ledger.NAME).read_text()
     assert text == f"c {box.head()} {SID}\n"
     assert os.stat(box.path / ".git" / ledger.FOLDER / ledger.NAME).st_mode & 0o077 == 0
+
+
+AMEND_CASES = {"commit": "c", "amend": "a", "commit, no log": "a", "amend, no log": "a"}
+
+
+def _no_log(box: HookBox) -> None:
+    """No ref logs (``core.logAllRefUpdates=false``, and none kept from before: git still
+    appends to a log that exists, and reads a branch's where HEAD has none)."""
+    box.sh("config", "core.logAllRefUpdates", "false")
+    shutil.rmtree(box.path / ".git" / "logs")
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+@pytest.mark.parametrize("case", AMEND_CASES)
+def test_one_amend_rule_for_the_shell_and_python(tmp_path: Path, writer: str,
+                                                 case: str) -> None:
+    """The shim's shell and the Python hook tell an amend the same way (``ledger.made_kind``):
+    a commit HEAD's log recorded on top of where HEAD was is made (``c``); an amend, or a
+    commit no log recorded (where an amend cannot be told), is vouched for only through its
+    rewrite line (``a``), never written as made."""
+    box = _box(tmp_path, writer)
+    if case.endswith("no log"):
+        _no_log(box)
+    extra = [] if writer == "shell" else ["-c", f"core.hooksPath={box.path / 'no-hooks'}"]
+    amend = ["--amend"] if case.startswith("amend") else []
+    box.sh(*extra, "commit", "-q", "--allow-empty", "-m", "work", *amend, sid=SID)
+    if writer == "python":
+        done = box.run("lets-hooks", "post-commit", env={"LETS_SESSION_ID": SID})
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+    text = (box.path / ".git" / ledger.FOLDER / ledger.NAME).read_text()
+    written = [line for line in text.splitlines() if line[:2] in ("c ", "a ")]
+    assert written[-1:] == [f"{AMEND_CASES[case]} {box.head()} {SID}"], text
+
+
+def test_an_amend_no_log_records_is_never_made_by_the_session(tmp_path: Path) -> None:
+    """No HEAD log and no post-rewrite hook: session B amends a commit A made. The amend
+    was written as made by B (``c``, the Python hook's reading of a missing log), and B's
+    answer was ``exact``, counting A's work as B's; now it is vouched for by nothing."""
+    box = make(tmp_path)
+    box.install()
+    (box.path / ".git" / "hooks" / "post-rewrite").unlink()
+    _no_log(box)
+    box.sh("checkout", "-q", "-b", "topic", sid=OTHER)
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    box.file_commit("a.txt", "a\n", "theirs", sid=OTHER)
+    box.sh("commit", "-q", "--amend", "-m", "theirs, amended", sid=SID)
+    assert box.field(SID, "SESSION_TRUST") != "exact"
 
 
 def test_a_torn_last_line_is_ended_so_it_can_never_be_read(tmp_path: Path) -> None:
