@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from lets_hooks import files, install
+from lets_hooks import files, gitfiles, install
 from lets_hooks.install import HOOKS, Setup
 
 TYPE_CHECKING = False
@@ -570,7 +570,7 @@ def _witness(repo: Repo, where: Location, found: Diagnosis) -> None:
         return
     why = witness.missing(where.git_dir, where.head)
     if why is None:
-        what = "reftable" if witness.uses_reftable(where.git_dir) else "logs/HEAD"
+        what = "reftable" if gitfiles.uses_reftable(where.git_dir) else "logs/HEAD"
         found.add("witness", OK, f"this work tree's HEAD reflog ({what})")
         return
     setting = repo.config_origin("core.logAllRefUpdates")
@@ -614,9 +614,7 @@ def _history(repo: Repo, common_dir: str, found: Diagnosis) -> None:
     if counted is None:
         found.add("history", INFO, "no commits yet")
         return
-    from lets_hooks.repo import has_commit_graph
-
-    graph = has_commit_graph(common_dir)
+    graph = gitfiles.has_commit_graph(common_dir)
     if counted <= BIG_HISTORY:
         found.add("history", OK, f"{counted} commit" + ("" if counted == 1 else "s"))
     elif graph:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from lets_hooks import files, ladder
+from lets_hooks import files, gitfiles, ladder
 from lets_hooks.repo import NULL_SHA, GitError, Location, Repo, reason
 
 TYPE_CHECKING = False
@@ -219,7 +219,7 @@ def _vouch(repo: Repo, where: Location, base: str | None, sid: str | None,
     without a session id, nor on a side line (a branch merged in is not claimed), nor a
     commit any evidence speaks of (``unvouched``: no ledger line names it for a session or
     for none, and no log shows it brought in): a claim never overrides the ledger."""
-    from lets_hooks import ledger, state, witness
+    from lets_hooks import ledger, state
 
     if base is None or where.head is None or not sid or state.sid_problem(sid) is not None:
         return
@@ -239,7 +239,7 @@ def _vouch(repo: Repo, where: Location, base: str | None, sid: str | None,
             line.append(commit)
         ups = parents[commit]
         commit = ups[0] if ups else None
-    ledger.note_claims(witness.common_dir_of(where.git_dir), line, sid)
+    ledger.note_claims(gitfiles.common_dir(where.git_dir), line, sid)
 
 
 def _oldest_claimed(repo: Repo, head: str, base: str, merge: str | None) -> int | None:
@@ -345,11 +345,7 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
         head = where.head
         if head is None:
             return result
-        rebase = repo.rebase_state(where.git_dir)
-        if rebase.backend == "rebase-merge" or (rebase.backend == "rebase-apply" and
-                                               os.path.exists(os.path.join(
-                                                   where.git_dir, "rebase-apply",
-                                                   "rebasing"))):
+        if gitfiles.rebasing(where.git_dir):
             return result  # inside a rebase post-rewrite writes the lines, from git's list
         sid = settings.session_id(environ)
         if hook == "post-merge":
@@ -359,7 +355,7 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
             last = repo.head_reflog(1)
             message = last[0][1] if last and last[0][0] == head else ""
             made = witness.classify(message) == witness.CREATED if last else \
-                _merge_made(repo, where.git_dir, head)
+                _merge_made(repo, head)
             if not made:
                 return result  # a fast-forward: nothing made
             kind = ledger.MADE
@@ -368,7 +364,7 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
             kind = ledger.made_kind(head, logged, parent, before)
         else:
             kind = ledger.MADE
-        problem = ledger.append(witness.common_dir_of(where.git_dir),
+        problem = ledger.append(gitfiles.common_dir(where.git_dir),
                                 [ledger.line(kind, head, sid)])
         if problem is not None:
             result.say(f"{hook}: the session ledger was not written: {problem}")
@@ -377,14 +373,13 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
     return result
 
 
-def _merge_made(repo: Repo, git_dir: str, head: str) -> bool:
+def _merge_made(repo: Repo, head: str) -> bool:
     """With no HEAD reflog to say it (``core.logAllRefUpdates=false``): a merge commit was
     made when HEAD has two parents or more and the first is where HEAD was before the
     merge (git keeps it in ``ORIG_HEAD``); a fast-forward moved HEAD to a commit that was
     there already."""
-    data, _ = files.read_capped(os.path.join(git_dir, "ORIG_HEAD"), 1 << 8)
-    before = (data or b"").decode("ascii", "replace").strip()
-    if not files.is_sha(before):
+    before = repo.ref_commit("ORIG_HEAD")
+    if before is None:
         return False
     fields = repo.window(head, 1).decode("ascii", "replace").split()
     return len(fields) >= 3 and fields[0] == head and fields[1] == before
@@ -393,9 +388,9 @@ def _merge_made(repo: Repo, git_dir: str, head: str) -> bool:
 def _keep_ledger(where: Location) -> None:
     """The shims append to the ledger without compacting it: a checkout does, when it grew
     past its limit (one ``stat`` otherwise)."""
-    from lets_hooks import ledger, witness
+    from lets_hooks import ledger
 
-    ledger.maintain(witness.common_dir_of(where.git_dir))
+    ledger.maintain(gitfiles.common_dir(where.git_dir))
 
 
 # -- post-rewrite ------------------------------------------------------------------------

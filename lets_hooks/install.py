@@ -189,6 +189,7 @@ strict() {  # does .lets/config.toml or pyproject.toml [tool.lets] set pre_push.
 _NOTE = """\
 lets_note() {
   # inside a rebase post-rewrite writes the lines, from git's own list: nothing to start
+  # (the rebase state as gitfiles.rebasing reads it)
   lets_gd=${GIT_DIR:-.git}
   if [ -f "$lets_gd" ]; then
     IFS= read -r lets_gd <"$lets_gd" || return 1

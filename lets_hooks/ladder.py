@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from itertools import compress
 
-from lets_hooks import files, state, witness
+from lets_hooks import files, gitfiles, state, witness
 from lets_hooks.repo import GitError, Location, Repo
 
 TYPE_CHECKING = False
@@ -218,7 +218,7 @@ class _Facts:
         else:
             git_dir = where.git_dir
             if where.branch != self.branch:
-                git_dir = witness.git_dir_of(where.top, where.git_dir)
+                git_dir = gitfiles.git_dir_at(where.top) or where.git_dir
                 if os.path.realpath(git_dir) == os.path.realpath(where.git_dir):
                     git_dir = where.git_dir
             tip = where.head if git_dir == where.git_dir else self._head_of(where.top)

@@ -42,7 +42,7 @@ carried for a session that is not known.
 
 from __future__ import annotations
 
-from lets_hooks import files, state
+from lets_hooks import files, gitfiles, state
 from lets_hooks.repo import NULL_SHA, GitError
 
 TYPE_CHECKING = False
@@ -128,10 +128,10 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
     except state.StateError as exc:
         return False, str(exc)
     if changed and kept_below:
-        from lets_hooks import ledger, witness
+        from lets_hooks import ledger
 
         # the line keeps every commit of the session below it: say so, for the ladder
-        ledger.note_written(witness.common_dir_of(where.git_dir), wanted.sha, sid)
+        ledger.note_written(gitfiles.common_dir(where.git_dir), wanted.sha, sid)
     return changed, None
 
 
@@ -156,11 +156,11 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
     """``place``'s answer, the commits of the window that reach one of the session's (no
     line may stand on one of them), and the session's commits the window did not hold
     (when it did not hold the whole history)."""
-    from lets_hooks import ledger, witness
+    from lets_hooks import ledger
 
     if not sid or state.sid_problem(sid) is not None:
         return head, set(), []
-    mine = ledger.read(witness.common_dir_of(where.git_dir)).session_commits(sid)
+    mine = ledger.read(gitfiles.common_dir(where.git_dir)).session_commits(sid)
     if not mine:
         return head, set(), []
     parents: dict[str, list[str]] = {}
@@ -286,9 +286,7 @@ def _created(repo: Repo, git_dir: str, branch: str) -> str | None:
 def _has_worktrees(git_dir: str) -> bool:
     import os
 
-    from lets_hooks.repo import common_dir_of
-
-    return os.path.isdir(os.path.join(common_dir_of(git_dir), "worktrees"))
+    return os.path.isdir(os.path.join(gitfiles.common_dir(git_dir), "worktrees"))
 
 
 def _session_line(store: state.Store, branch: str, sid: str) -> state.Recorded | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from lets_hooks import files
+from lets_hooks import files, gitfiles
 
 TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
 if TYPE_CHECKING:
@@ -1098,8 +1098,7 @@ class Repo:
         """
         if not ref or ref.startswith("-") or "\n" in ref or ".." in ref:
             raise GitError(f"refusing to read the reflog of {ref!r}")
-        common = common_dir_of(git_dir)
-        if os.path.isdir(os.path.join(common, "reftable")):
+        if gitfiles.uses_reftable(git_dir):
             out = self._out("log", "-g", f"-n{count}", "--format=%H%x09%gs",
                             "--end-of-options", ref, "--")
             entries = []
@@ -1108,8 +1107,7 @@ class Repo:
                 if files.is_sha(sha):
                     entries.append((sha, message))
             return entries
-        base = git_dir if ref == "HEAD" else common
-        return _reflog_tail(os.path.join(base, "logs", *ref.split("/")), count)
+        return _reflog_tail(gitfiles.log_path(git_dir, ref), count)
 
     def hooks_dir(self) -> str:
         """The folder git runs hooks from (``core.hooksPath`` honoured), as an absolute path.
@@ -1333,21 +1331,6 @@ class Repo:
         sha = (out or "").strip()
         return sha if files.is_sha(sha) else None
 
-    def rebase_state(self, git_dir: str) -> RebaseState:
-        """A rebase still in progress (as while its post-rewrite hook runs), read from its
-        state folder: no process."""
-        return read_rebase_state(git_dir)
-
-
-def common_dir_of(git_dir: str) -> str:
-    """The git directory every work tree shares, from a work tree's own (its
-    ``commondir`` file), no process."""
-    pointer = _read_small(os.path.join(git_dir, "commondir"))
-    if not pointer:
-        return git_dir
-    return os.path.normpath(os.path.join(git_dir, pointer.decode(
-        "utf-8", "surrogateescape").strip()))
-
 
 def _reflog_tail(path: str, count: int) -> list[tuple[str, str]]:
     """The newest ``count`` entries of a ``files``-backend reflog (``<old> <new> <who>
@@ -1375,59 +1358,6 @@ def _reflog_tail(path: str, count: int) -> list[tuple[str, str]]:
             if len(entries) >= count:
                 break
     return entries
-
-
-def has_commit_graph(git_dir: str) -> bool:
-    """Does this repository have a commit-graph file (written by ``git commit-graph
-    write`` or ``git gc``)? Read from files in the common git directory, no process."""
-    common = common_dir_of(git_dir)
-    info = os.path.join(common, "objects", "info")
-    return (os.path.isfile(os.path.join(info, "commit-graph"))
-            or os.path.isdir(os.path.join(info, "commit-graphs")))
-
-
-class RebaseState:
-    """What git keeps in ``rebase-merge/`` or ``rebase-apply/`` during a rebase."""
-
-    __slots__ = ("backend", "done", "head_name", "onto", "orig_head", "rewritten",
-                 "update_refs")
-
-    def __init__(self) -> None:
-        self.backend: str | None = None  # "rebase-merge", "rebase-apply", or None
-        self.done: bytes | None = None  # the todo lines done so far (rebase-merge only)
-        self.rewritten: bytes | None = None  # the old -> new list so far
-        self.orig_head: str | None = None  # the tip the rebase started from
-        self.onto: str | None = None  # the commit the rebased commits went onto
-        self.head_name: str | None = None  # "refs/heads/x", or None when detached
-        self.update_refs: list[tuple[str, str, str]] = []  # (ref, before, after)
-
-
-def read_rebase_state(git_dir: str) -> RebaseState:
-    """The rebase state under ``git_dir`` (files git keeps in its rebase folder, not
-    refs). ``ORIG_HEAD`` is a ref (on the reftable backend it is in the ref store, not a
-    file): ask for it with ``Repo.ref_commit`` when the folder does not say."""
-    state = RebaseState()
-    for folder, listing in (("rebase-merge", "rewritten-list"), ("rebase-apply", "rewritten")):
-        base = os.path.join(git_dir, folder)
-        if not os.path.isdir(base):
-            continue
-        state.backend = folder
-        state.rewritten = _read_small(os.path.join(base, listing))
-        if folder == "rebase-merge":
-            state.done = _read_small(os.path.join(base, "done"))
-        state.orig_head = _sha_in(_read_small(os.path.join(base, "orig-head")))
-        state.onto = _sha_in(_read_small(os.path.join(base, "onto")))
-        name = (_read_small(os.path.join(base, "head-name")) or b"").decode(
-            "utf-8", "surrogateescape").strip()
-        state.head_name = name if name.startswith("refs/heads/") else None
-        fields = (_read_small(os.path.join(base, "update-refs")) or b"").decode(
-            "utf-8", "surrogateescape").split("\n")
-        for i in range(0, len(fields) - 2, 3):
-            ref, before, after = fields[i:i + 3]
-            if ref.startswith("refs/heads/") and files.is_sha(before) and files.is_sha(after):
-                state.update_refs.append((ref, before, after))
-        break
-    return state
 
 
 def _lines(text: str) -> list[str]:
@@ -1488,17 +1418,6 @@ def _commit_header(body: bytes) -> tuple[int | None, int]:
                 return int(parts[1]), parents
             return None, parents
     return None, parents
-
-
-def _read_small(path: str) -> bytes | None:
-    """A file git wrote in its own directory (trusted, but never a FIFO, never huge)."""
-    data, _ = files.read_capped(path, 1 << 26, follow=True)
-    return data
-
-
-def _sha_in(data: bytes | None) -> str | None:
-    text = (data or b"").decode("ascii", "replace").strip()
-    return text if files.is_sha(text) else None
 
 
 def _follow_first_parents(out: bytes, head: str, lines: int) -> Floor:

@@ -45,7 +45,7 @@ commits is a fraction of a second; see ``benchmarks/bench_rewrite.py``).
 
 from __future__ import annotations
 
-from lets_hooks import files
+from lets_hooks import files, gitfiles
 from lets_hooks.repo import GitError
 
 # the fix when the session's copies cannot be told apart: recording at HEAD would leave
@@ -57,7 +57,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
-    from lets_hooks.repo import Location, RebaseState, Repo
+    from lets_hooks.gitfiles import RebaseState
+    from lets_hooks.repo import Location, Repo
     from lets_hooks.state import Recorded, Store
 
 HEXDIGITS = frozenset("0123456789abcdef")
@@ -397,7 +398,7 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
     one, and those ``--update-refs`` moves), each under its own lock; returns what to
     tell the user (nothing when all went as expected)."""
     assert where.top is not None and where.head is not None
-    rebase = repo.rebase_state(where.git_dir)
+    rebase = gitfiles.rebase_state(where.git_dir)
     if command == "amend" and rebase.backend is not None:
         return []  # an amend at a rebase stop: the rebase's own list will carry it
     if where.branch is None and rebase.backend == "rebase-apply" and rebase.head_name is None:
@@ -482,9 +483,9 @@ def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]
     and a pick an ``exec`` step may have amended) or replayed it as it was; and, for a
     rebase, the commits made at its stops (new on the rebased branch, no copy of anything:
     the post-commit shim writes nothing inside a rebase)."""
-    from lets_hooks import ledger, witness
+    from lets_hooks import ledger
 
-    common = witness.common_dir_of(where.git_dir)
+    common = gitfiles.common_dir(where.git_dir)
     made: list[str] = []
     if command == "amend":
         changed = {old for old, _ in pairs}
@@ -586,12 +587,12 @@ def _below_a_changed_boundary(where: Location, target: Target, move: Move,
     boundary, its first parent is, so the changed commit is in the range and the ladder
     judges whose work it holds (mixed: never exact). A commit replayed as it was, or the
     session's own changed by it, stays the boundary."""
-    from lets_hooks import ledger, witness
+    from lets_hooks import ledger
 
     boundary = move.boundary or target.boundary
     if boundary is None:
         return move
-    book = ledger.read(witness.common_dir_of(where.git_dir))
+    book = ledger.read(gitfiles.common_dir(where.git_dir))
     pairs = book.copies.get(boundary)
     if not pairs or not (len(pairs) > 1 or any(changed for _, _, changed in pairs)):
         return move
@@ -616,9 +617,8 @@ def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
             or where.top is None:
         return move
     from lets_hooks import ledger as session_ledger
-    from lets_hooks import witness
 
-    ledger = session_ledger.read(witness.common_dir_of(where.git_dir)).originals()
+    ledger = session_ledger.read(gitfiles.common_dir(where.git_dir)).originals()
     if not ledger:
         return move
     came_from: set[str] = set()
@@ -653,7 +653,7 @@ def _below(repo: Repo, boundary: str) -> Callable[[str], bool]:
 def rebased_branch(repo: Repo, where: Location) -> str | None:
     """The branch a rebase in progress is rewriting, while HEAD is detached (``rebase
     --apply`` runs post-rewrite before it moves the branch back)."""
-    rebase = repo.rebase_state(where.git_dir)
+    rebase = gitfiles.rebase_state(where.git_dir)
     if rebase.backend == "rebase-apply" and rebase.head_name is None:
         _apply_context(repo, rebase)
     return _branch_name(rebase.head_name)

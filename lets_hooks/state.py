@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from lets_hooks import files
+from lets_hooks import files, gitfiles
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -627,7 +627,7 @@ def refuse_tracked(store: Store, path: str) -> None:
     from lets_hooks.repo import GitError, Repo
 
     rel = os.path.relpath(path, store.top).replace(os.sep, "/")
-    if not _index_may_hold(store.top, rel):
+    if not gitfiles.index_may_hold(store.top, rel):
         return
     repo = Repo(store.top, store.repo.git if store.repo is not None else "git")
     try:
@@ -697,62 +697,11 @@ def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
         return
 
 
-_INDEX_SCAN_LIMIT = 32 << 20  # a bigger index: git is asked instead
-
-
-def _index_may_hold(top: str, rel: str) -> bool:
-    """Could the index of the work tree at ``top`` hold ``rel``? False only when it
-    certainly does not: a version 2 or 3 index (each entry's full path, then NUL) without
-    a split or sparse index, read whole, that has no ``rel`` followed by NUL. Saves the
-    writer a git process on every write; anything unusual is left to git."""
-    if os.environ.get("GIT_INDEX_FILE"):
-        return True
-    git_dir = _git_dir(top)
-    if git_dir is None:
-        return True
-    data, problem = files.read_capped(os.path.join(git_dir, "index"), _INDEX_SCAN_LIMIT)
-    if problem is not None:
-        return True
-    if data is None:
-        return False  # no index yet: nothing is tracked
-    if data[:4] != b"DIRC" or data[4:8] not in (b"\0\0\0\2", b"\0\0\0\3"):
-        return True
-    if b"link" in data or b"sdir" in data:  # perhaps a split or sparse index: ask git
-        return True
-    return rel.encode("utf-8", "surrogateescape") + b"\0" in data
-
-
-def _git_dir(top: str) -> str | None:
-    """The git directory of the work tree at ``top``, read from ``.git`` (a folder, or a
-    ``gitdir:`` file) without starting git; None when it does not say plainly."""
-    if os.environ.get("GIT_DIR") or os.environ.get("GIT_COMMON_DIR"):
-        return None
-    dot_git = os.path.join(top, ".git")
-    if os.path.isdir(dot_git) and not os.path.islink(dot_git):
-        return dot_git
-    data, _ = files.read_capped(dot_git, 4096)
-    if data is None or not data.startswith(b"gitdir: "):
-        return None
-    text = data[len(b"gitdir: "):].rstrip(b"\r\n").decode("utf-8", "surrogateescape")
-    if not text or "\n" in text:
-        return None
-    return os.path.join(top, text)
-
-
 def _common_dir(top: str) -> str | None:
-    """The common git directory of the work tree at ``top``, read from the files git keeps
-    (``.git``, a ``gitdir:`` file, ``commondir``) without starting git; None when they do
-    not say plainly (git is asked then)."""
-    git_dir = _git_dir(top)
-    if git_dir is None:
-        return None
-    pointer, _ = files.read_capped(os.path.join(git_dir, "commondir"), 4096)
-    if pointer is None:
-        return git_dir
-    text = pointer.rstrip(b"\r\n").decode("utf-8", "surrogateescape")
-    if not text or "\n" in text:
-        return None
-    return os.path.normpath(os.path.join(git_dir, text))
+    """The common git directory of the work tree at ``top``, from git's files; None when
+    they do not say plainly (git is asked then)."""
+    git_dir = gitfiles.git_dir_at(top)
+    return None if git_dir is None else gitfiles.common_dir(git_dir)
 
 
 def _after_name(problem: str, name: str) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from lets_hooks import files, ledger
+from lets_hooks import files, gitfiles, ledger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -189,37 +189,6 @@ def read_backwards(path: str, chunk: int = CHUNK) -> Iterable[bytes]:
 
 # -- where the log is ---------------------------------------------------------------------------
 
-def git_dir_of(top: str, fallback: str) -> str:
-    """The git dir of the work tree at ``top`` (``.git`` itself, or where a linked work
-    tree's ``.git`` file points), else ``fallback``. No process."""
-    dot = os.path.join(top, ".git")
-    if os.path.isdir(dot):
-        return dot
-    data, _ = files.read_capped(dot, 1 << 12)
-    text = (data or b"").decode("utf-8", "surrogateescape").strip()
-    if text.startswith("gitdir: "):
-        path = text[len("gitdir: "):]
-        if not os.path.isabs(path):
-            path = os.path.normpath(os.path.join(top, path))
-        if os.path.isdir(path):
-            return path
-    return fallback
-
-
-def common_dir_of(git_dir: str) -> str:
-    data, _ = files.read_capped(os.path.join(git_dir, "commondir"), 1 << 12)
-    if not data:
-        return git_dir
-    return os.path.normpath(os.path.join(
-        git_dir, data.decode("utf-8", "surrogateescape").strip()))
-
-
-def uses_reftable(git_dir: str) -> bool:
-    """The ``reftable`` ref backend (``extensions.refStorage = reftable``) keeps its
-    tables in ``reftable/`` of the common git dir; ``files`` has no such folder."""
-    return os.path.isdir(os.path.join(common_dir_of(git_dir), "reftable"))
-
-
 # -- the verdict --------------------------------------------------------------------------------
 
 class Verdict:
@@ -342,9 +311,9 @@ def missing(git_dir: str, head: str) -> str | None:
     """Why the work tree at ``git_dir`` has no HEAD log to tell where commits came from,
     or None when it has one: the words the ladder's NOTE uses (doctor asks; no git
     process). On reftable the log is in the ref store: None."""
-    if uses_reftable(git_dir):
+    if gitfiles.uses_reftable(git_dir):
         return None
-    path = os.path.join(git_dir, "logs", "HEAD")
+    path = gitfiles.log_path(git_dir, "HEAD")
     if not os.path.isfile(path):
         return NO_LOG
     for line in read_backwards(path):
@@ -379,7 +348,7 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     as the ledger alone can make a commit the session's.
     """
     asked = set(commits)
-    common = common_dir_of(git_dir)
+    common = gitfiles.common_dir(git_dir)
     book = ledger.read_from(common, floor, sid, asked)
     verdict = Verdict(LEDGER)
     verdict.book = book
@@ -482,7 +451,7 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
         verdict.notes.append(problem)
         _given(verdict, len(rest), UNVOUCHED, order, lambda: rest)
         return
-    verdict.source = REFTABLE if uses_reftable(git_dir) else REFLOG
+    verdict.source = REFTABLE if gitfiles.uses_reftable(git_dir) else REFLOG
     verdict.complete = complete
     logged = rest.intersection(kinds)
     absent = len(rest) - len(logged)  # commits the log never names
@@ -535,10 +504,10 @@ def fetched_commits(repo: Repo, git_dir: str, shas: Iterable[str]) -> set[str]:
     evidence: pushing puts the session's own commits there. Nothing is known on the
     ``reftable`` backend (its logs are not files): the empty set."""
     wanted = set(shas)
-    if not wanted or uses_reftable(git_dir):
+    if not wanted or gitfiles.uses_reftable(git_dir):
         return set()
     found: set[str] = set()
-    root = os.path.join(common_dir_of(git_dir), "logs", "refs", "remotes")
+    root = gitfiles.log_path(git_dir, "refs/remotes")
     for folder, _, names in os.walk(root):
         for name in sorted(names):
             data, _ = _newest(os.path.join(folder, name))
@@ -561,12 +530,12 @@ def head_log(repo: Repo, git_dir: str, head: str, wanted: Collection[str] | None
     (a 100,000-entry log is not parsed for two pulled commits), and of many, only the
     entries that name one of them are told apart (the rest are not in the answer)."""
     lines: Iterable[bytes]
-    if uses_reftable(git_dir):
+    if gitfiles.uses_reftable(git_dir):
         lines = list(_reftable_lines(repo))
         whole = len(lines) < REFTABLE_LIMIT
         newest, oldest = _ends(lines[::-1], lines)
     else:
-        path = os.path.join(git_dir, "logs", "HEAD")
+        path = gitfiles.log_path(git_dir, "HEAD")
         if wanted is not None and len(wanted) <= SEARCHED:
             searched = _searched(path, wanted)
             if searched is None:
@@ -768,11 +737,11 @@ def _newest(path: str) -> tuple[bytes | None, bool]:
 def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
     """Which of ``absent`` (commits this work tree's log never names) another work tree
     of the repository made: made here, so not "from elsewhere"."""
-    common = common_dir_of(git_dir)
-    logs = [os.path.join(common, "logs", "HEAD")]
-    logs += [os.path.join(common, "worktrees", name, "logs", "HEAD")
+    common = gitfiles.common_dir(git_dir)
+    logs = [gitfiles.log_path(common, "HEAD")]
+    logs += [gitfiles.log_path(os.path.join(common, "worktrees", name), "HEAD")
              for name in _linked_names(common)]
-    own = os.path.realpath(os.path.join(git_dir, "logs", "HEAD"))
+    own = os.path.realpath(gitfiles.log_path(git_dir, "HEAD"))
     found: set[str] = set()
     for log in logs:
         if os.path.realpath(log) == own:
@@ -802,7 +771,7 @@ def _linked_names(common: str) -> list[str]:
 def _other_work_trees(git_dir: str) -> bool:
     """Has the repository a work tree other than the one at ``git_dir`` (whose logs
     ``_made_in_other_work_trees`` would read)?"""
-    common = common_dir_of(git_dir)
+    common = gitfiles.common_dir(git_dir)
     return bool(_linked_names(common)) or (
         os.path.realpath(git_dir) != os.path.realpath(common))
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import sys
 
-from lets_hooks import files
+from lets_hooks import files, gitfiles
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -197,9 +197,8 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     git_dir = git_dir_at(agents.tool_folder(agent, start, tool_input))
     folder = None
     if git_dir is not None:
-        from lets_hooks import witness
 
-        folder, problem = hooks_folder(witness.common_dir_of(git_dir))
+        folder, problem = hooks_folder(gitfiles.common_dir(git_dir))
         if problem:
             _say(f"lets-agent-hook: {problem}")
     from lets_hooks.cli import out_encoding
@@ -233,40 +232,11 @@ def sid_refused(payload: Mapping[str, object]) -> str | None:
     return f"the hook input's session_id {state.shown_sid(value.strip())} is {problem}"
 
 
-def top_of(folder: str) -> str | None:
-    """The top of the work tree holding ``folder`` (a walk up to the first ``.git``; no
-    git process), or None outside any work tree."""
-    try:
-        here = os.path.abspath(folder)
-    except (OSError, ValueError):
-        return None
-    while True:
-        if os.path.lexists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-
-
 def git_dir_at(folder: str) -> str | None:
     """The git dir of the work tree holding ``folder``: its ``.git`` folder, or where a
     linked work tree's ``.git`` file points (no git process), or None."""
-    top = top_of(folder)
-    if top is None:
-        return None
-    dot = os.path.join(top, ".git")
-    if os.path.isdir(dot):
-        return dot
-    try:
-        with open(dot, "rb") as handle:
-            text = handle.read(4096).decode("utf-8", "surrogateescape").strip()
-    except (OSError, ValueError):
-        return None
-    if not text.startswith("gitdir: "):
-        return None
-    found = os.path.normpath(os.path.join(top, text[len("gitdir: "):]))
-    return found if os.path.isdir(found) else None
+    top = gitfiles.top_of(folder)
+    return None if top is None else gitfiles.git_dir_at(top)
 
 
 # -- the hooks folder git runs for the agent's commands ----------------------------------------

@@ -370,13 +370,13 @@ def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent | None) -
     variable = agent.env_file
     if variable is None or not environ.get(variable):
         return
-    from lets_hooks import witness
+    from lets_hooks import gitfiles
     from lets_hooks.cli.agent import git_dir_at, hooks_folder
 
     git_dir = git_dir_at(str(root))
     if git_dir is None:
         return
-    folder, problem = hooks_folder(witness.common_dir_of(git_dir))
+    folder, problem = hooks_folder(gitfiles.common_dir(git_dir))
     line = agents.env_file_lines(agent, folder) if folder is not None else None
     if line is not None:
         problem = append_env_line(environ[variable], variable, line)
