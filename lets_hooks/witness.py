@@ -48,7 +48,6 @@ CHUNK = 1 << 16
 WHOLE_LIMIT = 8 << 20  # the most of a HEAD log read (its newest part)
 SEARCHED = 32  # up to this many commits are searched for in a log's bytes, not parsed out
 REFTABLE_LIMIT = 20_000  # entries asked of ``git log -g``
-LOG_CHUNK = 1 << 17  # a log searched for a few commits is read this much at a time
 
 _NULL = "0" * 40
 _CREATING = frozenset(("commit", "commit (initial)", "commit (amend)", "commit (merge)",
@@ -115,21 +114,6 @@ def _split_sub(action: str) -> tuple[str, str | None]:
     return action, None
 
 
-class Entry:
-    """One reflog entry: the commit it names, the one before, when, and what it did."""
-
-    __slots__ = ("kind", "new", "old", "replaces", "time")
-
-    def __init__(self, old: str | None, new: str, time: int, kind: str,
-                 replaces: bool = False) -> None:
-        self.old = old
-        self.new = new
-        self.time = time
-        self.kind = kind
-        # an amend or a rewrite's copy: made in place of ``old``, which left HEAD's history
-        self.replaces = replaces or kind == COPY
-
-
 def split_line(line: bytes) -> tuple[str, str, int, bytes] | None:
     """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>`` as (old, new, time,
     message), or None when it is not that shape. Byte slicing only: a 10,000-entry tail
@@ -148,43 +132,6 @@ def split_line(line: bytes) -> tuple[str, str, int, bytes] | None:
     return (head[:first].decode("ascii", "replace"),
             head[first + 1:second].decode("ascii", "replace"), int(stamp),
             b"" if tab < 0 else line[tab + 1:])
-
-
-def parse_line(line: bytes) -> Entry | None:
-    """One reflog line as an ``Entry``, or None when it is not one."""
-    row = split_line(line)
-    if row is None or not (files.is_sha(row[0]) and files.is_sha(row[1])):
-        return None
-    text = row[3].decode("utf-8", "replace")
-    return Entry(row[0], row[1], row[2], classify(text), text.startswith("commit (amend): "))
-
-
-def read_backwards(path: str, chunk: int = CHUNK) -> Iterable[bytes]:
-    """The lines of ``path`` from the last to the first, read in chunks from the end (a
-    reader that stops early reads only the file's tail). Missing file: nothing."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return
-    try:
-        end = os.fstat(fd).st_size
-        rest = b""
-        while end > 0:
-            start = max(0, end - chunk)
-            os.lseek(fd, start, os.SEEK_SET)
-            block = os.read(fd, end - start) + rest
-            end = start
-            lines = block.split(b"\n")
-            rest = lines[0] if start > 0 else b""
-            first = 1 if start > 0 else 0
-            for line in reversed(lines[first:]):
-                if line:
-                    yield line
-        if rest:
-            yield rest
-    finally:
-        os.close(fd)
 
 
 # -- where the log is ---------------------------------------------------------------------------
@@ -311,18 +258,7 @@ def missing(git_dir: str, head: str) -> str | None:
     """Why the work tree at ``git_dir`` has no HEAD log to tell where commits came from,
     or None when it has one: the words the ladder's NOTE uses (doctor asks; no git
     process). On reftable the log is in the ref store: None."""
-    if gitfiles.uses_reftable(git_dir):
-        return None
-    path = gitfiles.log_path(git_dir, "HEAD")
-    if not os.path.isfile(path):
-        return NO_LOG
-    for line in read_backwards(path):
-        space = line.find(b" ")
-        if space not in (40, 64):
-            continue
-        newest = line[space + 1:2 * space + 1].decode("ascii", "replace")
-        return None if newest == head else not_head(newest, head)
-    return EMPTY_LOG
+    return head_log(None, git_dir, head, ())[2]
 
 
 def no_witness(why: str) -> Verdict:
@@ -519,35 +455,30 @@ def fetched_commits(repo: Repo, git_dir: str, shas: Iterable[str]) -> set[str]:
     return found
 
 
-def head_log(repo: Repo, git_dir: str, head: str, wanted: Collection[str] | None = None
-             ) -> tuple[dict[str, str], bool, str | None]:
+def head_log(repo: Repo | None, git_dir: str, head: str,
+             wanted: Collection[str] | None = None) -> tuple[dict[str, str], bool, str | None]:
     """The one reading of a work tree's HEAD log: each commit it names with the most an
     entry says of it (made here, a copy, brought in, or only moved to), whether the log
     reaches back to the start of the history, and why it cannot be read (None: it can).
     On the files backend the log's newest ``WHOLE_LIMIT`` bytes are read, no process; on
-    reftable one ``git log -g``. ``wanted``: only these commits are asked about; a few of
-    them are searched for in the log's bytes, so only the lines that name them are read
+    reftable one ``git log -g`` (``repo`` None: not asked, nothing known). ``wanted``:
+    only these commits are asked about; a few of them are searched for in the log's
+    bytes, so only the lines that name them are read
     (a 100,000-entry log is not parsed for two pulled commits), and of many, only the
     entries that name one of them are told apart (the rest are not in the answer)."""
     lines: Iterable[bytes]
     if gitfiles.uses_reftable(git_dir):
+        if repo is None:
+            return {}, False, None
         lines = list(_reftable_lines(repo))
         whole = len(lines) < REFTABLE_LIMIT
         newest, oldest = _ends(lines[::-1], lines)
     else:
-        path = gitfiles.log_path(git_dir, "HEAD")
-        if wanted is not None and len(wanted) <= SEARCHED:
-            searched = _searched(path, wanted)
-            if searched is None:
-                return {}, False, NO_LOG
-            lines, last, oldest, whole = searched
-            newest, oldest = _ends((oldest,), (last,))
-        else:
-            data, whole = _newest(path)
-            if data is None:
-                return {}, False, NO_LOG
-            newest, oldest = _ends(_forward(data), _backward(data))
-            lines = data.split(b"\n")
+        data, whole = _newest(gitfiles.log_path(git_dir, "HEAD"))
+        if data is None:
+            return {}, False, NO_LOG
+        newest, oldest = _ends(_forward(data), _backward(data))
+        lines = _lines_naming(data, wanted)
     if newest is None:
         return {}, False, EMPTY_LOG
     if newest != head:
@@ -605,6 +536,16 @@ def _backward(data: bytes) -> Iterable[bytes]:
         end = start - 1
 
 
+def _lines_naming(data: bytes, wanted: Collection[str] | None) -> list[bytes]:
+    """The lines of a log to read for ``wanted`` (None: every line): for a few commits
+    (``SEARCHED``), only those whose entry names one of them as the commit it moved to,
+    found by searching the bytes for each (a 100,000-entry log is not split for two
+    pulled commits: ``benchmarks/bench_boundary.py``, pulled); else every line."""
+    if wanted is None or len(wanted) > SEARCHED:
+        return data.split(b"\n")
+    return _naming(data, wanted)
+
+
 def _naming(data: bytes, shas: Iterable[str]) -> list[bytes]:
     """The lines of a log whose entry names one of ``shas`` as the commit it moved to,
     found by searching the bytes for each (no line of the rest is read)."""
@@ -619,94 +560,6 @@ def _naming(data: bytes, shas: Iterable[str]) -> list[bytes]:
                 found.append(data[start:end if end >= 0 else len(data)])
             at = data.find(needle, at + 1)
     return found
-
-
-def _searched(path: str, shas: Iterable[str]
-              ) -> tuple[list[bytes], bytes, bytes, bool] | None:
-    """The log at ``path`` searched for a few commits: (the lines whose entry names one of
-    ``shas`` as the commit it moved to, the newest and the oldest line of an entry's
-    shape, whether the log was read whole), or None when there is no such file. What
-    ``_newest``, ``_ends`` and ``_naming`` say together, read ``LOG_CHUNK`` bytes at a
-    time into one buffer: a log of megabytes is not copied whole into fresh memory (whose
-    page faults were a third of its reading), and a line is searched in the chunk that
-    holds its end (a longer line grows the buffer)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    needles = [sha.encode("ascii", "replace") for sha in shas]
-    found: list[bytes] = []
-    oldest = newest = b""
-    try:
-        size = os.fstat(fd).st_size
-        start = max(0, size - WHOLE_LIMIT)
-        os.lseek(fd, start, os.SEEK_SET)
-        buf = bytearray(LOG_CHUNK)
-        held = 0  # the start of a line the last chunk cut, carried to the buffer's front
-        at = start
-        cut = start > 0  # the first line read may be a part of one: skipped
-        while True:
-            if held == len(buf):
-                buf.extend(bytes(len(buf)))
-            got = os.readv(fd, [memoryview(buf)[held:held + min(len(buf) - held, size - at)]])
-            at += got
-            filled = held + got
-            done = got == 0 or at >= size
-            if cut:  # drop the part line up to the first line break
-                first = buf.find(b"\n", 0, filled)
-                if first < 0:
-                    if done:
-                        break
-                    held = filled
-                    continue
-                buf[:filled - first - 1] = buf[first + 1:filled]
-                filled -= first + 1
-                cut = False
-            end = filled if done else buf.rfind(b"\n", 0, filled)  # the whole lines' end
-            if end < 0:  # no whole line yet: read on, the buffer grown
-                held = filled
-                continue
-            if not oldest:
-                oldest = _first_entry(buf, 0, end)
-            newest = _last_entry(buf, 0, end) or newest
-            for needle in needles:
-                hit = buf.find(needle, 0, end)
-                while hit >= 0:
-                    line = buf.rfind(b"\n", 0, hit) + 1
-                    if hit - line == len(needle) + 1 and buf[hit - 1] == 32:
-                        stop = buf.find(b"\n", hit, end)
-                        found.append(bytes(buf[line:stop if stop >= 0 else end]))
-                    hit = buf.find(needle, hit + 1, end)
-            if done:
-                break
-            rest = buf[end + 1:filled]
-            buf[:len(rest)] = rest
-            held = len(rest)
-    finally:
-        os.close(fd)
-    return found, newest, oldest, start == 0
-
-
-def _first_entry(buf: bytearray, begin: int, end: int) -> bytes:
-    """The first line of ``buf[begin:end]`` (whole lines) of an entry's shape, or b""."""
-    while begin < end:
-        stop = buf.find(b"\n", begin, end)
-        stop = end if stop < 0 else stop
-        if buf.find(b" ", begin, stop) - begin in (40, 64):
-            return bytes(buf[begin:stop])
-        begin = stop + 1
-    return b""
-
-
-def _last_entry(buf: bytearray, begin: int, end: int) -> bytes:
-    """The last line of ``buf[begin:end]`` (whole lines) of an entry's shape, or b""."""
-    while end > begin:
-        line = buf.rfind(b"\n", begin, end) + 1 or begin
-        if buf.find(b" ", line, end) - line in (40, 64):
-            return bytes(buf[line:end])
-        end = line - 1
-    return b""
 
 
 def _newest(path: str) -> tuple[bytes | None, bool]:
@@ -746,13 +599,8 @@ def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
     for log in logs:
         if os.path.realpath(log) == own:
             continue
-        if len(absent) <= SEARCHED:
-            searched = _searched(log, absent)
-            lines = searched[0] if searched is not None else []
-        else:
-            data, _ = _newest(log)
-            lines = data.split(b"\n") if data else []
-        for line in lines:
+        data, _ = _newest(log)
+        for line in _lines_naming(data or b"", absent):
             row = split_line(line)
             if row is not None and row[1] in absent \
                     and classify(row[3].decode("utf-8", "replace")) in (CREATED, COPY):

@@ -53,9 +53,10 @@ def reflog_kinds(box: HookBox) -> list[tuple[str, str]]:
     found = []
     for line in raw.split(b"\n"):
         if line:
-            entry = witness.parse_line(line)
-            assert entry is not None, line
-            found.append((line.partition(b"\t")[2].decode(), entry.kind))
+            row = witness.split_line(line)
+            assert row is not None, line
+            message = row[3].decode()
+            found.append((message, witness.classify(message)))
     return found
 
 
@@ -193,16 +194,6 @@ def test_a_commit_made_at_a_stop_of_a_rebase() -> None:
     assert status(reword, "x1", "s1c") == {"x1": ledger.MIXED, "s1c": ledger.SESSION}
     # another session's stop commit is never this one's
     assert status(["c {x1} other"], "x1") == {"x1": ledger.OTHER}
-
-
-def test_the_log_is_read_from_its_end_in_chunks(tmp_path: Path) -> None:
-    path = tmp_path / "log"
-    lines = [f"line {i} " + "x" * (i % 97) for i in range(3000)]
-    path.write_text("\n".join(lines) + "\n")
-    for chunk in (7, 64, 1000, 1 << 16):
-        got = [b.decode() for b in witness.read_backwards(str(path), chunk)]
-        assert got == lines[::-1]
-    assert list(witness.read_backwards(str(tmp_path / "absent"))) == []
 
 
 # -- the ladder with the witness ---------------------------------------------------------------
@@ -659,16 +650,15 @@ _MESSAGES = ["commit: s", "commit (amend): s", "pull: Fast-forward", "merge x: F
                                   st.integers(0, 300)),
                         min_size=1, max_size=30),
        wanted=st.lists(st.sampled_from(_SHAS), max_size=4, unique=True),
-       chunk=st.integers(1, 400), limit=st.sampled_from([60, 700, witness.WHOLE_LIMIT]))
+       limit=st.sampled_from([60, 700, witness.WHOLE_LIMIT]))
 def test_a_searched_log_says_what_a_parsed_one_says(tmp_path_factory: pytest.TempPathFactory,
                                                     entries: list[tuple[str, str, str, bool,
                                                                         int]],
-                                                    wanted: list[str], chunk: int,
-                                                    limit: int) -> None:
-    """The few commits the witness asks about are searched for in the log's bytes, read a
-    chunk at a time (a line longer than a chunk, a log longer than the part read): each
-    is told exactly as the whole log, read line by line, tells it; a sha inside a message
-    or on an entry's old side is not an entry naming it; a torn line is skipped alike."""
+                                                    wanted: list[str], limit: int) -> None:
+    """The few commits the witness asks about are searched for in the log's bytes (a log
+    longer than the part read too): each is told exactly as the whole log, read line by
+    line, tells it; a sha inside a message or on an entry's old side is not an entry
+    naming it; a torn line is skipped alike."""
     git_dir = tmp_path_factory.mktemp("gitdir")
     (git_dir / "logs").mkdir()
     lines = []
@@ -678,37 +668,32 @@ def test_a_searched_log_says_what_a_parsed_one_says(tmp_path_factory: pytest.Tem
     (git_dir / "logs" / "HEAD").write_text("\n".join(lines) + "\n")
     newest = next((e[1] for e in reversed(entries) if not e[3]), None)
     head = newest or _SHAS[0]
-    kept = witness.LOG_CHUNK, witness.WHOLE_LIMIT
-    witness.LOG_CHUNK, witness.WHOLE_LIMIT = chunk, limit
+    kept = witness.WHOLE_LIMIT
+    witness.WHOLE_LIMIT = limit
     try:
-        whole = witness.head_log(None, str(git_dir), head)  # type: ignore[arg-type]
-        searched = witness.head_log(None, str(git_dir), head, wanted)  # type: ignore[arg-type]
-        found = witness._searched(str(git_dir / "logs" / "HEAD"), wanted)
-        data, _ = witness._newest(str(git_dir / "logs" / "HEAD"))
+        whole = witness.head_log(None, str(git_dir), head)
+        searched = witness.head_log(None, str(git_dir), head, wanted)
     finally:
-        witness.LOG_CHUNK, witness.WHOLE_LIMIT = kept
+        witness.WHOLE_LIMIT = kept
     assert searched[1:] == whole[1:]
     assert {s: searched[0].get(s) for s in wanted} == {s: whole[0].get(s) for s in wanted}
-    assert found is not None and data is not None
-    assert sorted(found[0]) == sorted(witness._naming(data, wanted))
-    assert witness._ends((found[2],), (found[1],)) == \
-        witness._ends(witness._forward(data), witness._backward(data))
 
 
 def test_a_log_read_from_its_middle_skips_the_first_line(tmp_path: Path) -> None:
     """Read from ``WHOLE_LIMIT`` bytes before its end, a log's first line may be a part of
     one: it is skipped even when the cut falls on a line's start (a part line that happens
-    to have an entry's shape is never read), by the chunked search as by the whole read."""
+    to have an entry's shape is never read)."""
     lines = [f"{_SHAS[0]} {_SHAS[n]} A <a@x> 1700000000 +0000\tcommit: {n}" for n in (1, 2, 3)]
     log = tmp_path / "HEAD"
     log.write_text("\n".join(lines) + "\n")
-    kept = witness.LOG_CHUNK, witness.WHOLE_LIMIT
-    witness.LOG_CHUNK, witness.WHOLE_LIMIT = 16, len(lines[1]) + len(lines[2]) + 2
+    kept = witness.WHOLE_LIMIT
+    witness.WHOLE_LIMIT = len(lines[1]) + len(lines[2]) + 2
     try:
-        found = witness._searched(str(log), [_SHAS[2], _SHAS[3]])
+        data, whole = witness._newest(str(log))
     finally:
-        witness.LOG_CHUNK, witness.WHOLE_LIMIT = kept
-    assert found == ([lines[2].encode()], lines[2].encode(), lines[2].encode(), False)
+        witness.WHOLE_LIMIT = kept
+    assert (data, whole) == (lines[2].encode() + b"\n", False)
+    assert data is not None and witness._naming(data, [_SHAS[2], _SHAS[3]]) == [lines[2].encode()]
 
 
 @settings(max_examples=200, deadline=None)
