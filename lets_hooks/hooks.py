@@ -337,7 +337,7 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
     log says a merge commit was made, not a fast-forward nor a squash), in the session
     ledger. The same line the plain shim's shell writes (``install._NOTE``); no ladder,
     no history walk. Never breaks the command it rides on."""
-    from lets_hooks import ledger, witness
+    from lets_hooks import ledger, reflog
 
     result = Result()
     try:
@@ -352,9 +352,9 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
             squash = argv[0] if argv else environ.get("PRE_COMMIT_IS_SQUASH_MERGE", "0")
             if squash == "1":
                 return result  # a squash: no commit yet
-            last = repo.head_reflog(1)
+            last = repo.reflog(where.git_dir, "HEAD", 1)
             message = last[0][1] if last and last[0][0] == head else ""
-            made = witness.classify(message) == witness.CREATED if last else \
+            made = reflog.classify(message) == reflog.CREATED if last else \
                 _merge_made(repo, head)
             if not made:
                 return result  # a fast-forward: nothing made

@@ -42,7 +42,7 @@ carried for a session that is not known.
 
 from __future__ import annotations
 
-from lets_hooks import files, gitfiles, state
+from lets_hooks import files, gitfiles, reflog, state
 from lets_hooks.repo import NULL_SHA, GitError
 
 TYPE_CHECKING = False
@@ -51,10 +51,6 @@ if TYPE_CHECKING:
 
 REFLOG_LOOK = 50  # HEAD reflog entries read when following a detached HEAD back
 PLACE_WINDOW = 5000  # the newest commits of HEAD looked through for the session's own
-# Reflog entries of moves that make commits: what the session did while detached.
-MADE = ("commit", "cherry-pick", "revert", "merge ", "rebase", "am:", "am ")
-MOVING = "checkout: moving from "
-CREATED = ("branch: created from ", "branch: reset to ")
 DETACHED_APPROX = ("commits made on a detached HEAD that no line of this session vouches "
                    "for")
 
@@ -216,12 +212,9 @@ def renamed_from(repo: Repo, git_dir: str, branch: str) -> list[str]:
     names: list[str] = []
     wanted = branch
     for _, message in repo.reflog(git_dir, "refs/heads/" + branch, REFLOG_LOOK):
-        lower = message.lower()
-        if not lower.startswith("branch: renamed refs/heads/"):
-            continue
-        old, sep, new = message[len("branch: renamed "):].partition(" to ")
-        if sep and new == "refs/heads/" + wanted and old.startswith("refs/heads/"):
-            wanted = old[len("refs/heads/"):]
+        names_in = reflog.renamed(message)
+        if names_in is not None and names_in[1] == wanted:
+            wanted = names_in[0]
             if wanted == branch or wanted in names:
                 break
             names.append(wanted)
@@ -275,12 +268,7 @@ def _created(repo: Repo, git_dir: str, branch: str) -> str | None:
     log = repo.reflog(git_dir, "refs/heads/" + branch, 1)
     if not log:
         return None
-    message = log[0][1]
-    lower = message.lower()
-    for prefix in CREATED:
-        if lower.startswith(prefix):
-            return message[len(prefix):].strip()
-    return None
+    return reflog.created_from(log[0][1])
 
 
 def _has_worktrees(git_dir: str) -> bool:
@@ -318,7 +306,7 @@ def _from_checkout(repo: Repo, where: Location, store: state.Store, sid: str,
     log = repo.reflog(where.git_dir, "HEAD", REFLOG_LOOK)
     if not log or log[0][0] != head:
         return None
-    source, target = _moved(log[0][1])
+    source, target = reflog.moved(log[0][1])
     if source is None or target != branch:
         return None
     if not _is_commit_name(source):
@@ -359,9 +347,9 @@ def _from_detached(repo: Repo, store: state.Store, sid: str, head: str,
     while detached, to the checkout that left a branch."""
     for index in range(1, len(log)):
         sha, message = log[index]
-        if message.startswith(MOVING):
-            source, _ = _moved(message)
-            if source is None or _is_commit_name(source):
+        source, _ = reflog.moved(message)
+        if source is not None:
+            if _is_commit_name(source):
                 return None  # moved about while detached: not only the session's work
             found = _session_line(store, source, sid)
             detached_at = sha
@@ -380,7 +368,7 @@ def _from_detached(repo: Repo, store: state.Store, sid: str, head: str,
                        and repo.is_ancestor(boundary, detached_at)
                        and repo.is_ancestor(detached_at, left_at))
             return _line(found) if on_line else _line(found, detached_at)
-        if not message.startswith(MADE):
+        if not reflog.makes_commit(message):
             return None  # a reset, a pull, a rebase's checkout: not only the session's
     return None
 
@@ -437,16 +425,6 @@ def _from_other_worktree(repo: Repo, where: Location, branch: str,
             if boundary is not None and repo.is_ancestor(boundary, head):
                 return _line(found)
     return None
-
-
-def _moved(message: str) -> tuple[str | None, str | None]:
-    """(X, Y) of ``checkout: moving from X to Y``."""
-    if not message.startswith(MOVING):
-        return None, None
-    source, sep, target = message[len(MOVING):].partition(" to ")
-    if not sep or not source or not target:
-        return None, None
-    return source, target
 
 
 def _is_commit_name(name: str) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from lets_hooks import files, gitfiles
+from lets_hooks import files, gitfiles, reflog
 
 TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
 if TYPE_CHECKING:
@@ -1099,15 +1099,8 @@ class Repo:
         if not ref or ref.startswith("-") or "\n" in ref or ".." in ref:
             raise GitError(f"refusing to read the reflog of {ref!r}")
         if gitfiles.uses_reftable(git_dir):
-            out = self._out("log", "-g", f"-n{count}", "--format=%H%x09%gs",
-                            "--end-of-options", ref, "--")
-            entries = []
-            for line in (out or "").split("\n"):
-                sha, _, message = line.partition("\t")
-                if files.is_sha(sha):
-                    entries.append((sha, message))
-            return entries
-        return _reflog_tail(gitfiles.log_path(git_dir, ref), count)
+            return [(sha, message) for sha, _, message in self.reflog_entries(ref, count)]
+        return reflog.tail(gitfiles.log_path(git_dir, ref), count)
 
     def hooks_dir(self) -> str:
         """The folder git runs hooks from (``core.hooksPath`` honoured), as an absolute path.
@@ -1294,16 +1287,6 @@ class Repo:
                 found[-1][2].append((text, names[0], names[1] if paths == 2 else None))
         return found
 
-    def head_reflog(self, count: int = 2) -> list[tuple[str, str]]:
-        """The newest ``count`` entries of HEAD's reflog as (sha, subject), newest first."""
-        out = self._out("log", "-g", f"-n{count}", "--format=%H %gs", "HEAD", "--")
-        entries = []
-        for line in (out or "").split("\n"):
-            sha, _, subject = line.partition(" ")
-            if files.is_sha(sha):
-                entries.append((sha, subject))
-        return entries
-
     def patch_ids(self, head: str, exclude: Sequence[str]) -> list[tuple[str, str]]:
         """(patch id, commit) of each non-merge commit reachable from ``head`` and not from
         ``exclude``, oldest first. Two processes: ``git log -p`` and ``git patch-id
@@ -1330,34 +1313,6 @@ class Repo:
                         name + "^{commit}")
         sha = (out or "").strip()
         return sha if files.is_sha(sha) else None
-
-
-def _reflog_tail(path: str, count: int) -> list[tuple[str, str]]:
-    """The newest ``count`` entries of a ``files``-backend reflog (``<old> <new> <who>
-    <when>\t<message>`` lines), newest first; only its last 256 KB are read."""
-    try:
-        with open(path, "rb") as log:
-            size = log.seek(0, os.SEEK_END)
-            start = max(0, size - (256 << 10))
-            log.seek(start)
-            data = log.read()
-    except OSError:
-        return []
-    rows = data.split(b"\n")
-    if start:
-        rows = rows[1:]  # a partial first line
-    entries: list[tuple[str, str]] = []
-    for row in reversed(rows):
-        head, tab, message = row.partition(b"\t")
-        fields = head.split(b" ", 2)
-        if not tab or len(fields) < 3:
-            continue
-        sha = fields[1].decode("ascii", "replace")
-        if files.is_sha(sha):
-            entries.append((sha, message.decode("utf-8", "surrogateescape")))
-            if len(entries) >= count:
-                break
-    return entries
 
 
 def _lines(text: str) -> list[str]:

@@ -45,7 +45,7 @@ commits is a fraction of a second; see ``benchmarks/bench_rewrite.py``).
 
 from __future__ import annotations
 
-from lets_hooks import files, gitfiles
+from lets_hooks import files, gitfiles, reflog
 from lets_hooks.repo import GitError
 
 # the fix when the session's copies cannot be told apart: recording at HEAD would leave
@@ -402,8 +402,8 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
     if command == "amend" and rebase.backend is not None:
         return []  # an amend at a rebase stop: the rebase's own list will carry it
     if where.branch is None and rebase.backend == "rebase-apply" and rebase.head_name is None:
-        _apply_context(repo, rebase)
-    pairs, old_tip, guessed = recover_pairs(repo, command, stdin, rebase)
+        _apply_context(repo, where.git_dir, rebase)
+    pairs, old_tip, guessed = recover_pairs(repo, where.git_dir, command, stdin, rebase)
     pairs = [(old, new) for old, new in pairs if old != new]  # a no-op amend: the same commit
     problem = _note(repo, where, command, pairs, rebase, sid)
     said = [] if problem is None else [f"the session ledger was not written: {problem}"]
@@ -655,19 +655,19 @@ def rebased_branch(repo: Repo, where: Location) -> str | None:
     --apply`` runs post-rewrite before it moves the branch back)."""
     rebase = gitfiles.rebase_state(where.git_dir)
     if rebase.backend == "rebase-apply" and rebase.head_name is None:
-        _apply_context(repo, rebase)
+        _apply_context(repo, where.git_dir, rebase)
     return _branch_name(rebase.head_name)
 
 
-def _apply_context(repo: Repo, rebase: RebaseState) -> None:
+def _apply_context(repo: Repo, git_dir: str, rebase: RebaseState) -> None:
     """``rebase --apply`` keeps no ``head-name`` or ``onto`` while ``git am`` runs the
     hook; HEAD's reflog has both: the rebase's start entry is at ``onto``, and the newest
     entry before it that names a branch (a checkout, a finished rebase) names the one
     being rebased. It is taken only when that branch was at the old tip (``ORIG_HEAD``);
     without such an entry, only a branch that is alone at the old tip is taken."""
-    log = repo.head_reflog(100)
-    start = next((i for i, (_, subject) in enumerate(log)
-                  if subject.startswith(("rebase (start)", "rebase: checkout"))), None)
+    log = repo.reflog(git_dir, "HEAD", 100)
+    start = next((i for i, (_, subject) in enumerate(log) if reflog.starts_rebase(subject)),
+                 None)
     if start is None:
         return
     rebase.onto = log[start][0]
@@ -675,7 +675,7 @@ def _apply_context(repo: Repo, rebase: RebaseState) -> None:
         rebase.orig_head = repo.ref_commit("ORIG_HEAD")
     at_old_tip = [name for name, sha in repo.branches() if sha == rebase.orig_head]
     for _, subject in log[start + 1:]:
-        name = _named_branch(subject)
+        name = reflog.branch_after(subject)
         if name is not None:
             if name in at_old_tip:
                 rebase.head_name = "refs/heads/" + name
@@ -684,22 +684,12 @@ def _apply_context(repo: Repo, rebase: RebaseState) -> None:
         rebase.head_name = "refs/heads/" + at_old_tip[0]
 
 
-def _named_branch(subject: str) -> str | None:
-    """The branch HEAD was on after a reflog entry, when the entry says it."""
-    if subject.startswith("checkout: moving from ") and " to " in subject:
-        return subject.rpartition(" to ")[2]
-    marker = "returning to refs/heads/"
-    if "(finish)" in subject and marker in subject:
-        return subject.partition(marker)[2]
-    return None
-
-
 def _branch_name(ref: str | None) -> str | None:
     prefix = "refs/heads/"
     return ref[len(prefix):] if ref and ref.startswith(prefix) else None
 
 
-def recover_pairs(repo: Repo, command: str, stdin: bytes, rebase: RebaseState
+def recover_pairs(repo: Repo, git_dir: str, command: str, stdin: bytes, rebase: RebaseState
                   ) -> tuple[list[tuple[str, str]], str | None, bool]:
     """The rewrite's old -> new pairs and the tip before it.
 
@@ -712,8 +702,8 @@ def recover_pairs(repo: Repo, command: str, stdin: bytes, rebase: RebaseState
     if not pairs and rebase.rewritten is not None:
         pairs = parse_pairs(rebase.rewritten)
     if not pairs and command in ("amend", ""):
-        log = repo.head_reflog(2)
-        if len(log) == 2 and log[0][1].startswith("commit (amend)"):
+        log = repo.reflog(git_dir, "HEAD", 2)
+        if len(log) == 2 and reflog.amends(log[0][1]):
             pairs = [(log[1][0], log[0][0])]
     if command == "amend" and pairs:
         return pairs, pairs[-1][0], False

@@ -14,7 +14,7 @@ from hookbox import OTHER, SID, HookBox, git_version, make, teammate, with_remot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lets_hooks import ledger, state, witness
+from lets_hooks import ledger, reflog, state, witness
 
 
 def later() -> dict[str, str]:
@@ -53,10 +53,10 @@ def reflog_kinds(box: HookBox) -> list[tuple[str, str]]:
     found = []
     for line in raw.split(b"\n"):
         if line:
-            row = witness.split_line(line)
+            row = reflog.split_line(line)
             assert row is not None, line
             message = row[3].decode()
-            found.append((message, witness.classify(message)))
+            found.append((message, reflog.classify(message)))
     return found
 
 
@@ -104,12 +104,12 @@ def test_every_message_kind_from_real_git_commands(tmp_path: Path) -> None:
     box.sh("pull", "-q", "--no-rebase", "--no-edit")
     kinds = reflog_kinds(box)
     expected = {
-        "commit: ": witness.CREATED, "commit (amend): ": witness.CREATED,
-        "commit (initial): ": witness.CREATED, "revert: ": witness.CREATED,
-        "cherry-pick: ": witness.CREATED,
-        "am: ": witness.CREATED, "checkout: ": witness.MOVED, "reset: ": witness.MOVED,
-        "rebase (pick): ": witness.COPY, "rebase (start): ": witness.MOVED,
-        "rebase (finish): ": witness.MOVED,
+        "commit: ": reflog.CREATED, "commit (amend): ": reflog.CREATED,
+        "commit (initial): ": reflog.CREATED, "revert: ": reflog.CREATED,
+        "cherry-pick: ": reflog.CREATED,
+        "am: ": reflog.CREATED, "checkout: ": reflog.MOVED, "reset: ": reflog.MOVED,
+        "rebase (pick): ": reflog.COPY, "rebase (start): ": reflog.MOVED,
+        "rebase (finish): ": reflog.MOVED,
     }
     seen = set()
     for message, kind in kinds:
@@ -118,54 +118,54 @@ def test_every_message_kind_from_real_git_commands(tmp_path: Path) -> None:
                 assert kind == want, (message, kind)
                 seen.add(prefix)
         if "Merge made by" in message:
-            assert kind == witness.CREATED, message
+            assert kind == reflog.CREATED, message
             seen.add("merge")
         if "Fast-forward" in message:
             # a merge's or a pull's fast-forward brings in what was made elsewhere
-            assert kind == witness.ARRIVED, message
+            assert kind == reflog.ARRIVED, message
             seen.add("ff")
         if message.startswith("pull") and "(pick)" in message:
-            assert kind == witness.COPY, message
+            assert kind == reflog.COPY, message
             seen.add("pull-pick")
     assert seen >= {"commit: ", "commit (amend): ", "revert: ", "am: ", "checkout: ",
                     "cherry-pick: ",
                     "reset: ", "rebase (pick): ", "rebase (start): ", "rebase (finish): ",
                     "merge", "ff", "pull-pick"}, (seen, kinds)
     # the commit an exec step made is a commit of this work tree
-    assert any(m == "commit: by-exec" and k == witness.CREATED for m, k in kinds) or any(
+    assert any(m == "commit: by-exec" and k == reflog.CREATED for m, k in kinds) or any(
         m.endswith(": by-exec") for m, _ in kinds), kinds
 
 
 @pytest.mark.parametrize(("message", "kind"), [
-    ("rebase -i (pick): old git's pick", witness.COPY),
-    ("rebase -i (squash): x", witness.COPY),
-    ("rebase -i (start): checkout main", witness.MOVED),
-    ("rebase -i (finish): returning to refs/heads/topic", witness.MOVED),
-    ("rebase finished: returning to refs/heads/topic", witness.MOVED),
-    ("rebase: checkout main", witness.MOVED),
-    ("rebase: an apply-backend pick of an old git", witness.COPY),
-    ("rebase (reset): 'onto'", witness.MOVED),
-    ("rebase (merge): Merge branch 'x'", witness.COPY),
-    ("rebase (continue): resolved pick", witness.COPY),
-    ("commit (rebase): committed by hand at a conflicted pick", witness.COPY),
-    ("commit (merge): Merge branch 'lib'", witness.CREATED),
-    ("commit (cherry-pick): resolved", witness.CREATED),
-    ("merge lib: Merge made by recursive.", witness.CREATED),
-    ("merge lib: Merge made by the 'recursive' strategy.", witness.CREATED),
+    ("rebase -i (pick): old git's pick", reflog.COPY),
+    ("rebase -i (squash): x", reflog.COPY),
+    ("rebase -i (start): checkout main", reflog.MOVED),
+    ("rebase -i (finish): returning to refs/heads/topic", reflog.MOVED),
+    ("rebase finished: returning to refs/heads/topic", reflog.MOVED),
+    ("rebase: checkout main", reflog.MOVED),
+    ("rebase: an apply-backend pick of an old git", reflog.COPY),
+    ("rebase (reset): 'onto'", reflog.MOVED),
+    ("rebase (merge): Merge branch 'x'", reflog.COPY),
+    ("rebase (continue): resolved pick", reflog.COPY),
+    ("commit (rebase): committed by hand at a conflicted pick", reflog.COPY),
+    ("commit (merge): Merge branch 'lib'", reflog.CREATED),
+    ("commit (cherry-pick): resolved", reflog.CREATED),
+    ("merge lib: Merge made by recursive.", reflog.CREATED),
+    ("merge lib: Merge made by the 'recursive' strategy.", reflog.CREATED),
     # a fast-forward of a merge, pull or cherry-pick, and a clone, bring in commits made
     # elsewhere (from elsewhere, not "moved to": the session ledger's semantics)
-    ("merge origin/main: Fast-forward", witness.ARRIVED),
-    ("pull: Fast-forward", witness.ARRIVED),
-    ("pull --rebase (pick): mine", witness.COPY),
-    ("cherry-pick: fast-forward", witness.ARRIVED),
-    ("rebase: fast-forward", witness.MOVED),
-    ("branch: Created from HEAD", witness.MOVED),
-    ("clone: from /somewhere", witness.ARRIVED),
-    ("", witness.MOVED),
+    ("merge origin/main: Fast-forward", reflog.ARRIVED),
+    ("pull: Fast-forward", reflog.ARRIVED),
+    ("pull --rebase (pick): mine", reflog.COPY),
+    ("cherry-pick: fast-forward", reflog.ARRIVED),
+    ("rebase: fast-forward", reflog.MOVED),
+    ("branch: Created from HEAD", reflog.MOVED),
+    ("clone: from /somewhere", reflog.ARRIVED),
+    ("", reflog.MOVED),
 ])
 def test_messages_of_older_and_newer_gits(message: str, kind: str) -> None:
     """Messages git 2.25 to today write (sequencer.c's ``rebase -i`` before 2.26)."""
-    assert witness.classify(message) == kind
+    assert reflog.classify(message) == kind
 
 
 def test_a_commit_made_at_a_stop_of_a_rebase() -> None:
@@ -650,7 +650,7 @@ _MESSAGES = ["commit: s", "commit (amend): s", "pull: Fast-forward", "merge x: F
                                   st.integers(0, 300)),
                         min_size=1, max_size=30),
        wanted=st.lists(st.sampled_from(_SHAS), max_size=4, unique=True),
-       limit=st.sampled_from([60, 700, witness.WHOLE_LIMIT]))
+       limit=st.sampled_from([60, 700, reflog.WHOLE_LIMIT]))
 def test_a_searched_log_says_what_a_parsed_one_says(tmp_path_factory: pytest.TempPathFactory,
                                                     entries: list[tuple[str, str, str, bool,
                                                                         int]],
@@ -668,13 +668,13 @@ def test_a_searched_log_says_what_a_parsed_one_says(tmp_path_factory: pytest.Tem
     (git_dir / "logs" / "HEAD").write_text("\n".join(lines) + "\n")
     newest = next((e[1] for e in reversed(entries) if not e[3]), None)
     head = newest or _SHAS[0]
-    kept = witness.WHOLE_LIMIT
-    witness.WHOLE_LIMIT = limit
+    kept = reflog.WHOLE_LIMIT
+    reflog.WHOLE_LIMIT = limit
     try:
-        whole = witness.head_log(None, str(git_dir), head)
-        searched = witness.head_log(None, str(git_dir), head, wanted)
+        whole = reflog.head_log(None, str(git_dir), head)
+        searched = reflog.head_log(None, str(git_dir), head, wanted)
     finally:
-        witness.WHOLE_LIMIT = kept
+        reflog.WHOLE_LIMIT = kept
     assert searched[1:] == whole[1:]
     assert {s: searched[0].get(s) for s in wanted} == {s: whole[0].get(s) for s in wanted}
 
@@ -686,14 +686,14 @@ def test_a_log_read_from_its_middle_skips_the_first_line(tmp_path: Path) -> None
     lines = [f"{_SHAS[0]} {_SHAS[n]} A <a@x> 1700000000 +0000\tcommit: {n}" for n in (1, 2, 3)]
     log = tmp_path / "HEAD"
     log.write_text("\n".join(lines) + "\n")
-    kept = witness.WHOLE_LIMIT
-    witness.WHOLE_LIMIT = len(lines[1]) + len(lines[2]) + 2
+    kept = reflog.WHOLE_LIMIT
+    reflog.WHOLE_LIMIT = len(lines[1]) + len(lines[2]) + 2
     try:
-        data, whole = witness._newest(str(log))
+        data, whole = reflog.read_newest(str(log))
     finally:
-        witness.WHOLE_LIMIT = kept
+        reflog.WHOLE_LIMIT = kept
     assert (data, whole) == (lines[2].encode() + b"\n", False)
-    assert data is not None and witness._naming(data, [_SHAS[2], _SHAS[3]]) == [lines[2].encode()]
+    assert data is not None and reflog.naming(data, [_SHAS[2], _SHAS[3]]) == [lines[2].encode()]
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,0 +1,359 @@
+"""git's reflogs, read in one place: a ref's log (HEAD's, a branch's, a remote-tracking
+ref's) from its file on the ``files`` backend (``lets_hooks.gitfiles`` says where), or
+from ``git log -g`` on ``reftable``; and what an entry's message says (``classify`` and
+the readers below it), the one code that reads git's reflog messages. Where a commit
+came from is read from them, never who made it: that is the session ledger's
+(``lets_hooks.witness``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from lets_hooks import files, gitfiles
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable
+
+    from lets_hooks.repo import Repo
+
+CREATED = "created"  # the entry made the commit it names
+COPY = "copy"  # a rewrite made it as a copy of another commit
+MOVED = "moved"  # HEAD moved to a commit that already existed
+ARRIVED = "arrived"  # HEAD moved to a commit that came from elsewhere (pull, clone, ff)
+
+
+WHOLE_LIMIT = 8 << 20  # the most of a HEAD log read (its newest part)
+SEARCHED = 32  # up to this many commits are searched for in a log's bytes, not parsed out
+REFTABLE_LIMIT = 20_000  # entries asked of ``git log -g``
+
+_NULL = "0" * 40
+_CREATING = frozenset(("commit", "commit (initial)", "commit (amend)", "commit (merge)",
+                       "commit (cherry-pick)", "am", "cherry-pick", "revert"))
+_COPYING = frozenset(("pick", "reword", "edit", "squash", "fixup", "merge", "continue"))
+# The first word of every HEAD reflog message git itself writes (2.25 on).
+_GIT_WORDS = frozenset(("commit", "am", "cherry-pick", "revert", "merge", "pull", "rebase",
+                        "checkout", "reset", "branch", "Branch", "clone", "initial",
+                        "updating", "fetch", "switch", "bisect", "stash", "worktree",
+                        "restore", "rebase -i", "notes"))
+_RANK = {MOVED: 0, ARRIVED: 1, COPY: 2, CREATED: 3}  # what an entry says most of a commit
+
+
+def classify(message: str) -> str:
+    """What a reflog entry's message says the entry did to the commit it names.
+
+    The strings are git's own (builtin/commit.c, merge.c, am.c, pull.c, rebase.c,
+    sequencer.c, checkout.c, reset.c, clone.c, 2.25 to today): ``<action>: <detail>``.
+    Only "where did it come from" is read from them; who made a commit is the ledger's.
+    """
+    action, sep, detail = message.partition(": ")
+    if message and message.split(" ", 1)[0].rstrip(":") not in _GIT_WORDS:
+        # Not a message git writes: a tool moved HEAD (GitPython and pygit2 log the commit
+        # message alone). What it did cannot be read: as made here, by no known session.
+        return COPY
+    if action.startswith("clone"):
+        return ARRIVED
+    if not sep:
+        return MOVED
+    if action == "commit (rebase)":
+        return COPY
+    if detail.startswith(("Fast-forward", "fast-forward")):
+        return ARRIVED if action.startswith(("pull", "merge", "cherry-pick", "fetch")) \
+            else MOVED
+    if action in _CREATING:
+        return CREATED
+    if detail.startswith("Merge made by"):
+        return CREATED  # merge X / pull: the merge commit itself
+    base, sub = _split_sub(action)
+    if base.startswith(("rebase", "pull")):
+        if sub is not None:
+            return COPY if sub in _COPYING else MOVED
+        if detail.startswith(("checkout ", "returning to ")) or base == "rebase finished":
+            return MOVED
+        return COPY  # an old git's apply-backend pick, or an exec step's commit
+    return MOVED
+
+
+def classify_remote(message: str) -> str:
+    """What a remote-tracking ref's log entry says of the commit it names: ``ARRIVED``
+    when a fetch wrote it (git's ``fetch ...: <detail>``, a pull's ``pull ...: <detail>``,
+    ``clone: from ...``), else ``MOVED`` (a push's ``update by push``, a tool's entry)."""
+    action = message.partition(": ")[0]
+    first = action.split(" ", 1)[0]
+    return ARRIVED if first in ("fetch", "pull", "clone") else MOVED
+
+
+def _split_sub(action: str) -> tuple[str, str | None]:
+    """``rebase (pick)`` -> (``rebase``, ``pick``); ``rebase`` -> (``rebase``, None)."""
+    if action.endswith(")"):
+        start = action.rfind(" (")
+        if start > 0:
+            return action[:start], action[start + 2:-1]
+    return action, None
+
+
+# -- what an entry names besides its commit (a branch it moved from or to, a rename) ----------
+
+_MOVING = "checkout: moving from "
+_MAKING = ("commit", "cherry-pick", "revert", "merge ", "rebase", "am:", "am ")
+_CREATED_FROM = ("branch: created from ", "branch: reset to ")
+_RENAMED = "branch: renamed "
+
+
+def moved(message: str) -> tuple[str | None, str | None]:
+    """(X, Y) of ``checkout: moving from X to Y``; (None, None) for any other entry."""
+    if not message.startswith(_MOVING):
+        return None, None
+    source, sep, target = message[len(_MOVING):].partition(" to ")
+    if not sep or not source or not target:
+        return None, None
+    return source, target
+
+
+def makes_commit(message: str) -> bool:
+    """Does the entry record a commit being made (or replayed), rather than HEAD moved?"""
+    return message.startswith(_MAKING)
+
+
+def created_from(message: str) -> str | None:
+    """The start point of ``branch: Created from X`` (``checkout -B``: ``Reset to X``)."""
+    lower = message.lower()
+    for prefix in _CREATED_FROM:
+        if lower.startswith(prefix):
+            return message[len(prefix):].strip()
+    return None
+
+
+def renamed(message: str) -> tuple[str, str] | None:
+    """(old, new) branch names of ``Branch: renamed refs/heads/old to refs/heads/new``."""
+    if not message.lower().startswith(_RENAMED + "refs/heads/"):
+        return None
+    old, sep, new = message[len(_RENAMED):].partition(" to ")
+    prefix = "refs/heads/"
+    if not sep or not old.startswith(prefix) or not new.startswith(prefix):
+        return None
+    return old[len(prefix):], new[len(prefix):]
+
+
+def starts_rebase(message: str) -> bool:
+    """The entry a rebase starts with (its checkout of ``onto``)."""
+    return message.startswith(("rebase (start)", "rebase: checkout"))
+
+
+def branch_after(message: str) -> str | None:
+    """The branch HEAD was on after the entry, when the entry says it (a checkout, a
+    finished rebase)."""
+    target = moved(message)[1]
+    if target is not None:
+        return target
+    marker = "returning to refs/heads/"
+    if "(finish)" in message and marker in message:
+        return message.partition(marker)[2]
+    return None
+
+
+def amends(message: str) -> bool:
+    return message.startswith("commit (amend)")
+
+
+def split_line(line: bytes) -> tuple[str, str, int, bytes] | None:
+    """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>`` as (old, new, time,
+    message), or None when it is not that shape. Byte slicing only: a 10,000-entry tail
+    is read in milliseconds."""
+    tab = line.find(b"\t")
+    head = line if tab < 0 else line[:tab]
+    first = head.find(b" ")
+    second = head.find(b" ", first + 1)
+    end = head.rfind(b" ")
+    start = head.rfind(b" ", 0, end)
+    if first < 0 or second < 0 or start <= second:
+        return None
+    stamp = head[start + 1:end]
+    if not stamp.isdigit():
+        return None
+    return (head[:first].decode("ascii", "replace"),
+            head[first + 1:second].decode("ascii", "replace"), int(stamp),
+            b"" if tab < 0 else line[tab + 1:])
+
+
+# -- where the log is ---------------------------------------------------------------------------
+
+# -- the verdict --------------------------------------------------------------------------------
+
+NO_LOG = ("no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
+          "removed): where commits the session ledger does not name came from cannot be told")
+EMPTY_LOG = ("the HEAD reflog of this work tree is empty: where commits the session ledger "
+             "does not name came from cannot be told")
+def not_head(newest: str, head: str) -> str:
+    return (f"the HEAD reflog's newest entry ({newest[:12]}) is not HEAD ({head[:12]}): it is "
+            "not a record of this work tree's commits")
+
+
+def head_log(repo: Repo | None, git_dir: str, head: str,
+             wanted: Collection[str] | None = None) -> tuple[dict[str, str], bool, str | None]:
+    """The one reading of a work tree's HEAD log: each commit it names with the most an
+    entry says of it (made here, a copy, brought in, or only moved to), whether the log
+    reaches back to the start of the history, and why it cannot be read (None: it can).
+    On the files backend the log's newest ``WHOLE_LIMIT`` bytes are read, no process; on
+    reftable one ``git log -g`` (``repo`` None: not asked, nothing known). ``wanted``:
+    only these commits are asked about; a few of them are searched for in the log's
+    bytes, so only the lines that name them are read
+    (a 100,000-entry log is not parsed for two pulled commits), and of many, only the
+    entries that name one of them are told apart (the rest are not in the answer)."""
+    lines: Iterable[bytes]
+    if gitfiles.uses_reftable(git_dir):
+        if repo is None:
+            return {}, False, None
+        lines = list(_reftable_lines(repo))
+        whole = len(lines) < REFTABLE_LIMIT
+        newest, oldest = ends(lines[::-1], lines)
+    else:
+        data, whole = read_newest(gitfiles.log_path(git_dir, "HEAD"))
+        if data is None:
+            return {}, False, NO_LOG
+        newest, oldest = ends(forward(data), backward(data))
+        lines = lines_naming(data, wanted)
+    if newest is None:
+        return {}, False, EMPTY_LOG
+    if newest != head:
+        return {}, False, not_head(newest, head)
+    kinds: dict[str, str] = {}
+    asked = None if wanted is None else wanted if isinstance(wanted, (set, frozenset)) \
+        else set(wanted)
+    for line in lines:
+        space = line.find(b" ")
+        if space not in (40, 64):
+            continue
+        new = line[space + 1:2 * space + 1].decode("ascii", "replace")
+        if asked is not None and new not in asked:
+            continue
+        tab = line.find(b"\t")
+        message = line[tab + 1:] if tab >= 0 else b""
+        kind = CREATED if message.startswith(b"commit: ") else \
+            classify(message.decode("utf-8", "replace"))
+        if new not in kinds or _RANK[kind] > _RANK[kinds[new]]:
+            kinds[new] = kind
+    complete = whole and oldest[:oldest.find(b" ")].strip(b"0") == b""
+    return kinds, complete, None
+
+
+def ends(oldest_first: Iterable[bytes], newest_first: Iterable[bytes]
+          ) -> tuple[str | None, bytes]:
+    """The commit the newest entry names, and the oldest entry (a line of either hash's
+    shape; others are skipped), from the same lines read from each end: None and b""
+    for a log with no entry."""
+    oldest = next((line for line in oldest_first if line.find(b" ") in (40, 64)), b"")
+    if not oldest:
+        return None, b""
+    newest = next(line for line in newest_first if line.find(b" ") in (40, 64))
+    space = newest.find(b" ")
+    return newest[space + 1:2 * space + 1].decode("ascii", "replace"), oldest
+
+
+def forward(data: bytes) -> Iterable[bytes]:
+    """The lines of ``data``, oldest (first) first, read one at a time."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = len(data)
+        yield data[start:end]
+        start = end + 1
+
+
+def backward(data: bytes) -> Iterable[bytes]:
+    """The lines of ``data``, newest (last) first, read one at a time."""
+    end = len(data)
+    while end > 0:
+        start = data.rfind(b"\n", 0, end) + 1
+        yield data[start:end]
+        end = start - 1
+
+
+def lines_naming(data: bytes, wanted: Collection[str] | None) -> list[bytes]:
+    """The lines of a log to read for ``wanted`` (None: every line): for a few commits
+    (``SEARCHED``), only those whose entry names one of them as the commit it moved to,
+    found by searching the bytes for each (a 100,000-entry log is not split for two
+    pulled commits: ``benchmarks/bench_boundary.py``, pulled); else every line."""
+    if wanted is None or len(wanted) > SEARCHED:
+        return data.split(b"\n")
+    return naming(data, wanted)
+
+
+def naming(data: bytes, shas: Iterable[str]) -> list[bytes]:
+    """The lines of a log whose entry names one of ``shas`` as the commit it moved to,
+    found by searching the bytes for each (no line of the rest is read)."""
+    found: list[bytes] = []
+    for sha in shas:
+        needle = sha.encode("ascii", "replace")
+        at = data.find(needle)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            if at - start == len(needle) + 1 and data[at - 1:at] == b" ":
+                end = data.find(b"\n", at)
+                found.append(data[start:end if end >= 0 else len(data)])
+            at = data.find(needle, at + 1)
+    return found
+
+
+def read_newest(path: str) -> tuple[bytes | None, bool]:
+    """The newest ``WHOLE_LIMIT`` bytes of the log at ``path``, from its first whole
+    line, and whether that is the whole log (None: no such file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None, False
+    try:
+        size = os.fstat(fd).st_size
+        start = max(0, size - WHOLE_LIMIT)
+        os.lseek(fd, start, os.SEEK_SET)
+        data = os.read(fd, size - start)
+        while len(data) < size - start:
+            more = os.read(fd, size - start - len(data))
+            if not more:
+                break
+            data += more
+    finally:
+        os.close(fd)
+    if start > 0:
+        data = data[data.find(b"\n") + 1:]
+    return data, start == 0
+
+
+def _reftable_lines(repo: Repo) -> Iterable[bytes]:
+    """``git log -g``'s answer in the files backend's line shape, newest first (the old
+    side of each entry is the next one's new side)."""
+    rows = repo.reflog_entries("HEAD", REFTABLE_LIMIT)
+    for i, (new, time, message) in enumerate(rows):
+        old = rows[i + 1][0] if i + 1 < len(rows) else _NULL
+        yield f"{old} {new} - <> {time} +0000\t{message}".encode("utf-8", "surrogateescape")
+
+
+def tail(path: str, count: int) -> list[tuple[str, str]]:
+    """The newest ``count`` entries of a ``files``-backend reflog (``<old> <new> <who>
+    <when>\t<message>`` lines), newest first; only its last 256 KB are read."""
+    try:
+        with open(path, "rb") as log:
+            size = log.seek(0, os.SEEK_END)
+            start = max(0, size - (256 << 10))
+            log.seek(start)
+            data = log.read()
+    except OSError:
+        return []
+    rows = data.split(b"\n")
+    if start:
+        rows = rows[1:]  # a partial first line
+    entries: list[tuple[str, str]] = []
+    for row in reversed(rows):
+        head, tab, message = row.partition(b"\t")
+        fields = head.split(b" ", 2)
+        if not tab or len(fields) < 3:
+            continue
+        sha = fields[1].decode("ascii", "replace")
+        if files.is_sha(sha):
+            entries.append((sha, message.decode("utf-8", "surrogateescape")))
+            if len(entries) >= count:
+                break
+    return entries
