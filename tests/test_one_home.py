@@ -1,0 +1,71 @@
+"""One home per fact (DESIGN principle 12), held by reading the package's own code: the
+words of git's reflog messages are read only in ``lets_hooks/reflog.py``, and the names of
+git's own files only in ``lets_hooks/gitfiles.py`` (and ``reflog.py`` for the logs), so a
+second reader cannot come back unseen."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "lets_hooks"
+
+# words only git's reflog messages hold
+MESSAGE_WORDS = ("moving from", "commit (amend)", "renamed refs", "rebase (start)",
+                 "returning to", "created from", "fast-forward", "update by push")
+# names of files and folders git keeps in its directory
+GIT_FILES = ("commondir", "reftable", "rebase-merge", "rebase-apply", "ORIG_HEAD", "logs",
+             "packed-refs", "commit-graph", "gitdir: ", "index")
+
+
+def _strings(path: Path) -> list[tuple[int, str]]:
+    """Every string constant of the module's code (docstrings left out)."""
+    tree = ast.parse(path.read_text())
+    docs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docs.add(id(first.value))
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docs]
+
+
+def _joined(path: Path) -> list[tuple[int, str]]:
+    """Every string constant handed to ``os.path.join``: a path the module builds."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "join" and ast.unparse(node.func.value) == "os.path":
+            found += [(arg.lineno, arg.value) for arg in node.args
+                      if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+    return found
+
+
+def _elsewhere(home: str, read: Callable[[Path], list[tuple[int, str]]],
+               wanted: Callable[[str], bool]) -> list[str]:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == home:
+            continue
+        for line, text in read(path):
+            if wanted(text):
+                found.append(f"{path.relative_to(PACKAGE)}:{line}: {text!r}")
+    return found
+
+
+def test_reflog_messages_are_read_in_one_module() -> None:
+    """A string a reflog message starts with (what code compares a message to) appears
+    in ``reflog.py`` alone."""
+    def reads(text: str) -> bool:
+        return text.lower().startswith(tuple(w.lower() for w in MESSAGE_WORDS))
+
+    assert _elsewhere("reflog.py", _strings, reads) == []
+
+
+def test_gits_own_files_are_found_in_one_module() -> None:
+    """A path into git's directory is built in ``gitfiles.py`` alone (the plain shims'
+    shell asks the rebase question itself, the same way as ``gitfiles.rebasing``)."""
+    assert _elsewhere("gitfiles.py", _joined, GIT_FILES.__contains__) == []
