@@ -401,7 +401,8 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
     rebase = gitfiles.rebase_state(where.git_dir)
     if command == "amend" and rebase.backend is not None:
         return []  # an amend at a rebase stop: the rebase's own list will carry it
-    if where.branch is None and rebase.backend == gitfiles.REBASE_APPLY and rebase.head_name is None:
+    if where.branch is None and rebase.backend == gitfiles.REBASE_APPLY \
+            and rebase.head_name is None:
         _apply_context(repo, where.git_dir, rebase)
     pairs, old_tip, guessed = recover_pairs(repo, where.git_dir, command, stdin, rebase)
     pairs = [(old, new) for old, new in pairs if old != new]  # a no-op amend: the same commit
