@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import heapq
 
-from lets_hooks.repo import Floor, Location, ObjectInfo, Repo, Started
+from lets_hooks.repo import Floor, Location, ObjectInfo, Repo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -434,11 +434,10 @@ class BatchRepo(Repo):
         floor.printed = printed
         return floor
 
-    def listing(self, head: str, exclude: Sequence[str],
-                started: Started | None = None) -> list[str]:
+    def listing(self, head: str, exclude: Sequence[str]) -> list[str]:
         found = self._indexes([head, *exclude])
         if found is None:
-            return super().listing(head, exclude, started)
+            return super().listing(head, exclude)
         self._mark_shared(found[0], found[1:])
         return [self.graph.sha(i) for i in self.graph.outside(found[0], found[1:])]
 
@@ -450,13 +449,10 @@ class BatchRepo(Repo):
             return False, []
         return True, [self.graph.sha(i) for i in self.graph.outside(pair[1], [pair[0]])]
 
-    def start(self, *args: str, stdin: bytes | None = None) -> Started | None:
-        return None  # every question is answered in turn, most from the graph in memory
-
-    def merge_bases(self, a: str, b: str, started: Started | None = None) -> list[str]:
+    def merge_bases(self, a: str, b: str) -> list[str]:
         pair = self._both(a, b)
         if pair is None:
-            return super().merge_bases(a, b, started)
+            return super().merge_bases(a, b)
         self.graph.reach(pair[1])
         return [self.graph.sha(i) for i in self.graph.merge_bases(*pair)]
 

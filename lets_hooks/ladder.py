@@ -438,19 +438,7 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
             return NOT_ANCESTOR, None
         return None, _Count(commits)
     fork = tips[0]
-    # With HEAD a merge the walk below is not one line, and on the first-parent line the
-    # range is listed after it: that listing is asked beside it, on the second core (a
-    # branch like git's next: two walks of the same length), and dropped if not needed.
-    started = repo.start_listing(head, [commit]) if facts.head_merge else None
-    try:
-        floor = repo.first_parent_floor(head, [commit, fork])
-        if started is not None and (floor is None or floor.stop != commit or floor.linear):
-            started.drop()
-            started = None
-    except BaseException:
-        if started is not None:
-            started.drop()
-        raise
+    floor = repo.first_parent_floor(head, [commit, fork])
     alone = len(tips) == 1
     if floor is not None and floor.stop == commit:
         # On HEAD's first-parent line, at or above the fork point; what the walk printed
@@ -458,8 +446,7 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
         printed = floor.commits()
         if floor.linear:
             return None, _Count(printed, set(printed) if alone else None)
-        return None, _Count(repo.listing(head, [commit], started),
-                            set(printed) if alone else None)
+        return None, _Count(repo.listing(head, [commit]), set(printed) if alone else None)
     walk = repo.walk([head], [commit])
     line, parents = _first_parent_line(walk, head)
     if head != commit and not any(commit in up for up in parents.values()):
@@ -588,18 +575,7 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
         return None, None
     fork = tips[0]
     alone = len(tips) == 1
-    # With HEAD a merge, the merge-base is asked beside the walk, on the second core: on
-    # a branch like git's seen (topics based all over the merge branch) each is a walk of
-    # its own, and the script asks them one after the other. Where the walk alone answers
-    # (a line with no merges: the common case) it is never started, or dropped
-    # (docs/speed.md).
-    started = repo.start("merge-base", "--all", head, fork) if facts.head_merge else None
-    try:
-        floor = repo.first_parent_floor(head, [fork])
-    except BaseException:
-        if started is not None:
-            started.drop()
-        raise
+    floor = repo.first_parent_floor(head, [fork])
     frontier: list[str] = []
     if floor is not None and not (floor.stop is not None and floor.linear):
         frontier = floor.frontier() if floor.count else [floor.stop] if floor.stop else []
@@ -607,16 +583,12 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
             # a parent of what HEAD has and the tip has not: the tip is HEAD's ancestor,
             # so it is the one merge-base (a branch built on the tip, like git's seen)
             frontier = [fork]
-    if started is not None and (floor is None or len(frontier) == 1
-                                or (floor.stop is not None and floor.linear)):
-        started.drop()
-        started = None
     if floor is None:
         return None, None
     if floor.stop is not None and floor.linear:
         printed = floor.commits()
         return floor.stop, _Count(printed, set(printed) if alone else None)
-    bases = frontier if len(frontier) == 1 else repo.merge_bases(head, fork, started)
+    bases = frontier if len(frontier) == 1 else repo.merge_bases(head, fork)
     if not bases:
         return None, None
     if len(bases) == 1:

@@ -788,25 +788,12 @@ class Repo:
         out = self._must("rev-list", "--count", f"{base}..{head}", "--").strip()
         return int(out) if out.isdigit() else None
 
-    def listing(self, head: str, exclude: Sequence[str],
-                started: Started | None = None) -> list[str]:
+    def listing(self, head: str, exclude: Sequence[str]) -> list[str]:
         """The commits reachable from ``head`` and from none of ``exclude``, children
-        first (``rev-list --topo-order``), in one process; the names travel on stdin.
-        ``started``: the same question already asked with ``start_listing``."""
+        first (``rev-list --topo-order``), in one process; the names travel on stdin."""
         _require_sha(head, *exclude)
-        if started is not None:
-            code, out, self.last_error = started.result()
-            if code != 0:
-                raise failure(("rev-list",), code, self.last_error)
-        else:
-            out = self._must("rev-list", "--topo-order", "--stdin",
-                             stdin=_revs(head, exclude))
+        out = self._must("rev-list", "--topo-order", "--stdin", stdin=_revs(head, exclude))
         return _lines(out.decode("ascii", "replace"))
-
-    def start_listing(self, head: str, exclude: Sequence[str]) -> Started | None:
-        """``listing``'s question started beside another (``start``), or None."""
-        _require_sha(head, *exclude)
-        return self.start("rev-list", "--topo-order", "--stdin", stdin=_revs(head, exclude))
 
     def above(self, base: str, head: str) -> tuple[bool, list[str]]:
         """(whether ``base`` is an ancestor of ``head``, and then ``base..head`` in git's
@@ -863,14 +850,10 @@ class Repo:
         self.calls += 1
         return started
 
-    def merge_bases(self, a: str, b: str, started: Started | None = None) -> list[str]:
-        """``git merge-base --all a b`` (the first is what ``merge_base`` answers);
-        ``started``: the same question already asked with ``start``."""
+    def merge_bases(self, a: str, b: str) -> list[str]:
+        """``git merge-base --all a b`` (the first is what ``merge_base`` answers)."""
         _require_sha(a, b)
-        if started is not None:
-            code, out, self.last_error = started.result()
-        else:
-            code, out = self.run("merge-base", "--all", a, b)
+        code, out = self.run("merge-base", "--all", a, b)
         if code == 1 and not out.strip():
             return []
         if code != 0:

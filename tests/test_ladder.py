@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -546,8 +545,7 @@ def test_few_git_processes_on_every_path(sandbox: Sandbox, tmp_path: Path,
     assert (fields["SESSION_TRUST"], fields["SESSION_COMMITS"], calls) == ("exact", "3", 3)
     sandbox.write_task("feat", "task: nothing recorded\n")
     fields, calls = processes(sandbox)
-    # 3: the walk alone finds the fork point of a line with no merges (the merge-base is
-    # asked beside it only with HEAD a merge)
+    # 3: the walk alone finds the fork point of a line with no merges
     assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"], calls) == ("estimate", point, 3)
     sandbox.git.checkout("-q", "main")
     sandbox.write_task("main", f"session: {point} {SID}\n")
@@ -570,27 +568,9 @@ def test_few_git_processes_on_every_path(sandbox: Sandbox, tmp_path: Path,
     assert (fields["SESSION_TRUST"], fields["SESSION_COMMITS"], calls) == ("exact", "4", 4)
 
 
-@pytest.mark.parametrize("memory", [True, False])
-def test_a_merge_at_head_lists_the_range_beside_the_walk(
-        sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, memory: bool) -> None:
-    """With HEAD a merge, the range's listing is asked beside the first-parent walk (on
-    the second core) where memory files carry git's answers, in turn through pipes: the
-    same answers and the same processes either way, whether the listing is used (the
-    boundary on HEAD's first-parent line) or dropped (a boundary main brought in), and no
-    process is left behind."""
-    import lets_hooks.repo as repo_module
-
-    if memory and not repo_module._MEMFD:
-        pytest.skip("no memory files here")
-    monkeypatch.setattr(repo_module, "_MEMFD", memory)
-    started: list[object] = []
-    start_listing = repo_module.Repo.start_listing
-
-    def spy(self: repo_module.Repo, head: str, exclude: Sequence[str]) -> object:
-        started.append(start_listing(self, head, exclude))
-        return started[-1]
-
-    monkeypatch.setattr(repo_module.Repo, "start_listing", spy)
+def test_a_merge_at_head_lists_the_range_after_the_walk(sandbox: Sandbox) -> None:
+    """With HEAD a merge, the range is listed after the first-parent walk: used where the
+    boundary is on HEAD's first-parent line, not asked where main brought it in."""
     _, start = feature(sandbox)
     moved = arrive(sandbox, "main", "main moves")
     arrive(sandbox, "main", "main moves again")
@@ -608,9 +588,8 @@ def test_a_merge_at_head_lists_the_range_beside_the_walk(
     assert len(every - mains) == 7 and len(mains) == 2
     sandbox.write_task("feat", f"session: {start} {SID}\n")
     fields, calls = processes(sandbox)
-    # where are we, every name, the walk and the listing (beside it or after it)
+    # where are we, every name, the walk and the listing
     assert (fields["SESSION_TRUST"], fields["SESSION_COMMITS"], calls) == ("exact", "7", 4)
-    assert len(started) == 1 and (started[0] is not None) == memory
     assert f"not counting {len(mains)} already on main" in fields["SESSION_RANGE_DESC"]
     # a boundary main brought in: off the first-parent line, the listing is not used
     sandbox.write_task("feat", f"session: {moved} {SID}\n")
@@ -619,9 +598,6 @@ def test_a_merge_at_head_lists_the_range_beside_the_walk(
     # the merge made the fork point
     assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"], fields["SESSION_COMMITS"]) \
         == ("estimate", sandbox.rev("main"), "7"), fields
-    assert len(started) == 2
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # every process started was waited for
 
 
 def test_a_command_in_a_process_of_its_own_runs_without_the_collector(
@@ -736,8 +712,9 @@ def test_on_the_merge_branch_one_walk_answers_ancestry_and_range(sandbox: Sandbo
 
 def test_the_estimate_on_a_seen_shaped_branch_walks_twice(sandbox: Sandbox) -> None:
     """A first-parent line of topic merges (as git's own ``seen``), nothing recorded: one
-    walk of what main has not, one ``merge-base --all`` (the script's two walks: its
-    merge-base and its count), where the estimate path once made four."""
+    walk of what main has not, which shows main's tip as a parent of what it printed (the
+    one merge-base, so none is asked): fewer walks than the script's two (its merge-base
+    and its count)."""
     for i in range(6):
         sandbox.commit(f"main {i}", age_days=2)
     base = [sandbox.rev(f"main~{i}") for i in range(6)]
@@ -750,7 +727,7 @@ def test_the_estimate_on_a_seen_shaped_branch_walks_twice(sandbox: Sandbox) -> N
         sandbox.git.merge("-q", "--no-ff", "--no-edit", f"t{n}")
     fields, calls = processes(sandbox)
     assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"]) == ("estimate", base[0])
-    assert calls == 4, calls  # rev-parse, cat-file, rev-list, merge-base --all
+    assert calls == 3, calls  # rev-parse, cat-file, rev-list
     total = git_count(sandbox, "HEAD", "^" + base[0])
     assert fields["SESSION_RANGE_DESC"].startswith(f"approx: {base[0]}..HEAD (")
     assert int(fields["SESSION_COMMITS"]) == total  # all made here: all counted
@@ -761,10 +738,7 @@ def test_a_branch_built_on_the_merge_branch_tip_needs_no_merge_base(
         sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, main_moved: bool) -> None:
     """When the walk of what main has not shows main's tip as a parent of what it printed,
     the tip is HEAD's ancestor and so the one merge-base: ``merge-base --all`` is not
-    waited for (where answers come through pipes, not asked at all). After main moves on,
-    it is asked, and its answer is git's."""
-    from lets_hooks import repo as repo_module
-
+    asked. After main moves on, it is asked, and its answer is git's."""
     for i in range(4):
         sandbox.commit(f"main {i}", age_days=2)
     sandbox.git.checkout("-q", "-b", "seen")
@@ -778,7 +752,6 @@ def test_a_branch_built_on_the_merge_branch_tip_needs_no_merge_base(
         sandbox.commit("main moves on", age_days=1)
         sandbox.git.checkout("-q", "seen")
     base = sandbox.git.merge_base("HEAD", "main").strip()
-    monkeypatch.setattr(repo_module, "_MEMFD", False)  # every question asked in turn
     fields, calls = processes(sandbox)
     assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"]) == ("estimate", base)
     assert int(fields["SESSION_COMMITS"]) == git_count(sandbox, "HEAD", "^" + base)
