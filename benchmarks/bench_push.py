@@ -60,7 +60,8 @@ def add_pushed(repo: Path, count: int) -> list[str]:
             task.write_text(f"session: {'c' * 40} {SESSION_ID}\n")
         elif task.exists():
             task.unlink()
-    assert ledger.note_made(common, made, SESSION_ID) is None
+    lines = [ledger.line(ledger.MADE, sha, SESSION_ID) for sha in made]
+    assert ledger.append(common, lines) is None
     return [f"refs/heads/{n} {tips[n]} refs/heads/{n} {'0' * 40}\n" for n in names]
 
 

@@ -114,12 +114,6 @@ def detect(payload: Mapping[str, object], environ: Mapping[str, str]) -> Agent:
     return CLAUDE_CODE
 
 
-def begins_session(agent: Agent, source: str | None) -> bool:
-    """Does a SessionStart with this ``source`` begin a new session (a new id)? A
-    ``resume`` or ``compact`` continues one. An unknown or missing source is neither."""
-    return source in agent.new_session_sources
-
-
 def records_at(agent: Agent, source: str | None) -> bool:
     """Is a SessionStart with this ``source`` recorded? Every source the agent sends is,
     by the one rule (``record.touch``): a new session's id takes the line, a continued

@@ -929,26 +929,3 @@ def _finish(result: Boundary, branch: str, head: str | None, recorded: state.Rec
     return result
 
 
-def resolve_path(path: str, environ: Mapping[str, str], now: float,
-                 session_id: str | None = None) -> Boundary:
-    """Resolve for the repository containing ``path``; never raises (fails closed).
-
-    The current session id is ``session_id`` when given, else read from ``environ``
-    through the configured ``session_id_env``.
-    """
-    from lets_hooks.repo import NotARepository, reason
-
-    try:
-        from lets_hooks import config as config_module
-
-        repo = Repo(path)
-        where = repo.locate()
-        settings = config_module.load(where.top, environ)
-        current = session_id or settings.session_id(environ)
-        result = resolve(repo, settings, current, int(now), where=where)
-        result.notes[:0] = settings.problems
-        return result
-    except NotARepository:
-        return not_a_repository()
-    except Exception as exc:  # fail closed: a consumer always gets an answer
-        return unknown(reason(exc))

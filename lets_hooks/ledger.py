@@ -477,19 +477,6 @@ def line(kind: bytes, sha: str, sid: str | None, *rest: str) -> bytes:
                       *(r.encode("ascii") for r in rest)]) + b"\n"
 
 
-def note_made(common_dir: str, shas: Sequence[str], sid: str | None) -> str | None:
-    """Write down that session ``sid`` made each of ``shas``, unless a line already says
-    who made it (the git hook and an agent's tool hook both see a commit: the first
-    writer's line stands, so the two never disagree). Only the lines about ``shas`` are
-    read. Returns why nothing was written, or None; never raises."""
-    wanted = [s for s in dict.fromkeys(shas) if files.is_sha(s)]
-    if not wanted:
-        return None
-    known = about(read_bytes(common_dir), wanted)
-    lines = [line(MADE, s, sid) for s in wanted if not known.knows(s)]
-    return append(common_dir, lines)
-
-
 def note_rewrite(common_dir: str, pairs: Sequence[tuple[str, str]], sid: str | None,
                  changed: Iterable[str] = (), made: Sequence[str] = ()) -> str | None:
     """A rewrite's ``(old, new)`` pairs, as ``r`` lines (``changed``: the old commits the

@@ -1390,6 +1390,3 @@ def _require_sha(*names: str) -> None:
         raise GitError(str(exc)) from None
 
 
-def hex_only(text: str) -> bool:
-    """True when ``text`` is made only of lowercase hex digits (the shape guard)."""
-    return files.is_hex(text)

@@ -554,18 +554,6 @@ def move_branch(store: Store, old: str, new: str,
     return moved
 
 
-def write_session_line(where: Store | str, branch: str, sha: str, sid: str | None,
-                       branches: Iterable[str] | None = None, now: float | None = None,
-                       approx: str | None = None) -> bool:
-    """Set ``branch``'s session line to ``session: <sha> <sid>`` whatever it says now
-    (recorded ``now``); True if the file changed."""
-    import time
-
-    session_value(sha, sid)  # refuse a bad sha or id before touching anything
-    stamp = utc_stamp(time.time() if now is None else now)
-    return update(where, branch, lambda _: Line(sha, sid, stamp, approx), branches)
-
-
 def _check_branch(store: Store, branch: str, branches: Iterable[str] | None) -> None:
     if not branch or branch in (".", ".."):
         raise StateError(f"cannot keep state for a branch named {files.quoted(branch)}")

@@ -9,10 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox, note_made
-
-SID = "11111111-2222-3333-4444-555555555555"
-OTHER = "99999999-8888-7777-6666-555555555555"
+from helpers import BIN, Sandbox, note_made
 
 
 class HookBox(Sandbox):

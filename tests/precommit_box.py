@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import shared
+from helpers import shared
 from hookbox import HookBox, make
 
 ROOT = Path(__file__).resolve().parent.parent

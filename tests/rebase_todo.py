@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import git
-from conftest import BIN, note_made
-from hookbox import SID, HookBox
+from helpers import BIN, SID, note_made
+from hookbox import HookBox
 from hypothesis import strategies as st
 
 PLAIN, MERGE, AUTOSQUASH = "plain", "merge", "autosquash"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hookbox import SID, HookBox
+from helpers import SID
+from hookbox import HookBox
 
 
 def start(box: HookBox, session: int = 3, older: int = 0) -> str:

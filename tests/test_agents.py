@@ -21,12 +21,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox
+from helpers import AGENT_SID, BIN, Sandbox
 from hookbox import needs_git
 
 from lets_hooks import agents, ledger, state
 
-SID = "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
 HOSTILE = "it's-$(touch${IFS}PWNED)-`id`-\"q\"-\\;|&"
 AGENT_VARIABLES = ("CLAUDECODE", "CLAUDE_ENV_FILE", "CLAUDE_PROJECT_DIR", "GEMINI_CLI",
                    "GEMINI_PROJECT_DIR", "LETS_SESSION_ID", "CLAUDE_CODE_SESSION_ID",
@@ -53,14 +52,14 @@ def run(box: Sandbox, argv: list[str], stdin: bytes, env: dict[str, str] | None 
 
 
 def start(box: Sandbox, agent: str, **fields: object) -> subprocess.CompletedProcess[bytes]:
-    body = {"session_id": SID, "cwd": str(box.path), "source": "startup",
+    body = {"session_id": AGENT_SID, "cwd": str(box.path), "source": "startup",
             "hook_event_name": "SessionStart", **fields}
     return run(box, ["lets-session-start", "--agent-hook", agent, "--today", "2026-11-29"],
                json.dumps(body).encode())
 
 
 def tool(box: Sandbox, agent: str, event: str, command: str = "git commit",
-         sid: str = SID, **fields: object) -> subprocess.CompletedProcess[bytes]:
+         sid: str = AGENT_SID, **fields: object) -> subprocess.CompletedProcess[bytes]:
     body = {"session_id": sid, "cwd": str(box.path), "tool_name": SHELL[agent],
             "tool_input": {"command": command}, **fields}
     return run(box, ["lets-agent-hook", event, "--agent", agent], json.dumps(body).encode())
@@ -90,13 +89,13 @@ GEMINI_SHELL = {"GEMINI_CLI": "1", "GIT_CONFIG_COUNT": "3",
                 "GIT_CONFIG_KEY_2": "core.pager", "GIT_CONFIG_VALUE_2": "cat"}
 
 
-def shell_env(agent: str, sid: str = SID) -> dict[str, str]:
+def shell_env(agent: str, sid: str = AGENT_SID) -> dict[str, str]:
     given = {"claude": {"CLAUDE_CODE_SESSION_ID": sid}, "codex": {"CODEX_THREAD_ID": sid},
              "gemini": GEMINI_SHELL}[agent]
     return environment({**given, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
 
 
-def handed(box: Sandbox, agent: str, command: str, sid: str = SID,
+def handed(box: Sandbox, agent: str, command: str, sid: str = AGENT_SID,
            cwd: str | None = None) -> str:
     """The command as the agent's shell runs it after the pre-tool hook: Gemini's
     BeforeTool ``tool_input``, Codex's PreToolUse ``updatedInput``; Claude Code's as it
@@ -120,7 +119,7 @@ def handed(box: Sandbox, agent: str, command: str, sid: str = SID,
     return str(changed)
 
 
-def begin(box: Sandbox, agent: str, sid: str = SID, **fields: object) -> None:
+def begin(box: Sandbox, agent: str, sid: str = AGENT_SID, **fields: object) -> None:
     """The agent's start hook (Claude Code's with its env file)."""
     body = {"session_id": sid, "cwd": str(box.path), "source": "startup", **fields}
     extra = {"CLAUDE_ENV_FILE": str(box.path.parent / "claude.env")} \
@@ -130,7 +129,7 @@ def begin(box: Sandbox, agent: str, sid: str = SID, **fields: object) -> None:
     assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
 
 
-def shell_call(box: Sandbox, agent: str, command: str, sid: str = SID,
+def shell_call(box: Sandbox, agent: str, command: str, sid: str = AGENT_SID,
                cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """One call of the agent's shell tool: its pre-tool hook, the command as handed back,
     run in the agent's shell environment, then its post-tool hook."""
@@ -151,7 +150,7 @@ def made_by_the_tool(box: Sandbox, agent: str, message: str = "by the agent") ->
 
 
 def trust(box: Sandbox, branch_env: dict[str, str] | None = None) -> tuple[str, str]:
-    found = box.boundary(env={"LETS_SESSION_ID": SID, **(branch_env or {})})
+    found = box.boundary(env={"LETS_SESSION_ID": AGENT_SID, **(branch_env or {})})
     return found["SESSION_TRUST"], found["SESSION_COMMITS"]
 
 
@@ -172,9 +171,9 @@ def test_each_agent_takes_context_in_its_own_shape() -> None:
 @pytest.mark.parametrize("agent", agents.NAMES)
 def test_a_resume_or_compact_is_no_new_session_startup_and_clear_are(agent: str) -> None:
     shape = agents.by_name(agent)
-    assert agents.begins_session(shape, "startup") and agents.begins_session(shape, "clear")
+    assert {"startup", "clear"} <= set(shape.new_session_sources)
     for source in ("resume", "compact", None, "fork", ""):
-        assert not agents.begins_session(shape, source)
+        assert source not in shape.new_session_sources
 
 
 def test_the_shared_plugin_tells_claude_code_from_codex() -> None:
@@ -198,7 +197,7 @@ def test_gemini_start_records_its_id_and_gives_only_json(sandbox: Sandbox) -> No
     context = answer["hookSpecificOutput"]["additionalContext"]
     assert context.startswith("## Session Ready\n")
     assert len(context) <= agents.GEMINI_CLI.context_cap
-    assert recorded(sandbox) == f"{head} {SID}".encode()
+    assert recorded(sandbox) == f"{head} {AGENT_SID}".encode()
 
 
 @pytest.mark.parametrize("agent", ["gemini", "codex"])
@@ -208,7 +207,7 @@ def test_a_resumed_session_keeps_its_line_a_cleared_one_takes_it(
     assert start(sandbox, agent).returncode == 0
     sandbox.commit("later, by someone else")
     assert start(sandbox, agent, source="resume").returncode == 0
-    assert recorded(sandbox) == f"{first} {SID}".encode()  # the same session: kept
+    assert recorded(sandbox) == f"{first} {AGENT_SID}".encode()  # the same session: kept
     other = "a-session-after-clear"
     assert start(sandbox, agent, session_id=other, source="clear").returncode == 0
     assert recorded(sandbox) == f"{sandbox.head()} {other}".encode()  # a new session
@@ -218,12 +217,12 @@ def test_a_resumed_session_keeps_its_line_a_cleared_one_takes_it(
 
 def test_codex_has_no_env_file_and_gets_none(sandbox: Sandbox, tmp_path: Path) -> None:
     env_file = tmp_path / "session.env"
-    body = json.dumps({"session_id": SID, "cwd": str(sandbox.path), "source": "startup"})
+    body = json.dumps({"session_id": AGENT_SID, "cwd": str(sandbox.path), "source": "startup"})
     done = run(sandbox, ["lets-session-start", "--agent-hook", "codex"], body.encode(),
                {"CLAUDE_ENV_FILE": str(env_file)})
     assert done.returncode == 0 and done.stdout.startswith(b"## Session Ready\n")
     assert not env_file.exists()
-    assert recorded(sandbox) == f"{sandbox.head()} {SID}".encode()
+    assert recorded(sandbox) == f"{sandbox.head()} {AGENT_SID}".encode()
 
 
 def test_claude_codes_env_file_gets_the_git_environment_once(sandbox: Sandbox) -> None:
@@ -246,7 +245,7 @@ def test_a_commit_the_tool_made_is_the_sessions_with_no_git_hook(
         sandbox: Sandbox, agent: str) -> None:
     begin(sandbox, agent)
     sha = made_by_the_tool(sandbox, agent)
-    assert ledger_lines(sandbox) == [f"c {sha} {SID}"]
+    assert ledger_lines(sandbox) == [f"c {sha} {AGENT_SID}"]
     assert trust(sandbox) == ("exact", "1")
 
 
@@ -287,7 +286,7 @@ def test_a_person_committing_meanwhile_is_never_the_agents(
     after = tool(sandbox, agent, "post-tool", command=command)
     assert (after.returncode, after.stdout, after.stderr) == (0, b"", b"")
     theirs = [] if other == "person" else [f"c {persons} the-second-agent"]
-    assert ledger_lines(sandbox) == [f"c {agents_commit} {SID}", *theirs]
+    assert ledger_lines(sandbox) == [f"c {agents_commit} {AGENT_SID}", *theirs]
     assert trust(sandbox) != ("exact", "2")
 
 
@@ -395,7 +394,7 @@ def test_husky_and_lets_hooks_installed_in_it_run_as_before(
         begin(sandbox, agent)
         sha = made_by_the_tool(sandbox, agent)
         assert seen.read_text() == "team\n"
-        assert ledger_lines(sandbox) == [f"c {sha} {SID}"]
+        assert ledger_lines(sandbox) == [f"c {sha} {AGENT_SID}"]
         done = shell_call(sandbox, agent, "git commit -q --amend --allow-empty -m amended")
         assert done.returncode == 0, done.stderr
         path = Path(ledger.path(str(sandbox.path / ".git")))
@@ -425,7 +424,7 @@ def test_with_git_hooks_installed_the_tool_hook_adds_nothing(
     assert sandbox.run("lets-hooks", "install").returncode == 0
     begin(sandbox, agent)
     sha = made_by_the_tool(sandbox, agent)
-    assert ledger_lines(sandbox) == [f"c {sha} {SID}"]
+    assert ledger_lines(sandbox) == [f"c {sha} {AGENT_SID}"]
     sandbox.commit("by a person, hooks on")  # post-commit: no session
     done = shell_call(sandbox, agent, "git commit -q --amend --allow-empty -m amended")
     assert done.returncode == 0, done.stderr
@@ -442,14 +441,14 @@ def test_a_linked_work_tree_shares_the_ledger(sandbox: Sandbox, tmp_path: Path) 
     done = shell_call(sandbox, "codex", "git commit -q --allow-empty -m there", cwd=linked)
     assert done.returncode == 0, done.stderr
     sha = sandbox.rev("side")
-    assert ledger_lines(sandbox) == [f"c {sha} {SID}"]
+    assert ledger_lines(sandbox) == [f"c {sha} {AGENT_SID}"]
     assert not (linked / ".git").is_dir()
 
 
 # -- Gemini: the command gets the id --------------------------------------------------------
 
 
-@pytest.mark.parametrize("sid", [SID, HOSTILE])
+@pytest.mark.parametrize("sid", [AGENT_SID, HOSTILE])
 def test_gemini_before_tool_hands_the_command_the_id(
         sandbox: Sandbox, tmp_path: Path, sid: str) -> None:
     command = 'printf %s "$LETS_SESSION_ID" > seen'
@@ -495,7 +494,7 @@ def test_gemini_dir_path_is_where_the_command_ran(sandbox: Sandbox, tmp_path: Pa
     foreign = Sandbox(tmp_path / "foreign")
     try:
         foreign.commit("theirs")
-        body = {"session_id": SID, "cwd": str(sandbox.path), "tool_name": "run_shell_command",
+        body = {"session_id": AGENT_SID, "cwd": str(sandbox.path), "tool_name": "run_shell_command",
                 "tool_input": {"command": "git commit", "dir_path": str(foreign.path)}}
         done = run(sandbox, ["lets-agent-hook", "pre-tool", "--agent", "gemini"],
                    json.dumps(body).encode())
@@ -509,7 +508,8 @@ def test_gemini_dir_path_is_where_the_command_ran(sandbox: Sandbox, tmp_path: Pa
 # -- Gemini: the summary after /clear ---------------------------------------------------------
 
 
-def before_agent(box: Sandbox, prompt: str, sid: str = SID) -> subprocess.CompletedProcess[bytes]:
+def before_agent(box: Sandbox, prompt: str, sid: str = AGENT_SID
+                 ) -> subprocess.CompletedProcess[bytes]:
     body = {"session_id": sid, "cwd": str(box.path), "hook_event_name": "BeforeAgent",
             "prompt": prompt}
     return run(box, ["lets-agent-hook", "before-agent", "--agent", "gemini"],
@@ -616,8 +616,8 @@ def test_a_cwd_in_another_repository_is_written_there_only(
         assert done.returncode == 0, done.stderr
         assert snapshot(sandbox.path) == here
         assert list(outside.iterdir()) == []
-        assert recorded(foreign) == f"{before} {SID}".encode()
-        assert ledger_lines(foreign) == [f"c {foreign.head()} {SID}"]
+        assert recorded(foreign) == f"{before} {AGENT_SID}".encode()
+        assert ledger_lines(foreign) == [f"c {foreign.head()} {AGENT_SID}"]
     finally:
         foreign.repo.close()
 
@@ -627,7 +627,7 @@ def test_a_cwd_outside_any_repository_writes_nothing(sandbox: Sandbox) -> None:
     for event in ("pre-tool", "post-tool"):
         done = tool(sandbox, "codex", event, cwd="/")
         assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
-    body = json.dumps({"session_id": SID, "cwd": "/", "source": "startup"})
+    body = json.dumps({"session_id": AGENT_SID, "cwd": "/", "source": "startup"})
     assert run(sandbox, ["lets-session-start", "--agent-hook", "gemini"],
                body.encode()).returncode == 0
     assert snapshot(sandbox.path) == here
@@ -636,7 +636,7 @@ def test_a_cwd_outside_any_repository_writes_nothing(sandbox: Sandbox) -> None:
 def test_outside_any_repository_nothing_is_written(tmp_path: Path) -> None:
     folder = tmp_path / "plain"
     folder.mkdir()
-    body = json.dumps({"session_id": SID, "cwd": str(folder), "tool_name": "Bash",
+    body = json.dumps({"session_id": AGENT_SID, "cwd": str(folder), "tool_name": "Bash",
                        "tool_input": {"command": "true"}}).encode()
     for event in ("pre-tool", "post-tool"):
         done = subprocess.run([str(BIN / "lets-agent-hook"), event], cwd=folder,
@@ -658,11 +658,12 @@ def test_usage_errors_are_one_line_and_status_2(sandbox: Sandbox) -> None:
 
 
 @pytest.mark.parametrize(("env", "said"), [
-    ({"CODEX_THREAD_ID": SID}, "CODEX_THREAD_ID is set (a Codex CLI session)"),
-    ({"CLAUDE_CODE_SESSION_ID": SID}, "CLAUDE_CODE_SESSION_ID is set (a Claude Code session)"),
-    ({"GEMINI_CLI": "1", "LETS_SESSION_ID": SID},
+    ({"CODEX_THREAD_ID": AGENT_SID}, "CODEX_THREAD_ID is set (a Codex CLI session)"),
+    ({"CLAUDE_CODE_SESSION_ID": AGENT_SID},
+     "CLAUDE_CODE_SESSION_ID is set (a Claude Code session)"),
+    ({"GEMINI_CLI": "1", "LETS_SESSION_ID": AGENT_SID},
      "LETS_SESSION_ID is set (a Gemini CLI session)"),
-    ({"LETS_SESSION_ID": SID}, "LETS_SESSION_ID is set"),
+    ({"LETS_SESSION_ID": AGENT_SID}, "LETS_SESSION_ID is set"),
 ])
 def test_doctor_says_whose_session_it_sees(sandbox: Sandbox, env: dict[str, str],
                                            said: str) -> None:

@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import BIN
+from helpers import BIN
 from hookbox import needs_git
 
 ROOT = Path(__file__).resolve().parent.parent

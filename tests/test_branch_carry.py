@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, make, needs_git, with_remote
+from helpers import OTHER, SID
+from hookbox import HookBox, make, needs_git, with_remote
 
 STAMP = re.compile(rb"^session-recorded: (\S+) (\S+)", re.M)
 

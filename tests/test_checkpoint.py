@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, make, teammate, with_remote
+from helpers import OTHER, SID
+from hookbox import HookBox, make, teammate, with_remote
 
 from lets_hooks.summary import checkpoint as ck
 from lets_hooks.summary.sources.handoff import read_handoff
@@ -573,7 +574,7 @@ def console_runs(box: HookBox, console: str) -> list[tuple[str, str]]:
     prints when run in ``box`` (shas, the date and the time put as <sha>, <day>, <ts>)."""
     import subprocess
 
-    from conftest import BIN
+    from helpers import BIN
 
     def canon(text: str) -> str:
         text = SHA40.sub("<sha>", text)
@@ -622,7 +623,7 @@ def test_the_round_trip_in_docs_runs_as_printed(tmp_path: Path) -> None:
 def test_version_help_and_a_usage_error(tmp_path: Path) -> None:
     import subprocess
 
-    from conftest import BIN
+    from helpers import BIN
 
     from lets_hooks import __version__
     from lets_hooks.cli.checkpoint import _parser

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, make
+from helpers import OTHER, SID
+from hookbox import HookBox, make
 from test_checkpoint import commit, four_lines, handoff, run, snapshot, start
 
 from lets_hooks import files

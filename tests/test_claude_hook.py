@@ -15,14 +15,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox
+from helpers import BIN, CLAUDE_SID, Sandbox
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lets_hooks import state
 from lets_hooks.cli.summary import HOOK_INPUT_LIMIT, session_start_main
-
-SID = "9b2f0c4e-1111-4a5b-8c9d-0e1f2a3b4c5d"
 
 
 def hook(box: Sandbox, stdin: bytes, env: dict[str, str] | None = None,
@@ -112,9 +110,9 @@ def test_huge_input_is_not_read_whole(sandbox: Sandbox) -> None:
 
 def test_a_cwd_with_a_nul_still_records_where_the_hook_runs(sandbox: Sandbox) -> None:
     head = sandbox.commit("recent")
-    done = hook(sandbox, payload(session_id=SID, cwd="/nowhere\x00", source="startup"))
+    done = hook(sandbox, payload(session_id=CLAUDE_SID, cwd="/nowhere\x00", source="startup"))
     assert_survived(done)
-    assert recorded(sandbox) == f"{head} {SID}".encode()
+    assert recorded(sandbox) == f"{head} {CLAUDE_SID}".encode()
 
 
 # -- the fuzz --------------------------------------------------------------------------------
@@ -126,7 +124,7 @@ class _Stdin(io.TextIOWrapper):
 
 
 TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=30) | st.sampled_from(
-    ["startup", "clear", "resume", "compact", SID, "/", ".", "/tmp\x00", "\u202e", ""])
+    ["startup", "clear", "resume", "compact", CLAUDE_SID, "/", ".", "/tmp\x00", "\u202e", ""])
 VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | TEXT,
                       lambda inner: st.lists(inner, max_size=3)
                       | st.dictionaries(TEXT, inner, max_size=3), max_leaves=6)
@@ -179,7 +177,8 @@ def sourced(env_file: Path) -> str:
     return done.stdout
 
 
-@pytest.mark.parametrize("sid", [SID, "it's-$(touch${IFS}PWNED)-`id`-\"q\"-\\", "ünïcödé-42"])
+@pytest.mark.parametrize("sid", [CLAUDE_SID, "it's-$(touch${IFS}PWNED)-`id`-\"q\"-\\",
+                                 "ünïcödé-42"])
 def test_env_file_gets_the_id_when_the_environment_lacks_it(
         sandbox: Sandbox, tmp_path: Path, sid: str) -> None:
     sandbox.commit("recent")
@@ -203,17 +202,18 @@ def test_env_file_gets_the_id_when_the_environment_lacks_it(
 def test_env_file_is_written_once_and_on_resume_too(sandbox: Sandbox, tmp_path: Path) -> None:
     env_file = tmp_path / "session.env"
     for source in ("startup", "resume", "compact"):
-        done = hook(sandbox, payload(session_id=SID, source=source),
+        done = hook(sandbox, payload(session_id=CLAUDE_SID, source=source),
                     {"CLAUDE_ENV_FILE": str(env_file)})
         assert_survived(done)
-    assert env_file.read_text() == f"export CLAUDE_CODE_SESSION_ID={SID}\n{git_env(sandbox)}\n"
+    assert env_file.read_text() == \
+        f"export CLAUDE_CODE_SESSION_ID={CLAUDE_SID}\n{git_env(sandbox)}\n"
 
 
 def test_env_file_gets_only_the_git_environment_when_the_environment_has_the_id(
         sandbox: Sandbox, tmp_path: Path) -> None:
     env_file = tmp_path / "session.env"
-    done = hook(sandbox, payload(session_id=SID, source="startup"),
-                {"CLAUDE_ENV_FILE": str(env_file), "CLAUDE_CODE_SESSION_ID": SID})
+    done = hook(sandbox, payload(session_id=CLAUDE_SID, source="startup"),
+                {"CLAUDE_ENV_FILE": str(env_file), "CLAUDE_CODE_SESSION_ID": CLAUDE_SID})
     assert_survived(done)
     assert env_file.read_text() == git_env(sandbox) + "\n"
 
@@ -222,7 +222,7 @@ def test_a_new_id_after_clear_is_exported_over_the_old_one(
         sandbox: Sandbox, tmp_path: Path) -> None:
     env_file = tmp_path / "session.env"
     done = hook(sandbox, payload(session_id="after-clear", source="clear"),
-                {"CLAUDE_ENV_FILE": str(env_file), "CLAUDE_CODE_SESSION_ID": SID})
+                {"CLAUDE_ENV_FILE": str(env_file), "CLAUDE_CODE_SESSION_ID": CLAUDE_SID})
     assert_survived(done)
     assert sourced(env_file) == "after-clear"
 
@@ -241,7 +241,7 @@ def test_env_file_never_gets_what_is_not_a_session_id(
 def test_an_env_file_that_cannot_be_written_is_one_line(
         sandbox: Sandbox, tmp_path: Path) -> None:
     env_file = tmp_path / "no-such-folder" / "session.env"
-    done = hook(sandbox, payload(session_id=SID, source="resume"),
+    done = hook(sandbox, payload(session_id=CLAUDE_SID, source="resume"),
                 {"CLAUDE_ENV_FILE": str(env_file)})
     assert_survived(done)
     assert done.stderr.startswith(b"lets-session-start: CLAUDE_ENV_FILE: cannot write it (")
@@ -256,9 +256,10 @@ def test_env_file_over_a_mebibyte_without_a_final_newline_gets_a_line_of_its_own
     assert len(held) > HOOK_INPUT_LIMIT
     env_file.write_bytes(held)
     for _ in range(2):  # the second run finds it written already
-        done = hook(sandbox, payload(session_id=SID, source="startup"),
+        done = hook(sandbox, payload(session_id=CLAUDE_SID, source="startup"),
                     {"CLAUDE_ENV_FILE": str(env_file)})
         assert_survived(done)
     data = env_file.read_bytes()
-    assert data == held + f"\nexport CLAUDE_CODE_SESSION_ID={SID}\n{git_env(sandbox)}\n".encode()
-    assert sourced(env_file) == SID
+    assert data == \
+        held + f"\nexport CLAUDE_CODE_SESSION_ID={CLAUDE_SID}\n{git_env(sandbox)}\n".encode()
+    assert sourced(env_file) == CLAUDE_SID

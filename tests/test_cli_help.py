@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN
-from hookbox import SID, make, with_remote
+from helpers import BIN, SID
+from hookbox import make, with_remote
 
 from lets_hooks import __version__
 from lets_hooks.cli import hooks as cli

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox
+from helpers import Sandbox
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

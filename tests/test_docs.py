@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import BIN, Sandbox
+from helpers import BIN, Sandbox
 from hookbox import TOOLS_NEED_GIT_2_31
 
 import lets_hooks

@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN
-from hookbox import SID, HookBox, make
+from helpers import BIN, SID
+from hookbox import HookBox, make
 from managers import fake_husky
 
 from lets_hooks.install import HOOKS, shim

@@ -9,7 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, teammate, with_remote
+from helpers import OTHER, SID
+from hookbox import HookBox, teammate, with_remote
 from managers import fake_husky
 
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null")  # a commit no hook of ours sees

@@ -21,12 +21,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox
+from helpers import BIN, OTHER, SID, Sandbox, write_session_line
 
 from lets_hooks import state
 
-SID = "11111111-2222-3333-4444-555555555555"
-OTHER = "99999999-8888-7777-6666-555555555555"
 ROOT = os.geteuid() == 0
 HAS_SETPRIV = shutil.which("setpriv") is not None
 
@@ -75,7 +73,7 @@ out.write("R"); out.flush()
 i = 0
 while True:
     sha, sid = values[i % len(values)]
-    state.write_session_line(top, branch, sha, sid)
+    write_session_line(top, branch, sha, sid)
     out.write("."); out.flush()
     i += 1
 """
@@ -127,7 +125,7 @@ def test_sigkill_at_random_points_leaves_old_or_new_content(sandbox: Sandbox) ->
     names = os.listdir(state.sessions_dir(top))
     assert all(n == ".task-feat-kill" or (n.startswith(".task-feat-kill.")
                                           and n.endswith(".tmp")) for n in names)
-    assert state.write_session_line(top, "feat/kill", values[0], "after")
+    assert write_session_line(top, "feat/kill", values[0], "after")
     assert state.read_recorded(top, "feat/kill").sid == "after"
     # ... and the next write, under the lock, swept every one of them
     assert os.listdir(state.sessions_dir(top)) == [".task-feat-kill"]
@@ -140,7 +138,7 @@ def stop(src, dst):
     sys.stdout.write("T"); sys.stdout.flush()
     time.sleep(600)
 os.replace = stop
-state.write_session_line(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4])
+write_session_line(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4])
 """
 
 
@@ -183,7 +181,7 @@ import sys
 from lets_hooks import state
 top, branch, sha, sid, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 for i in range(rounds):
-    state.write_session_line(top, branch, sha, f"{sid}-{i}")
+    write_session_line(top, branch, sha, f"{sid}-{i}")
 """
 
 BASH_WRITER = r"""

@@ -12,12 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox
+from helpers import BIN, SID, Sandbox, resolve_path, write_session_line
 
-from lets_hooks import ladder, state
+from lets_hooks import state
 from lets_hooks.repo import GitError, Repo
-
-SID = "11111111-2222-3333-4444-555555555555"
 
 
 def lets(box: Sandbox | Path, *args: str, env: dict[str, str] | None = None,
@@ -99,7 +97,7 @@ def test_a_repository_path_with_unusual_characters(tmp_path: Path, name: str,
     where = Repo(str(top)).locate()
     assert where.top == os.path.realpath(top)
     assert lets(top, "lint").returncode == 0
-    result = ladder.resolve_path(str(top), {"LETS_SESSION_ID": SID}, 0)
+    result = resolve_path(str(top), {"LETS_SESSION_ID": SID}, 0)
     assert "not a git repository" not in result.desc
     if not empty:
         assert result.trust == "exact", result.notes
@@ -394,10 +392,10 @@ def test_a_tracked_state_file_is_seen_whatever_the_index_looks_like(sandbox: San
         _git(sandbox, "update-index", "--index-version", index[1])
     before = task.read_bytes()
     with pytest.raises(state.StateError, match="tracked by git"):
-        state.write_session_line(str(sandbox.path), "main", base, SID)
+        write_session_line(str(sandbox.path), "main", base, SID)
     assert task.read_bytes() == before
     # an untracked branch's file beside it is written as ever
-    assert state.write_session_line(str(sandbox.path), "other", base, SID)
+    assert write_session_line(str(sandbox.path), "other", base, SID)
 
 
 @pytest.mark.parametrize("size", [0, 1, 65_535, 65_536, 65_537, 300_001])

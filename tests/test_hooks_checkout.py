@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, calls, logging_git, make
+from helpers import OTHER, SID
+from hookbox import HookBox, calls, logging_git, make
 
 from lets_hooks.hooks import record_session
 

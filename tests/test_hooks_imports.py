@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hookbox import SID, make
+from helpers import SID
+from hookbox import make
 
 HEAVY = {"argparse", "typing", "dataclasses", "subprocess", "json", "re", "tempfile",
          "tomllib", "tomli", "yaml", "git"}

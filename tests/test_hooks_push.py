@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import note_made
-from hookbox import OTHER, SID, HookBox, with_remote
+from helpers import OTHER, SID, note_made
+from hookbox import HookBox, with_remote
 
 from lets_hooks import config, ladder
 

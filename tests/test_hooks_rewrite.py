@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hookbox import SID, HookBox, make
+from helpers import SID
+from hookbox import HookBox, make
 from scenarios import CASES, move_main, start
 
 from lets_hooks import hooks

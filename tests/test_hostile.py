@@ -18,13 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox
+from helpers import BIN, SID, Sandbox, resolve_path, write_session_line
 
 import lets_hooks.repo as repo_module
 from lets_hooks import config, ladder, lint, state
 from lets_hooks.repo import Repo
 
-SID = "11111111-2222-3333-4444-555555555555"
 REPO_SOURCE = Path(repo_module.__file__).read_text()
 SHA_SHAPES = re.compile(r"\^?[0-9a-f]{4,64}(\.\.\.?[0-9a-f]{4,64})?")
 SEPARATORS = ("--", "--end-of-options")
@@ -103,7 +102,7 @@ def git_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[GitCalls]:
 def resolve(box: Sandbox, sid: str | None = SID, **kw: str) -> ladder.Boundary:
     environ = {"LETS_SESSION_ID": sid} if sid else {}
     environ.update(kw)
-    return ladder.resolve_path(str(box.path), environ, time.time())
+    return resolve_path(str(box.path), environ, time.time())
 
 
 def on_branch(box: Sandbox, name: str) -> None:
@@ -510,7 +509,7 @@ def test_symlinked_lets_folder_keeps_working(sandbox: Sandbox, tmp_path: Path) -
     shared = sandbox.sessions()
     (shared / ".task-feat").write_text(f"session: {start} {SID}\n")
     os.symlink(sandbox.path / ".lets", linked / ".lets")
-    result = ladder.resolve_path(
+    result = resolve_path(
         str(linked), {"LETS_SESSION_ID": SID, "LETS_MERGE_BRANCH": "trunk"}, time.time())
     assert (result.trust, result.boundary) == ("exact", start), result.notes
 
@@ -620,7 +619,7 @@ def test_writer_never_writes_through_a_symlinked_task_file(sandbox: Sandbox,
     assert outside.read_bytes() == b"precious, and no session line\n"
     assert link.is_symlink() and os.readlink(link) == str(outside)
     with pytest.raises(state.StateError, match="symbolic link"):
-        state.write_session_line(str(sandbox.path), "main", sandbox.head(), SID)
+        write_session_line(str(sandbox.path), "main", sandbox.head(), SID)
     assert outside.read_bytes() == b"precious, and no session line\n"
 
 
@@ -636,7 +635,7 @@ def test_writer_never_follows_a_planted_temporary_name(sandbox: Sandbox,
     base = os.getpid() * 1000
     for n in range(5):
         os.symlink(outside, folder / f".task-main.{base + n}.tmp")
-    assert state.write_session_line(str(sandbox.path), "main", sandbox.head(), SID)
+    assert write_session_line(str(sandbox.path), "main", sandbox.head(), SID)
     assert outside.read_bytes() == b"victim\n"
     assert state.read_recorded(str(sandbox.path), "main").sid == SID
 
@@ -646,7 +645,7 @@ def test_writer_refuses_a_one_gigabyte_task_file_without_reading_it(sandbox: San
     path = sparse_task(sandbox, b"task: huge\nsession: abcdef0 old\n")
     before = _bytes_read()
     with pytest.raises(state.StateError, match="over the 1 MiB limit"):
-        state.write_session_line(str(sandbox.path), "main", sandbox.head(), SID)
+        write_session_line(str(sandbox.path), "main", sandbox.head(), SID)
     assert _bytes_read() - before < 8 * state.MAX_BYTES
     assert path.stat().st_size == GIB
     with open(path, "rb") as handle:

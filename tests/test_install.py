@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN
-from hookbox import SID, HookBox, make
+from helpers import BIN, SID
+from hookbox import HookBox, make
 from managers import bare_remote, old_git, snapshot
 
 from lets_hooks import __version__

@@ -11,7 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hookbox import SID, HookBox, calls, git_version, logging_git, make
+from helpers import SID
+from hookbox import HookBox, calls, git_version, logging_git, make
 from managers import git_at_least, snapshot
 
 from lets_hooks.install import HOOKS

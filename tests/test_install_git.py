@@ -9,7 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hookbox import SID, HookBox, make
+from helpers import SID
+from hookbox import HookBox, make
 from managers import bare_remote, git_at_least, snapshot
 
 from lets_hooks.install import HOOKS, shim

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import BIN
-from hookbox import SID, HookBox, make
+from helpers import BIN, SID
+from hookbox import HookBox, make
 from managers import bare_remote, fake_husky, snapshot, team_hook
 
 from lets_hooks.cli.install import import_folders

@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN, shared
-from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox, make, needs_git
+from helpers import BIN, SID, shared
+from hookbox import TOOLS_NEED_GIT_2_31, HookBox, make, needs_git
 from managers import bare_remote, snapshot
 
 from lets_hooks.install import HOOKS, LINE_MARK, lefthook_entries

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import precommit_box
 import pytest
-from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox
+from helpers import SID
+from hookbox import TOOLS_NEED_GIT_2_31, HookBox
 
 pytestmark = TOOLS_NEED_GIT_2_31
 LEDGER = "lets session ledger (note the commit just made)...Passed"  # lets-post-commit

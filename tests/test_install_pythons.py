@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hookbox import SID, make
+from helpers import SID
+from hookbox import make
 from managers import bare_remote
 
 from lets_hooks.install import HOOKS

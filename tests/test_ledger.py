@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox
+from helpers import BIN, Sandbox, note_made_in
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -184,15 +184,15 @@ def test_python_appends_start_on_a_line_of_their_own(tmp_path: Path) -> None:
     folder = tmp_path / ledger.FOLDER
     folder.mkdir()
     (folder / ledger.NAME).write_bytes(f"c {X} {A}\nc {Y[:30]}".encode())  # torn by a kill
-    assert ledger.note_made(str(tmp_path), [Z], A) is None
+    assert note_made_in(str(tmp_path), [Z], A) is None
     assert ledger.read(str(tmp_path)).status(Z, A) == ledger.SESSION
     lines = (folder / ledger.NAME).read_bytes().split(b"\n")
     assert lines[-2] == f"c {Z} {A}".encode()
 
 
 def test_the_second_writer_of_a_commit_keeps_the_first_line(tmp_path: Path) -> None:
-    ledger.note_made(str(tmp_path), [X], A)
-    ledger.note_made(str(tmp_path), [X], B)  # an agent's hook after the git hook
+    note_made_in(str(tmp_path), [X], A)
+    note_made_in(str(tmp_path), [X], B)  # an agent's hook after the git hook
     assert (tmp_path / ledger.FOLDER / ledger.NAME).read_text() == f"c {X} {A}\n"
 
 
@@ -208,7 +208,7 @@ def test_compaction_keeps_the_newest_lines_whole(tmp_path: Path) -> None:
     width = len(f"c {0:040x} {B}\n")
     old = [f"c {n:040x} {B}\n" for n in range(ledger.LIMIT // width + 10)]
     (folder / ledger.NAME).write_text("".join(old))
-    assert ledger.note_made(str(tmp_path), [X], A) is None
+    assert note_made_in(str(tmp_path), [X], A) is None
     found = ledger.read(str(tmp_path))
     assert found.status(X, A) == ledger.SESSION
     assert found.lines <= ledger.KEEP
@@ -223,7 +223,7 @@ import sys
 from lets_hooks import ledger
 common, sid = sys.argv[1], sys.argv[2]
 for n in range(100000):
-    ledger.note_made(common, [f"{n:040x}"], sid)
+    note_made_in(common, [f"{n:040x}"], sid)
 """
 
 
@@ -285,7 +285,7 @@ def test_an_agents_tool_hook_reads_only_the_lines_about_its_commits(
         return parse(data)
 
     monkeypatch.setattr(ledger, "parse", counted)
-    assert ledger.note_made(str(tmp_path), [X, Y], A) is None
+    assert note_made_in(str(tmp_path), [X, Y], A) is None
     assert max(parsed) <= 2, parsed
     monkeypatch.setattr(ledger, "parse", parse)
     found = ledger.read(str(tmp_path))

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, make
+from helpers import OTHER, SID, note_made_in
+from hookbox import HookBox, make
 
 from lets_hooks import files, ledger
 
@@ -36,7 +37,7 @@ def _commit(box: HookBox, writer: str) -> tuple[int, str]:
                           text=True, timeout=60, check=False)
     said = done.stderr
     if writer == "python" and done.returncode == 0:
-        said += ledger.note_made(str(box.path / ".git"), [box.head()], SID) or ""
+        said += note_made_in(str(box.path / ".git"), [box.head()], SID) or ""
     return done.returncode, said
 
 
@@ -144,7 +145,7 @@ def test_a_torn_last_line_is_ended_so_it_can_never_be_read(tmp_path: Path) -> No
     folder.mkdir()
     sha, other = "a" * 40, "b" * 40
     (folder / ledger.NAME).write_bytes(f"c {sha} sessi".encode())
-    assert ledger.note_made(str(tmp_path), [other], SID) is None
+    assert note_made_in(str(tmp_path), [other], SID) is None
     book = ledger.read(str(tmp_path))
     assert book.status(sha, "sessi") == ledger.UNKNOWN
     assert book.status(other, SID) == ledger.SESSION

@@ -8,13 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox
+from helpers import BIN, SID, Sandbox
 from hookbox import TOOLS_NEED_GIT_2_31
 
 from lets_hooks import lint
 from lets_hooks.repo import Repo
-
-SID = "11111111-2222-3333-4444-555555555555"
 
 
 def run_lint(box: Sandbox, *args: str, cwd: Path | None = None,

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from conftest import BIN
+from helpers import BIN
 
 from lets_hooks.cli.summary import observability_main
 from lets_hooks.summary import interventions as obs

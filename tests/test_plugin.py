@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import BIN, Sandbox
+from helpers import BIN, CLAUDE_SID, Sandbox
 
 import lets_hooks
 
@@ -54,7 +54,6 @@ GEMINI_EVENTS = {"BeforeTool", "AfterTool", "BeforeAgent", "Notification", "Afte
                  "BeforeToolSelection"}
 SESSION_START_SOURCES = {"startup", "resume", "clear", "compact"}
 SKILLS = ["session-boundary", "session-checkpoint"]
-SID = "9b2f0c4e-1111-4a5b-8c9d-0e1f2a3b4c5d"
 CHECKPOINT = "lets-session-checkpoint --hook"
 
 
@@ -307,7 +306,7 @@ def test_without_lets_hooks_installed_every_hook_does_nothing(
     """Nothing written, nothing said; only the plugins' start hooks say, in the agent's
     context, that the commands are missing (next test)."""
     sandbox.commit("recent")
-    payload = json.dumps({"session_id": SID, "cwd": str(sandbox.path), "source": "startup",
+    payload = json.dumps({"session_id": CLAUDE_SID, "cwd": str(sandbox.path), "source": "startup",
                           "hook_event_name": "SessionStart", "tool_name": "Bash",
                           "tool_input": {"command": "true"}})
     starts = {command for agent, command in start_commands() if agent != "docs"}
@@ -329,7 +328,7 @@ def test_without_the_commands_the_start_hook_says_so_in_the_agents_context(
     its JSON), saying the commands are not on PATH and how to install them."""
     sandbox.commit("recent")
     command = dict(start_commands())[which]
-    payload = json.dumps({"session_id": SID, "cwd": str(sandbox.path), "source": "startup",
+    payload = json.dumps({"session_id": CLAUDE_SID, "cwd": str(sandbox.path), "source": "startup",
                           "hook_event_name": "SessionStart"})
     done = run_hook(command, sandbox.path, bare_path(tmp_path), payload)
     assert (done.returncode, done.stderr) == (0, "")
@@ -347,7 +346,7 @@ def test_with_lets_hooks_installed_the_start_hook_records_and_prints_the_summary
         sandbox: Sandbox, tmp_path: Path, which: str) -> None:
     head = sandbox.commit("recent")
     command = dict(start_commands())[which]
-    payload = json.dumps({"session_id": SID, "cwd": str(sandbox.path), "source": "startup",
+    payload = json.dumps({"session_id": CLAUDE_SID, "cwd": str(sandbox.path), "source": "startup",
                           "hook_event_name": "SessionStart"})
     done = run_hook(command, sandbox.path, f"{BIN}:{bare_path(tmp_path)}", payload)
     assert (done.returncode, done.stderr) == (0, "")
@@ -361,7 +360,7 @@ def test_with_lets_hooks_installed_the_start_hook_records_and_prints_the_summary
     assert lines[0] == "## Session Ready"
     assert lines[2] == f"**Session range:** session: {head}..HEAD (0 commits)"
     task = (sandbox.path / ".lets" / "sessions" / ".task-main").read_text()
-    assert f"session: {head} {SID}\n" in task
+    assert f"session: {head} {CLAUDE_SID}\n" in task
 
 
 def test_a_broken_install_costs_one_line_at_most(sandbox: Sandbox, tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import precommit_box
 import pytest
-from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox
+from helpers import SID
+from hookbox import TOOLS_NEED_GIT_2_31, HookBox
 from scenarios import CASES
 
 

@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from helpers import write_session_line
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
@@ -175,7 +176,7 @@ def test_written_file_reads_back_and_keeps_the_rest(data: bytes, sha: str, sid: 
         path = state.task_path(top, branch)
         with open(path, "wb") as handle:
             handle.write(data)
-        state.write_session_line(top, branch, sha, sid, now=NOW)
+        write_session_line(top, branch, sha, sid, now=NOW)
         with open(path, "rb") as handle:
             written = handle.read()
         if state.RECORDED_PREFIX not in data and state.APPROX_PREFIX not in data:
@@ -216,7 +217,7 @@ def test_writer_takes_any_input_and_only_ever_refuses_cleanly(data: bytes, sha: 
         except (OSError, ValueError):
             pass  # a branch name no file system takes; the writer must still not crash
         try:
-            changed = state.write_session_line(top, branch, sha, sid)
+            changed = write_session_line(top, branch, sha, sid)
         except state.StateError as exc:
             assert "\n" not in str(exc)
             if before is not None:

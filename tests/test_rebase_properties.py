@@ -37,7 +37,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hookbox import SID
+from helpers import SID
 from hypothesis import HealthCheck, given, settings
 from rebase_todo import SAMPLE, Case, Tools, build, cases, check, fresh, make_template
 

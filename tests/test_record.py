@@ -10,7 +10,8 @@ from pathlib import Path
 
 import git
 import pytest
-from hookbox import OTHER, SID, HookBox, make
+from helpers import OTHER, SID
+from hookbox import HookBox, make
 
 KEYS = ["SESSION_BOUNDARY", "SESSION_TRUST", "SESSION_COMMITS", "SESSION_RANGE_DESC"]
 DAY = 86400

@@ -12,12 +12,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox, note_made
+from helpers import BIN, SID, Sandbox, note_made
 from hookbox import HookBox, make
 from hypothesis import given
 from hypothesis import strategies as st
 
-SID = "11111111-2222-3333-4444-555555555555"
 NULL = "0" * 40
 NONE_DESC = "boundary unknown - no valid session boundary for this branch"
 

@@ -22,8 +22,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from conftest import BIN
-from hookbox import OTHER, SID, HookBox, make
+from helpers import BIN, OTHER, SID
+from hookbox import HookBox, make
 from scenarios import move_main, start
 
 WRITER = r'''

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import precommit_box
 import pytest
-from hookbox import SID, TOOLS_NEED_GIT_2_31, HookBox, make, needs_git, with_remote
+from helpers import SID
+from hookbox import TOOLS_NEED_GIT_2_31, HookBox, make, needs_git, with_remote
 from scenarios import CASES
 
 WITNESS = importlib.util.find_spec("lets_hooks.witness") is not None

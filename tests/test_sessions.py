@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN
+from helpers import BIN
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hookbox import SID, HookBox, make
+from helpers import SID
+from hookbox import HookBox, make
 
 from lets_hooks import files
 

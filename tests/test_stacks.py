@@ -17,7 +17,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hookbox import SID, HookBox, make, needs_git
+from helpers import SID
+from hookbox import HookBox, make, needs_git
 from scenarios import expect, move_main, start
 
 SID_A = "aaaaaaaa-0000-4000-8000-00000000000a"

@@ -12,14 +12,14 @@ import threading
 from pathlib import Path
 
 import pytest
+from helpers import SID, write_session_line
 
 from lets_hooks import state
-from lets_hooks.state import StateError, write_session_line
+from lets_hooks.state import StateError
 
 SHA = "a" * 40
 SHA2 = "b" * 40
 B2 = SHA2.encode()
-SID = "11111111-2222-3333-4444-555555555555"
 NOW = 1_796_040_000  # 2026-11-30T12:00:00Z
 STAMP = "2026-11-30T12:00:00Z"
 

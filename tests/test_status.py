@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import isolate
-from hookbox import OTHER, SID, HookBox, git_version, make, with_remote
+from helpers import OTHER, SID, isolate
+from hookbox import HookBox, git_version, make, with_remote
 
 from lets_hooks import config, ladder, status
 from lets_hooks.repo import Repo
@@ -236,7 +236,7 @@ def _status_output(box: HookBox, terminal: bool, no_color: bool) -> bytes:
     import os
     import pty
 
-    from conftest import BIN
+    from helpers import BIN
 
     env = dict(os.environ, LETS_SESSION_ID=SID)
     env.pop("NO_COLOR", None)

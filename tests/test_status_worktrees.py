@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hookbox import SID, HookBox, with_remote
+from helpers import SID
+from hookbox import HookBox, with_remote
 
 
 @pytest.fixture

@@ -9,9 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox
-
-SID = "11111111-2222-3333-4444-555555555555"
+from helpers import BIN, SID, Sandbox
 
 COMMANDS = [
     ["lets-session-boundary"],

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BIN, Sandbox
+from helpers import BIN, Sandbox, resolve_path
 
 from lets_hooks.cli.summary import find_top, parse_hook_input, session_start_main
 
@@ -79,7 +79,6 @@ def test_default_root_is_the_repository_top(sandbox: Sandbox, tmp_path: Path,
 def test_session_range_line_is_the_ladders_description(
         sandbox: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from lets_hooks.ladder import resolve_path
 
     start = sandbox.commit("recent")  # the root commit is older than max_age_days
     sandbox.commit("one", sid="sid-1")

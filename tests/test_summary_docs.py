@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN
+from helpers import BIN
 from test_summary_output import DEMO_SESSION, _big_project, build_demo
 
 from lets_hooks.summary import build_summary

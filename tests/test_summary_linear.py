@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 
 from lets_hooks import lint
 from lets_hooks.summary import build_summary
+from lets_hooks.summary.checkpoint import is_marker
 from lets_hooks.summary.phases import model_id_ok
-from lets_hooks.summary.sources.handoff import is_snapshot_marker
 from lets_hooks.summary.sources.lessons import is_gates_heading, model_tag
 from lets_hooks.summary.sources.text import heading
 
@@ -149,7 +149,7 @@ def test_model_tag_matches_the_old_pattern(line: str) -> None:
 @settings(max_examples=400, deadline=None)
 @given(line=SHORT)
 def test_snapshot_marker_and_gates_heading_match_the_old_patterns(line: str) -> None:
-    assert is_snapshot_marker(line) == (OLD_MARKER.match(line) is not None)
+    assert is_marker(line) == (OLD_MARKER.match(line) is not None)
     assert is_gates_heading(line) == (OLD_GATES.match(line) is not None)
 
 

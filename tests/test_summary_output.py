@@ -16,7 +16,7 @@ from pathlib import Path
 
 import git
 import pytest
-from conftest import note_made
+from helpers import note_made
 
 from lets_hooks.cli.summary import session_start_main
 from lets_hooks.summary import collect
@@ -593,7 +593,7 @@ def test_hostile_text_is_escaped_in_the_block_and_the_json(
     output raw, in the block or in the JSON."""
     import subprocess
 
-    from conftest import BIN
+    from helpers import BIN
 
     project, home = tmp_path / "project", tmp_path / "home"
     (project / "memory").mkdir(parents=True)

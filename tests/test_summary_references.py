@@ -9,7 +9,7 @@ import json
 import time
 from pathlib import Path
 
-from conftest import Sandbox
+from helpers import Sandbox
 from test_summary_phases import TODAY
 from test_summary_worktree import SID, alerts, exclude_state, handoff, lines_of
 

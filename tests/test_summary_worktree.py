@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Sandbox
+from helpers import Sandbox
 
 from lets_hooks import repo as repo_module
 from lets_hooks.summary import build_summary, collect

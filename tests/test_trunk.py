@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, with_remote
+from helpers import OTHER, SID
+from hookbox import HookBox, with_remote
 
 NOTED = Path(".git") / "lets-pre-push-noted"
 

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from hookbox import OTHER, SID, HookBox, git_version, make, teammate, with_remote
+from helpers import OTHER, SID
+from hookbox import HookBox, git_version, make, teammate, with_remote
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -40,9 +40,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from helpers import WORKFLOW_SID
+
 BIN = Path(sys.executable).parent
 MARK = "[S]"
-SID = "5e55104e-0000-4000-8000-00000000c0de"
 ME = ("Me", "me@example.com")
 MATE = ("Mate", "mate@example.com")
 PLAIN, PRE_COMMIT = "plain", "pre-commit"
@@ -144,7 +145,7 @@ class World:
                    GIT_COMMITTER_EMAIL=email, GIT_EDITOR=str(self.editor),
                    GIT_TERMINAL_PROMPT="0")
         if who == "me":
-            env["LETS_SESSION_ID"] = SID
+            env["LETS_SESSION_ID"] = WORKFLOW_SID
         return env
 
     def run(self, who: str, *args: str, cwd: Path | None = None, check: bool = True,

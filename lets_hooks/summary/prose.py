@@ -450,10 +450,6 @@ def parts(sections: Iterable[Section], unplaced: list[str] | None = None) -> lis
     return found
 
 
-def items_of(found: Iterable[Part], kind: str) -> list[str]:
-    return [item for part in found if part.role.kind == kind for item in part.open_items]
-
-
 def priorities(found: Sequence[Part]) -> list[str]:
     """Numbered priorities first, in their numbers' order (each gives the task its heading
     carries, else its first open item), then the items of the other priority sections."""

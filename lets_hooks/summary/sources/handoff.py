@@ -27,11 +27,6 @@ from lets_hooks.summary.sources.text import lines_of, read_project_text, section
 HANDOFF = "memory/session-handoff-LATEST.md"
 
 
-def is_snapshot_marker(line: str) -> bool:
-    """``<!-- state-snapshot v1 -->`` alone on its line (``checkpoint.is_marker``)."""
-    return checkpoint.is_marker(line)
-
-
 def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
     label = HANDOFF
     raw = read_project_text(root, HANDOFF, git_dir)
