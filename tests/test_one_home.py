@@ -1,7 +1,7 @@
-"""One home per fact (DESIGN principle 12), held by reading the package's own code: the
-words of git's reflog messages are read only in ``lets_hooks/reflog.py``, and the names of
-git's own files only in ``lets_hooks/gitfiles.py`` (and ``reflog.py`` for the logs), so a
-second reader cannot come back unseen."""
+"""One home per fact (DESIGN principle 12), held by reading the code: the words of git's
+reflog messages are read only in ``lets_hooks/reflog.py``, paths into git's directory are
+built only in ``lets_hooks/gitfiles.py``, and the tests' ids and builders live only in
+``tests/helpers.py``, so a second copy cannot come back unseen."""
 
 from __future__ import annotations
 
@@ -69,3 +69,16 @@ def test_gits_own_files_are_found_in_one_module() -> None:
     """A path into git's directory is built in ``gitfiles.py`` alone (the plain shims'
     shell asks the rebase question itself, the same way as ``gitfiles.rebasing``)."""
     assert _elsewhere("gitfiles.py", _joined, GIT_FILES.__contains__) == []
+
+
+def test_the_tests_share_one_helpers_module() -> None:
+    """No test module imports from ``conftest`` (fixtures only), and the session ids are
+    assigned once, in ``tests/helpers.py``."""
+    tests = Path(__file__).resolve().parent
+    for path in sorted(tests.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                assert node.module != "conftest", path.name
+            if isinstance(node, ast.Assign) and path.name != "helpers.py":
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+                assert not any(n.endswith("SID") for n in names), (path.name, names)

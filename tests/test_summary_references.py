@@ -9,9 +9,9 @@ import json
 import time
 from pathlib import Path
 
-from helpers import Sandbox
+from helpers import SID, Sandbox
 from test_summary_phases import TODAY
-from test_summary_worktree import SID, alerts, exclude_state, handoff, lines_of
+from test_summary_worktree import alerts, exclude_state, handoff, lines_of
 
 from lets_hooks.summary import build_summary
 from lets_hooks.summary.render import render_json, render_markdown

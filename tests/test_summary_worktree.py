@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import Sandbox
+from helpers import SID, Sandbox
 
 from lets_hooks import repo as repo_module
 from lets_hooks.summary import build_summary, collect
@@ -21,7 +21,6 @@ from lets_hooks.summary.sources.worktree import count_entries, look, open_reposi
 
 TODAY = dt.date(2026, 11, 29)
 HANDOFF = "memory/session-handoff-LATEST.md"
-SID = "sess-1"
 
 
 def lines_of(box: Sandbox, home: Path, environ: dict[str, str] | None = None) -> list[str]:
