@@ -733,7 +733,8 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
         if facts.hint and split.unvouched_commits:
             # recording at HEAD would leave out commits no hook saw, which may be this
             # session's: name them, and how to vouch for them if they are
-            hint = "; " + _unvouched(facts, boundary, split, "this session made them all")
+            hint = "; " + _unvouched(facts, boundary, split.unvouched_commits,
+                                     "this session made them all")
         elif facts.hint:
             hint = "; " + _record_hint(facts)
         notes.append("the boundary was recorded by an earlier session (or by no known "
@@ -773,15 +774,12 @@ def _record_hint(facts: _Facts) -> str:
     return RECORD_HINT if facts.session_id else NO_ID_HINT
 
 
-def _unvouched(facts: _Facts, boundary: str, split: _Split, condition: str) -> str:
+def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) -> str:
     """The commits of the range no ledger line names, named (capped), and the one
     ``record --at`` that vouches for them, where it would: with a session id, each of
     them on HEAD's first-parent line above the boundary and off the merge branch (what a
     claim covers, ``hooks._vouch``). Otherwise no advice: none would make it exact."""
-    shas = split.unvouched_commits
-    named = ", ".join(sha[:12] for sha in shas[:ADVICE_CAP])
-    more = f" and {len(shas) - ADVICE_CAP} more" if len(shas) > ADVICE_CAP else ""
-    said = f"no session ledger line names {named}{more}"
+    said = f"no session ledger line names {_named(shas)}"
     if not facts.session_id:
         return f"{said}; {NO_ID_HINT}"
     if not _claimable(facts, boundary, shas):
@@ -791,6 +789,12 @@ def _unvouched(facts: _Facts, boundary: str, split: _Split, condition: str) -> s
 
 
 ADVICE_CAP = 5  # commits advice names
+
+
+def _named(shas: list[str]) -> str:
+    """The first ``ADVICE_CAP`` of ``shas``, short, and how many more."""
+    more = f" and {len(shas) - ADVICE_CAP} more" if len(shas) > ADVICE_CAP else ""
+    return ", ".join(sha[:12] for sha in shas[:ADVICE_CAP]) + more
 
 
 def _claimable(facts: _Facts, boundary: str, shas: list[str]) -> bool:
@@ -819,11 +823,20 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         return PRIOR
     if split.unvouched:
         notes.extend(verdict.notes)
-        notes.append(f"{split.unvouched} commits of the range have no line of this session "
-                     "in the session ledger (made before the hooks were installed, by "
-                     "plumbing or a tool git's hooks do not see, or a rewrite the hooks did "
-                     "not see): they are counted, but not vouched for; "
-                     + _unvouched(facts, boundary, split, "they are this session's"))
+        book = verdict.book
+        amends = [c for c in split.unvouched_commits if book is not None and c in book.amended]
+        if amends:
+            notes.append(f"the session ledger holds amends with no rewrite pair ("
+                         f"{_named(amends)}): post-rewrite did not run, or, with no HEAD "
+                         "log, post-commit could not tell a commit from an amend; they are "
+                         "counted, but not vouched for")
+        rest = [c for c in split.unvouched_commits if c not in amends]
+        if rest:
+            notes.append(f"{len(rest)} commits of the range have no line of this session "
+                         "in the session ledger (made before the hooks were installed, by "
+                         "plumbing or a tool git's hooks do not see, or a rewrite the hooks "
+                         "did not see): they are counted, but not vouched for; "
+                         + _unvouched(facts, boundary, rest, "they are this session's"))
         facts.hint = False
         return PRIOR
     # which of the session's commits the range holds: the few looked up in the many (a

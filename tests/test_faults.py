@@ -63,9 +63,12 @@ def one_line(stderr: str) -> str:
 
 # -- a writer killed at random points -----------------------------------------------------
 
+TESTS = str(Path(__file__).resolve().parent)
+
 KILL_WRITER = r"""
 import sys
-from lets_hooks import state
+sys.path.insert(0, sys.argv.pop(1))  # the tests folder
+from helpers import write_session_line
 top, branch = sys.argv[1], sys.argv[2]
 values = [v.split(":") for v in sys.argv[3:]]
 out = sys.stdout
@@ -108,7 +111,7 @@ def test_sigkill_at_random_points_leaves_old_or_new_content(sandbox: Sandbox) ->
     kills = writes = 0
     while (kills < 40 or writes < 300) and kills < 2000:
         child = subprocess.Popen(
-            [sys.executable, "-c", KILL_WRITER, top, "feat/kill", *pairs],
+            [sys.executable, "-c", KILL_WRITER, TESTS, top, "feat/kill", *pairs],
             stdout=subprocess.PIPE)
         assert child.stdout is not None
         assert child.stdout.read(1) == b"R"
@@ -132,8 +135,10 @@ def test_sigkill_at_random_points_leaves_old_or_new_content(sandbox: Sandbox) ->
 
 
 STOP_BEFORE_RENAME = r"""
-import os, sys, time
-from lets_hooks import state
+import os, time
+import sys
+sys.path.insert(0, sys.argv.pop(1))  # the tests folder
+from helpers import write_session_line
 def stop(src, dst):
     sys.stdout.write("T"); sys.stdout.flush()
     time.sleep(600)
@@ -152,8 +157,8 @@ def test_temporary_files_of_killed_writers_are_swept(sandbox: Sandbox) -> None:
     assert lets(sandbox, "record", "--sid", SID).returncode == 0
     sessions = Path(state.sessions_dir(top))
     for n in range(5):
-        child = subprocess.Popen([sys.executable, "-c", STOP_BEFORE_RENAME, top, "feat", base,
-                                  f"killed-{n}"], stdout=subprocess.PIPE)
+        child = subprocess.Popen([sys.executable, "-c", STOP_BEFORE_RENAME, TESTS, top, "feat",
+                                  base, f"killed-{n}"], stdout=subprocess.PIPE)
         assert child.stdout is not None
         assert child.stdout.read(1) == b"T"  # its temporary file is written and synced
         child.send_signal(signal.SIGKILL)
@@ -178,7 +183,8 @@ def test_temporary_files_of_killed_writers_are_swept(sandbox: Sandbox) -> None:
 
 PY_WRITER = r"""
 import sys
-from lets_hooks import state
+sys.path.insert(0, sys.argv.pop(1))  # the tests folder
+from helpers import write_session_line
 top, branch, sha, sid, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 for i in range(rounds):
     write_session_line(top, branch, sha, f"{sid}-{i}")
@@ -215,7 +221,7 @@ def test_twenty_concurrent_writers_lose_nothing(sandbox: Sandbox) -> None:
     procs = []
     for n in range(10):
         procs.append(subprocess.Popen(
-            [sys.executable, "-c", PY_WRITER, top, branch, shas[n], f"py{n}", str(rounds)],
+            [sys.executable, "-c", PY_WRITER, TESTS, top, branch, shas[n], f"py{n}", str(rounds)],
             stderr=subprocess.PIPE))
         procs.append(subprocess.Popen(
             ["bash", "-c", BASH_WRITER, "bash", top, slug, f"sh{n}", str(rounds)],

@@ -220,7 +220,8 @@ def test_compaction_keeps_the_newest_lines_whole(tmp_path: Path) -> None:
 
 _APPENDER = """
 import sys
-from lets_hooks import ledger
+sys.path.insert(0, sys.argv.pop(1))  # the tests folder
+from helpers import note_made_in
 common, sid = sys.argv[1], sys.argv[2]
 for n in range(100000):
     note_made_in(common, [f"{n:040x}"], sid)
@@ -234,8 +235,8 @@ def test_writers_killed_at_any_point_leave_whole_lines(tmp_path: Path) -> None:
 
     rng = random.Random(7)
     for round_ in range(6):
-        procs = [subprocess.Popen([sys.executable, "-c", _APPENDER, str(tmp_path),
-                                   f"writer-{round_}-{k}"]) for k in range(4)]
+        procs = [subprocess.Popen([sys.executable, "-c", _APPENDER, str(Path(__file__).parent),
+                                   str(tmp_path), f"writer-{round_}-{k}"]) for k in range(4)]
         time.sleep(0.2 + rng.random() * 0.3)
         for proc in procs:
             os.kill(proc.pid, signal.SIGKILL)

@@ -468,18 +468,21 @@ def regression_local_main_ahead(w: World) -> None:
 
 
 def no_witness(w: World) -> None:
-    """No reflog and ``core.logAllRefUpdates=false``: the session ledger still vouches for
-    the session's commits, so the answer is ``exact`` while the range holds only those.
-    A teammate's commit pulled in then has no evidence at all (that a remote-tracking ref
-    reaches it says nothing of who made it): counted, never ``exact``. With the ledger
-    gone too nothing can vouch for the session's commits either, and it says why."""
+    """No reflog and ``core.logAllRefUpdates=false``: post-commit cannot tell a commit
+    from an amend (``ledger.made_kind``), so the session's commit is written as an amend,
+    vouched for only by a rewrite pair that never comes: counted, never ``exact``, and the
+    NOTE says why. A teammate's commit pulled in has no evidence at all (that a
+    remote-tracking ref reaches it says nothing of who made it): counted, never ``exact``.
+    With the ledger gone too nothing can vouch for the session's commits either."""
     w.git("config", "core.logAllRefUpdates", "false")
     shutil.rmtree(w.me / ".git" / "logs", ignore_errors=True)
     w.start("main")
     w.git("switch", "-q", "-c", "feat")
     honest(w)
     w.commit()
-    exact(w)
+    got = honest(w)
+    assert got.trust != "exact" and got.commits == 1, got.data
+    assert "could not tell a commit from an amend" in str(got.data["notes"]), got.data
     w.mate_push("feat", 1, base="origin/main")
     w.pull("merge", "origin", "feat")
     got = honest(w)
