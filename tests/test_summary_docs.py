@@ -28,7 +28,22 @@ PAGE = (Path(__file__).resolve().parent.parent / "docs" / "summary.md").read_tex
 
 
 def fenced(language: str) -> list[str]:
-    return re.findall(r"^```" + language + r"\n(.*?)^```$", PAGE, flags=re.M | re.S)
+    """The page's fenced blocks of three backticks in ``language`` ("": none named), each
+    with its lines (a fence of four, which may hold a block of three, is shown, not run)."""
+    found = []
+    lines = PAGE.split("\n")
+    index = 0
+    while index < len(lines):
+        opening = re.match(r"(`{3,})([^`]*)$", lines[index])
+        if opening is None:
+            index += 1
+            continue
+        fence = opening.group(1)
+        end = next(i for i in range(index + 1, len(lines)) if lines[i].strip() == fence)
+        if len(fence) == 3 and opening.group(2) == language:
+            found.append("".join(line + "\n" for line in lines[index + 1:end]))
+        index = end + 1
+    return found
 
 
 CONSOLE = fenced("console")
