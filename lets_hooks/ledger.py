@@ -412,24 +412,27 @@ def about(data: bytes, wanted: Collection[str]) -> Ledger:
     ledger costs about five times that pass: ``benchmarks/bench_ledger.py``). Either way it
     says of each of ``wanted`` what ``parse(data)`` says (tests/test_ledger_grammar.py holds
     them to it)."""
-    asked = {sha.encode("ascii") for sha in wanted if files.is_sha(sha)}  # others: no line
+    asked = wanted if isinstance(wanted, (set, frozenset)) else set(wanted)
+    many = len(asked) > SEARCHED
     found: dict[int, bytes] = {}
-    todo = asked
+    todo: set[str] | frozenset[str] = asked
     while True:
-        if len(asked) > SEARCHED:
+        if many:
             found.update(_picked(data, todo))
         else:
             for sha in todo:
-                found.update(_naming(data, sha))
+                if files.is_sha(sha):  # another name has no line
+                    found.update(_naming(data, sha.encode("ascii")))
         book = parse(b"".join(found[at] for at in sorted(found)))
-        olds = {old.encode("ascii") for pairs in book.copies.values() for old, _, _ in pairs}
+        olds = {old for pairs in book.copies.values() for old, _, _ in pairs}
         todo = olds - asked
         if not todo:
             return book
-        asked |= todo
+        asked = asked | todo
+        many = many or len(asked) > SEARCHED
 
 
-def _picked(data: bytes, shas: Container[bytes]) -> dict[int, bytes]:
+def _picked(data: bytes, shas: Container[str]) -> dict[int, bytes]:
     """The whole lines of ``data`` (each with its newline) whose commit, after the
     one-letter kind, is one of ``shas``, by where they start: one pass over the lines."""
     found: dict[int, bytes] = {}
@@ -437,7 +440,8 @@ def _picked(data: bytes, shas: Container[bytes]) -> dict[int, bytes]:
     lines = data.split(b"\n")
     lines.pop()  # after the last newline: empty, or a line not ended (never read)
     for raw in lines:
-        if raw[2:42] in shas or raw[2:66] in shas:
+        if raw[2:42].decode("ascii", "replace") in shas \
+                or raw[2:66].decode("ascii", "replace") in shas:
             found[at] = raw + b"\n"
         at += len(raw) + 1
     return found
