@@ -332,28 +332,15 @@ def _reftable_lines(repo: Repo) -> Iterable[bytes]:
 
 
 def tail(path: str, count: int) -> list[tuple[str, str]]:
-    """The newest ``count`` entries of a ``files``-backend reflog (``<old> <new> <who>
-    <when>\t<message>`` lines), newest first; only its last 256 KB are read."""
-    try:
-        with open(path, "rb") as log:
-            size = log.seek(0, os.SEEK_END)
-            start = max(0, size - (256 << 10))
-            log.seek(start)
-            data = log.read()
-    except OSError:
-        return []
-    rows = data.split(b"\n")
-    if start:
-        rows = rows[1:]  # a partial first line
+    """The newest ``count`` entries of a ``files``-backend reflog as (commit, message),
+    newest first, read as ``read_newest`` reads a log; a line not of an entry's shape is
+    skipped."""
+    data, _ = read_newest(path)
     entries: list[tuple[str, str]] = []
-    for row in reversed(rows):
-        head, tab, message = row.partition(b"\t")
-        fields = head.split(b" ", 2)
-        if not tab or len(fields) < 3:
-            continue
-        sha = fields[1].decode("ascii", "replace")
-        if files.is_sha(sha):
-            entries.append((sha, message.decode("utf-8", "surrogateescape")))
+    for line in backward(data or b""):
+        row = split_line(line)
+        if row is not None and files.is_sha(row[1]):
+            entries.append((row[1], row[3].decode("utf-8", "surrogateescape")))
             if len(entries) >= count:
                 break
     return entries
