@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from lets_hooks import files
+from lets_hooks import files, state
 from lets_hooks.summary import checkpoint as ck
 from lets_hooks.summary import phases, prose
 from lets_hooks.summary.sources.handoff import read_handoff
@@ -107,11 +107,11 @@ def test_a_checkpoint_reads_back_and_keeps_every_other_byte(
     want_blocked = tuple({"item": item.strip(), "risk": risk}
                          for item, risk in blocked
                          if (f"{item} (risk: {risk})" if risk else item).strip())
-    snapshot = ck.Snapshot(ts=ck.utc_stamp(now), ctx=ctx, next=want_next,
+    snapshot = ck.Snapshot(ts=state.utc_stamp(now), ctx=ctx, next=want_next,
                            blocked=want_blocked)
     eff = newline if (front_lines or len(lines) > 1 or (final and lines)) else "\n"
     expected = expected_file(front_lines, lines, eff, final, ck.block_lines(snapshot),
-                             ck.utc_stamp(now)[:10])
+                             state.utc_stamp(now)[:10])
     assert made.data == (b"\xef\xbb\xbf" if bom else b"") + expected.encode()
     # what it writes is what lint accepts: the one rule of both
     assert all(files.is_shown_as_is(line) for line in ck.block_lines(snapshot))
@@ -124,7 +124,7 @@ def test_a_checkpoint_reads_back_and_keeps_every_other_byte(
     back = ck.snapshot_of(read.value.snapshot)
     assert (back.next, back.blocked, back.ctx, back.diff, back.more) == (
         want_next, want_blocked, ctx, (), 0)
-    assert back.ts == ck.utc_stamp(now)
+    assert back.ts == state.utc_stamp(now)
     view = phases.handoff_view(read.value)
     shown = prose.real_items(prose.next_item_text(item) for item in want_next)
     assert view is not None

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lets_hooks import state
 from lets_hooks.summary.sources.text import parse_yaml
 
 TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
@@ -269,10 +270,6 @@ def parse_blocked(text: str) -> dict[str, object]:
     if found is None:
         return {"item": text.strip(), "risk": None}
     return {"item": text[:found.start()].strip(), "risk": found.group(1) or None}
-
-
-def utc_stamp(now: float) -> str:
-    return dt.datetime.fromtimestamp(int(now), dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # --------------------------------------------------------------------------- YAML, written
@@ -540,7 +537,7 @@ def plan(old: bytes | None, asked: Asked, range_lines: Sequence[str],
         previous = mapping
     before = snapshot_of(previous)
     snapshot = Snapshot(
-        ts=utc_stamp(now),
+        ts=state.utc_stamp(now),
         ctx=before.ctx if asked.ctx is None else asked.ctx,
         next=before.next if asked.next is None else tuple(
             item for item in (value.strip() for value in asked.next) if item),
@@ -601,7 +598,7 @@ def _with_block(rows: list[tuple[str, str]], where: Layout, block: list[str], ne
             new.append(("", newline))
         body = new + body
     if create_frontmatter:
-        head = [("---", newline), (f"updated: {utc_stamp(now)[:10]}", newline),
+        head = [("---", newline), (f"updated: {state.utc_stamp(now)[:10]}", newline),
                 ("---", newline)]
     if head and not head[-1][1]:
         head[-1] = (head[-1][0], newline)
