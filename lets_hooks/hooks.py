@@ -476,8 +476,8 @@ def _pushed_boundaries(repo: Repo, where: Location, settings: Config, sid: str |
 
     tops = repo.worktrees()
     stores: dict[str, state.Store] = {}
-    places = [where if branch == where.branch else location_for(repo, where, branch, tops,
-                                                                  stores)
+    places = [where if branch == where.branch
+              else status.location_for(repo, where, branch, tops, stores)
               for branch, _ in pushed]
     if len(pushed) == 1:
         batch: Repo = repo
@@ -507,24 +507,6 @@ def _recorded(repo: Repo, at: Location, branch: str, stores: dict[str, state.Sto
     if store is None:
         store = stores[at.top] = state.open_store(at.top, repo)
     return state.read_recorded(store, branch).sha
-
-
-def location_for(repo: Repo, where: Location, branch: str, tops: Mapping[str, str],
-                 stores: dict[str, state.Store] | None = None) -> Location:
-    """Where ``branch``'s state is read, as ``lets-hooks status`` reads it: the work tree
-    it is checked out in; else this one, unless only another work tree has a line.
-    ``stores``: the work trees' states opened so far, kept for the next branch."""
-    if where.top is None or branch in tops:
-        return ladder.location_for(where, branch, tops)
-    from lets_hooks import state, status
-
-    if stores is None:
-        stores = {}
-    for top in dict.fromkeys([where.top, *tops.values()]):
-        if top not in stores:
-            stores[top] = state.open_store(top, repo)
-    top = status.state_top(branch, where.top, tops, stores)
-    return Location(top, where.git_dir, where.branch, where.head, where.origin_head)
 
 
 def _pushed(argv: Sequence[str], stdin: bytes,

@@ -29,7 +29,7 @@ from lets_hooks.repo import GitError, Location, Repo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Container, Mapping
+    from collections.abc import Callable, Container
 
     from lets_hooks.config import Config
     from lets_hooks.repo import ObjectInfo
@@ -917,14 +917,6 @@ def suggest(repo: Repo, name: str) -> str | None:
     known |= set(repo.origin_branches())
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
     return close[0] if close else None
-
-
-def location_for(where: Location, branch: str, tops: Mapping[str, str]) -> Location:
-    """``where`` as seen for ``branch``: the state of the work tree ``branch`` is checked
-    out in (``tops``: branch -> work tree top, from ``Repo.worktrees``), else this one's."""
-    if branch == where.branch or branch not in tops:
-        return where
-    return Location(tops[branch], where.git_dir, where.branch, where.head, where.origin_head)
 
 
 def _whole_days(seconds: int) -> int:

@@ -74,6 +74,29 @@ def state_top(branch: str, here: str, tops: Mapping[str, str],
     return here
 
 
+def location_for(repo: Repo, where: Location, branch: str, tops: Mapping[str, str],
+                 stores: dict[str, state.Store] | None = None) -> Location:
+    """``where`` as seen for ``branch`` (the one answer of the contract command's
+    ``--branch``, pre-push and this table): the state of the work tree ``branch`` is checked
+    out in (``tops``: branch -> work tree top, from ``Repo.worktrees``); else this one's,
+    unless only another work tree has a line for it (``state_top``). ``stores``: the work
+    trees' states opened so far, kept for the next branch."""
+    if branch in tops:
+        if branch == where.branch:
+            return where
+        top = tops[branch]
+    elif where.top is None:
+        return where
+    else:
+        if stores is None:
+            stores = {}
+        for each in dict.fromkeys([where.top, *tops.values()]):
+            if each not in stores:
+                stores[each] = state.open_store(each, repo)
+        top = state_top(branch, where.top, tops, stores)
+    return Location(top, where.git_dir, where.branch, where.head, where.origin_head)
+
+
 def prefetched(repo: Repo, where: Location, merge: str | None,
                asked: Iterable[tuple[str, str | None]], remote_tips: Sequence[str]
                ) -> BatchRepo:

@@ -1,6 +1,7 @@
 """One home per fact (DESIGN principle 12), held by reading the code: the words of git's
 reflog messages are read only in ``lets_hooks/reflog.py``, paths into git's directory are
-built only in ``lets_hooks/gitfiles.py``, and the tests' ids and builders live only in
+built only in ``lets_hooks/gitfiles.py``, each rule that once had two copies is one
+function, and the tests' ids and builders live only in
 ``tests/helpers.py``, so a second copy cannot come back unseen."""
 
 from __future__ import annotations
@@ -82,3 +83,19 @@ def test_the_tests_share_one_helpers_module() -> None:
             if isinstance(node, ast.Assign) and path.name != "helpers.py":
                 names = [t.id for t in node.targets if isinstance(t, ast.Name)]
                 assert not any(n.endswith("SID") for n in names), (path.name, names)
+
+
+# rules that once had two copies giving two answers: each is now one function
+ONE_FUNCTION = ("utc_stamp", "location_for", "state_top", "common_dir", "uses_reftable",
+                "rebasing", "rebase_state", "top_of", "classify", "head_log", "made_kind")
+
+
+def test_each_rule_is_one_function() -> None:
+    """Each of these rules is one module-level function in the whole package (a second
+    definition is a second answer: ``location_for`` and ``utc_stamp`` had two)."""
+    homes: dict[str, list[str]] = {name: [] for name in ONE_FUNCTION}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef) and node.name in homes:
+                homes[node.name].append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert {name: found for name, found in homes.items() if len(found) != 1} == {}

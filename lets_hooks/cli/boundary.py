@@ -64,7 +64,7 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
         if branch is not None and head is None:
             head = "refs/heads/" + branch
         if branch is not None and branch != where.branch and where.top is not None:
-            from lets_hooks.hooks import location_for  # where status reads it too
+            from lets_hooks.status import location_for  # where status reads it too
 
             where = location_for(repo, where, branch, repo.worktrees())
         result = ladder.resolve(repo, settings, settings.session_id(os.environ),
