@@ -164,7 +164,9 @@ class RebaseState:
 
 def rebasing(git_dir: str) -> bool:
     """Is a rebase in progress in this work tree? ``rebase-merge/``, or ``rebase-apply/``
-    holding ``rebasing`` (``git am`` keeps the same folder, without it)."""
+    holding ``rebasing`` (``git am`` keeps the same folder, without it). The plain
+    post-commit shim asks its shell the same question the same way (``install._NOTE``);
+    tests/test_ledger_writers.py runs both over the same states."""
     return (os.path.isdir(os.path.join(git_dir, REBASE_MERGE))
             or os.path.exists(os.path.join(git_dir, REBASE_APPLY, "rebasing")))
 

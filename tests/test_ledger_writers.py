@@ -269,3 +269,54 @@ def test_no_line_is_lost_while_compactions_follow_each_other(
             if f"{n:040x}" not in made]
     lost += [n for n in range(10_000, 25_000) if f"{n:040x}" not in made]
     assert not lost, (len(lost), compactions)
+
+
+def _stopped_in(box: HookBox, state: str) -> None:
+    """``box`` left in a rebase (``rebase-merge``, ``rebase-apply``: each backend stopped
+    by a conflict), in ``git am`` stopped by one (``am``: the same ``rebase-apply``
+    folder, without ``rebasing``), or in none (``none``)."""
+    box.sh("checkout", "-q", "-b", "feat")
+    box.file_commit("base.txt", "feat's\n")
+    box.sh("checkout", "-q", "main")
+    box.file_commit("base.txt", "main's\n")
+    if state == "am":
+        patch = box.sh("format-patch", "-1", "--stdout", "feat").stdout
+        assert box.sh("am", "-q", stdin=patch, check=False).returncode != 0
+        return
+    box.sh("checkout", "-q", "feat")
+    if state != "none":
+        backend = "--merge" if state == "rebase-merge" else "--apply"
+        assert box.sh("rebase", "-q", backend, "main", check=False).returncode != 0
+
+
+@pytest.mark.parametrize("state", ["rebase-merge", "rebase-apply", "am", "none"])
+def test_the_shim_and_python_agree_on_a_rebase_in_progress(tmp_path: Path, state: str
+                                                            ) -> None:
+    """The post-commit shim asks its own shell whether a rebase is in progress (it then
+    leaves the lines to post-rewrite); ``gitfiles.rebasing`` is the Python rule. Over the
+    same repository states both give the same answer. The shim runs with no lets-hooks to
+    hand over to, so what it does is its shell's own decision: it writes HEAD's line
+    exactly when it sees no rebase."""
+    from lets_hooks import gitfiles, install
+
+    box = make(tmp_path)
+    _stopped_in(box, state)
+    git_dir = box.path / ".git"
+    folders = {"rebase-merge": ["rebase-merge"], "rebase-apply": ["rebase-apply"],
+               "am": ["rebase-apply"], "none": []}
+    assert sorted(p.name for p in git_dir.glob("rebase-*")) == folders[state]
+    folder = tmp_path / "hooks"
+    folder.mkdir()
+    shim = folder / "post-commit"
+    shim.write_text(install.shim("post-commit", command=str(tmp_path / "absent")))
+    git = shutil.which("git")
+    assert git is not None
+    env = {"PATH": os.pathsep.join([os.path.dirname(git), "/usr/bin", "/bin"]),
+           "HOME": str(tmp_path), "LETS_SESSION_ID": SID}
+    done = subprocess.run(["sh", str(shim)], cwd=box.path, env=env, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0 and "skipped" not in done.stderr, done.stderr
+    kept = git_dir / ledger.FOLDER / ledger.NAME
+    written = kept.exists() and box.head() in kept.read_text()
+    assert gitfiles.rebasing(str(git_dir)) == state.startswith("rebase-")
+    assert written == (not gitfiles.rebasing(str(git_dir)))
