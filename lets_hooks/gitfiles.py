@@ -2,9 +2,10 @@
 with no process (only ``lets_hooks.repo`` runs git; it asks here first, and asks git where
 these files cannot answer plainly).
 
-- ``top_of(folder)``: the top of the work tree holding a folder, as git finds it (up to
-  the first ``.git``, never into a ``GIT_CEILING_DIRECTORIES`` entry); None where git's
-  environment decides (``GIT_DIR``, ``GIT_WORK_TREE``) or none is found.
+- ``git_dir_holding(folder)``: the git dir of the repository holding a folder, as git's
+  discovery finds it (up to the first ``.git``, never into a ``GIT_CEILING_DIRECTORIES``
+  entry; ``core.worktree`` moves the work tree, not the git dir); None where git's
+  environment decides (``GIT_DIR``, ``GIT_WORK_TREE``, ``GIT_COMMON_DIR``) or none is found.
 - ``git_dir_at(top)``: a work tree's git dir from its ``.git`` (a folder, or a linked work
   tree's ``gitdir:`` file); None where git's environment decides (``GIT_DIR``,
   ``GIT_COMMON_DIR``) or the file does not say plainly: ask git then.
@@ -50,11 +51,19 @@ def _one_line(data: bytes | None) -> str | None:
     return text if text and "\n" not in text else None
 
 
-def top_of(folder: str) -> str | None:
-    """The top of the work tree holding ``folder``: the first folder at or above it with
-    a ``.git``, as git's own discovery goes (it does not go up into a folder listed in
-    ``GIT_CEILING_DIRECTORIES``); None outside any, or where ``GIT_DIR`` or
-    ``GIT_WORK_TREE`` names the repository (ask git then)."""
+def git_dir_holding(folder: str) -> str | None:
+    """The git dir of the repository holding ``folder`` (an agent's tool call's folder):
+    the ``.git`` of the first folder at or above it that has one, as git's own discovery
+    goes, read by ``git_dir_at``; None outside any, or where git's environment decides
+    (ask git then). ``core.worktree`` moves the work tree only: the git dir is the same."""
+    top = _dot_git_above(folder)
+    return None if top is None else git_dir_at(top)
+
+
+def _dot_git_above(folder: str) -> str | None:
+    """The first folder at or above ``folder`` with a ``.git`` (git's discovery does not
+    go up into a folder listed in ``GIT_CEILING_DIRECTORIES``); None outside any, or
+    where ``GIT_DIR`` or ``GIT_WORK_TREE`` names the repository."""
     if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
         return None
     ceilings = {os.path.normpath(c) for c in

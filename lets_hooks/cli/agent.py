@@ -194,7 +194,7 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
         return  # not the shell tool; Claude Code's commands have its env file
     # where the command runs: only that repository's git dir is written; outside any
     # work tree the command gets the session id alone
-    git_dir = git_dir_at(agents.tool_folder(agent, start, tool_input))
+    git_dir = gitfiles.git_dir_holding(agents.tool_folder(agent, start, tool_input))
     folder = None
     if git_dir is not None:
 
@@ -230,13 +230,6 @@ def sid_refused(payload: Mapping[str, object]) -> str | None:
     if problem is None:
         return None
     return f"the hook input's session_id {state.shown_sid(value.strip())} is {problem}"
-
-
-def git_dir_at(folder: str) -> str | None:
-    """The git dir of the work tree holding ``folder``: its ``.git`` folder, or where a
-    linked work tree's ``.git`` file points (no git process), or None."""
-    top = gitfiles.top_of(folder)
-    return None if top is None else gitfiles.git_dir_at(top)
 
 
 # -- the hooks folder git runs for the agent's commands ----------------------------------------
@@ -322,7 +315,7 @@ def _pending_path(git_dir: str, sid: str) -> str:
 def keep_pending(folder: str, sid: str, text: str) -> str | None:
     """Keep the summary a start hook made, for the next prompt (Gemini drops a start
     hook's context after /clear). Returns the problem, if it could not be kept."""
-    git_dir = git_dir_at(folder)
+    git_dir = gitfiles.git_dir_holding(folder)
     if git_dir is None:
         return None
     path = _pending_path(git_dir, sid)
@@ -338,7 +331,7 @@ def keep_pending(folder: str, sid: str, text: str) -> str | None:
 def take_pending(folder: str, sid: str, prompt: object) -> str | None:
     """The summary kept for this session, once (the file is removed), unless the prompt
     already holds it (a non-interactive run puts the start hook's context there)."""
-    git_dir = git_dir_at(folder)
+    git_dir = gitfiles.git_dir_holding(folder)
     if git_dir is None:
         return None
     path = _pending_path(git_dir, sid)

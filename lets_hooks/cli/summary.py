@@ -371,9 +371,9 @@ def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent | None) -
     if variable is None or not environ.get(variable):
         return
     from lets_hooks import gitfiles
-    from lets_hooks.cli.agent import git_dir_at, hooks_folder
+    from lets_hooks.cli.agent import hooks_folder
 
-    git_dir = git_dir_at(str(root))
+    git_dir = gitfiles.git_dir_holding(str(root))
     if git_dir is None:
         return
     folder, problem = hooks_folder(gitfiles.common_dir(git_dir))
