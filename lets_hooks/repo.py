@@ -127,9 +127,9 @@ def run_program(argv: list[str], cwd: str | None = None,
             done.stderr.decode("utf-8", "replace"))
 
 
-# ``cat-file --batch`` reads a few objects by name: git's commit-graph, which it would
-# otherwise load to peel ``^{commit}``, costs it more than the lookups (0.6 to 0.9 ms in
-# a 100,000-commit graph, docs/speed.md); the objects it prints are the same
+# ``cat-file --batch`` reads a few objects by name: loading git's commit-graph to peel
+# ``^{commit}`` costs more than the lookups; the objects it prints are the same
+# (guard: benchmarks/bench_boundary.py)
 _BATCH = ("-c", "core.commitGraph=false", "cat-file", "--batch")
 _FLOOR = ("rev-list", "--parents", "--stdin")
 _ABOVE = ("rev-list", "--boundary", "--stdin")
@@ -591,24 +591,31 @@ class Repo:
 
     def prepare_objects(self) -> None:
         """Start the ``cat-file --batch`` the next ``objects`` asks, its names to come:
-        git sets itself up (finds the repository, reads its configuration) beside the
-        questions asked before it. Where git's answers come through pipes, nothing."""
-        if self._batch is None and _MEMFD and hasattr(os, "posix_spawnp"):
-            argv = [self.git, *_BATCH]
-            if self.cwd is not None:
-                argv = [argv[0], "-C", self.cwd, *argv[1:]]
-            try:
-                self._batch = _start(argv, None, fed=True)
-            except _NoMemoryFiles:
-                return
-            self.calls += 1
+        git sets itself up beside the questions asked before it."""
+        if self._batch is None:
+            self._batch = self._started(_BATCH, fed=True)
 
     def prepare_locate(self) -> None:
         """Start the ``rev-parse`` the next ``locate`` asks: its answer comes while the
-        caller does other work (a command's own imports). Where git's answers come through
-        pipes, nothing."""
+        caller does other work (a command's own imports)."""
         if self._where is None:
-            self._where = self.start(*_LOCATE)
+            self._where = self._started(_LOCATE)
+
+    def _started(self, args: Sequence[str], fed: bool = False) -> Started | None:
+        """``git ARGS`` started, to be waited for later; None where git's answers come
+        through pipes (then it is asked in turn when needed). Guard:
+        ``benchmarks/bench_boundary.py --trace``."""
+        if not (_MEMFD and hasattr(os, "posix_spawnp")):
+            return None
+        argv = [self.git, *args]
+        if self.cwd is not None:
+            argv = [argv[0], "-C", self.cwd, *argv[1:]]
+        try:
+            started = _start(argv, None, fed)
+        except _NoMemoryFiles:
+            return None
+        self.calls += 1
+        return started
 
     def drop_prepared(self) -> None:
         """The prepared ``cat-file`` and ``rev-parse`` are not needed (the command ended
@@ -801,9 +808,9 @@ class Repo:
         ``is-ancestor`` and a listing walk twice. ``base`` is printed as a boundary
         (``-base``) exactly when it is the parent of a listed commit, so exactly when
         ``head`` reaches it (the walk never drops a commit ``head`` reaches and ``base``
-        does not, whatever the dates). No ``--topo-order``: its sort costs a merge-heavy
-        100,000-commit range 30 to 60 ms, and the range's readers take git's newest-first
-        order, as the left-right walk this replaces gave them.
+        does not, whatever the dates). No ``--topo-order``: the range's readers take git's
+        newest-first order, and the sort is the slowest part of a long merge-heavy walk
+        (benchmarks/bench_boundary.py, walk-heavy).
         """
         _require_sha(base, head)
         if base == head:
@@ -827,28 +834,6 @@ class Repo:
         listed = _lines(text)
         del listed[len(listed) - boundaries:]
         return True, listed
-
-    @staticmethod
-    def beside() -> bool:
-        """Whether a question can be asked beside another (``start``): False where git's
-        answers come through pipes, and nothing is worth guessing for it."""
-        return _MEMFD and hasattr(os, "posix_spawnp")
-
-    def start(self, *args: str, stdin: bytes | None = None) -> Started | None:
-        """Start ``git ARGS`` and return at once, to wait for it later (``Started``):
-        a question whose answer may be needed, asked beside another on the second core.
-        None where git's answers come through pipes: ask it in turn then."""
-        if not self.beside():
-            return None
-        argv = [self.git, *args]
-        if self.cwd is not None:
-            argv = [argv[0], "-C", self.cwd, *argv[1:]]
-        try:
-            started = _start(argv, stdin)
-        except _NoMemoryFiles:
-            return None
-        self.calls += 1
-        return started
 
     def merge_bases(self, a: str, b: str) -> list[str]:
         """``git merge-base --all a b`` (the first is what ``merge_base`` answers)."""
@@ -936,8 +921,8 @@ class Repo:
 
         One process: ``git rev-list --parents head ^stops...`` prints every commit
         reachable from ``head`` and from no stop, ``head`` first, each with all its
-        parents. No ``--topo-order``: what is read here needs no order (the sort costs
-        git's seen, 316 commits, 2 to 3 ms of a 9 ms walk), and where none of the
+        parents. No ``--topo-order``: what is read here needs no order
+        (benchmarks/bench_history.py, seen), and where none of the
         printed commits is a merge they are the first-parent line itself, in its order
         whatever the dates (git sees each only after its child), and the last line's
         parent is the floor: the output (up to
@@ -1299,8 +1284,8 @@ class Repo:
 
 
 def _lines(text: str) -> list[str]:
-    """git's answer of one sha a line, as a list (split on line breaks only: a split on any
-    blank costs a 100,000-commit answer 5 ms more)."""
+    """git's answer of one sha a line, as a list (split on line breaks only, faster than on
+    any blank: benchmarks/bench_boundary.py, walk-heavy)."""
     if not text:
         return []
     lines = text.split("\n")

@@ -79,7 +79,9 @@ def test_memory_files_refused_fall_back_to_pipes(
     assert head is not None
     assert repo_module._MEMFD is False
     assert len(repo.listing(head, [])) == COMMITS
-    assert repo.start("merge-base", "--all", head, head) is None  # asked in turn instead
+    repo.prepare_locate()  # nothing started beside: asked in turn instead
+    assert repo._where is None
+    assert repo.locate().head == head
     assert repo.merge_bases(head, head) == [head]
 
 

@@ -89,8 +89,8 @@ def own_process() -> None:
     """A command run as a process of its own (a console script, a hook), not called by
     another in the same one: Python's cyclic collector is turned off for the run. Nothing
     a command builds is kept past its end, and the collector's passes over everything
-    the imports made (one of them as the ladder turns it back on) cost the contract
-    command 1 to 1.5 ms of its 20 (docs/speed.md)."""
+    the imports made are a millisecond or more of the contract command
+    (benchmarks/bench_boundary.py)."""
     import gc
 
     gc.disable()

@@ -312,8 +312,8 @@ def help_text() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``lets-hooks``: the console script and git's hooks (``argv`` None: a process of
-    its own, left at once when the command is done, ``leave``: the interpreter's
-    teardown was 3 ms of a post-checkout hook's 28), or a caller's ``argv``."""
+    its own, left at once when the command is done, ``leave``: the interpreter's teardown
+    is skipped, guard benchmarks/bench_hooks.py), or a caller's ``argv``."""
     from lets_hooks.cli import guarded, leave, own_process
 
     if argv is not None:
