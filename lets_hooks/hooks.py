@@ -227,18 +227,7 @@ def _vouch(repo: Repo, where: Location, base: str | None, sid: str | None,
     if merge:
         asked = ["refs/remotes/origin/" + merge, "refs/heads/" + merge]
         tips = [i.sha for i in repo.objects(asked) if i.sha is not None]
-    parents: dict[str, list[str]] = {}
-    for raw in repo.walk([where.head], [base, *tips]).decode("ascii", "replace").split("\n"):
-        fields = raw.split()
-        if fields:
-            parents[fields[0]] = fields[1:]
-    line: list[str] = []
-    commit: str | None = where.head
-    while commit is not None and commit in parents:
-        if commit in unvouched:
-            line.append(commit)
-        ups = parents[commit]
-        commit = ups[0] if ups else None
+    line = [c for c in repo.first_parents_above(where.head, [base, *tips]) if c in unvouched]
     ledger.note_claims(gitfiles.common_dir(where.git_dir), line, sid)
 
 
@@ -249,8 +238,7 @@ def _oldest_claimed(repo: Repo, head: str, base: str, merge: str | None) -> int 
     if merge:
         asked = ["refs/remotes/origin/" + merge, "refs/heads/" + merge]
         tips = [i.sha for i in repo.objects(asked) if i.sha is not None]
-    walked = repo.walk([head], [base, *tips]).split(b"\n")
-    shas = [line.split(b" ", 1)[0].decode() for line in walked if line.strip()]
+    shas = repo.listing(head, [base, *tips])
     if not shas:
         return None
     times = [i.commit_time for i in repo.objects(shas) if i.commit_time is not None]

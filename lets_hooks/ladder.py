@@ -659,7 +659,7 @@ def _merge_line_above(facts: _Facts, boundary: str) -> set[str]:
     first parents) that ``boundary`` does not reach: one walk a tip."""
     found: set[str] = set()
     for tip in facts.tips():
-        found.update(facts.repo.first_parents_above(tip, boundary))
+        found.update(facts.repo.first_parents_above(tip, [boundary]))
     return found
 
 
@@ -801,10 +801,9 @@ def _claimable(facts: _Facts, boundary: str, shas: list[str]) -> bool:
     """Would ``record --at boundary`` claim every one of ``shas``: on HEAD's first-parent
     line above ``boundary``, and not on the merge branch (``hooks._vouch``)?"""
     try:
-        walk = facts.repo.walk([facts.head], [boundary, *facts.tips()])
+        line = facts.repo.first_parents_above(facts.head, [boundary, *facts.tips()])
     except GitError:
         return False
-    line, _ = _first_parent_line(walk, facts.head)
     return set(shas) <= set(line)
 
 

@@ -867,10 +867,12 @@ class Repo:
         out = self._must("rev-list", "--first-parent", tip, "--not", commit + "^@")
         return commit in _lines(out.decode("ascii", "replace"))
 
-    def first_parents_above(self, tip: str, base: str) -> list[str]:
-        """``tip``'s first-parent line down to where ``base`` reaches it."""
-        _require_sha(tip, base)
-        out = self._must("rev-list", "--first-parent", tip, "--not", base)
+    def first_parents_above(self, tip: str, stops: Sequence[str]) -> list[str]:
+        """``tip``'s first-parent line down to where one of ``stops`` reaches it: one walk
+        that prints the line alone (a commit the line reaches below a reached one is
+        reached too). The names travel on stdin."""
+        _require_sha(tip, *stops)
+        out = self._must("rev-list", "--first-parent", "--stdin", stdin=_revs(tip, stops))
         return _lines(out.decode("ascii", "replace"))
 
     def on_first_parent_lines(self, tips: Sequence[str], commits: Sequence[str],
