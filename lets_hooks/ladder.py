@@ -648,9 +648,7 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
     if mixed:
         split.mixed = list(compress(commits, map(witness.MIXED.__eq__, kinds)))
     if split.unvouched:
-        split.unvouched_commits = [c for c, k in zip(commits, kinds)
-                                   if k not in (session, witness.MIXED, witness.ELSEWHERE,
-                                                _EXCLUDED)]
+        split.unvouched_commits = list(compress(commits, map(_UNVOUCHED.__contains__, kinds)))
     return split
 
 
@@ -666,6 +664,7 @@ def _merge_line_above(facts: _Facts, boundary: str) -> set[str]:
 _EXCLUDED = "excluded"  # came in from the merge branch (a merge of it): not counted
 # what is counted: the session's, the mixed, and what the witness cannot place (None)
 _COUNTED = frozenset((witness.SESSION, witness.MIXED, witness.UNVOUCHED, None))
+_UNVOUCHED = frozenset((witness.UNVOUCHED, None))  # counted, and no evidence speaks of them
 # the verdicts ``--json``'s ``why`` gives each commit of the range
 WHY_COUNTED = "counted"
 WHY_ON_MERGE = "already on the merge branch"
