@@ -434,6 +434,18 @@ class BatchRepo(Repo):
         floor.printed = printed
         return floor
 
+    def first_parents_above(self, tip: str, stops: Sequence[str]) -> list[str]:
+        found = self._indexes([tip, *stops])
+        if found is None:
+            return super().first_parents_above(tip, stops)
+        self._mark_shared(found[0], found[1:])
+        graph = self.graph
+        _, count, _ = graph.first_parent_floor(found[0], found[1:])
+        line = [found[0]]
+        while len(line) < count:
+            line.append(graph.parents[line[-1]][0])
+        return [graph.sha(i) for i in line[:count]]
+
     def listing(self, head: str, exclude: Sequence[str]) -> list[str]:
         found = self._indexes([head, *exclude])
         if found is None:

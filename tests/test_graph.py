@@ -84,6 +84,10 @@ def test_same_answers_as_git(tmp_path_factory: pytest.TempPathFactory,
         for asked in (Repo(str(path)), batch(path, graph)):
             reaches, above = asked.above(a, b)
             assert (reaches, set(above), len(above)) == (expected, listed, len(listed)), (x, y)
+        # the first-parent line of b down to where a reaches it
+        line = git(path, "rev-list", "--first-parent", b, "^" + a).stdout.split()
+        for asked in (Repo(str(path)), batch(path, graph)):
+            assert asked.first_parents_above(b, [a]) == line, (x, y)
         # left/right counts
         out = git(path, "rev-list", "--left-right", "--count", f"{a}...{b}").stdout.split()
         assert graph.ahead_behind(i, j) == (int(out[0]), int(out[1])), (x, y)
