@@ -180,7 +180,7 @@ def names(head: str | None, recorded: str | None, merge: str | None) -> list[str
 class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
-    __slots__ = ("branch", "config", "found", "head", "head_merge", "hint",
+    __slots__ = ("branch", "config", "found", "head", "hint",
                  "local_tip", "merge", "notes", "now", "origin_tip", "repo", "session_id",
                  "sid", "verdict", "where")
 
@@ -201,7 +201,6 @@ class _Facts:
         self.sid: str | None = None  # the recorded line's session id, when it is exact
         self.session_id: str | None = None  # the caller's session id, when usable
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
-        self.head_merge = False  # HEAD's commit has more than one parent
 
     def judge(self, commits: list[str], boundary: str | None,
               relevant: Container[str] | None = None) -> witness.Verdict:
@@ -295,7 +294,7 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
 def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, branch: str,
               head: str | None, where: Location, notes: list[str],
               recorded: state.Recorded, merge: str | None) -> Boundary:
-    asked = names(head, recorded.sha, merge)  # HEAD too: is it a merge (``_ancestry``)
+    asked = names(head, recorded.sha, merge)
     try:
         found = {info.name: info for info in repo.objects(asked)}
     except GitError as exc:
@@ -319,8 +318,6 @@ def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, bran
                           [*notes, "HEAD has no commit yet"])
         return _finish(result, branch, head, recorded, merge)
     facts = _Facts(repo, config, branch, head, merge, found, notes, now)
-    top = found.get((asked_head if asked_head is not None else head) + "^{commit}")
-    facts.head_merge = top is not None and (top.parents or 0) > 1
     facts.where = where
     _check_merge_branch(facts, config)
 

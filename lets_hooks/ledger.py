@@ -116,10 +116,6 @@ class Ledger:
     def __bool__(self) -> bool:
         return self.lines > 0
 
-    def knows(self, sha: str) -> bool:
-        """Is there a line that says who made ``sha`` (or what it copies)?"""
-        return sha in self.made or sha in self.copies or sha in self.amended
-
     def named(self) -> set[str]:
         """Every commit a line says something of (who made it, what it copies, an amend,
         a claim): the only ones ``status`` can decide."""

@@ -63,9 +63,10 @@ def note_made_in(common_dir: str, shas: list[str], sid: str | None) -> str | Non
     from lets_hooks import files, ledger
 
     wanted = [s for s in dict.fromkeys(shas) if files.is_sha(s)]
-    known = ledger.about(ledger.read_bytes(common_dir), wanted)
+    book = ledger.about(ledger.read_bytes(common_dir), wanted)
+    known = {*book.made, *book.copies, *book.amended}  # who made it, or what it copies
     return ledger.append(common_dir, [ledger.line(ledger.MADE, s, sid) for s in wanted
-                                      if not known.knows(s)])
+                                      if s not in known])
 
 
 class Sandbox:
