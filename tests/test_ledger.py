@@ -223,7 +223,9 @@ import sys
 sys.path.insert(0, sys.argv.pop(1))  # the tests folder
 from helpers import note_made_in
 common, sid = sys.argv[1], sys.argv[2]
-for n in range(100000):
+note_made_in(common, [f"{0:040x}"], sid)
+print("wrote", flush=True)  # the test kills it at a random moment from here on
+for n in range(1, 100000):
     note_made_in(common, [f"{n:040x}"], sid)
 """
 
@@ -236,11 +238,16 @@ def test_writers_killed_at_any_point_leave_whole_lines(tmp_path: Path) -> None:
     rng = random.Random(7)
     for round_ in range(6):
         procs = [subprocess.Popen([sys.executable, "-c", _APPENDER, str(Path(__file__).parent),
-                                   str(tmp_path), f"writer-{round_}-{k}"]) for k in range(4)]
-        time.sleep(0.2 + rng.random() * 0.3)
+                                   str(tmp_path), f"writer-{round_}-{k}"],
+                                  stdout=subprocess.PIPE) for k in range(4)]
+        for proc in procs:  # each has started writing, however busy the machine is
+            assert proc.stdout is not None and proc.stdout.readline() == b"wrote\n"
+        time.sleep(rng.random() * 0.3)
         for proc in procs:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
+            assert proc.stdout is not None
+            proc.stdout.close()
     data = (tmp_path / ledger.FOLDER / ledger.NAME).read_bytes()
     lines = data.split(b"\n")
     whole = [line for line in lines[:-1]]
