@@ -451,15 +451,13 @@ class Husky:
 class Setup:
     """Where git runs hooks from here, who set that folder, and which manager owns it."""
 
-    __slots__ = ("bare", "common_dir", "config_hooks", "git_version", "hooks_dir",
-                 "hooks_path", "husky", "lefthook", "origin", "pre_commit", "repo",
-                 "runs_config", "top", "tracked")
+    __slots__ = ("bare", "common_dir", "config_hooks", "hooks_dir", "hooks_path", "husky",
+                 "lefthook", "origin", "pre_commit", "repo", "runs_config", "top", "tracked")
 
     def __init__(self, repo: Repo, top: str, common_dir: str, hooks_dir: str) -> None:
         self.repo = repo
         self.top = top  # the work tree (a bare repository: its folder)
         self.bare = False  # a bare repository: hooks for its linked work trees only
-        self.git_version: tuple[int, ...] = ()
         self.config_hooks: list[ConfigHook] = []  # hook.<name>.* of the git config
         self.runs_config: bool | None = None  # does git run them? (asked once, when needed)
         self.common_dir = common_dir
@@ -497,7 +495,6 @@ def survey(cwd: str | None = None) -> Setup:
     repo = Repo(top)
     setup = Setup(repo, top, repo.common_dir(), repo.hooks_dir())
     setup.bare = bare
-    setup.git_version = repo.version()
     setup.config_hooks = config_hooks(repo)
     found = repo.config_origin("core.hooksPath")
     if found is not None:
@@ -611,9 +608,6 @@ def holds(path: str, signs: Sequence[bytes]) -> bool:
 
 
 # -- git's config-based hooks (git 2.54 and later) --------------------------------------------
-
-CONFIG_HOOKS_GIT = (2, 54)  # the first release that runs them (a snapshot may, earlier)
-
 
 class ConfigHook:
     """One ``hook.<name>`` of the git config: its command, the events it runs on, whether
