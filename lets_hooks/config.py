@@ -33,7 +33,6 @@ FIRST_SESSION_ID_ENV = "LETS_SESSION_ID"  # always read first, whatever a file s
 SESSION_ID_SUFFIX = "_SESSION_ID"
 SHARED_SESSION_VARIABLES = frozenset({"XDG_SESSION_ID"})
 MIN_CONFIGURED_SID = 8  # a value read through a configured variable: at least this long
-KEYS = ("merge_branch", "max_age_days", "session_id_env", "pre_push")
 
 
 class Config:

@@ -25,13 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lets_hooks.agents import Agent
 
-# Every start records by the one rule (record.touch): the session's own line is kept, and
-# a line another session wrote meanwhile (a resume after it) is this session's first touch,
-# placed below the commits the session made (the ledger says which). The sources each
-# agent sends are in lets_hooks.agents; these are Claude Code's.
-RECORDING_SOURCES = frozenset({"startup", "clear", "resume", "compact"})
 HOOK_INPUT_LIMIT = 1024 * 1024
-SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 ENV_FILE_TAIL = 1024 * 1024  # the part of an env file read to find the line written already
 
 
