@@ -40,12 +40,14 @@ read or written: the order of the lines is the only order there is.
 from __future__ import annotations
 
 import os
+from itertools import accumulate, compress
+from operator import itemgetter
 
 from lets_hooks import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection, Container, Iterable, Sequence
+    from collections.abc import Collection, Iterable, Sequence
 
 FOLDER = "lets-hooks"  # in the git common dir
 NAME = "ledger"
@@ -428,19 +430,26 @@ def about(data: bytes, wanted: Collection[str]) -> Ledger:
         many = many or len(asked) > SEARCHED
 
 
-def _picked(data: bytes, shas: Container[str]) -> dict[int, bytes]:
+def _picked(data: bytes, shas: Collection[str]) -> dict[int, bytes]:
     """The whole lines of ``data`` (each with its newline) whose commit, after the
-    one-letter kind, is one of ``shas``, by where they start: one pass over the lines."""
-    found: dict[int, bytes] = {}
-    at = 0
+    one-letter kind, is one of ``shas``, by where they start: one pass over the lines,
+    each step in C (the happy path's pick out of a compaction-size ledger:
+    ``benchmarks/bench_ledger.py``)."""
     lines = data.split(b"\n")
     lines.pop()  # after the last newline: empty, or a line not ended (never read)
-    for raw in lines:
-        if raw[2:42].decode("ascii", "replace") in shas \
-                or raw[2:66].decode("ascii", "replace") in shas:
-            found[at] = raw + b"\n"
-        at += len(raw) + 1
-    return found
+    hits: set[int] = set()
+    for width in {len(sha) for sha in shas} & {40, 64}:
+        names = map(itemgetter(slice(2, 2 + width)), lines)
+        if len(shas) <= len(lines):  # the names asked as bytes
+            asked = {sha.encode("ascii", "replace") for sha in shas if len(sha) == width}
+            found = map(asked.__contains__, names)
+        else:  # fewer lines than names asked: the lines' names as text
+            found = map(shas.__contains__, [name.decode("ascii", "replace") for name in names])
+        hits.update(compress(range(len(lines)), found))
+    if not hits:
+        return {}
+    ends = list(accumulate(map(len, lines)))  # a line starts after those before it
+    return {(ends[i - 1] + i if i else 0): lines[i] + b"\n" for i in sorted(hits)}
 
 
 def _naming(data: bytes, sha: bytes) -> dict[int, bytes]:
