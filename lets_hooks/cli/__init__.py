@@ -19,8 +19,21 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Callable, Sequence
     from typing import NoReturn, TextIO
+
+
+def command_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The argument parser of ``prog``, with ``--version``: the program's name and this
+    version (``lets-hooks 0.2.0`` for every ``lets-hooks`` command)."""
+    import argparse
+
+    from lets_hooks import __version__
+
+    made = argparse.ArgumentParser(prog=prog, description=description)
+    made.add_argument("--version", action="version", version=f"{prog.split()[0]} {__version__}")
+    return made
 
 
 def _escaped(stream: TextIO, text: str) -> str:

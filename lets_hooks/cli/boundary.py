@@ -23,17 +23,13 @@ def _parse(argv: Sequence[str]) -> tuple[bool, str | None, str | None]:
     """(json, branch, head). The plain call skips argparse: it costs more than git does."""
     if not argv:
         return False, None, None
-    import argparse
+    from lets_hooks.cli import command_parser
 
-    parser = argparse.ArgumentParser(
-        prog="lets-session-boundary",
-        description="Resolve and validate this branch's session boundary and print the "
-                    "four-line contract (SESSION_BOUNDARY, SESSION_TRUST, SESSION_COMMITS, "
-                    "SESSION_RANGE_DESC). Diagnostics go to stderr; the exit status is 0.")
-    from lets_hooks import __version__
-
-    parser.add_argument("--version", action="version",
-                        version=f"lets-session-boundary {__version__}")
+    parser = command_parser(
+        "lets-session-boundary",
+        "Resolve and validate this branch's session boundary and print the four-line "
+        "contract (SESSION_BOUNDARY, SESSION_TRUST, SESSION_COMMITS, SESSION_RANGE_DESC). "
+        "Diagnostics go to stderr; the exit status is 0.")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.add_argument("--branch", metavar="NAME",
                         help="resolve for this local branch instead of the checked-out one")

@@ -38,17 +38,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from lets_hooks import __version__
+    from lets_hooks.cli import command_parser
 
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Write the session's end into memory/session-handoff-LATEST.md: the"
-                    " state-snapshot block (ts, ctx, next, blocked, and diff: what the"
-                    " session's own commits changed) right after the frontmatter, and a"
-                    " '### Range' section with the four lines of lets-session-boundary."
-                    " Every other byte of the file is kept; what is not given keeps the"
-                    " previous block's value.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser = command_parser(
+        PROG,
+        "Write the session's end into memory/session-handoff-LATEST.md: the state-snapshot"
+        " block (ts, ctx, next, blocked, and diff: what the session's own commits changed)"
+        " right after the frontmatter, and a '### Range' section with the four lines of"
+        " lets-session-boundary. Every other byte of the file is kept; what is not given"
+        " keeps the previous block's value.")
     parser.add_argument("--root", help="project folder (default: the git top level above"
                                        " the current folder, else the current folder)")
     parser.add_argument("--next", action="append", metavar="TEXT",

@@ -16,19 +16,16 @@ MARKS = {"ok": "ok  ", "warn": "WARN", "info": "--  ", "note": "note"}
 
 
 def parser() -> argparse.ArgumentParser:
-    import argparse
+    from lets_hooks.cli import command_parser
 
-    from lets_hooks import __version__
-
-    made = argparse.ArgumentParser(
-        prog=PROG,
-        description="Say which hooks run lets-hooks and through what (plain shims, husky, "
-                    "lefthook, pre-commit), whether git will run them, the git version, "
-                    "the merge branch, whether a session id is set, whether .lets/ is "
-                    "ignored, and whether a long history lacks a commit-graph. Exits 0 "
-                    "when all is well (notes included), 1 when something needs fixing. "
-                    "Changes nothing.")
-    made.add_argument("--version", action="version", version=f"lets-hooks {__version__}")
+    made = command_parser(
+        PROG,
+        "Say which hooks run lets-hooks and through what (plain shims, husky, "
+        "lefthook, pre-commit), whether git will run them, the git version, "
+        "the merge branch, whether a session id is set, whether .lets/ is "
+        "ignored, and whether a long history lacks a commit-graph. Exits 0 "
+        "when all is well (notes included), 1 when something needs fixing. "
+        "Changes nothing.")
     made.add_argument("--json", action="store_true", help="print one JSON object instead")
     return made
 

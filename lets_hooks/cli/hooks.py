@@ -109,13 +109,9 @@ def _hook_help(name: str, args: Sequence[str]) -> int:
 
 
 def _parser(name: str, description: str) -> argparse.ArgumentParser:
-    import argparse
+    from lets_hooks.cli import command_parser
 
-    from lets_hooks import __version__
-
-    parser = argparse.ArgumentParser(prog=f"{PROG} {name}", description=description)
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    return parser
+    return command_parser(f"{PROG} {name}", description)
 
 
 def _post_checkout_parser() -> argparse.ArgumentParser:

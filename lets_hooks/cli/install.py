@@ -43,22 +43,19 @@ def import_folders() -> list[str]:
 
 
 def install_parser() -> argparse.ArgumentParser:
-    import argparse
+    from lets_hooks.cli import command_parser
 
-    from lets_hooks import __version__
-
-    parser = argparse.ArgumentParser(
-        prog="lets-hooks install",
-        description="Make git run the post-checkout, post-rewrite and pre-push hooks. "
-                    "Without a hook manager, shims go into the folder git runs hooks from "
-                    "(core.hooksPath honoured; a hook already there is kept as "
-                    "<hook>.pre-lets and runs first). With husky, one marked line goes "
-                    "into .husky/<hook>. With pre-commit, shims go beside its scripts for "
-                    "the hooks it has none for (one it has is left to it, and said). With "
-                    "lefthook nothing is written: it says what to add to its configuration "
-                    "and exits 1. Safe to run again; a newer version upgrades the shims in "
-                    "place.")
-    parser.add_argument("--version", action="version", version=f"lets-hooks {__version__}")
+    parser = command_parser(
+        "lets-hooks install",
+        "Make git run the post-checkout, post-rewrite and pre-push hooks. "
+        "Without a hook manager, shims go into the folder git runs hooks from "
+        "(core.hooksPath honoured; a hook already there is kept as "
+        "<hook>.pre-lets and runs first). With husky, one marked line goes "
+        "into .husky/<hook>. With pre-commit, shims go beside its scripts for "
+        "the hooks it has none for (one it has is left to it, and said). With "
+        "lefthook nothing is written: it says what to add to its configuration "
+        "and exits 1. Safe to run again; a newer version upgrades the shims in "
+        "place.")
     parser.add_argument("--command", metavar="PATH", default=None,
                         help="the lets-hooks the shims call (default: this one, by its "
                              "absolute path; 'lets-hooks' for the one on PATH)")
@@ -69,17 +66,14 @@ def install_parser() -> argparse.ArgumentParser:
 
 
 def uninstall_parser() -> argparse.ArgumentParser:
-    import argparse
+    from lets_hooks.cli import command_parser
 
-    from lets_hooks import __version__
-
-    parser = argparse.ArgumentParser(
-        prog="lets-hooks uninstall",
-        description="Remove what lets-hooks install added (the shims, or the husky lines) "
-                    "and put every hook it had kept as <hook>.pre-lets back, byte for "
-                    "byte. A shim edited since is kept as <hook>.lets-backup. Leaves "
-                    "husky, lefthook and pre-commit as they were. Safe to run again.")
-    parser.add_argument("--version", action="version", version=f"lets-hooks {__version__}")
+    parser = command_parser(
+        "lets-hooks uninstall",
+        "Remove what lets-hooks install added (the shims, or the husky lines) "
+        "and put every hook it had kept as <hook>.pre-lets back, byte for "
+        "byte. A shim edited since is kept as <hook>.lets-backup. Leaves "
+        "husky, lefthook and pre-commit as they were. Safe to run again.")
     return parser
 
 

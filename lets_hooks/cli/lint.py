@@ -25,19 +25,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    import argparse
+    from lets_hooks.cli import command_parser
 
-    from lets_hooks import __version__
-
-    made = argparse.ArgumentParser(
-        prog=PROG,
-        description="Fail (exit 1, one 'path: problem' line each) when session state under "
-                    ".lets/sessions/ or .lets/locks/ is tracked by git, when a .lets link "
-                    "came with the repository, when the non-slugged .session-start-ref "
-                    "exists, when a task file's session line is malformed, or when a memory "
-                    "file lets-session-start reads does not parse. Silent and exit 0 "
-                    "otherwise.")
-    made.add_argument("--version", action="version", version=f"lets-hooks {__version__}")
+    made = command_parser(
+        PROG,
+        "Fail (exit 1, one 'path: problem' line each) when session state under "
+        ".lets/sessions/ or .lets/locks/ is tracked by git, when a .lets link "
+        "came with the repository, when the non-slugged .session-start-ref "
+        "exists, when a task file's session line is malformed, or when a memory "
+        "file lets-session-start reads does not parse. Silent and exit 0 "
+        "otherwise.")
     made.add_argument("--root", metavar="DIR", default=None,
                       help="a folder inside the repository to check (default: here)")
     return made

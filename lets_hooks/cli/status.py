@@ -19,17 +19,14 @@ HEADER = ("BRANCH", "BOUNDARY", "TRUST", "COMMITS", "WHY")
 
 
 def parser() -> argparse.ArgumentParser:
-    import argparse
+    from lets_hooks.cli import command_parser
 
-    from lets_hooks import __version__
-
-    made = argparse.ArgumentParser(
-        prog=PROG,
-        description="List every local branch with its session boundary, trust level, "
-                    "commit count and, when it is not exact, why. The current branch is "
-                    "marked '*'. Trust is judged for the current session (LETS_SESSION_ID "
-                    "or CLAUDE_CODE_SESSION_ID).")
-    made.add_argument("--version", action="version", version=f"lets-hooks {__version__}")
+    made = command_parser(
+        PROG,
+        "List every local branch with its session boundary, trust level, "
+        "commit count and, when it is not exact, why. The current branch is "
+        "marked '*'. Trust is judged for the current session (LETS_SESSION_ID "
+        "or CLAUDE_CODE_SESSION_ID).")
     made.add_argument("--json", action="store_true", help="print one JSON list instead")
     return made
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lets_hooks import files
-from lets_hooks.cli import out, out_encoding, say
+from lets_hooks.cli import command_parser, out, out_encoding, say
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,12 +27,6 @@ if TYPE_CHECKING:
 
 HOOK_INPUT_LIMIT = 1024 * 1024
 ENV_FILE_TAIL = 1024 * 1024  # the part of an env file read to find the line written already
-
-
-def _version() -> str:
-    from lets_hooks import __version__
-
-    return __version__
 
 
 def _date(text: str) -> dt.date:
@@ -229,11 +223,10 @@ def session_start_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _session_start(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="lets-session-start",
-        description="Print the session-start summary (the 'Session Ready' block) from the"
-                    " project's handoff and memory files and the user's ~/.claude files.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser = command_parser(
+        "lets-session-start",
+        "Print the session-start summary (the 'Session Ready' block) from the project's"
+        " handoff and memory files and the user's ~/.claude files.")
     parser.add_argument("--root", help="project folder (default: the git top level above"
                                        " the current folder, else the current folder)")
     parser.add_argument("--home", help="the user's home folder (default: ~)")
@@ -385,10 +378,9 @@ def observability_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _observability(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="lets-observability",
-        description="Deterministic counters over ~/.claude/.harness/interventions/*.jsonl.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser = command_parser(
+        "lets-observability",
+        "Deterministic counters over ~/.claude/.harness/interventions/*.jsonl.")
     parser.add_argument("--home", help="the user's home folder (default: ~)")
     parser.add_argument("--today", type=_date, metavar="YYYY-MM-DD",
                         help="the date the period ends on (default: today)")
