@@ -152,8 +152,8 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
         result.code = 1
         return result, None
     if at is not None and target.head != where.head:
-        _vouch(repo, where, target.head, current, settings.merge_branch or where.origin_head,
-               judged_unvouched(repo, settings, current, now, where))
+        _vouch(repo, where, target.head, current,
+               ladder.resolve(repo, settings, current, now, where=where))
     boundary = ladder.resolve(repo, settings, current, now, where=where)
     return result, boundary
 
@@ -203,46 +203,43 @@ def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int
     return Location(where.top, where.git_dir, where.branch, commit, where.origin_head)
 
 
-def judged_unvouched(repo: Repo, settings: Config, sid: str | None, now: int,
-                     where: Location) -> set[str]:
-    """The commits of the range the ladder, reading the line just recorded, counts without
-    any evidence of who made them: the only ones a claim may cover."""
-    return set(ladder.resolve(repo, settings, sid, now, where=where).unvouched)
-
-
 def _vouch(repo: Repo, where: Location, base: str | None, sid: str | None,
-           merge: str | None, unvouched: set[str]) -> None:
+           judged: ladder.Boundary) -> None:
     """``record --at REV`` is a person's word that the commits of ``REV..HEAD`` on HEAD's
     first-parent line, less what the merge branch holds, are this session's work (made by
     a tool git's hooks do not see, or before the hooks were installed): kept in the
     session ledger as claims of this session, which lapse with it. Nothing is claimed
     without a session id, nor on a side line (a branch merged in is not claimed), nor a
-    commit any evidence speaks of (``unvouched``: no ledger line names it for a session or
-    for none, and no log shows it brought in): a claim never overrides the ledger."""
+    commit any evidence speaks of: only those the ladder (``judged``, reading the line
+    just recorded) counts with no evidence of who made them (``unvouched``: no ledger line
+    names it for a session or for none, and no log shows it brought in). A claim never
+    overrides the ledger."""
     from lets_hooks import ledger, state
 
     if base is None or where.head is None or not sid or state.sid_problem(sid) is not None:
         return
-    tips: list[str] = []
-    if merge:
-        asked = ["refs/remotes/origin/" + merge, "refs/heads/" + merge]
-        tips = [i.sha for i in repo.objects(asked) if i.sha is not None]
-    line = [c for c in repo.first_parents_above(where.head, [base, *tips]) if c in unvouched]
+    stops = [base, *_merge_tips(repo, judged.merge_branch)]
+    unvouched = set(judged.unvouched)
+    line = [c for c in repo.first_parents_above(where.head, stops) if c in unvouched]
     ledger.note_claims(gitfiles.common_dir(where.git_dir), line, sid)
 
 
 def _oldest_claimed(repo: Repo, head: str, base: str, merge: str | None) -> int | None:
     """The committer time of the oldest commit of ``base..head`` not already on the merge
     branch: when the session that made them must have started, at the latest."""
-    tips: list[str] = []
-    if merge:
-        asked = ["refs/remotes/origin/" + merge, "refs/heads/" + merge]
-        tips = [i.sha for i in repo.objects(asked) if i.sha is not None]
-    shas = repo.listing(head, [base, *tips])
+    shas = repo.listing(head, [base, *_merge_tips(repo, merge)])
     if not shas:
         return None
     times = [i.commit_time for i in repo.objects(shas) if i.commit_time is not None]
     return min(times) if times else None
+
+
+def _merge_tips(repo: Repo, merge: str | None) -> list[str]:
+    """The tips of the merge branch the ladder named (``origin/<merge>``, ``<merge>``)."""
+    if not merge:
+        return []
+    asked = ["refs/remotes/origin/" + merge, "refs/heads/" + merge]
+    return [i.sha for i in repo.objects(asked) if i.sha is not None]
 
 
 class UsageError(Exception):
