@@ -252,9 +252,8 @@ class _Cache:
     kept with ``marshal`` under a header that holds its length and CRC-32. A cache that
     does not read back whole and valid (cut short, a flipped bit, someone else's bytes)
     is ignored and written again
-    (``tests/test_config.py::test_a_corrupt_cache_is_ignored_and_rewritten``). A parse
-    of ``pyproject.toml`` costs about 14 ms, the cache's reading a fraction of one:
-    ``benchmarks/bench_config.py``."""
+    (``tests/test_config.py::test_a_corrupt_cache_is_ignored_and_rewritten``). Reading it
+    costs a fraction of a parse of ``pyproject.toml``: ``benchmarks/bench_config.py``."""
 
     NAME = "lets-config.cache"
 
@@ -314,8 +313,8 @@ MARSHAL_VERSION = 4
 
 
 def checksum(data: bytes) -> int:
-    """CRC-32, its module loaded only where a configuration file is read (1.5 ms a start:
-    ``python -X importtime``; a command with no file never pays it)."""
+    """CRC-32, its module loaded only where a configuration file is read (a command with
+    no file never pays for it: ``python -X importtime``)."""
     import zlib
 
     return zlib.crc32(data)

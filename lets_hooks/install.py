@@ -277,7 +277,7 @@ def shim(hook: str, command: str = "lets-hooks", python: str = "",
     of the one that installed it) and ``python`` that one's interpreter: while it is
     there the shim runs lets_hooks with it directly (faster than the console script).
     ``lib``, the folders that interpreter finds lets_hooks and its dependencies in, lets
-    it start without the ``site`` module (``-S``: about 5 ms of a hook's budget).
+    it start without the ``site`` module (``-S``; guard: ``benchmarks/bench_hooks.py``).
     Without it, a ``lets-hooks`` whose interpreter exists; without one, the shim says so
     in one line and lets git go on (a strict pre-push blocks: see ``_GONE_PRE_PUSH``).
     """
