@@ -124,7 +124,7 @@ class LessonsFile:
     lessons: tuple[Lesson, ...]
 
 
-@dataclass  # not frozen: a log holds thousands, and a frozen __init__ is 4x slower
+@dataclass  # not frozen: a log holds thousands (a frozen __init__ is slower: bench_summary.py)
 class LogEntry:
     date: dt.date
     type: str | None
