@@ -218,7 +218,7 @@ def _vouch(repo: Repo, where: Location, base: str | None, sid: str | None,
 
     if base is None or where.head is None or not sid or state.sid_problem(sid) is not None:
         return
-    stops = [base, *_merge_tips(repo, judged.merge_branch)]
+    stops = [base, *ladder.merge_tips(repo, judged.merge_branch)]
     unvouched = set(judged.unvouched)
     line = [c for c in repo.first_parents_above(where.head, stops) if c in unvouched]
     ledger.note_claims(gitfiles.common_dir(where.git_dir), line, sid)
@@ -227,19 +227,11 @@ def _vouch(repo: Repo, where: Location, base: str | None, sid: str | None,
 def _oldest_claimed(repo: Repo, head: str, base: str, merge: str | None) -> int | None:
     """The committer time of the oldest commit of ``base..head`` not already on the merge
     branch: when the session that made them must have started, at the latest."""
-    shas = repo.listing(head, [base, *_merge_tips(repo, merge)])
+    shas = repo.listing(head, [base, *ladder.merge_tips(repo, merge)])
     if not shas:
         return None
     times = [i.commit_time for i in repo.objects(shas) if i.commit_time is not None]
     return min(times) if times else None
-
-
-def _merge_tips(repo: Repo, merge: str | None) -> list[str]:
-    """The tips of the merge branch the ladder named (``origin/<merge>``, ``<merge>``)."""
-    if not merge:
-        return []
-    asked = ["refs/remotes/origin/" + merge, "refs/heads/" + merge]
-    return [i.sha for i in repo.objects(asked) if i.sha is not None]
 
 
 class UsageError(Exception):

@@ -29,7 +29,7 @@ from lets_hooks.repo import GitError, Location, Repo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Container
+    from collections.abc import Callable, Container, Mapping
 
     from lets_hooks.config import Config
     from lets_hooks.repo import ObjectInfo
@@ -175,6 +175,25 @@ def names(head: str | None, recorded: str | None, merge: str | None) -> list[str
     return list(dict.fromkeys(found))
 
 
+def _merge_named(merge: str | None, found: Mapping[str, ObjectInfo]) -> str:
+    """The merge branch: ``merge`` (configured, else ``origin/HEAD``'s branch), else main
+    where it exists (here or at origin), else master; ``found``: ``names``' answers."""
+    if merge is not None:
+        return merge
+    return "main" if found["refs/heads/main"].sha or found["refs/remotes/origin/main"].sha \
+        else "master"
+
+
+def merge_tips(repo: Repo, merge: str | None) -> list[str]:
+    """The merge branch's tips (``origin/<merge>``, ``<merge>``), origin's first, each once,
+    the branch named as ``resolve`` names it (``merge``: configured, else ``origin/HEAD``'s
+    branch); one ``cat-file``."""
+    found = {info.name: info for info in repo.objects(names(None, None, merge))}
+    named = _merge_named(merge, found)
+    tips = (found["refs/remotes/origin/" + named].sha, found["refs/heads/" + named].sha)
+    return list(dict.fromkeys(tip for tip in tips if tip))
+
+
 # -- the rungs ----------------------------------------------------------------------------------
 
 class _Facts:
@@ -299,9 +318,7 @@ def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, bran
         found = {info.name: info for info in repo.objects(asked)}
     except GitError as exc:
         return unknown(f"git failed: {exc}")
-    if merge is None:
-        has_main = found["refs/heads/main"].sha or found["refs/remotes/origin/main"].sha
-        merge = "main" if has_main else "master"
+    merge = _merge_named(merge, found)
     asked_head: str | None = None
     if head is not None and head != where.head:
         asked_head = head
