@@ -2,19 +2,15 @@
 
 Standard library only, and cheap to import (a hook imports it on every checkout):
 
-- ``read_capped``: a regular file, never through a symbolic link, never blocking (a FIFO
-  or a link to a device is refused), never more than a limit;
+- ``read_capped``: a regular file, never through a symbolic link, never blocking, never
+  more than a limit;
 - ``inside`` / ``read_inside`` / ``write_inside``: a path under a root, refused when it
-  leads out of the root (a link) or into a git directory (SPEC section 7);
-- ``read_outside_git``: a user's file through its links, refused inside a git directory;
+  leads out of the root or into a git directory (SPEC section 7); ``read_outside_git``;
 - ``locked``: the exclusive ``flock(2)`` other writers of the state files take too;
-- ``atomic_write``: a temporary sibling, synced, renamed over the file, so a crash or a
-  concurrent reader never sees a torn or lost file;
-- ``link_aside``, ``put_back``, ``append_to``: a hard link to a file about to be replaced,
-  so a save that lands in it meanwhile is seen and kept (the checkpoint's guarded write);
-- the shape checks for object names (``is_hex``, ``is_sha``, ``require_hex``);
-- ``show`` (also ``shown``): the one way text that came from a file, a
-  name or a setting is printed (controls, escape sequences and invisible characters escaped).
+- ``atomic_write``: a temporary sibling, synced, renamed over the file (never torn or lost);
+- ``link_aside``, ``put_back``, ``append_to``: the checkpoint's guarded write;
+- ``is_hex``, ``is_sha``, ``require_hex``: the shape checks for object names;
+- ``show`` (also ``shown``): the one way outside text is printed (controls escaped).
 
 Every refusal is a ``Refused`` whose text is one line a person can act on.
 """
@@ -27,8 +23,6 @@ import os
 TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
 if TYPE_CHECKING:
     import re
-    from collections.abc import Iterator
-if TYPE_CHECKING:  # atomic_write's before_rename
     from collections.abc import Callable
 
 MAX_BYTES = 1 << 20  # the one limit for a state file: the reader, the writer and lint
@@ -97,7 +91,17 @@ def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
             return None, f"{shown} is not a regular file - ignored"
         if info.st_size > limit:
             return None, f"{shown} is {info.st_size} bytes, over the {_size(limit)} limit - ignored"
-        data = _read_fd(fd, limit + 1, info.st_size + 1)
+        chunks = []
+        left = limit + 1
+        ask = info.st_size + 1  # the whole file in one read, then 64 KiB at a time if it grew
+        while left > 0:
+            chunk = os.read(fd, min(left, ask))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+            ask = 1 << 16
+        data = b"".join(chunks)
         if len(data) > limit:  # it grew while being read
             return None, f"{shown} is over the {_size(limit)} limit - ignored"
         return data, None
@@ -105,22 +109,6 @@ def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
         return None, f"{shown} cannot be read ({exc.strerror or exc})"
     finally:
         os.close(fd)
-
-
-def _read_fd(fd: int, limit: int, expected: int = 1 << 16) -> bytes:
-    """Up to ``limit`` bytes, the first ``expected`` (the file's size and one: its end
-    seen in the same call) asked in one read, then 64 KiB at a time while it grows."""
-    chunks = []
-    left = limit
-    ask = expected
-    while left > 0:
-        chunk = os.read(fd, min(left, ask))
-        ask = 1 << 16
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 def _size(limit: int) -> str:
@@ -140,7 +128,8 @@ def inside(root: str, relative: str, git_dir: str | None = None) -> str:
     real_root = os.path.realpath(root)
     target = os.path.realpath(os.path.join(root, relative))
     if target != real_root and not target.startswith(real_root.rstrip(os.sep) + os.sep):
-        raise Refused(f"{relative} leads out of {_tail(root)} - refused, not followed")
+        tail = os.path.basename(root.rstrip(os.sep)) or root
+        raise Refused(f"{relative} leads out of {tail} - refused, not followed")
     below = target[len(real_root):].split(os.sep)
     if ".git" in below:
         raise Refused(f"{relative} leads into a git directory - refused")
@@ -190,29 +179,18 @@ def read_outside_git(path: str, limit: int, name: str | None = None
             return None, None
     except (OSError, ValueError) as exc:
         return None, f"{shown} cannot be read ({exc})"
-    if in_git_dir(target):
-        return None, f"{shown} leads into a git directory - refused"
-    return read_capped(target, limit, name=shown)
-
-
-def in_git_dir(real: str) -> bool:
-    """Is the real path ``real`` inside a git directory (see ``read_outside_git``)?"""
-    if ".git" in real.split(os.sep):
-        return True
-    folder = os.path.dirname(real)
+    refused = f"{shown} leads into a git directory - refused"
+    if ".git" in target.split(os.sep):
+        return None, refused
+    folder = os.path.dirname(target)
     while True:
         if (os.path.isfile(os.path.join(folder, "HEAD"))
                 and os.path.isdir(os.path.join(folder, "objects"))
                 and os.path.isdir(os.path.join(folder, "refs"))):
-            return True
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return False
-        folder = parent
-
-
-def _tail(path: str) -> str:
-    return os.path.basename(path.rstrip(os.sep)) or path
+            return None, refused
+        if folder == os.path.dirname(folder):
+            return read_capped(target, limit, name=shown)
+        folder = os.path.dirname(folder)
 
 
 # -- writing ----------------------------------------------------------------------------------
@@ -280,9 +258,8 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
 
 
 def _linked(tmp: str, path: str) -> bool:
-    """``tmp`` linked at ``path`` (then removed) when nothing stands there: True. Raises
-    ``FileExistsError`` when something does; False where the file system makes no hard
-    links (the caller renames instead)."""
+    """``tmp`` linked at ``path`` (then removed): True; ``FileExistsError`` when something
+    stands there; False where the file system makes no hard links (rename instead)."""
     try:
         os.link(tmp, path, follow_symlinks=False)
     except FileExistsError:
@@ -312,10 +289,8 @@ KEPT = ".kept"  # the suffix of a link_aside
 
 def link_aside(path: str) -> str | None:
     """A hard link to the file at ``path`` under a sibling name ``<name>.<digits>.kept``
-    (swept like a writer's temporary file once its process is gone, whatever the file's
-    age), so that what another process writes into that very file after it is replaced
-    can still be read. None when there is no file there, or the file system makes no
-    hard links."""
+    (swept once its process is gone), so that what another process writes into that very
+    file after it is replaced can still be read. None when there is no file or no link."""
     folder, name = os.path.split(path)
     base = os.getpid() * 1000
     for attempt in range(1000):
@@ -330,8 +305,8 @@ def link_aside(path: str) -> str | None:
     return None
 
 
-def writers_gone(path: str, wait: float = LOCK_WAIT) -> bool | None:
-    """Wait until no process has the file at ``path`` open for writing, up to ``wait``
+def writers_gone(path: str) -> bool | None:
+    """Wait until no process has the file at ``path`` open for writing, up to ``LOCK_WAIT``
     seconds: True when none has, False when one still had it then, None where that cannot
     be told. (Linux grants a read lease, ``F_SETLEASE``, only on a file nobody has open
     for writing; it is let go at once. Elsewhere, or on another user's file: None.)"""
@@ -354,7 +329,7 @@ def writers_gone(path: str, wait: float = LOCK_WAIT) -> bool | None:
     except (ValueError, AttributeError, OSError):
         previous = None
     try:
-        deadline = time.monotonic() + wait
+        deadline = time.monotonic() + LOCK_WAIT
         while True:
             try:
                 fcntl.fcntl(fd, lease, fcntl.F_RDLCK)
@@ -412,14 +387,12 @@ def append_to(path: str, data: bytes, shown: str | None = None) -> None:
 STALE_SECONDS = 60.0  # a temporary file this old was left by a writer that died
 
 
-def sweep_temporaries(folder: str, name: str, now: float | None = None) -> int:
+def sweep_temporaries(folder: str, name: str) -> int:
     """Remove the temporary files killed writers left beside ``name``
-    (``<name>.<digits>.tmp``): those whose writer is gone (ours carry their writer's
-    process id times 1000 plus a count in the digits) and those older than
-    ``STALE_SECONDS`` (a write takes milliseconds); and the links ``link_aside`` kept
+    (``<name>.<digits>.tmp``: the digits carry the writer's process id times 1000): those
+    whose writer is gone or older than ``STALE_SECONDS``; and the links ``link_aside`` kept
     (``<name>.<digits>.kept``) whose writer is gone. Called by every writer after its own
-    rename; a writer of a state file does it under the file's lock, where no other
-    writer's temporary file can be in use. Returns how many were removed; never raises.
+    rename (a state file's writer under its lock). Returns how many went; never raises.
     (``tests/test_faults.py::test_temporary_files_of_killed_writers_are_swept``)"""
     import time
 
@@ -429,7 +402,7 @@ def sweep_temporaries(folder: str, name: str, now: float | None = None) -> int:
     except OSError:
         return 0
     removed = 0
-    clock = time.time() if now is None else now
+    clock = time.time()
     for entry in entries:
         if not (entry.startswith(prefix) and entry.endswith((".tmp", KEPT))):
             continue
@@ -441,9 +414,9 @@ def sweep_temporaries(folder: str, name: str, now: float | None = None) -> int:
             info = os.lstat(path)
         except OSError:
             continue
-        if entry.endswith(KEPT) and _writer_alive(int(digits)):
-            continue  # a link kept aside: as old as the file, held while its writer runs
-        if clock - info.st_mtime < STALE_SECONDS and _writer_alive(int(digits)):
+        # a link kept aside is as old as the file: held while its writer runs
+        young = entry.endswith(KEPT) or clock - info.st_mtime < STALE_SECONDS
+        if young and _writer_alive(int(digits)):
             continue
         try:
             os.unlink(path)
@@ -559,9 +532,8 @@ def take_lock(path: str, wait: float, shown: str) -> int:
                     holders, deadline = seen, min(now + wait, longest)
             polls += 1
             if now > deadline:
-                later = holders
                 os.close(fd)
-                who = f" (pid {', '.join(sorted(later))})" if later else ""
+                who = f" (pid {', '.join(sorted(holders))})" if holders else ""
                 raise Refused(f"{shown} is held by another process{who} that did not let "
                               f"it go within {wait:g} s; nothing written") from None
             time.sleep(0.01)
@@ -680,20 +652,6 @@ shown = show  # the name most callers use
 def quoted(name: str | None) -> str:
     """A name in a message: ``shown`` between single quotes (``none`` for no name)."""
     return "none" if name is None else "'" + shown(name) + "'"
-
-
-def lines(data: bytes) -> Iterator[bytes]:
-    """The lines of ``data`` without their LF or CRLF ends (never split on anything else:
-    ``bytes.splitlines`` also splits on form feeds and other separators)."""
-    start = 0
-    size = len(data)
-    while start < size:
-        end = data.find(b"\n", start)
-        if end < 0:
-            end = size
-        line = data[start:end]
-        yield line[:-1] if line.endswith(b"\r") else line
-        start = end + 1
 
 
 # -- moving a file aside ------------------------------------------------------------------------

@@ -653,7 +653,7 @@ def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
     if problem is not None:
         return
     old = data or b""
-    present = {line.strip() for line in files.lines(old)}
+    present = {line.strip() for line in old.split(b"\n")}
     if os.path.islink(os.path.join(store.top, ".lets")):
         # another work tree's .lets, linked (open_store let it stand): to git a file,
         # which `.lets/` does not match, so the link itself is what must stay out
