@@ -45,8 +45,7 @@ def slug(branch: str) -> str:
     return branch.replace("/", "-")
 
 
-def is_hex(token: str) -> bool:
-    return files.is_hex(token)
+is_hex = files.is_hex
 
 
 def sid_problem(sid: str) -> str | None:
@@ -69,8 +68,7 @@ def sid_problem(sid: str) -> str | None:
 
 
 def shown_sid(sid: str) -> str:
-    text = sid if len(sid) <= 40 else sid[:37] + "..."
-    return ascii(text)
+    return ascii(sid if len(sid) <= 40 else sid[:37] + "...")
 
 
 class StateError(Exception):
@@ -128,9 +126,7 @@ def open_store(top: str, repo: Repo | None = None) -> Store:
             continue
         if stat.S_ISLNK(info.st_mode):
             links.append(rel)
-    if not links:
-        return Store(top, None, repo)
-    return Store(top, _link_problem(top, links, repo), repo)
+    return Store(top, _link_problem(top, links, repo) if links else None, repo)
 
 
 def _link_problem(top: str, links: list[str], repo: Repo | None) -> str | None:
@@ -198,20 +194,10 @@ def read_head(path: str) -> tuple[bytes | None, str | None]:
 
 
 def find_key_line(data: bytes, prefix: bytes) -> bytes | None:
-    """The value after ``prefix`` on the first line that starts with it, or None.
-
-    Line ends are LF or CRLF alike: a trailing carriage return is not part of the value.
-    """
-    start = 0
-    if not data.startswith(prefix):
-        start = data.find(b"\n" + prefix)
-        if start < 0:
-            return None
-        start += 1
-    start += len(prefix)
-    end = data.find(b"\n", start)
-    line = data[start:] if end < 0 else data[start:end]
-    return line[:-1] if line.endswith(b"\r") else line
+    """The value after ``prefix`` on the first line that starts with it (without its LF or
+    CRLF end), or None."""
+    span = _line_span(data, prefix)
+    return None if span is None else data[span[0] + len(prefix):span[1]]
 
 
 def find_session_line(data: bytes) -> bytes | None:
@@ -360,7 +346,7 @@ def session_value(sha: str, sid: str | None) -> bytes:
     """What follows ``session: `` on the line: the sha, then the session id if known."""
     if not (7 <= len(sha) <= 64) or not files.is_hex(sha):
         raise StateError(f"refusing to record {sha!r}: not a 7-64 digit lowercase hex sha")
-    if sid is None or sid == "":
+    if not sid:
         return sha.encode()
     problem = sid_problem(sid)
     if problem is not None:
@@ -487,12 +473,10 @@ def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | 
            branches: Iterable[str] | None = None) -> bool:
     """Change ``branch``'s session line as ``decide`` says; True if the file changed.
 
-    Under the task file's lock: read the file (never through a symlink, never over the
-    size limit), parse it, ask ``decide`` (None: keep it as it is), write a temporary
-    sibling, sync it and rename it over the file. ``decide`` sees the line as it is under
-    the lock, so a line another writer changed since the caller last looked is judged as
-    it is now. ``branches`` (all local branch names), when given, lets a slug shared with
-    another branch be refused instead of overwriting that branch's boundary.
+    Under the task file's lock: read (capped, never through a link), parse, ask ``decide``
+    (None: keep it), write atomically. ``decide`` sees the line as it is under the lock, so
+    a line another writer changed meanwhile is judged as it is now. ``branches`` (all local
+    branch names), when given, refuses a slug shared with another branch.
     Raises ``StateError`` with one line when the write is refused or fails.
     """
     store = where if isinstance(where, Store) else open_store(where)
@@ -506,7 +490,7 @@ def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | 
         with files.locked(store.lock_path(branch), shown=_shown(store.lock_path(branch))):
             data, problem = read_head(path)
             if problem is not None:
-                why = _after_name(problem, name).removesuffix(" - ignored")
+                why = problem.removeprefix(name + " ").removesuffix(" - ignored")
                 raise StateError(f"{_shown(path)} {why} - not changed")
             current = parse(data or b"", name)
             wanted = decide(current)
@@ -567,7 +551,6 @@ def _check_branch(store: Store, branch: str, branches: Iterable[str] | None) -> 
                 f".task-{slug(branch)} ('/' and '-' read alike); not recorded - rename one "
                 "of them")
     name = ".task-" + slug(branch)
-    limit = NAME_MAX_FALLBACK
     probe = store.top
     while probe and not os.path.isdir(probe):
         probe = os.path.dirname(probe)
@@ -594,17 +577,15 @@ def _prepare(store: Store) -> bool:
     return fresh
 
 
-# What info/exclude lines already keep state out of commits (with or without the leading
-# slash, with or without the trailing one).
-_ALL_LINES = frozenset({b".lets/", b".lets", b"/.lets/", b"/.lets", b".lets/*", b"/.lets/*"})
+def _lines_for(name: bytes) -> frozenset[bytes]:
+    """The info/exclude lines that keep ``name`` out of commits (with or without the
+    leading slash, with or without the trailing one, or as ``name/*``)."""
+    return frozenset(lead + name + tail for lead in (b"", b"/") for tail in (b"", b"/", b"/*"))
+
+
+_ALL_LINES = _lines_for(b".lets")
 _FOLDERS = ("sessions", "locks")
 _LINK_LINES = frozenset({b".lets", b"/.lets"})  # what matches a .lets that is a link
-
-
-def _lines_for(folder: str) -> frozenset[bytes]:
-    name = b".lets/" + folder.encode("ascii")
-    return frozenset({name, name + b"/", b"/" + name, b"/" + name + b"/", name + b"/*",
-                      b"/" + name + b"/*"})
 
 
 def refuse_tracked(store: Store, path: str) -> None:
@@ -632,16 +613,15 @@ def refuse_tracked(store: Store, path: str) -> None:
 
 def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
     """After a state file was written: make sure git ignores ``.lets/sessions/`` and
-    ``.lets/locks/``, whenever a write happens, not only when ``.lets`` is new (a team that
-    commits ``.lets/config.toml`` ships ``.lets`` in every clone). Lines already in the
-    common ``info/exclude`` answer without git; otherwise git is asked whether it ignores
-    the folders already (a ``.gitignore`` rule), and what it does not is added: ``.lets/``
-    when ``.lets`` was new (``fresh``), else the two folders, so a committed settings file
-    can still be changed and committed. Best effort: the state was written either way."""
+    ``.lets/locks/`` (on every write: a team that commits ``.lets/config.toml`` ships
+    ``.lets`` in every clone). What the common ``info/exclude`` or git's own ignore rules
+    do not cover is added there: ``.lets/`` when ``.lets`` was new (``fresh``), else the two
+    folders, so a committed settings file can still be changed. Best effort."""
     from lets_hooks.repo import GitError, Repo
 
     repo = Repo(store.top, store.repo.git if store.repo is not None else "git")
-    common = _common_dir(store.top)
+    git_dir = gitfiles.git_dir_at(store.top)  # git's files first; git only when they are unclear
+    common = None if git_dir is None else gitfiles.common_dir(git_dir)
     try:
         if common is None:
             common = repo.common_dir()
@@ -666,7 +646,7 @@ def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
     else:
         if present & _ALL_LINES:
             return
-        missing = [f for f in _FOLDERS if not present & _lines_for(f)]
+        missing = [f for f in _FOLDERS if not present & _lines_for(b".lets/" + f.encode())]
         try:
             missing = [f for f in missing if not repo.is_ignored(f".lets/{f}/")]
         except GitError:
@@ -681,20 +661,9 @@ def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
     new = old + sep + b"# lets-hooks: per-work-tree session state\n" + add
     try:
         os.makedirs(info, exist_ok=True)
-        files.atomic_write(path, new, mode=None, shown="info/exclude")
+        files.atomic_write(path, new, shown="info/exclude")
     except (OSError, files.Refused):
         return
-
-
-def _common_dir(top: str) -> str | None:
-    """The common git directory of the work tree at ``top``, from git's files; None when
-    they do not say plainly (git is asked then)."""
-    git_dir = gitfiles.git_dir_at(top)
-    return None if git_dir is None else gitfiles.common_dir(git_dir)
-
-
-def _after_name(problem: str, name: str) -> str:
-    return problem[len(name) + 1:] if problem.startswith(name + " ") else problem
 
 
 def _shown(path: str) -> str:
