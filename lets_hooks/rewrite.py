@@ -39,13 +39,12 @@ Then:
    first-parent line, and the move is marked *approximate*: the ladder then never says
    ``exact`` for it.
 
-Every step is linear in the commits the rewrite touched (a ``rebase --root`` of 10,000
-commits is a fraction of a second; see ``benchmarks/bench_rewrite.py``).
+Every step is linear in the commits the rewrite touched (``benchmarks/bench_rewrite.py``).
 """
 
 from __future__ import annotations
 
-from lets_hooks import files, gitfiles, reflog
+from lets_hooks import files, gitfiles, reflog, state
 from lets_hooks.repo import GitError
 
 # the fix when the session's copies cannot be told apart: recording at HEAD would leave
@@ -59,9 +58,7 @@ if TYPE_CHECKING:
 
     from lets_hooks.gitfiles import RebaseState
     from lets_hooks.repo import Location, Repo
-    from lets_hooks.state import Recorded, Store
 
-HEXDIGITS = frozenset("0123456789abcdef")
 SESSION, EARLIER, MIXED, FOREIGN = "session", "earlier", "mixed", "foreign"
 
 
@@ -89,7 +86,7 @@ def parse_pairs(data: bytes) -> list[tuple[str, str]]:
     pairs = []
     for line in data.decode("ascii", "replace").split("\n"):
         parts = line.split()
-        if len(parts) >= 2 and _is_sha(parts[0]) and _is_sha(parts[1]):
+        if len(parts) >= 2 and files.is_sha(parts[0]) and files.is_sha(parts[1]):
             pairs.append((parts[0], parts[1]))
     return pairs
 
@@ -98,9 +95,7 @@ def mapping(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
     """Old commit -> its final image. Several olds may share an image (squash, fixup);
     an old listed twice (a commit amended during a rebase) takes its last image, and an
     image that is itself rewritten later in the list is followed to its end."""
-    images: dict[str, str] = {}
-    for old, new in pairs:
-        images[old] = new
+    images = dict(pairs)
     for old in list(images):
         seen = {old}
         new = images[old]
@@ -383,7 +378,7 @@ class Target:
 
     __slots__ = ("boundary", "branch", "new_tip", "old_tip", "recorded")
 
-    def __init__(self, branch: str, old_tip: str, new_tip: str, recorded: Recorded) -> None:
+    def __init__(self, branch: str, old_tip: str, new_tip: str, recorded: state.Recorded) -> None:
         self.branch = branch
         self.old_tip = old_tip
         self.new_tip = new_tip
@@ -401,38 +396,28 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
     rebase = gitfiles.rebase_state(where.git_dir)
     if command == "amend" and rebase.backend is not None:
         return []  # an amend at a rebase stop: the rebase's own list will carry it
-    if where.branch is None and rebase.backend == gitfiles.REBASE_APPLY \
-            and rebase.head_name is None:
+    if where.branch is None:
         _apply_context(repo, where.git_dir, rebase)
-    pairs, old_tip, guessed = recover_pairs(repo, where.git_dir, command, stdin, rebase)
+    pairs, old_tip = recover_pairs(repo, where.git_dir, command, stdin, rebase)
     pairs = [(old, new) for old, new in pairs if old != new]  # a no-op amend: the same commit
     problem = _note(repo, where, command, pairs, rebase, sid)
     said = [] if problem is None else [f"the session ledger was not written: {problem}"]
     if command == "amend" and not pairs:
         return said
-    return said + _move(repo, where, command, rebase, branch_of(where, rebase), pairs,
-                        old_tip, guessed, now, sid)
-
-
-def branch_of(where: Location, rebase: RebaseState) -> str | None:
-    """The branch a rewrite moved: the checked-out one, or the one a rebase works on."""
-    return where.branch or _branch_name(rebase.head_name)
+    branch = where.branch or _branch_name(rebase.head_name)  # checked out, or being rebased
+    return said + _move(repo, where, command, rebase, branch, pairs, old_tip, sid)
 
 
 def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
           branch: str | None, pairs: list[tuple[str, str]], old_tip: str | None,
-          guessed: bool, now: int, sid: str | None) -> list[str]:
+          sid: str | None) -> list[str]:
     """``follow``'s moves of the boundaries, once the rewrite's pairs are known."""
-    from lets_hooks import state
-
     assert where.top is not None and where.head is not None
     if branch is None:
         return []
     store = state.open_store(where.top, repo)
     if store.problem is not None:
         return [f"branch {files.quoted(branch)}: the boundary was not moved: {store.problem}"]
-    # The rewrite's pairs (git's own: stdin, the rebase's list, an amend's reflog) are
-    # known from here on.
     if old_tip is None and command != "amend":
         old_tip = repo.ref_commit("ORIG_HEAD")  # through git: reftable keeps it as a ref
     targets = _targets(store, branch, old_tip, where.head, rebase)
@@ -441,6 +426,7 @@ def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
     _resolve_boundaries(repo, targets)
     targets = [t for t in targets if t.boundary is not None]
     current = targets[0] if targets and targets[0].branch == branch else None
+    guessed = False
     if not pairs and current is not None:
         assert current.boundary is not None
         pairs = _pairs_by_patch_id(repo, current.boundary, current.old_tip, current.new_tip)
@@ -473,7 +459,7 @@ def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
                       copies, guessed, _below(repo, target.boundary))
         moved = _not_above_session(repo, where, target, moved, old)
         moved = _below_a_changed_boundary(where, target, moved, new, sid)
-        messages += _write(store, target, moved, names, now)
+        messages += _write(store, target, moved, names)
     return messages
 
 
@@ -493,19 +479,13 @@ def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]
     else:
         olds = [old for old, _ in pairs]
         changed, before_exec, edited = _changed_in(rebase.done, olds)
-        images = dict(pairs)
-        copies = set(images.values())
+        copies = {new for _, new in pairs}
         floor = [c for c in (rebase.onto, rebase.orig_head) if c]
-        parents: dict[str, list[str]] = {}
-        if floor and where.head is not None:
-            try:
-                walked = repo.walk([where.head], floor).decode("ascii", "replace")
-            except GitError:  # the pairs are written all the same
-                walked = ""
-            for row in walked.split("\n"):
-                fields = row.split()
-                if fields:
-                    parents[fields[0]] = fields[1:]
+        try:
+            walked = repo.walk([where.head], floor) if floor and where.head else b""
+        except GitError:  # the pairs are written all the same
+            walked = b""
+        parents = History(walked).parents
         made = [c for c in parents if c not in copies]
         pairs = _at_edit_stops(pairs, edited, parents, made)
         images = dict(pairs)
@@ -535,12 +515,10 @@ def _at_edit_stops(pairs: list[tuple[str, str]], edited: set[str],
         if new is None:
             continue
         chain = [new]
-        while True:
-            up = parents.get(chain[-1], [])[:1]
-            if up and up[0] in unlisted and up[0] != old:
-                chain.append(up[0])
-                continue
-            break
+        up = parents.get(new, [])[:1]
+        while up and up[0] in unlisted and up[0] != old:
+            chain.append(up[0])
+            up = parents.get(up[0], [])[:1]
         if up and up[0] == old:  # the stop kept the commit as it was: all made there
             del fixed[old]
             made.extend(c for c in chain if c not in made)
@@ -655,8 +633,7 @@ def rebased_branch(repo: Repo, where: Location) -> str | None:
     """The branch a rebase in progress is rewriting, while HEAD is detached (``rebase
     --apply`` runs post-rewrite before it moves the branch back)."""
     rebase = gitfiles.rebase_state(where.git_dir)
-    if rebase.backend == gitfiles.REBASE_APPLY and rebase.head_name is None:
-        _apply_context(repo, where.git_dir, rebase)
+    _apply_context(repo, where.git_dir, rebase)
     return _branch_name(rebase.head_name)
 
 
@@ -666,6 +643,8 @@ def _apply_context(repo: Repo, git_dir: str, rebase: RebaseState) -> None:
     entry before it that names a branch (a checkout, a finished rebase) names the one
     being rebased. It is taken only when that branch was at the old tip (``ORIG_HEAD``);
     without such an entry, only a branch that is alone at the old tip is taken."""
+    if rebase.backend != gitfiles.REBASE_APPLY or rebase.head_name is not None:
+        return
     log = repo.reflog(git_dir, "HEAD", 100)
     start = next((i for i, (_, subject) in enumerate(log) if reflog.starts_rebase(subject)),
                  None)
@@ -691,7 +670,7 @@ def _branch_name(ref: str | None) -> str | None:
 
 
 def recover_pairs(repo: Repo, git_dir: str, command: str, stdin: bytes, rebase: RebaseState
-                  ) -> tuple[list[tuple[str, str]], str | None, bool]:
+                  ) -> tuple[list[tuple[str, str]], str | None]:
     """The rewrite's old -> new pairs and the tip before it.
 
     In order: git's stdin; a rebase's own list (``rebase-merge/rewritten-list`` or
@@ -707,14 +686,12 @@ def recover_pairs(repo: Repo, git_dir: str, command: str, stdin: bytes, rebase: 
         if len(log) == 2 and reflog.amends(log[0][1]):
             pairs = [(log[1][0], log[0][0])]
     if command == "amend" and pairs:
-        return pairs, pairs[-1][0], False
-    return pairs, rebase.orig_head, False
+        return pairs, pairs[-1][0]
+    return pairs, rebase.orig_head
 
 
-def _targets(store: Store, branch: str, old_tip: str | None, new_tip: str,
+def _targets(store: state.Store, branch: str, old_tip: str | None, new_tip: str,
              rebase: RebaseState) -> list[Target]:
-    from lets_hooks import state
-
     found = []
     if old_tip is not None:
         found.append(Target(branch, old_tip, new_tip, state.read_recorded(store, branch)))
@@ -761,29 +738,20 @@ def _bounded(repo: Repo, target: Target, old: History, onto: str) -> bool:
     return repo.is_ancestor(boundary, target.old_tip)
 
 
-def _write(store: Store, target: Target, moved: Move, names: list[str], now: int) -> list[str]:
+def _write(store: state.Store, target: Target, moved: Move, names: list[str]) -> list[str]:
     """Write the moved line under the lock, unless another writer changed it since it was
     read (then theirs is kept, and said)."""
-    from lets_hooks import state
-
     seen = target.recorded
-    keep_approx = seen.approx
     if moved.boundary is None or (moved.boundary == target.boundary and not moved.approx):
         return []
-    assert seen.sha is not None
-    if seen.source != "task":
-        sid: str | None = None
-    else:
-        sid = seen.sid
     changed: list[str] = []
 
-    def decide(current: Recorded) -> state.Line | None:
+    def decide(current: state.Recorded) -> state.Line | None:
         if current.line != seen.line:
             changed.append(current.sha or "nothing")
             return None
-        approx = moved.approx or keep_approx
         assert moved.boundary is not None
-        return state.Line(moved.boundary, sid, seen.recorded_at, approx)
+        return state.Line(moved.boundary, seen.sid, seen.recorded_at, moved.approx or seen.approx)
 
     try:
         state.update(store, target.branch, decide, names)
@@ -824,6 +792,3 @@ def _pairs_by_patch_id(repo: Repo, boundary: str, old_tip: str,
     new = dict(repo.patch_ids(new_tip, [base] if base else []))
     return [(commit, new[pid]) for pid, commit in old if pid in new]
 
-
-def _is_sha(text: str) -> bool:
-    return len(text) in (40, 64) and not text.strip("0123456789abcdef")
