@@ -1,43 +1,35 @@
 """Where a session boundary goes when history is rewritten (``commit --amend``, ``rebase``).
 
-Pure: the facts come in as arguments (git's old -> new pairs, the rebase's ``onto``, and
-two small walks of history parsed by ``History``), and a ``Move`` comes out. Recovering
-those facts from git is the hook's job, through ``repo.py``.
+The rule (``place``) is pure: git's old -> new pairs, the rebase's ``onto`` and two walks
+of history (``History``) come in, a ``Move`` comes out; ``follow`` gathers those facts
+through ``repo.py`` and writes the moves.
 
-The one rule. Before the rewrite the session's commits were ``B..O`` (``B`` the boundary,
-``O`` the branch's old tip): the commits of ``O``'s first-parent line above ``B`` are the
-ones the session made (what else ``B..O`` holds came in through a merge: main's commits,
-a teammate's branch). Every commit the rewrite produced (``onto..N``, ``N`` the new tip)
-is sorted by where it came from:
+Before the rewrite the session's commits were ``B..O`` (``B`` the boundary, ``O`` the old
+tip): those on ``O``'s first-parent line above ``B`` are the session's (the rest of
+``B..O`` came in through a merge). Every commit the rewrite produced (``onto..N``, ``N``
+the new tip) is sorted by where it came from:
 
-- *session*: a copy of session commits (picked, reworded, edited, squashed or fixed up
-  together, one half of a split), or a commit the rebase made that has no original (an
-  ``exec`` that commits, a commit made at an ``edit`` stop): the session's work;
+- *session*: a copy of session commits (picked, reworded, edited, squashed, fixed up, one
+  half of a split), or a commit the rebase made with no original (an ``exec`` that
+  commits, a commit made at an ``edit`` stop);
 - *earlier*: a copy of commits from before the boundary (the boundary commit included);
-- *foreign*: a copy of a commit that came in through a merge (a rebase that flattens a
-  merge of main or of someone's branch replays those too): not the session's work, and
-  no reason to move the boundary either way (the witness leaves such copies out of the
-  count);
+- *foreign*: a copy of a commit that came in through a merge (a flattened merge of main):
+  not the session's work, and no reason to move the boundary either way;
 - *mixed*: a squash of an earlier commit with a session commit.
 
 Then:
 
 1. No earlier or mixed commit. When a commit of ``O``'s first-parent line above ``B`` was
    not replayed (it is in ``onto``'s history: ``pull --rebase`` after a teammate built on
-   your pushed commits, ``rebase -i HEAD~2``, a base inside the session) the boundary
-   stays: moving it up would drop a commit the session made. Otherwise every session
-   commit was replayed, and the boundary becomes the commit where the new tip's
-   first-parent line meets ``onto``'s history (``onto`` itself for a plain rebase; the
-   fork point when ``--rebase-merges`` kept a merge of main), so that ``boundary..N`` is
-   the session's commits, inserted ones included, whatever order they were replayed in,
-   and the boundary is on the first-parent line where the ladder looks for it.
-2. Earlier commits, all of them below every session commit (one earlier commit on top of
-   them all, with no session commit under it): the boundary becomes that commit (the
-   boundary's own new copy when it was rewritten last, as it usually is).
-3. Anything else (a session commit moved below an earlier one, a mixed squash): no
-   boundary counts exactly. The boundary goes below the lowest session commit on the
-   first-parent line, and the move is marked *approximate*: the ladder then never says
-   ``exact`` for it.
+   your pushed commits, ``rebase -i HEAD~2``) the boundary stays. Otherwise the boundary
+   becomes the commit where the new tip's first-parent line meets ``onto``'s history
+   (``onto`` for a plain rebase; the fork point when ``--rebase-merges`` kept a merge of
+   main), so that ``boundary..N`` is the session's commits, inserted ones included.
+2. Earlier commits, all of them below every session commit: the boundary becomes the
+   one earlier commit on top of them all (usually the boundary's own new copy).
+3. Anything else (a session commit moved below an earlier one, a mixed squash): the
+   boundary goes below the lowest session commit on the first-parent line, and the move
+   is marked *approximate*: the ladder then never says ``exact`` for it.
 
 Every step is linear in the commits the rewrite touched (``benchmarks/bench_rewrite.py``).
 """
@@ -78,11 +70,8 @@ class Move:
 
 
 def parse_pairs(data: bytes) -> list[tuple[str, str]]:
-    """``old new`` lines (git's post-rewrite stdin, a rebase's rewritten-list).
-
-    Extra fields after the two shas are ignored; lines that are not two full hex shas are
-    skipped, so nothing from this input can reach git as anything but a sha.
-    """
+    """``old new`` lines (git's post-rewrite stdin, a rebase's rewritten-list); extra
+    fields are ignored, lines that are not two full hex shas skipped."""
     pairs = []
     for line in data.decode("ascii", "replace").split("\n"):
         parts = line.split()
@@ -116,8 +105,7 @@ def originals(images: Mapping[str, str]) -> dict[str, list[str]]:
 
 class History:
     """Part of the commit graph: ``rev-list --parents`` output of a walk that excluded
-    some commits (their parents' names stay known, the commits themselves are not in it).
-    """
+    some commits (named as parents, not in the walk)."""
 
     __slots__ = ("_reach", "parents")
 
@@ -142,12 +130,9 @@ class History:
         stack = [tip] if tip in parents else []
         while stack:
             sha = stack.pop()
-            if sha in seen:
-                continue
-            seen.add(sha)
-            for parent in parents[sha]:
-                if parent not in seen and parent in parents:
-                    stack.append(parent)
+            if sha not in seen:
+                seen.add(sha)
+                stack.extend(p for p in parents[sha] if p not in seen and p in parents)
         found = frozenset(seen)
         self._reach[tip] = found
         return found
@@ -274,10 +259,7 @@ def _meets(tip: str, walk: History) -> str | None:
     excluded): ``tip`` itself when it is not in the walk; None at a root."""
     if tip not in walk:
         return tip
-    last = tip
-    for commit in walk.first_parents(tip):
-        last = commit
-    parents = walk.parents[last]
+    parents = walk.parents[list(walk.first_parents(tip))[-1]]
     return parents[0] if parents else None
 
 
@@ -290,26 +272,18 @@ def _single_top(earlier: list[str], new: History) -> str | None:
     stack = [p for c in earlier for p in parents.get(c, ()) if p in parents]
     while stack:
         sha = stack.pop()
-        if sha in under:
-            continue
-        under.add(sha)
-        for parent in parents[sha]:
-            if parent not in under and parent in parents:
-                stack.append(parent)
+        if sha not in under:
+            under.add(sha)
+            stack.extend(p for p in parents[sha] if p not in under and p in parents)
     tops = [c for c in earlier if c not in under]
     return tops[0] if len(tops) == 1 else None
 
 
 def _approximate(new_tip: str, onto: str, new: History, kinds: Mapping[str, str],
                  mixed: bool) -> Move:
-    lowest = None
-    for commit in new.first_parents(new_tip):
-        if kinds.get(commit) in (SESSION, MIXED):
-            lowest = commit
-    place_at = onto
-    if lowest is not None:
-        parents = new.parents.get(lowest) or []
-        place_at = parents[0] if parents else onto
+    ours = [c for c in new.first_parents(new_tip) if kinds.get(c) in (SESSION, MIXED)]
+    parents = new.parents.get(ours[-1], []) if ours else []
+    place_at = parents[0] if parents else onto
     what = ("a squash mixed an earlier commit with a session commit" if mixed else
             "session commits and earlier commits were interleaved")
     return Move(place_at, f"{what}: no boundary counts exactly; it goes below the lowest "
@@ -328,13 +302,10 @@ def recognize(copies: Mapping[str, list[str]], images: Mapping[str, str],
               unpaired: Sequence[str], identity: Mapping[str, bytes]) -> dict[str, list[str]]:
     """``copies`` corrected for ``edit`` stops at which new commits were made.
 
-    git lists a commit stopped at as rewritten into whatever HEAD is when the rebase goes
-    on. When commits were added at the stop, that is the last of them, and the stopped
-    commit's own copy (picked before the stop) has no entry. A pick keeps the author,
-    the author date and the message; a commit made at the stop has its own. So an
-    unlisted new commit that carries an old commit's identity is that commit's copy, and
-    the commit git listed for it is new work, unless that one carries the identity too (a
-    commit picked again, by an ``exec git cherry-pick`` say: then nothing is moved).
+    git lists a stopped commit as rewritten into whatever HEAD is when the rebase goes on
+    (the last commit made at the stop). A pick keeps the author, date and message, so an
+    unlisted new commit with an old commit's identity is that commit's copy and the listed
+    one is new work, unless it carries the identity too (a second pick: nothing moves).
     """
     fixed = {new: list(olds) for new, olds in copies.items()}
     by_identity: dict[bytes, list[str]] = {}
@@ -363,12 +334,9 @@ def derive_onto(new_tip: str, images: Mapping[str, str], fresh: History) -> str 
     lowest copy on the new tip's first-parent line. ``fresh`` is a walk of the new tip
     excluding the old one (the commits the rewrite made, and any new base's own)."""
     copies = set(images.values())
-    onto = None
-    for commit in fresh.first_parents(new_tip):
-        if commit in copies:
-            parents = fresh.parents[commit]
-            onto = parents[0] if parents else None
-    return onto
+    lowest = [c for c in fresh.first_parents(new_tip) if c in copies][-1:]
+    parents = fresh.parents[lowest[0]] if lowest else []
+    return parents[0] if parents else None
 
 
 # -- the facts, from git ------------------------------------------------------------------------
@@ -465,11 +433,9 @@ def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
 
 def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]],
           rebase: RebaseState, sid: str | None) -> str | None:
-    """The session ledger's lines for the rewrite: what each copy copies, and whether the
-    rewrite changed it (every pair of an amend; a rebase's reword, edit, squash and fixup,
-    and a pick an ``exec`` step may have amended) or replayed it as it was; and, for a
-    rebase, the commits made at its stops (new on the rebased branch, no copy of anything:
-    the post-commit shim writes nothing inside a rebase)."""
+    """The session ledger's lines for the rewrite: each copy's original, whether the rewrite
+    changed it (an amend; a reword, edit, squash, fixup, or a pick an ``exec`` may have
+    amended), and the commits made at a rebase's stops (post-commit writes none there)."""
     from lets_hooks import ledger
 
     common = gitfiles.common_dir(where.git_dir)
@@ -502,12 +468,10 @@ _PICKING = frozenset((b"pick", b"p", *_CHANGING))
 
 def _at_edit_stops(pairs: list[tuple[str, str]], edited: set[str],
                    parents: dict[str, list[str]], made: list[str]) -> list[tuple[str, str]]:
-    """git lists a commit stopped at by ``edit`` as rewritten into whatever HEAD is when the
-    rebase goes on. Where git kept the stopped commit as it was (nothing moved under it)
-    and commits were made on top of it at the stop, the listed one and those under it
-    down to the stopped commit were made there: they join ``made``, and the pair goes.
-    (On a moved base the stopped commit's copy cannot be told from them without reading
-    the commits: the pair stays, marked changed, and the answer degrades.)"""
+    """Where git kept a commit stopped at by ``edit`` as it was and commits were made on it
+    at the stop, the one git listed as its copy and those under it were made there: they
+    join ``made``, and the pair goes. (On a moved base they cannot be told apart without
+    reading the commits: the pair stays, marked changed.)"""
     fixed = dict(pairs)
     unlisted = set(made)
     for old in edited:
@@ -671,13 +635,9 @@ def _branch_name(ref: str | None) -> str | None:
 
 def recover_pairs(repo: Repo, git_dir: str, command: str, stdin: bytes, rebase: RebaseState
                   ) -> tuple[list[tuple[str, str]], str | None]:
-    """The rewrite's old -> new pairs and the tip before it.
-
-    In order: git's stdin; a rebase's own list (``rebase-merge/rewritten-list`` or
-    ``rebase-apply/rewritten``, still there while the hook runs; the pre-commit framework
-    does not pass stdin on); for an amend, ``HEAD@{1}`` -> ``HEAD`` when the reflog says
-    the last move was an amend. Patch ids are the caller's last resort.
-    """
+    """The rewrite's old -> new pairs and the tip before it: from git's stdin, else the
+    rebase's own list (the pre-commit framework does not pass stdin on), else for an amend
+    ``HEAD@{1}`` -> ``HEAD`` when the reflog says so. Patch ids are the caller's last resort."""
     pairs = parse_pairs(stdin) if stdin else []
     if not pairs and rebase.rewritten is not None:
         pairs = parse_pairs(rebase.rewritten)
