@@ -2,19 +2,17 @@
 changing their session line.
 
 A task file is markdown that other tools write too. Its session line is the first line
-that starts with ``session: ``; the first token after that prefix is the boundary sha and
-the second, if any, the id of the session that recorded it. Beside it this writer keeps
-two lines of its own, each counting only while its sha equals the session line's:
+that starts with ``session: ``: the boundary sha, then (if any) the id of the session that
+recorded it. Beside it this writer keeps two lines of its own, each counting only while
+its sha equals the session line's:
 
-- ``session-recorded: <sha> <UTC time>``: when the boundary was written (the age rung
-  measures from it);
-- ``session-approx: <sha> <reason>``: a rewrite moved the boundary to the best place it
-  could, but no place counts the session's commits exactly (the ladder then never says
-  ``exact``).
+- ``session-recorded: <sha> <UTC time>``: when the boundary was written (the age rung);
+- ``session-approx: <sha> <reason>``: no place counts the session's commits exactly (the
+  ladder then never says ``exact``).
 
 Where state lives is decided once per command by ``open_store``: a ``.lets``,
 ``.lets/sessions`` or ``.lets/locks`` that is a symbolic link is followed only when git
-does not track it and it leads to the same folder of a work tree of this repository.
+does not track it and it leads to the same folder of another work tree of this repository.
 """
 
 from __future__ import annotations
@@ -205,8 +203,7 @@ def find_session_line(data: bytes) -> bytes | None:
 
 
 def first_line(data: bytes) -> bytes:
-    end = data.find(b"\n")
-    line = data if end < 0 else data[:end]
+    line = data.split(b"\n", 1)[0]
     return line[:-1] if line.endswith(b"\r") else line
 
 
@@ -235,10 +232,7 @@ def parse(data: bytes, name: str) -> Recorded:
             found.notes.append(f"the session id in {name} is {problem}: the line counts as "
                                "recorded by no known session")
     for prefix, slot in ((RECORDED_PREFIX, "recorded_at"), (APPROX_PREFIX, "approx")):
-        value = find_key_line(data, prefix)
-        if value is None:
-            continue
-        head, _, rest = value.strip().partition(b" ")
+        head, _, rest = (find_key_line(data, prefix) or b"").strip().partition(b" ")
         if _text(head) == sha and rest.strip():
             setattr(found, slot, _text(rest.strip()))
     return found
@@ -323,10 +317,9 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
 
 # -- writing -------------------------------------------------------------------------------
 #
-# The other writer of these files (the ``lets`` tool) serialises on an exclusive flock of
-# ``.lets/locks/task-<slug>.lock`` and renames a 0600 temporary sibling
-# ``.task-<slug>.<digits>.tmp`` over the file. This writer does the same, in the same
-# places, so that neither can lose the other's change or see a torn file.
+# The other writer of these files (the ``lets`` tool) takes the same flock
+# (``.lets/locks/task-<slug>.lock``) and renames a temporary sibling over the file the
+# same way, so that neither can lose the other's change or see a torn file.
 
 class Line:
     """What a writer wants the session line to say: ``session: <sha> <sid>``, when it was
@@ -355,21 +348,12 @@ def session_value(sha: str, sid: str | None) -> bytes:
 
 
 def replace_session_line(data: bytes, value: bytes) -> bytes:
-    """``data`` with its session line's value set to ``value``; every other byte kept.
-
-    The first line that starts with ``session: `` is the session line; its own line end
-    (LF, CRLF, or none on a last line) is kept. With no session line, one is added:
-
-    - after the leading ``task:``/``start:`` lines when the file opens with a block of
-      ``key: value`` lines (the order the lets tool writes its keys in), or at the top of
-      such a block that has neither;
-    - otherwise at the end, so that a document's own first line (a title, a front-matter
-      fence) stays first. The reader takes the first ``session: `` line, and there is
-      none before the end, so the added line is the one read.
-
-    An added line takes the file's line-end style (CRLF when its first line ends so), and
-    a file that did not end with a line end still does not.
-    """
+    """``data`` with its session line's value set to ``value``; every other byte (and the
+    line's own end) kept. With no session line, one is added: after the leading
+    ``task:``/``start:`` lines of a leading ``key: value`` block (the lets tool's order),
+    or at the top of such a block; otherwise at the end, so that a document's own first
+    line stays first. An added line takes the file's line-end style (CRLF when its first
+    line ends so); a file that did not end with a line end still does not."""
     span = _line_span(data, SESSION_PREFIX)
     if span is not None:
         begin, end = span
@@ -492,8 +476,7 @@ def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | 
             if problem is not None:
                 why = problem.removeprefix(name + " ").removesuffix(" - ignored")
                 raise StateError(f"{_shown(path)} {why} - not changed")
-            current = parse(data or b"", name)
-            wanted = decide(current)
+            wanted = decide(parse(data or b"", name))
             if wanted is None:
                 return False
             new = render(data or b"", wanted)
@@ -512,10 +495,9 @@ def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | 
 
 def move_branch(store: Store, old: str, new: str,
                 branches: Iterable[str] | None = None) -> bool:
-    """Give ``new`` the state files ``old`` left behind (``git branch -m`` runs no hook):
-    each of ``old``'s task and legacy files is renamed to ``new``'s name when ``new`` has
-    none, under both branches' locks (taken in one order, so two movers never wait on
-    each other). True when anything moved. Raises ``StateError`` with one line."""
+    """Give ``new`` the task and legacy files ``old`` left behind (``git branch -m`` runs no
+    hook) where ``new`` has none, under both branches' locks (taken in one order: two movers
+    never wait on each other). True when anything moved; raises ``StateError`` (one line)."""
     if store.problem is not None:
         raise StateError(store.problem)
     _check_branch(store, new, branches)
@@ -589,11 +571,9 @@ _LINK_LINES = frozenset({b".lets", b"/.lets"})  # what matches a .lets that is a
 
 
 def refuse_tracked(store: Store, path: str) -> None:
-    """Raise ``StateError`` (one line) when git tracks the state file at ``path``: a file
-    that came with the repository is not this work tree's state, and writing it would put
-    a session's id into the next commit. Every writer of a state file calls this before
-    it writes (``tests/test_fences.py::test_a_tracked_state_file_is_never_written``).
-    When git cannot say, the write goes on (git's own failure is said elsewhere)."""
+    """Raise ``StateError`` (one line) when git tracks the state file at ``path``: writing
+    it would put a session's id into the next commit. When git cannot say, the write goes
+    on (``tests/test_fences.py::test_a_tracked_state_file_is_never_written``)."""
     from lets_hooks.repo import GitError, Repo
 
     rel = os.path.relpath(path, store.top).replace(os.sep, "/")
