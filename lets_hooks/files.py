@@ -64,13 +64,10 @@ def require_hex(*names: str) -> None:
 
 def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
                 name: str | None = None) -> tuple[bytes | None, str | None]:
-    """Up to ``limit`` bytes of a regular file: (data, problem).
-
-    ``data`` is None when the file is absent (problem None) or refused (problem says why,
-    naming it ``name``, by default its base name). A file over ``limit`` is refused, not
-    cut: a reader must never act on part of a file that a writer would refuse to write.
-    The last component is never followed when it is a symbolic link unless ``follow``.
-    """
+    """Up to ``limit`` bytes of a regular file: (data, problem), data None when the file is
+    absent (problem None) or refused (problem names it ``name``, else its base name). A
+    file over ``limit`` is refused, not cut: a reader never acts on part of a file. A last
+    component that is a symbolic link is followed only with ``follow``."""
     shown = name or os.path.basename(path)
     flags = os.O_RDONLY | _NONBLOCK | _CLOEXEC | (0 if follow else _NOFOLLOW)
     try:
@@ -119,19 +116,15 @@ def _size(limit: int) -> str:
 # -- the fence: a path under a root ----------------------------------------------------------
 
 def inside(root: str, relative: str, git_dir: str | None = None) -> str:
-    """The real path of ``root/relative``, or ``Refused`` when it is not inside ``root``.
-
-    Every link on the way is resolved first; the result must lie under the root's real
-    path and must not be in a git directory (no ``.git`` component below the root, and not
-    under ``git_dir`` when given). The path need not exist (a write may create it).
-    """
+    """The real path of ``root/relative`` (links resolved; it need not exist), or
+    ``Refused`` when it is not under the root's real path or is in a git directory (a
+    ``.git`` component below the root, or under ``git_dir`` when given)."""
     real_root = os.path.realpath(root)
     target = os.path.realpath(os.path.join(root, relative))
     if target != real_root and not target.startswith(real_root.rstrip(os.sep) + os.sep):
         tail = os.path.basename(root.rstrip(os.sep)) or root
         raise Refused(f"{relative} leads out of {tail} - refused, not followed")
-    below = target[len(real_root):].split(os.sep)
-    if ".git" in below:
+    if ".git" in target[len(real_root):].split(os.sep):
         raise Refused(f"{relative} leads into a git directory - refused")
     if git_dir is not None:
         real_git = os.path.realpath(git_dir)
@@ -164,14 +157,10 @@ def write_inside(root: str, relative: str, data: bytes, git_dir: str | None = No
 
 def read_outside_git(path: str, limit: int, name: str | None = None
                      ) -> tuple[bytes | None, str | None]:
-    """``read_capped`` of ``path`` through its links, refused when it leads into a git
-    directory (a ``.git`` component, or a folder holding ``HEAD``, ``objects`` and
-    ``refs``, as a bare repository does).
-
-    For the user's own files (``~/.claude/...``), which a dotfiles setup often links to
-    another folder or disk: following the link is allowed, reading a git directory's
-    files (a config with credentials in it) as if they were the user's notes is not.
-    """
+    """``read_capped`` of ``path`` through its links (a dotfiles setup links the user's
+    own files, ``~/.claude/...``), refused when it leads into a git directory (a ``.git``
+    component, or a folder holding ``HEAD``, ``objects`` and ``refs``): a git config is
+    not the user's notes."""
     shown = name or os.path.basename(path)
     try:
         target = os.path.realpath(path)
@@ -199,17 +188,13 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
                  keep_mode: bool = True, *,
                  before_rename: Callable[[], None] | None = None,
                  create_only: bool = False) -> None:
-    """Replace ``path`` with ``data``: a temporary sibling ``<name>.<digits>.tmp`` (0600,
-    created exclusively, never through a link), written, synced, given ``mode`` (or the
-    old file's mode when ``keep_mode``, else 0600) and renamed over the file; the folder
-    is synced too. ``path`` itself must not be a symbolic link (it would be replaced).
-
-    ``before_rename`` runs once the new bytes are durable, immediately before the rename:
-    the last moment to check that nobody changed the file meanwhile (a compare-and-swap).
-    Whatever it raises stops the write: the temporary file is removed, the file untouched.
-    ``create_only``: the file is made only if nothing stands at ``path`` when it is put
-    there (linked, not renamed), else ``FileExistsError`` and nothing is written: a file
-    another writer created meanwhile is never replaced."""
+    """Replace ``path`` (not a symbolic link) with ``data``: a temporary sibling
+    ``<name>.<digits>.tmp`` (0600, created exclusively), written, synced, given ``mode``
+    (or the old file's mode when ``keep_mode``, else 0600), renamed over the file; the
+    folder synced too. ``before_rename`` runs once the new bytes are durable, right before
+    the rename (a compare-and-swap): whatever it raises stops the write. ``create_only``:
+    linked, not renamed, so a file another writer created meanwhile is never replaced
+    (``FileExistsError``, nothing written)."""
     import stat
 
     label = shown or os.path.basename(path)
@@ -306,10 +291,9 @@ def link_aside(path: str) -> str | None:
 
 
 def writers_gone(path: str) -> bool | None:
-    """Wait until no process has the file at ``path`` open for writing, up to ``LOCK_WAIT``
-    seconds: True when none has, False when one still had it then, None where that cannot
-    be told. (Linux grants a read lease, ``F_SETLEASE``, only on a file nobody has open
-    for writing; it is let go at once. Elsewhere, or on another user's file: None.)"""
+    """Wait up to ``LOCK_WAIT`` seconds until no process has the file at ``path`` open for
+    writing: True, False (one still had), None where that cannot be told (Linux grants a
+    read lease, ``F_SETLEASE``, only on a file nobody has open for writing)."""
     import fcntl
     import time
 
@@ -492,10 +476,8 @@ class _Lock:
 
 def locked(path: str, wait: float = LOCK_WAIT, shown: str | None = None) -> _Lock:
     """``with locked(path):`` holds an exclusive flock on ``path`` (created 0600, never
-    through a link). A lock another process holds is waited for up to ``wait`` seconds;
-    while it keeps changing hands (other writers taking turns, as the kernel's lock table
-    shows) the wait goes on, up to ``LOCK_BUSY``. A lock one holder never lets go costs
-    ``wait`` and is refused, naming that holder."""
+    through a link), waiting up to ``wait`` seconds for another holder, longer (up to
+    ``LOCK_BUSY``) while it keeps changing hands; else ``Refused``, naming the holder."""
     return _Lock(path, wait, shown or os.path.basename(path))
 
 
@@ -578,14 +560,13 @@ def why(exc: OSError, what: str) -> str:
     return f"{what}: {exc.strerror or exc}"
 
 
-# Characters ``str.isprintable`` lets through that show nothing, or nothing a person
-# can tell apart from a blank, yet reach a reader that is a program (Unicode's default
-# ignorable code points that are not format characters): the combining grapheme joiner,
-# the Hangul fillers, the Khmer inherent vowels, the Mongolian variation selectors, the
-# braille blank, and the variation selectors of the supplement (U+E0100..U+E01EF), which
-# can carry a hidden message one byte per character. A variation selector U+FE00..U+FE0F
-# is shown after a character it can vary (the emoji form of a heart), escaped when it
-# follows another one or starts the text (a run of them carries a message too).
+# Characters ``str.isprintable`` lets through that show nothing a person can tell from a
+# blank, yet reach a program (default ignorable code points that are not format
+# characters): the combining grapheme joiner, Hangul fillers, Khmer inherent vowels,
+# Mongolian variation selectors, the braille blank, and the variation selectors
+# U+E0100..U+E01EF (a hidden message, one byte per character). A variation selector
+# U+FE00..U+FE0F is shown after a character it can vary, escaped when it follows another
+# one or starts the text (a run of them carries a message too).
 _INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f"
                        "\u2800\u3164\uffa0")
 _INVISIBLE_LOW = 0xE0100
@@ -598,14 +579,11 @@ def show(text: str) -> str:
     """``text`` that came from a file, a ref name or a setting, as one line a terminal
     shows as it is: the one function every printer uses for outside text (SPEC section 7).
 
-    Escaped (as ``\\x1b``, ``\\u202e``...): bytes that were not UTF-8 (kept by
-    surrogateescape), C0 and C1 controls (so ESC, and with it every escape sequence: colours,
-    title changes, OSC 52 clipboard writes, is shown as text, not obeyed), DEL, line and
-    paragraph separators, bidi embeddings, overrides and isolates (U+202A..U+202E,
-    U+2066..U+2069), the other invisible format characters (U+200B, U+200E, U+FEFF, the
-    tag characters...), blanks other than the ASCII space, unassigned code points, and the
-    invisible letters and marks listed above. No name can forge an extra output line, move
-    the cursor, hide text or break a strict UTF-8 stream.
+    Escaped (as ``\\x1b``, ``\\u202e``...): bytes that were not UTF-8, C0 and C1 controls
+    (so every escape sequence is shown, not obeyed), DEL, line and paragraph separators,
+    bidi controls, the other invisible format characters (U+200B, U+FEFF, tags...), blanks
+    other than the ASCII space, unassigned code points, and the invisible letters above.
+    No name can forge an output line, move the cursor, hide text or break UTF-8 output.
     """
     if text.isascii() and text.isprintable():
         return text
