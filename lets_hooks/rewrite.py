@@ -154,14 +154,11 @@ class History:
 def place(boundary: str, old_tip: str, new_tip: str, onto: str, images: Mapping[str, str],
           old: History, new: History, copies: Mapping[str, list[str]] | None = None,
           guessed: bool = False, below: Callable[[str], bool] | None = None) -> Move:
-    """The rule above for one branch. ``old`` is a walk of ``old_tip`` and ``boundary``
-    (and any other branch's) excluding ``onto``; ``new`` a walk of ``new_tip`` excluding
-    ``onto``. ``guessed``: the pairs came from patch ids, so a commit without an original
-    may be an edited copy rather than a new commit (the move is then only approximate).
-    ``below(commit)``: is the boundary an ancestor of ``commit`` (a commit outside both
-    walks; asked of git at most once). Without it, such a commit is taken for a session
-    commit that was not replayed, and the boundary stays.
-    """
+    """The rule above for one branch. ``old``: a walk of ``old_tip`` and ``boundary`` (and
+    other branches') excluding ``onto``; ``new``: of ``new_tip`` excluding ``onto``.
+    ``guessed``: the pairs came from patch ids (a commit without an original may be an
+    edited copy: the move is only approximate). ``below(commit)``: is the boundary an
+    ancestor of ``commit`` (asked at most once; without it, the boundary stays)."""
     if copies is None:
         copies = originals(images)
     side = _session_test(boundary, old_tip, old)
@@ -237,17 +234,14 @@ def _session_test(boundary: str, old_tip: str, old: History) -> Callable[[str], 
 
 def _left_behind(boundary: str, old_tip: str, onto: str, old: History,
                  below: Callable[[str], bool] | None) -> str | None:
-    """A session commit the rewrite did not replay, or None: where ``old_tip``'s
-    first-parent line leaves the old walk (into ``onto``'s history), is that still above
-    the boundary?"""
+    """A session commit the rewrite did not replay (where ``old_tip``'s first-parent line
+    leaves the old walk, when that is above the boundary), or None."""
     if boundary in old:
         return None  # the boundary was replayed or kept: so was everything above it
     exit_at = _meets(old_tip, old)
     if exit_at is None or exit_at == boundary:
         return None
-    if exit_at == onto:
-        # An amend, ``rebase -i HEAD~k``: the boundary is not in the walk, so it is in
-        # onto's history, below the line's exit: no need to ask git.
+    if exit_at == onto:  # the boundary is in onto's history, below it: no need to ask git
         return exit_at
     if below is not None and not below(exit_at):
         return None  # the line met onto's history at or below the boundary
@@ -264,9 +258,8 @@ def _meets(tip: str, walk: History) -> str | None:
 
 
 def _single_top(earlier: list[str], new: History) -> str | None:
-    """The one earlier commit every other earlier commit is an ancestor of, if any: the
-    earlier commits that are no earlier commit's ancestor, found in one walk down from
-    their parents (linear, however many there are)."""
+    """The one earlier commit every other earlier commit is an ancestor of, if any (one
+    walk down from their parents)."""
     parents = new.parents
     under: set[str] = set()
     stack = [p for c in earlier for p in parents.get(c, ()) if p in parents]
@@ -356,10 +349,9 @@ class Target:
 
 def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
            sid: str | None = None) -> list[str]:
-    """Write the rewrite's pairs into the session ledger (as rewritten by session
-    ``sid``), then move the boundaries of every branch the rewrite moved (the checked-out
-    one, and those ``--update-refs`` moves), each under its own lock; returns what to
-    tell the user (nothing when all went as expected)."""
+    """Write the rewrite's pairs into the session ledger (by session ``sid``), then move
+    the boundary of every branch the rewrite moved (``--update-refs`` too), each under its
+    own lock; returns what to tell the user."""
     assert where.top is not None and where.head is not None
     rebase = gitfiles.rebase_state(where.git_dir)
     if command == "amend" and rebase.backend is not None:
@@ -525,11 +517,9 @@ def _changed_in(done: bytes | None, olds: list[str]
 
 def _below_a_changed_boundary(where: Location, target: Target, move: Move,
                               new: History, sid: str | None) -> Move:
-    """A boundary commit the rewrite changed (amended, reworded, squashed into) that is
-    not the session's alone now holds the work of whoever changed it: its image is no
-    boundary, its first parent is, so the changed commit is in the range and the ladder
-    judges whose work it holds (mixed: never exact). A commit replayed as it was, or the
-    session's own changed by it, stays the boundary."""
+    """A boundary commit the rewrite changed (amended, reworded, squashed into) holds the
+    work of whoever changed it: unless it is the session's own, its first parent becomes
+    the boundary, so the ladder judges the changed commit (mixed: never exact)."""
     from lets_hooks import ledger
 
     boundary = move.boundary or target.boundary
@@ -550,11 +540,9 @@ def _below_a_changed_boundary(where: Location, target: Target, move: Move,
 
 def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
                        old: History) -> Move:
-    """A boundary is never moved up past a commit the session made. A move up that would
-    put below the boundary a commit the session's old range copied (the rewrite ledger: a
-    pushed commit that came back through the upstream under ``pull --rebase``, while its
-    copy was dropped and a copy of a commit below it was replayed on top) takes the
-    boundary down to the first parent of the oldest such commit."""
+    """A boundary is never moved up past a commit the session made: a move that would put
+    below it a commit the session's old range copied (the rewrite ledger: a pushed commit
+    back through the upstream under ``pull --rebase``) goes under the oldest such one."""
     boundary = move.boundary
     if boundary is None or target.boundary is None or boundary == target.boundary \
             or where.top is None:
@@ -602,11 +590,9 @@ def rebased_branch(repo: Repo, where: Location) -> str | None:
 
 
 def _apply_context(repo: Repo, git_dir: str, rebase: RebaseState) -> None:
-    """``rebase --apply`` keeps no ``head-name`` or ``onto`` while ``git am`` runs the
-    hook; HEAD's reflog has both: the rebase's start entry is at ``onto``, and the newest
-    entry before it that names a branch (a checkout, a finished rebase) names the one
-    being rebased. It is taken only when that branch was at the old tip (``ORIG_HEAD``);
-    without such an entry, only a branch that is alone at the old tip is taken."""
+    """``rebase --apply`` keeps no ``head-name`` or ``onto`` while ``git am`` runs the hook:
+    ``onto`` is the rebase's start entry in HEAD's reflog; the branch is the one the newest
+    entry before it names, if that was at the old tip (no such entry: the one branch there)."""
     if rebase.backend != gitfiles.REBASE_APPLY or rebase.head_name is not None:
         return
     log = repo.reflog(git_dir, "HEAD", 100)
