@@ -139,9 +139,8 @@ def place(repo: Repo, where: Location, sid: str | None, head: str,
 
 def _placement(repo: Repo, where: Location, sid: str | None, head: str,
                merge: str | None = None) -> tuple[str, set[str], list[str]]:
-    """``place``'s answer, the commits of the window that reach one of the session's (no
-    line may stand on one of them), and the session's commits the window did not hold
-    (when it did not hold the whole history)."""
+    """``place``'s answer, the window's commits that reach one of the session's (no line
+    may stand on them), and the session's commits beyond the window."""
     from lets_hooks import ledger
 
     if not sid or state.sid_problem(sid) is not None:
@@ -193,8 +192,7 @@ def _merge_tips(repo: Repo, where: Location, merge: str | None) -> list[str]:
 
 def renamed_from(repo: Repo, git_dir: str, branch: str) -> list[str]:
     """The names ``branch`` had before, newest first, as its reflog records the renames
-    (``Branch: renamed refs/heads/old to refs/heads/new``); no process on the ``files``
-    backend."""
+    (``Branch: renamed refs/heads/old to refs/heads/new``)."""
     names: list[str] = []
     wanted = branch
     for _, message in repo.reflog(git_dir, "refs/heads/" + branch, REFLOG_LOOK):
@@ -209,9 +207,8 @@ def renamed_from(repo: Repo, git_dir: str, branch: str) -> list[str]:
 
 def adopt_renamed(repo: Repo, where: Location, store: state.Store, branch: str,
                   names: list[str] | None = None) -> bool:
-    """A branch with no state that was renamed (``git branch -m``, which runs no hook)
-    takes the state its old name left, when no branch has that name now. True when state
-    moved."""
+    """A branch with no state that was renamed (``git branch -m`` runs no hook) takes the
+    state its old name left, when no branch has that name now. True when state moved."""
     old_names = renamed_from(repo, where.git_dir, branch)
     if not old_names:
         return False
@@ -269,8 +266,8 @@ def _line(found: state.Recorded, sha: str | None = None) -> state.Line:
 
 
 def _full(repo: Repo, sha: str) -> str | None:
-    """A recorded sha as a full commit name: as it is when written in full (git then
-    says whether it is a commit, at the ancestor question), else asked of git."""
+    """A recorded sha as a full commit name: as written when full (the ancestor question
+    checks it is a commit), else asked of git."""
     if files.is_sha(sha):
         return sha
     info = repo.objects([sha + "^{commit}"])[0]
@@ -309,10 +306,9 @@ def _from_checkout(repo: Repo, where: Location, store: state.Store, sid: str,
 
 
 def _made_from(repo: Repo, git_dir: str, branch: str, source: str, head: str) -> bool:
-    """``branch`` was created at ``head`` and has not moved since (``git branch feat``, no
-    hook runs), and ``source`` (the branch the checkout came from) stood at ``head`` in
-    its recent history: commits made on ``source`` by mistake, moved to a new branch, then
-    ``source`` reset (``git reset --hard origin/main``): they stay the session's."""
+    """``branch`` was created at ``head`` and has not moved (``git branch feat``), and
+    ``source`` stood at ``head`` in its recent history (commits made on ``source`` by
+    mistake, moved to a new branch, then ``source`` reset): they stay the session's."""
     log = repo.reflog(git_dir, "refs/heads/" + branch, 1)
     if not log or log[0][0] != head or _created(repo, git_dir, branch) is None:
         return False
