@@ -47,12 +47,10 @@ is_hex = files.is_hex
 
 
 def sid_problem(sid: str) -> str | None:
-    """The one rule for a session id (every writer, the ledger's reader, the ladder and
-    lint): one token of at most ``SID_MAX`` printable characters, none of them blank,
-    control or invisible format characters (U+FEFF, U+200B and their kind are not
-    printable to ``str.isprintable``), that the ledger writes as itself: not one of its
-    own marks ("-" is its "no session"; "=" and "*" say how a rewrite copied). The plain
-    shims' shell asks the same of the ids it writes (``install._NOTE``)."""
+    """The one rule for a session id (every writer, the ledger's reader, the ladder, lint):
+    one token of at most ``SID_MAX`` characters ``str.isprintable`` accepts (no blank,
+    control or invisible format character), and not one of the ledger's own marks. The
+    plain shims' shell asks the same of the ids it writes (``install._NOTE``)."""
     if not sid:
         return "empty"
     if len(sid) > SID_MAX:
@@ -148,8 +146,7 @@ def _link_problem(top: str, links: list[str], repo: Repo | None) -> str | None:
     except GitError as exc:
         return f"{links[0]} is a symbolic link and git cannot list the work trees ({exc}) " \
                "- not followed"
-    real_top = os.path.realpath(top)
-    allowed = {os.path.realpath(t) for t in tops} - {real_top}
+    allowed = {os.path.realpath(t) for t in tops} - {os.path.realpath(top)}
     for rel in links:
         target = os.path.realpath(os.path.join(top, rel))
         if not any(target == os.path.join(t, rel) for t in allowed):
