@@ -669,10 +669,5 @@ def free_name(path: str) -> str:
 
 def is_folder(path: str) -> bool:
     """An absolute path to a folder (a hook's ``cwd`` as an agent sends it): never an
-    error, whatever the text."""
-    if "\0" in path or not os.path.isabs(path):
-        return False
-    try:
-        return os.path.isdir(path)
-    except (OSError, ValueError):
-        return False
+    error, whatever the text (``os.path.isdir`` says False to what it cannot ask)."""
+    return os.path.isabs(path) and os.path.isdir(path)
