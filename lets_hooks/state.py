@@ -422,8 +422,7 @@ def render(data: bytes, line: Line) -> bytes:
 def _header_insert_point(data: bytes) -> int | None:
     """Where a session line goes in a leading ``key: value`` block, or None (no block)."""
     pos = 0
-    insert: int | None = None
-    seen_block = False
+    insert: int | None = None  # None until a block is seen
     while pos < len(data):
         end = data.find(b"\n", pos)
         line = data[pos:].rstrip(b"\r") if end < 0 else data[pos:end].rstrip(b"\r")
@@ -431,14 +430,13 @@ def _header_insert_point(data: bytes) -> int | None:
         if not colon or not key or not all(c in _KEY_CHARS for c in key):
             break
         if end < 0:  # the block runs to a last line without a line end
-            return None if key in HEADER_KEYS_BEFORE_SESSION or not seen_block else insert
-        if not seen_block:
+            return None if key in HEADER_KEYS_BEFORE_SESSION else insert
+        if insert is None:
             insert = pos  # top of the block, unless task:/start: come first
-            seen_block = True
         pos = end + 1
         if key in HEADER_KEYS_BEFORE_SESSION:
             insert = pos
-    return insert if seen_block else None
+    return insert
 
 
 _KEY_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_-")
