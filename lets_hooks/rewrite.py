@@ -687,8 +687,8 @@ def _bounded(repo: Repo, target: Target, old: History, onto: str) -> bool:
 def _write(store: state.Store, target: Target, moved: Move, names: list[str]) -> list[str]:
     """Write the moved line under the lock, unless another writer changed it since it was
     read (then theirs is kept, and said)."""
-    seen = target.recorded
-    if moved.boundary is None or (moved.boundary == target.boundary and not moved.approx):
+    seen, boundary = target.recorded, moved.boundary
+    if boundary is None or (boundary == target.boundary and not moved.approx):
         return []
     changed: list[str] = []
 
@@ -696,8 +696,7 @@ def _write(store: state.Store, target: Target, moved: Move, names: list[str]) ->
         if current.line != seen.line:
             changed.append(current.sha or "nothing")
             return None
-        assert moved.boundary is not None
-        return state.Line(moved.boundary, seen.sid, seen.recorded_at, moved.approx or seen.approx)
+        return state.Line(boundary, seen.sid, seen.recorded_at, moved.approx or seen.approx)
 
     try:
         state.update(store, target.branch, decide, names)
