@@ -295,13 +295,12 @@ def writers_gone(path: str) -> bool | None:
     writing: True, False (one still had), None where that cannot be told (Linux grants a
     read lease, ``F_SETLEASE``, only on a file nobody has open for writing)."""
     import fcntl
+    import signal
     import time
 
     lease = getattr(fcntl, "F_SETLEASE", None)
     if lease is None:
         return None
-    import signal
-
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
     except OSError:
