@@ -2,19 +2,15 @@
 
 Standard library only, and cheap to import (a hook imports it on every checkout):
 
-- ``read_capped``: a regular file, never through a symbolic link, never blocking (a FIFO
-  or a link to a device is refused), never more than a limit;
+- ``read_capped``: a regular file, never through a symbolic link, never blocking, never
+  more than a limit;
 - ``inside`` / ``read_inside`` / ``write_inside``: a path under a root, refused when it
-  leads out of the root (a link) or into a git directory (SPEC section 7);
-- ``read_outside_git``: a user's file through its links, refused inside a git directory;
+  leads out of the root or into a git directory (SPEC section 7); ``read_outside_git``;
 - ``locked``: the exclusive ``flock(2)`` other writers of the state files take too;
-- ``atomic_write``: a temporary sibling, synced, renamed over the file, so a crash or a
-  concurrent reader never sees a torn or lost file;
-- ``link_aside``, ``put_back``, ``append_to``: a hard link to a file about to be replaced,
-  so a save that lands in it meanwhile is seen and kept (the checkpoint's guarded write);
-- the shape checks for object names (``is_hex``, ``is_sha``, ``require_hex``);
-- ``show`` (also ``shown``): the one way text that came from a file, a
-  name or a setting is printed (controls, escape sequences and invisible characters escaped).
+- ``atomic_write``: a temporary sibling, synced, renamed over the file (never torn or lost);
+- ``link_aside``, ``put_back``, ``append_to``: the checkpoint's guarded write;
+- ``is_hex``, ``is_sha``, ``require_hex``: the shape checks for object names;
+- ``show`` (also ``shown``): the one way outside text is printed (controls escaped).
 
 Every refusal is a ``Refused`` whose text is one line a person can act on.
 """
@@ -27,8 +23,6 @@ import os
 TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
 if TYPE_CHECKING:
     import re
-    from collections.abc import Iterator
-if TYPE_CHECKING:  # atomic_write's before_rename
     from collections.abc import Callable
 
 MAX_BYTES = 1 << 20  # the one limit for a state file: the reader, the writer and lint
@@ -70,13 +64,10 @@ def require_hex(*names: str) -> None:
 
 def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
                 name: str | None = None) -> tuple[bytes | None, str | None]:
-    """Up to ``limit`` bytes of a regular file: (data, problem).
-
-    ``data`` is None when the file is absent (problem None) or refused (problem says why,
-    naming it ``name``, by default its base name). A file over ``limit`` is refused, not
-    cut: a reader must never act on part of a file that a writer would refuse to write.
-    The last component is never followed when it is a symbolic link unless ``follow``.
-    """
+    """Up to ``limit`` bytes of a regular file: (data, problem), data None when the file is
+    absent (problem None) or refused (problem names it ``name``, else its base name). A
+    file over ``limit`` is refused, not cut: a reader never acts on part of a file. A last
+    component that is a symbolic link is followed only with ``follow``."""
     shown = name or os.path.basename(path)
     flags = os.O_RDONLY | _NONBLOCK | _CLOEXEC | (0 if follow else _NOFOLLOW)
     try:
@@ -97,7 +88,17 @@ def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
             return None, f"{shown} is not a regular file - ignored"
         if info.st_size > limit:
             return None, f"{shown} is {info.st_size} bytes, over the {_size(limit)} limit - ignored"
-        data = _read_fd(fd, limit + 1, info.st_size + 1)
+        chunks = []
+        left = limit + 1
+        ask = info.st_size + 1  # the whole file in one read, then 64 KiB at a time if it grew
+        while left > 0:
+            chunk = os.read(fd, min(left, ask))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+            ask = 1 << 16
+        data = b"".join(chunks)
         if len(data) > limit:  # it grew while being read
             return None, f"{shown} is over the {_size(limit)} limit - ignored"
         return data, None
@@ -105,22 +106,6 @@ def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
         return None, f"{shown} cannot be read ({exc.strerror or exc})"
     finally:
         os.close(fd)
-
-
-def _read_fd(fd: int, limit: int, expected: int = 1 << 16) -> bytes:
-    """Up to ``limit`` bytes, the first ``expected`` (the file's size and one: its end
-    seen in the same call) asked in one read, then 64 KiB at a time while it grows."""
-    chunks = []
-    left = limit
-    ask = expected
-    while left > 0:
-        chunk = os.read(fd, min(left, ask))
-        ask = 1 << 16
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 def _size(limit: int) -> str:
@@ -131,18 +116,15 @@ def _size(limit: int) -> str:
 # -- the fence: a path under a root ----------------------------------------------------------
 
 def inside(root: str, relative: str, git_dir: str | None = None) -> str:
-    """The real path of ``root/relative``, or ``Refused`` when it is not inside ``root``.
-
-    Every link on the way is resolved first; the result must lie under the root's real
-    path and must not be in a git directory (no ``.git`` component below the root, and not
-    under ``git_dir`` when given). The path need not exist (a write may create it).
-    """
+    """The real path of ``root/relative`` (links resolved; it need not exist), or
+    ``Refused`` when it is not under the root's real path or is in a git directory (a
+    ``.git`` component below the root, or under ``git_dir`` when given)."""
     real_root = os.path.realpath(root)
     target = os.path.realpath(os.path.join(root, relative))
     if target != real_root and not target.startswith(real_root.rstrip(os.sep) + os.sep):
-        raise Refused(f"{relative} leads out of {_tail(root)} - refused, not followed")
-    below = target[len(real_root):].split(os.sep)
-    if ".git" in below:
+        tail = os.path.basename(root.rstrip(os.sep)) or root
+        raise Refused(f"{relative} leads out of {tail} - refused, not followed")
+    if ".git" in target[len(real_root):].split(os.sep):
         raise Refused(f"{relative} leads into a git directory - refused")
     if git_dir is not None:
         real_git = os.path.realpath(git_dir)
@@ -175,14 +157,10 @@ def write_inside(root: str, relative: str, data: bytes, git_dir: str | None = No
 
 def read_outside_git(path: str, limit: int, name: str | None = None
                      ) -> tuple[bytes | None, str | None]:
-    """``read_capped`` of ``path`` through its links, refused when it leads into a git
-    directory (a ``.git`` component, or a folder holding ``HEAD``, ``objects`` and
-    ``refs``, as a bare repository does).
-
-    For the user's own files (``~/.claude/...``), which a dotfiles setup often links to
-    another folder or disk: following the link is allowed, reading a git directory's
-    files (a config with credentials in it) as if they were the user's notes is not.
-    """
+    """``read_capped`` of ``path`` through its links (a dotfiles setup links the user's
+    own files, ``~/.claude/...``), refused when it leads into a git directory (a ``.git``
+    component, or a folder holding ``HEAD``, ``objects`` and ``refs``): a git config is
+    not the user's notes."""
     shown = name or os.path.basename(path)
     try:
         target = os.path.realpath(path)
@@ -190,29 +168,18 @@ def read_outside_git(path: str, limit: int, name: str | None = None
             return None, None
     except (OSError, ValueError) as exc:
         return None, f"{shown} cannot be read ({exc})"
-    if in_git_dir(target):
-        return None, f"{shown} leads into a git directory - refused"
-    return read_capped(target, limit, name=shown)
-
-
-def in_git_dir(real: str) -> bool:
-    """Is the real path ``real`` inside a git directory (see ``read_outside_git``)?"""
-    if ".git" in real.split(os.sep):
-        return True
-    folder = os.path.dirname(real)
+    refused = f"{shown} leads into a git directory - refused"
+    if ".git" in target.split(os.sep):
+        return None, refused
+    folder = os.path.dirname(target)
     while True:
         if (os.path.isfile(os.path.join(folder, "HEAD"))
                 and os.path.isdir(os.path.join(folder, "objects"))
                 and os.path.isdir(os.path.join(folder, "refs"))):
-            return True
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return False
-        folder = parent
-
-
-def _tail(path: str) -> str:
-    return os.path.basename(path.rstrip(os.sep)) or path
+            return None, refused
+        if folder == os.path.dirname(folder):
+            return read_capped(target, limit, name=shown)
+        folder = os.path.dirname(folder)
 
 
 # -- writing ----------------------------------------------------------------------------------
@@ -221,17 +188,13 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
                  keep_mode: bool = True, *,
                  before_rename: Callable[[], None] | None = None,
                  create_only: bool = False) -> None:
-    """Replace ``path`` with ``data``: a temporary sibling ``<name>.<digits>.tmp`` (0600,
-    created exclusively, never through a link), written, synced, given ``mode`` (or the
-    old file's mode when ``keep_mode``, else 0600) and renamed over the file; the folder
-    is synced too. ``path`` itself must not be a symbolic link (it would be replaced).
-
-    ``before_rename`` runs once the new bytes are durable, immediately before the rename:
-    the last moment to check that nobody changed the file meanwhile (a compare-and-swap).
-    Whatever it raises stops the write: the temporary file is removed, the file untouched.
-    ``create_only``: the file is made only if nothing stands at ``path`` when it is put
-    there (linked, not renamed), else ``FileExistsError`` and nothing is written: a file
-    another writer created meanwhile is never replaced."""
+    """Replace ``path`` (not a symbolic link) with ``data``: a temporary sibling
+    ``<name>.<digits>.tmp`` (0600, created exclusively), written, synced, given ``mode``
+    (or the old file's mode when ``keep_mode``, else 0600), renamed over the file; the
+    folder synced too. ``before_rename`` runs once the new bytes are durable, right before
+    the rename (a compare-and-swap): whatever it raises stops the write. ``create_only``:
+    linked, not renamed, so a file another writer created meanwhile is never replaced
+    (``FileExistsError``, nothing written)."""
     import stat
 
     label = shown or os.path.basename(path)
@@ -280,9 +243,8 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
 
 
 def _linked(tmp: str, path: str) -> bool:
-    """``tmp`` linked at ``path`` (then removed) when nothing stands there: True. Raises
-    ``FileExistsError`` when something does; False where the file system makes no hard
-    links (the caller renames instead)."""
+    """``tmp`` linked at ``path`` (then removed): True; ``FileExistsError`` when something
+    stands there; False where the file system makes no hard links (rename instead)."""
     try:
         os.link(tmp, path, follow_symlinks=False)
     except FileExistsError:
@@ -312,10 +274,8 @@ KEPT = ".kept"  # the suffix of a link_aside
 
 def link_aside(path: str) -> str | None:
     """A hard link to the file at ``path`` under a sibling name ``<name>.<digits>.kept``
-    (swept like a writer's temporary file once its process is gone, whatever the file's
-    age), so that what another process writes into that very file after it is replaced
-    can still be read. None when there is no file there, or the file system makes no
-    hard links."""
+    (swept once its process is gone), so that what another process writes into that very
+    file after it is replaced can still be read. None when there is no file or no link."""
     folder, name = os.path.split(path)
     base = os.getpid() * 1000
     for attempt in range(1000):
@@ -330,19 +290,17 @@ def link_aside(path: str) -> str | None:
     return None
 
 
-def writers_gone(path: str, wait: float = LOCK_WAIT) -> bool | None:
-    """Wait until no process has the file at ``path`` open for writing, up to ``wait``
-    seconds: True when none has, False when one still had it then, None where that cannot
-    be told. (Linux grants a read lease, ``F_SETLEASE``, only on a file nobody has open
-    for writing; it is let go at once. Elsewhere, or on another user's file: None.)"""
+def writers_gone(path: str) -> bool | None:
+    """Wait up to ``LOCK_WAIT`` seconds until no process has the file at ``path`` open for
+    writing: True, False (one still had), None where that cannot be told (Linux grants a
+    read lease, ``F_SETLEASE``, only on a file nobody has open for writing)."""
     import fcntl
+    import signal
     import time
 
     lease = getattr(fcntl, "F_SETLEASE", None)
     if lease is None:
         return None
-    import signal
-
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
     except OSError:
@@ -354,7 +312,7 @@ def writers_gone(path: str, wait: float = LOCK_WAIT) -> bool | None:
     except (ValueError, AttributeError, OSError):
         previous = None
     try:
-        deadline = time.monotonic() + wait
+        deadline = time.monotonic() + LOCK_WAIT
         while True:
             try:
                 fcntl.fcntl(fd, lease, fcntl.F_RDLCK)
@@ -412,14 +370,12 @@ def append_to(path: str, data: bytes, shown: str | None = None) -> None:
 STALE_SECONDS = 60.0  # a temporary file this old was left by a writer that died
 
 
-def sweep_temporaries(folder: str, name: str, now: float | None = None) -> int:
+def sweep_temporaries(folder: str, name: str) -> int:
     """Remove the temporary files killed writers left beside ``name``
-    (``<name>.<digits>.tmp``): those whose writer is gone (ours carry their writer's
-    process id times 1000 plus a count in the digits) and those older than
-    ``STALE_SECONDS`` (a write takes milliseconds); and the links ``link_aside`` kept
+    (``<name>.<digits>.tmp``: the digits carry the writer's process id times 1000): those
+    whose writer is gone or older than ``STALE_SECONDS``; and the links ``link_aside`` kept
     (``<name>.<digits>.kept``) whose writer is gone. Called by every writer after its own
-    rename; a writer of a state file does it under the file's lock, where no other
-    writer's temporary file can be in use. Returns how many were removed; never raises.
+    rename (a state file's writer under its lock). Returns how many went; never raises.
     (``tests/test_faults.py::test_temporary_files_of_killed_writers_are_swept``)"""
     import time
 
@@ -429,7 +385,7 @@ def sweep_temporaries(folder: str, name: str, now: float | None = None) -> int:
     except OSError:
         return 0
     removed = 0
-    clock = time.time() if now is None else now
+    clock = time.time()
     for entry in entries:
         if not (entry.startswith(prefix) and entry.endswith((".tmp", KEPT))):
             continue
@@ -441,9 +397,9 @@ def sweep_temporaries(folder: str, name: str, now: float | None = None) -> int:
             info = os.lstat(path)
         except OSError:
             continue
-        if entry.endswith(KEPT) and _writer_alive(int(digits)):
-            continue  # a link kept aside: as old as the file, held while its writer runs
-        if clock - info.st_mtime < STALE_SECONDS and _writer_alive(int(digits)):
+        # a link kept aside is as old as the file: held while its writer runs
+        young = entry.endswith(KEPT) or clock - info.st_mtime < STALE_SECONDS
+        if young and _writer_alive(int(digits)):
             continue
         try:
             os.unlink(path)
@@ -519,10 +475,8 @@ class _Lock:
 
 def locked(path: str, wait: float = LOCK_WAIT, shown: str | None = None) -> _Lock:
     """``with locked(path):`` holds an exclusive flock on ``path`` (created 0600, never
-    through a link). A lock another process holds is waited for up to ``wait`` seconds;
-    while it keeps changing hands (other writers taking turns, as the kernel's lock table
-    shows) the wait goes on, up to ``LOCK_BUSY``. A lock one holder never lets go costs
-    ``wait`` and is refused, naming that holder."""
+    through a link), waiting up to ``wait`` seconds for another holder, longer (up to
+    ``LOCK_BUSY``) while it keeps changing hands; else ``Refused``, naming the holder."""
     return _Lock(path, wait, shown or os.path.basename(path))
 
 
@@ -559,9 +513,8 @@ def take_lock(path: str, wait: float, shown: str) -> int:
                     holders, deadline = seen, min(now + wait, longest)
             polls += 1
             if now > deadline:
-                later = holders
                 os.close(fd)
-                who = f" (pid {', '.join(sorted(later))})" if later else ""
+                who = f" (pid {', '.join(sorted(holders))})" if holders else ""
                 raise Refused(f"{shown} is held by another process{who} that did not let "
                               f"it go within {wait:g} s; nothing written") from None
             time.sleep(0.01)
@@ -606,14 +559,13 @@ def why(exc: OSError, what: str) -> str:
     return f"{what}: {exc.strerror or exc}"
 
 
-# Characters ``str.isprintable`` lets through that show nothing, or nothing a person
-# can tell apart from a blank, yet reach a reader that is a program (Unicode's default
-# ignorable code points that are not format characters): the combining grapheme joiner,
-# the Hangul fillers, the Khmer inherent vowels, the Mongolian variation selectors, the
-# braille blank, and the variation selectors of the supplement (U+E0100..U+E01EF), which
-# can carry a hidden message one byte per character. A variation selector U+FE00..U+FE0F
-# is shown after a character it can vary (the emoji form of a heart), escaped when it
-# follows another one or starts the text (a run of them carries a message too).
+# Characters ``str.isprintable`` lets through that show nothing a person can tell from a
+# blank, yet reach a program (default ignorable code points that are not format
+# characters): the combining grapheme joiner, Hangul fillers, Khmer inherent vowels,
+# Mongolian variation selectors, the braille blank, and the variation selectors
+# U+E0100..U+E01EF (a hidden message, one byte per character). A variation selector
+# U+FE00..U+FE0F is shown after a character it can vary, escaped when it follows another
+# one or starts the text (a run of them carries a message too).
 _INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f"
                        "\u2800\u3164\uffa0")
 _INVISIBLE_LOW = 0xE0100
@@ -626,14 +578,11 @@ def show(text: str) -> str:
     """``text`` that came from a file, a ref name or a setting, as one line a terminal
     shows as it is: the one function every printer uses for outside text (SPEC section 7).
 
-    Escaped (as ``\\x1b``, ``\\u202e``...): bytes that were not UTF-8 (kept by
-    surrogateescape), C0 and C1 controls (so ESC, and with it every escape sequence: colours,
-    title changes, OSC 52 clipboard writes, is shown as text, not obeyed), DEL, line and
-    paragraph separators, bidi embeddings, overrides and isolates (U+202A..U+202E,
-    U+2066..U+2069), the other invisible format characters (U+200B, U+200E, U+FEFF, the
-    tag characters...), blanks other than the ASCII space, unassigned code points, and the
-    invisible letters and marks listed above. No name can forge an extra output line, move
-    the cursor, hide text or break a strict UTF-8 stream.
+    Escaped (as ``\\x1b``, ``\\u202e``...): bytes that were not UTF-8, C0 and C1 controls
+    (so every escape sequence is shown, not obeyed), DEL, line and paragraph separators,
+    bidi controls, the other invisible format characters (U+200B, U+FEFF, tags...), blanks
+    other than the ASCII space, unassigned code points, and the invisible letters above.
+    No name can forge an output line, move the cursor, hide text or break UTF-8 output.
     """
     if text.isascii() and text.isprintable():
         return text
@@ -682,20 +631,6 @@ def quoted(name: str | None) -> str:
     return "none" if name is None else "'" + shown(name) + "'"
 
 
-def lines(data: bytes) -> Iterator[bytes]:
-    """The lines of ``data`` without their LF or CRLF ends (never split on anything else:
-    ``bytes.splitlines`` also splits on form feeds and other separators)."""
-    start = 0
-    size = len(data)
-    while start < size:
-        end = data.find(b"\n", start)
-        if end < 0:
-            end = size
-        line = data[start:end]
-        yield line[:-1] if line.endswith(b"\r") else line
-        start = end + 1
-
-
 # -- moving a file aside ------------------------------------------------------------------------
 
 def move(source: str, target: str, shown_as: str | None = None) -> None:
@@ -733,10 +668,5 @@ def free_name(path: str) -> str:
 
 def is_folder(path: str) -> bool:
     """An absolute path to a folder (a hook's ``cwd`` as an agent sends it): never an
-    error, whatever the text."""
-    if "\0" in path or not os.path.isabs(path):
-        return False
-    try:
-        return os.path.isdir(path)
-    except (OSError, ValueError):
-        return False
+    error, whatever the text (``os.path.isdir`` says False to what it cannot ask)."""
+    return os.path.isabs(path) and os.path.isdir(path)

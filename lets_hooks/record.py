@@ -1,13 +1,11 @@
 """When a session line is written: on a branch checkout, by ``lets-hooks record``, and at
-the start of a Claude Code session; and how a new or renamed branch carries the session's
-boundary.
+the start of an agent's session; and how a new or renamed branch carries the boundary.
 
 One rule (``touch``): no session line yet, write ``session: <HEAD> <sid>`` (sid-less when
 no session is known). A line recorded by another session, or by no known session (a
-sid-less line, or only a legacy file), while a session is known: this is the new
-session's first touch of the branch, so replace it. The same session, or no session known
-now: keep the line. The decision is taken under the task file's lock, on the line as it
-is then, so a line another writer put there a moment ago is judged, not overwritten.
+sid-less line, or only a legacy file), while a session is known: the new session's first
+touch of the branch, so replace it. The same session, or no session known now: keep it.
+The decision is taken under the task file's lock, on the line as it is then.
 
 Before a line is written at HEAD, where the branch came from is looked up in git's own
 record (``carried``), so that the session's commits below HEAD stay the session's:
@@ -16,31 +14,31 @@ record (``carried``), so that the session's commits below HEAD stay the session'
   renamed takes the state its old name left (moved, under both locks);
 - a branch first touched in this work tree whose line is in another work tree
   (``git worktree add wt feat``) takes that line;
-- a branch checked out (made) from HEAD while this session had its line on the branch it
-  came from (``switch -c``, ``checkout -b``/``-B``; HEAD's reflog: ``checkout: moving
-  from X to Y``) starts with that boundary and its recorded time, when the boundary is an
-  ancestor of the new HEAD and the new HEAD one of the commit the session left: then
-  ``boundary..HEAD`` holds only what ``boundary..`` the old tip did;
-- from a detached HEAD whose every move since it left a branch was a commit, amend,
-  cherry-pick, revert, merge or rebase step (the session's own work), the same, through
-  that branch: its boundary when the detached commits were built on the branch's line,
-  else the commit the HEAD was detached at;
-- ``git worktree add -b new`` (git's previous HEAD is null; the branch's reflog says
-  ``branch: Created from <start>``): the line of the work tree whose HEAD it was made from;
-- ``git branch feat`` on the session's branch, that branch reset, ``git switch feat``:
-  the branch's line, when ``feat`` was created at HEAD and has not moved, and the branch
-  it came from stood there (its reflog);
+- a branch made from HEAD while this session had its line on the branch it came from
+  (``switch -c``, ``checkout -b``/``-B``: ``checkout: moving from X to Y``) starts with
+  that boundary and its recorded time, when the boundary is an ancestor of the new HEAD
+  and the new HEAD one of the commit the session left;
+- from a detached HEAD whose every move since it left a branch was the session's own work
+  (commit, amend, cherry-pick, revert, merge, rebase step), the same, through that
+  branch: its boundary when the detached commits were built on its line, else the commit
+  the HEAD was detached at;
+- ``git worktree add -b new`` (null previous HEAD, ``branch: Created from <start>``): the
+  line of the work tree whose HEAD it was made from;
+- ``git branch feat``, the session's branch reset, ``git switch feat``: the branch's
+  line, when ``feat`` was created at HEAD and has not moved, and the branch it came from
+  stood there (its reflog);
 - a new HEAD that holds the whole of the branch it came from (``switch -c next
   origin/main`` after the session's pull request was merged): that branch's line;
 - commits on a detached HEAD with no line of this session: the detach point, marked
-  approximate (counted, never claimed exact).
+  approximate.
 
 A boundary is never placed above a commit the session made: every carried boundary is
-checked to be an ancestor of HEAD (one ``merge-base --is-ancestor``), and nothing is
-carried for a session that is not known.
+checked to be an ancestor of HEAD, and nothing is carried for an unknown session.
 """
 
 from __future__ import annotations
+
+import os
 
 from lets_hooks import files, gitfiles, reflog, state
 from lets_hooks.repo import NULL_SHA, GitError
@@ -59,12 +57,10 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
           force: bool = False, previous: str | None = None,
           below_own: bool = True, merge: str | None = None) -> tuple[bool, str | None]:
     """Record the checked-out branch's line when the rule says so (``force``: whatever is
-    there, ``lets-hooks record``). ``previous``: the commit HEAD was at before the checkout
-    (git's first post-checkout argument), which lets a new branch carry the session's
-    boundary. Returns (whether the file changed, the problem that kept it from being
-    written, if any). ``below_own``: a line written at HEAD (or carried) keeps below it
-    every commit the session made on HEAD (``place``); ``record --at`` says where.
-    ``merge``: the configured merge branch (None: ``origin/HEAD``'s, else main or master)."""
+    there, ``lets-hooks record``). ``previous``: HEAD before the checkout, for ``carried``.
+    ``below_own``: keep every commit the session made on HEAD below the line (``place``).
+    ``merge``: the configured merge branch (None: ``origin/HEAD``'s, else main or master).
+    Returns (whether the file changed, the problem that kept it from being written)."""
     top, branch, head = where.top, where.branch, where.head
     if top is None or branch is None or head is None:
         return False, None
@@ -115,9 +111,7 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
             kept_below = False
 
     def decide(current: state.Recorded) -> state.Line | None:
-        if not force and keep(current):
-            return None
-        return wanted
+        return None if not force and keep(current) else wanted
 
     try:
         changed = state.update(store, branch, decide, names)
@@ -137,21 +131,16 @@ def place(repo: Repo, where: Location, sid: str | None, head: str,
           merge: str | None = None) -> str:
     """Where a line written now at ``head`` goes for session ``sid``: ``head``, or, when
     the session ledger says the session made commits that ``head`` reaches, the highest
-    commit of HEAD's first-parent line that reaches none of them (a session resumed after
-    another one, a session that committed before its first checkout, a branch made from
-    the session's own commits). The newest ``PLACE_WINDOW`` commits are looked through: a
-    commit of the session deeper than that is left below (and the ladder's check says the
-    boundary is too high). The session's commits on the merge branch's own line (``merge``:
-    as ``touch``) are that branch's work, not this one's: a line never goes below them
-    (the branch's fork point is its floor)."""
+    commit of HEAD's first-parent line that reaches none of them, within the newest
+    ``PLACE_WINDOW`` commits. The session's commits on the merge branch's own line
+    (``merge``: as ``touch``) are that branch's work: a line never goes below them."""
     return _placement(repo, where, sid, head, merge)[0]
 
 
 def _placement(repo: Repo, where: Location, sid: str | None, head: str,
                merge: str | None = None) -> tuple[str, set[str], list[str]]:
-    """``place``'s answer, the commits of the window that reach one of the session's (no
-    line may stand on one of them), and the session's commits the window did not hold
-    (when it did not hold the whole history)."""
+    """``place``'s answer, the window's commits that reach one of the session's (no line
+    may stand on them), and the session's commits beyond the window."""
     from lets_hooks import ledger
 
     if not sid or state.sid_problem(sid) is not None:
@@ -159,11 +148,9 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
     mine = ledger.read(gitfiles.common_dir(where.git_dir)).session_commits(sid)
     if not mine:
         return head, set(), []
-    parents: dict[str, list[str]] = {}
-    for raw in repo.window(head, PLACE_WINDOW).decode("ascii", "replace").split("\n"):
-        fields = raw.split()
-        if fields:
-            parents[fields[0]] = fields[1:]
+    from lets_hooks.rewrite import History
+
+    parents = History(repo.window(head, PLACE_WINDOW)).parents
     unseen = [c for c in mine if c not in parents] if len(parents) >= PLACE_WINDOW else []
     present = [c for c in mine if c in parents]
     if present:
@@ -186,9 +173,7 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
     while commit is not None and commit in reaching:
         line = parents.get(commit)
         commit = line[0] if line else None
-    if commit is None:
-        return head, reaching, unseen  # the session made the root commit: nothing is below
-    return commit, reaching, unseen
+    return commit or head, reaching, unseen  # None: the session made the root commit
 
 
 def _merge_tips(repo: Repo, where: Location, merge: str | None) -> list[str]:
@@ -207,8 +192,7 @@ def _merge_tips(repo: Repo, where: Location, merge: str | None) -> list[str]:
 
 def renamed_from(repo: Repo, git_dir: str, branch: str) -> list[str]:
     """The names ``branch`` had before, newest first, as its reflog records the renames
-    (``Branch: renamed refs/heads/old to refs/heads/new``); no process on the ``files``
-    backend."""
+    (``Branch: renamed refs/heads/old to refs/heads/new``)."""
     names: list[str] = []
     wanted = branch
     for _, message in repo.reflog(git_dir, "refs/heads/" + branch, REFLOG_LOOK):
@@ -223,17 +207,15 @@ def renamed_from(repo: Repo, git_dir: str, branch: str) -> list[str]:
 
 def adopt_renamed(repo: Repo, where: Location, store: state.Store, branch: str,
                   names: list[str] | None = None) -> bool:
-    """A branch with no state that was renamed (``git branch -m``, which runs no hook)
-    takes the state its old name left, when no branch has that name now. True when state
-    moved."""
+    """A branch with no state that was renamed (``git branch -m`` runs no hook) takes the
+    state its old name left, when no branch has that name now. True when state moved."""
     old_names = renamed_from(repo, where.git_dir, branch)
     if not old_names:
         return False
     if names is None:
         names = [name for name, _ in repo.branches()]
-    existing = set(names)
     for old in old_names:
-        if old in existing:
+        if old in names:
             return False  # a branch has that name again: its state is its own
         if state.read_recorded(store, old).sha is not None:
             return state.move_branch(store, old, branch, names)
@@ -266,22 +248,16 @@ def _created(repo: Repo, git_dir: str, branch: str) -> str | None:
     """The start point ``branch`` was just made from (``branch: Created from HEAD``, or
     ``Reset to`` for ``checkout -B``), when that is the newest entry of its reflog."""
     log = repo.reflog(git_dir, "refs/heads/" + branch, 1)
-    if not log:
-        return None
-    return reflog.created_from(log[0][1])
+    return reflog.created_from(log[0][1]) if log else None
 
 
 def _has_worktrees(git_dir: str) -> bool:
-    import os
-
     return os.path.isdir(os.path.join(gitfiles.common_dir(git_dir), "worktrees"))
 
 
 def _session_line(store: state.Store, branch: str, sid: str) -> state.Recorded | None:
     found = state.read_recorded(store, branch)
-    if found.source == "task" and found.sid == sid and found.sha:
-        return found
-    return None
+    return found if found.source == "task" and found.sid == sid and found.sha else None
 
 
 def _line(found: state.Recorded, sha: str | None = None) -> state.Line:
@@ -290,8 +266,8 @@ def _line(found: state.Recorded, sha: str | None = None) -> state.Line:
 
 
 def _full(repo: Repo, sha: str) -> str | None:
-    """A recorded sha as a full commit name: as it is when written in full (git then
-    says whether it is a commit, at the ancestor question), else asked of git."""
+    """A recorded sha as a full commit name: as written when full (the ancestor question
+    checks it is a commit), else asked of git."""
     if files.is_sha(sha):
         return sha
     info = repo.objects([sha + "^{commit}"])[0]
@@ -309,7 +285,7 @@ def _from_checkout(repo: Repo, where: Location, store: state.Store, sid: str,
     source, target = reflog.moved(log[0][1])
     if source is None or target != branch:
         return None
-    if not _is_commit_name(source):
+    if not files.is_sha(source):  # else a detached HEAD's name (``moving from <sha> to x``)
         found = _session_line(store, source, sid)
         if found is None or found.sha is None:
             return None
@@ -330,10 +306,9 @@ def _from_checkout(repo: Repo, where: Location, store: state.Store, sid: str,
 
 
 def _made_from(repo: Repo, git_dir: str, branch: str, source: str, head: str) -> bool:
-    """``branch`` was created at ``head`` and has not moved since (``git branch feat``, no
-    hook runs), and ``source`` (the branch the checkout came from) stood at ``head`` in
-    its recent history: commits made on ``source`` by mistake, moved to a new branch, then
-    ``source`` reset (``git reset --hard origin/main``): they stay the session's."""
+    """``branch`` was created at ``head`` and has not moved (``git branch feat``), and
+    ``source`` stood at ``head`` in its recent history (commits made on ``source`` by
+    mistake, moved to a new branch, then ``source`` reset): they stay the session's."""
     log = repo.reflog(git_dir, "refs/heads/" + branch, 1)
     if not log or log[0][0] != head or _created(repo, git_dir, branch) is None:
         return False
@@ -346,13 +321,12 @@ def _from_detached(repo: Repo, store: state.Store, sid: str, head: str,
     """A branch made on a detached HEAD: back through the reflog over the commits made
     while detached, to the checkout that left a branch."""
     for index in range(1, len(log)):
-        sha, message = log[index]
+        detached_at, message = log[index]
         source, _ = reflog.moved(message)
         if source is not None:
-            if _is_commit_name(source):
+            if files.is_sha(source):
                 return None  # moved about while detached: not only the session's work
             found = _session_line(store, source, sid)
-            detached_at = sha
             if found is None or found.sha is None:
                 if index == 1 or not repo.is_ancestor(detached_at, head):
                     return None
@@ -381,11 +355,8 @@ def _from_worktree_head(repo: Repo, where: Location, store: state.Store, start: 
     assert head is not None
     lines: dict[tuple[str, str | None, str | None], state.Recorded] = {}
     for top, at, checked_out in repo.worktree_heads():
-        if top == where.top or checked_out is None:
-            continue
-        if start == "HEAD" and at != head:
-            continue
-        if start != "HEAD" and start != checked_out:
+        if top == where.top or checked_out is None \
+                or (at != head if start == "HEAD" else start != checked_out):
             continue
         other = state.open_store(top, repo)
         if other.problem is not None:
@@ -408,8 +379,6 @@ def _from_other_worktree(repo: Repo, where: Location, branch: str,
     """A branch first touched in this work tree: its line in another work tree (this
     session's, or any when no session is known), copied as it is, when its boundary is an
     ancestor of HEAD."""
-    import os
-
     head = where.head
     assert head is not None and where.top is not None
     mine = os.path.realpath(state.sessions_dir(where.top))
@@ -427,17 +396,11 @@ def _from_other_worktree(repo: Repo, where: Location, branch: str,
     return None
 
 
-def _is_commit_name(name: str) -> bool:
-    """A detached HEAD's name in the reflog: a full sha (``moving from <sha> to x``)."""
-    return files.is_sha(name)
-
-
 def recarry(repo: Repo, where: Location, sid: str | None, previous: str | None
             ) -> bool:
     """This session's own line was just rejected as no ancestor of HEAD after a checkout
-    (``git checkout -B name`` reset a branch the session had touched before): take the
-    line of the branch the checkout came from instead, when one carries. True when the
-    line was rewritten."""
+    (``git checkout -B name`` reset a branch the session had touched): take the line of
+    the branch the checkout came from instead, when one carries. True when rewritten."""
     if sid is None or where.top is None or where.branch is None or where.head is None:
         return False
     store = state.open_store(where.top, repo)
@@ -467,9 +430,8 @@ def lift(repo: Repo, where: Location, sid: str | None, written: str, base: str) 
     """A boundary just carried onto this branch is older than the branch's point off the
     merge branch (the session's line was on main, and main took others' commits since):
     what lies below that point is main's, not this branch's work, so the boundary goes up
-    to the point ``base`` (the ladder's own estimate), keeping its recorded time. Only
-    while the line is still the one written (``written``, its sha) and ``base`` is a
-    descendant of it. True when the line was rewritten."""
+    to ``base`` (the ladder's own estimate), keeping its recorded time, while the line is
+    still the one written (``written``) and ``base`` descends from it. True when rewritten."""
     if sid is None or where.top is None or where.branch is None:
         return False
     store = state.open_store(where.top, repo)

@@ -1,51 +1,42 @@
 """Where a session boundary goes when history is rewritten (``commit --amend``, ``rebase``).
 
-Pure: the facts come in as arguments (git's old -> new pairs, the rebase's ``onto``, and
-two small walks of history parsed by ``History``), and a ``Move`` comes out. Recovering
-those facts from git is the hook's job, through ``repo.py``.
+The rule (``place``) is pure: git's old -> new pairs, the rebase's ``onto`` and two walks
+of history (``History``) come in, a ``Move`` comes out; ``follow`` gathers those facts
+through ``repo.py`` and writes the moves.
 
-The one rule. Before the rewrite the session's commits were ``B..O`` (``B`` the boundary,
-``O`` the branch's old tip): the commits of ``O``'s first-parent line above ``B`` are the
-ones the session made (what else ``B..O`` holds came in through a merge: main's commits,
-a teammate's branch). Every commit the rewrite produced (``onto..N``, ``N`` the new tip)
-is sorted by where it came from:
+Before the rewrite the session's commits were ``B..O`` (``B`` the boundary, ``O`` the old
+tip): those on ``O``'s first-parent line above ``B`` are the session's (the rest of
+``B..O`` came in through a merge). Every commit the rewrite produced (``onto..N``, ``N``
+the new tip) is sorted by where it came from:
 
-- *session*: a copy of session commits (picked, reworded, edited, squashed or fixed up
-  together, one half of a split), or a commit the rebase made that has no original (an
-  ``exec`` that commits, a commit made at an ``edit`` stop): the session's work;
+- *session*: a copy of session commits (picked, reworded, edited, squashed, fixed up, one
+  half of a split), or a commit the rebase made with no original (an ``exec`` that
+  commits, a commit made at an ``edit`` stop);
 - *earlier*: a copy of commits from before the boundary (the boundary commit included);
-- *foreign*: a copy of a commit that came in through a merge (a rebase that flattens a
-  merge of main or of someone's branch replays those too): not the session's work, and
-  no reason to move the boundary either way (the witness leaves such copies out of the
-  count);
+- *foreign*: a copy of a commit that came in through a merge (a flattened merge of main):
+  not the session's work, and no reason to move the boundary either way;
 - *mixed*: a squash of an earlier commit with a session commit.
 
 Then:
 
 1. No earlier or mixed commit. When a commit of ``O``'s first-parent line above ``B`` was
    not replayed (it is in ``onto``'s history: ``pull --rebase`` after a teammate built on
-   your pushed commits, ``rebase -i HEAD~2``, a base inside the session) the boundary
-   stays: moving it up would drop a commit the session made. Otherwise every session
-   commit was replayed, and the boundary becomes the commit where the new tip's
-   first-parent line meets ``onto``'s history (``onto`` itself for a plain rebase; the
-   fork point when ``--rebase-merges`` kept a merge of main), so that ``boundary..N`` is
-   the session's commits, inserted ones included, whatever order they were replayed in,
-   and the boundary is on the first-parent line where the ladder looks for it.
-2. Earlier commits, all of them below every session commit (one earlier commit on top of
-   them all, with no session commit under it): the boundary becomes that commit (the
-   boundary's own new copy when it was rewritten last, as it usually is).
-3. Anything else (a session commit moved below an earlier one, a mixed squash): no
-   boundary counts exactly. The boundary goes below the lowest session commit on the
-   first-parent line, and the move is marked *approximate*: the ladder then never says
-   ``exact`` for it.
+   your pushed commits, ``rebase -i HEAD~2``) the boundary stays. Otherwise the boundary
+   becomes the commit where the new tip's first-parent line meets ``onto``'s history
+   (``onto`` for a plain rebase; the fork point when ``--rebase-merges`` kept a merge of
+   main), so that ``boundary..N`` is the session's commits, inserted ones included.
+2. Earlier commits, all of them below every session commit: the boundary becomes the
+   one earlier commit on top of them all (usually the boundary's own new copy).
+3. Anything else (a session commit moved below an earlier one, a mixed squash): the
+   boundary goes below the lowest session commit on the first-parent line, and the move
+   is marked *approximate*: the ladder then never says ``exact`` for it.
 
-Every step is linear in the commits the rewrite touched (a ``rebase --root`` of 10,000
-commits is a fraction of a second; see ``benchmarks/bench_rewrite.py``).
+Every step is linear in the commits the rewrite touched (``benchmarks/bench_rewrite.py``).
 """
 
 from __future__ import annotations
 
-from lets_hooks import files, gitfiles, reflog
+from lets_hooks import files, gitfiles, reflog, state
 from lets_hooks.repo import GitError
 
 # the fix when the session's copies cannot be told apart: recording at HEAD would leave
@@ -59,9 +50,7 @@ if TYPE_CHECKING:
 
     from lets_hooks.gitfiles import RebaseState
     from lets_hooks.repo import Location, Repo
-    from lets_hooks.state import Recorded, Store
 
-HEXDIGITS = frozenset("0123456789abcdef")
 SESSION, EARLIER, MIXED, FOREIGN = "session", "earlier", "mixed", "foreign"
 
 
@@ -81,15 +70,12 @@ class Move:
 
 
 def parse_pairs(data: bytes) -> list[tuple[str, str]]:
-    """``old new`` lines (git's post-rewrite stdin, a rebase's rewritten-list).
-
-    Extra fields after the two shas are ignored; lines that are not two full hex shas are
-    skipped, so nothing from this input can reach git as anything but a sha.
-    """
+    """``old new`` lines (git's post-rewrite stdin, a rebase's rewritten-list); extra
+    fields are ignored, lines that are not two full hex shas skipped."""
     pairs = []
     for line in data.decode("ascii", "replace").split("\n"):
         parts = line.split()
-        if len(parts) >= 2 and _is_sha(parts[0]) and _is_sha(parts[1]):
+        if len(parts) >= 2 and files.is_sha(parts[0]) and files.is_sha(parts[1]):
             pairs.append((parts[0], parts[1]))
     return pairs
 
@@ -98,9 +84,7 @@ def mapping(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
     """Old commit -> its final image. Several olds may share an image (squash, fixup);
     an old listed twice (a commit amended during a rebase) takes its last image, and an
     image that is itself rewritten later in the list is followed to its end."""
-    images: dict[str, str] = {}
-    for old, new in pairs:
-        images[old] = new
+    images = dict(pairs)
     for old in list(images):
         seen = {old}
         new = images[old]
@@ -121,8 +105,7 @@ def originals(images: Mapping[str, str]) -> dict[str, list[str]]:
 
 class History:
     """Part of the commit graph: ``rev-list --parents`` output of a walk that excluded
-    some commits (their parents' names stay known, the commits themselves are not in it).
-    """
+    some commits (named as parents, not in the walk)."""
 
     __slots__ = ("_reach", "parents")
 
@@ -147,12 +130,9 @@ class History:
         stack = [tip] if tip in parents else []
         while stack:
             sha = stack.pop()
-            if sha in seen:
-                continue
-            seen.add(sha)
-            for parent in parents[sha]:
-                if parent not in seen and parent in parents:
-                    stack.append(parent)
+            if sha not in seen:
+                seen.add(sha)
+                stack.extend(p for p in parents[sha] if p not in seen and p in parents)
         found = frozenset(seen)
         self._reach[tip] = found
         return found
@@ -174,14 +154,11 @@ class History:
 def place(boundary: str, old_tip: str, new_tip: str, onto: str, images: Mapping[str, str],
           old: History, new: History, copies: Mapping[str, list[str]] | None = None,
           guessed: bool = False, below: Callable[[str], bool] | None = None) -> Move:
-    """The rule above for one branch. ``old`` is a walk of ``old_tip`` and ``boundary``
-    (and any other branch's) excluding ``onto``; ``new`` a walk of ``new_tip`` excluding
-    ``onto``. ``guessed``: the pairs came from patch ids, so a commit without an original
-    may be an edited copy rather than a new commit (the move is then only approximate).
-    ``below(commit)``: is the boundary an ancestor of ``commit`` (a commit outside both
-    walks; asked of git at most once). Without it, such a commit is taken for a session
-    commit that was not replayed, and the boundary stays.
-    """
+    """The rule above for one branch. ``old``: a walk of ``old_tip`` and ``boundary`` (and
+    other branches') excluding ``onto``; ``new``: of ``new_tip`` excluding ``onto``.
+    ``guessed``: the pairs came from patch ids (a commit without an original may be an
+    edited copy: the move is only approximate). ``below(commit)``: is the boundary an
+    ancestor of ``commit`` (asked at most once; without it, the boundary stays)."""
     if copies is None:
         copies = originals(images)
     side = _session_test(boundary, old_tip, old)
@@ -257,17 +234,14 @@ def _session_test(boundary: str, old_tip: str, old: History) -> Callable[[str], 
 
 def _left_behind(boundary: str, old_tip: str, onto: str, old: History,
                  below: Callable[[str], bool] | None) -> str | None:
-    """A session commit the rewrite did not replay, or None: where ``old_tip``'s
-    first-parent line leaves the old walk (into ``onto``'s history), is that still above
-    the boundary?"""
+    """A session commit the rewrite did not replay (where ``old_tip``'s first-parent line
+    leaves the old walk, when that is above the boundary), or None."""
     if boundary in old:
         return None  # the boundary was replayed or kept: so was everything above it
     exit_at = _meets(old_tip, old)
     if exit_at is None or exit_at == boundary:
         return None
-    if exit_at == onto:
-        # An amend, ``rebase -i HEAD~k``: the boundary is not in the walk, so it is in
-        # onto's history, below the line's exit: no need to ask git.
+    if exit_at == onto:  # the boundary is in onto's history, below it: no need to ask git
         return exit_at
     if below is not None and not below(exit_at):
         return None  # the line met onto's history at or below the boundary
@@ -279,42 +253,30 @@ def _meets(tip: str, walk: History) -> str | None:
     excluded): ``tip`` itself when it is not in the walk; None at a root."""
     if tip not in walk:
         return tip
-    last = tip
-    for commit in walk.first_parents(tip):
-        last = commit
-    parents = walk.parents[last]
+    parents = walk.parents[list(walk.first_parents(tip))[-1]]
     return parents[0] if parents else None
 
 
 def _single_top(earlier: list[str], new: History) -> str | None:
-    """The one earlier commit every other earlier commit is an ancestor of, if any: the
-    earlier commits that are no earlier commit's ancestor, found in one walk down from
-    their parents (linear, however many there are)."""
+    """The one earlier commit every other earlier commit is an ancestor of, if any (one
+    walk down from their parents)."""
     parents = new.parents
     under: set[str] = set()
     stack = [p for c in earlier for p in parents.get(c, ()) if p in parents]
     while stack:
         sha = stack.pop()
-        if sha in under:
-            continue
-        under.add(sha)
-        for parent in parents[sha]:
-            if parent not in under and parent in parents:
-                stack.append(parent)
+        if sha not in under:
+            under.add(sha)
+            stack.extend(p for p in parents[sha] if p not in under and p in parents)
     tops = [c for c in earlier if c not in under]
     return tops[0] if len(tops) == 1 else None
 
 
 def _approximate(new_tip: str, onto: str, new: History, kinds: Mapping[str, str],
                  mixed: bool) -> Move:
-    lowest = None
-    for commit in new.first_parents(new_tip):
-        if kinds.get(commit) in (SESSION, MIXED):
-            lowest = commit
-    place_at = onto
-    if lowest is not None:
-        parents = new.parents.get(lowest) or []
-        place_at = parents[0] if parents else onto
+    ours = [c for c in new.first_parents(new_tip) if kinds.get(c) in (SESSION, MIXED)]
+    parents = new.parents.get(ours[-1], []) if ours else []
+    place_at = parents[0] if parents else onto
     what = ("a squash mixed an earlier commit with a session commit" if mixed else
             "session commits and earlier commits were interleaved")
     return Move(place_at, f"{what}: no boundary counts exactly; it goes below the lowest "
@@ -333,13 +295,10 @@ def recognize(copies: Mapping[str, list[str]], images: Mapping[str, str],
               unpaired: Sequence[str], identity: Mapping[str, bytes]) -> dict[str, list[str]]:
     """``copies`` corrected for ``edit`` stops at which new commits were made.
 
-    git lists a commit stopped at as rewritten into whatever HEAD is when the rebase goes
-    on. When commits were added at the stop, that is the last of them, and the stopped
-    commit's own copy (picked before the stop) has no entry. A pick keeps the author,
-    the author date and the message; a commit made at the stop has its own. So an
-    unlisted new commit that carries an old commit's identity is that commit's copy, and
-    the commit git listed for it is new work, unless that one carries the identity too (a
-    commit picked again, by an ``exec git cherry-pick`` say: then nothing is moved).
+    git lists a stopped commit as rewritten into whatever HEAD is when the rebase goes on
+    (the last commit made at the stop). A pick keeps the author, date and message, so an
+    unlisted new commit with an old commit's identity is that commit's copy and the listed
+    one is new work, unless it carries the identity too (a second pick: nothing moves).
     """
     fixed = {new: list(olds) for new, olds in copies.items()}
     by_identity: dict[bytes, list[str]] = {}
@@ -368,12 +327,9 @@ def derive_onto(new_tip: str, images: Mapping[str, str], fresh: History) -> str 
     lowest copy on the new tip's first-parent line. ``fresh`` is a walk of the new tip
     excluding the old one (the commits the rewrite made, and any new base's own)."""
     copies = set(images.values())
-    onto = None
-    for commit in fresh.first_parents(new_tip):
-        if commit in copies:
-            parents = fresh.parents[commit]
-            onto = parents[0] if parents else None
-    return onto
+    lowest = [c for c in fresh.first_parents(new_tip) if c in copies][-1:]
+    parents = fresh.parents[lowest[0]] if lowest else []
+    return parents[0] if parents else None
 
 
 # -- the facts, from git ------------------------------------------------------------------------
@@ -383,7 +339,7 @@ class Target:
 
     __slots__ = ("boundary", "branch", "new_tip", "old_tip", "recorded")
 
-    def __init__(self, branch: str, old_tip: str, new_tip: str, recorded: Recorded) -> None:
+    def __init__(self, branch: str, old_tip: str, new_tip: str, recorded: state.Recorded) -> None:
         self.branch = branch
         self.old_tip = old_tip
         self.new_tip = new_tip
@@ -393,46 +349,35 @@ class Target:
 
 def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
            sid: str | None = None) -> list[str]:
-    """Write the rewrite's pairs into the session ledger (as rewritten by session
-    ``sid``), then move the boundaries of every branch the rewrite moved (the checked-out
-    one, and those ``--update-refs`` moves), each under its own lock; returns what to
-    tell the user (nothing when all went as expected)."""
+    """Write the rewrite's pairs into the session ledger (by session ``sid``), then move
+    the boundary of every branch the rewrite moved (``--update-refs`` too), each under its
+    own lock; returns what to tell the user."""
     assert where.top is not None and where.head is not None
     rebase = gitfiles.rebase_state(where.git_dir)
     if command == "amend" and rebase.backend is not None:
         return []  # an amend at a rebase stop: the rebase's own list will carry it
-    if where.branch is None and rebase.backend == gitfiles.REBASE_APPLY \
-            and rebase.head_name is None:
+    if where.branch is None:
         _apply_context(repo, where.git_dir, rebase)
-    pairs, old_tip, guessed = recover_pairs(repo, where.git_dir, command, stdin, rebase)
+    pairs, old_tip = recover_pairs(repo, where.git_dir, command, stdin, rebase)
     pairs = [(old, new) for old, new in pairs if old != new]  # a no-op amend: the same commit
     problem = _note(repo, where, command, pairs, rebase, sid)
     said = [] if problem is None else [f"the session ledger was not written: {problem}"]
     if command == "amend" and not pairs:
         return said
-    return said + _move(repo, where, command, rebase, branch_of(where, rebase), pairs,
-                        old_tip, guessed, now, sid)
-
-
-def branch_of(where: Location, rebase: RebaseState) -> str | None:
-    """The branch a rewrite moved: the checked-out one, or the one a rebase works on."""
-    return where.branch or _branch_name(rebase.head_name)
+    branch = where.branch or _branch_name(rebase.head_name)  # checked out, or being rebased
+    return said + _move(repo, where, command, rebase, branch, pairs, old_tip, sid)
 
 
 def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
           branch: str | None, pairs: list[tuple[str, str]], old_tip: str | None,
-          guessed: bool, now: int, sid: str | None) -> list[str]:
+          sid: str | None) -> list[str]:
     """``follow``'s moves of the boundaries, once the rewrite's pairs are known."""
-    from lets_hooks import state
-
     assert where.top is not None and where.head is not None
     if branch is None:
         return []
     store = state.open_store(where.top, repo)
     if store.problem is not None:
         return [f"branch {files.quoted(branch)}: the boundary was not moved: {store.problem}"]
-    # The rewrite's pairs (git's own: stdin, the rebase's list, an amend's reflog) are
-    # known from here on.
     if old_tip is None and command != "amend":
         old_tip = repo.ref_commit("ORIG_HEAD")  # through git: reftable keeps it as a ref
     targets = _targets(store, branch, old_tip, where.head, rebase)
@@ -441,6 +386,7 @@ def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
     _resolve_boundaries(repo, targets)
     targets = [t for t in targets if t.boundary is not None]
     current = targets[0] if targets and targets[0].branch == branch else None
+    guessed = False
     if not pairs and current is not None:
         assert current.boundary is not None
         pairs = _pairs_by_patch_id(repo, current.boundary, current.old_tip, current.new_tip)
@@ -473,17 +419,15 @@ def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
                       copies, guessed, _below(repo, target.boundary))
         moved = _not_above_session(repo, where, target, moved, old)
         moved = _below_a_changed_boundary(where, target, moved, new, sid)
-        messages += _write(store, target, moved, names, now)
+        messages += _write(store, target, moved, names)
     return messages
 
 
 def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]],
           rebase: RebaseState, sid: str | None) -> str | None:
-    """The session ledger's lines for the rewrite: what each copy copies, and whether the
-    rewrite changed it (every pair of an amend; a rebase's reword, edit, squash and fixup,
-    and a pick an ``exec`` step may have amended) or replayed it as it was; and, for a
-    rebase, the commits made at its stops (new on the rebased branch, no copy of anything:
-    the post-commit shim writes nothing inside a rebase)."""
+    """The session ledger's lines for the rewrite: each copy's original, whether the rewrite
+    changed it (an amend; a reword, edit, squash, fixup, or a pick an ``exec`` may have
+    amended), and the commits made at a rebase's stops (post-commit writes none there)."""
     from lets_hooks import ledger
 
     common = gitfiles.common_dir(where.git_dir)
@@ -493,19 +437,13 @@ def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]
     else:
         olds = [old for old, _ in pairs]
         changed, before_exec, edited = _changed_in(rebase.done, olds)
-        images = dict(pairs)
-        copies = set(images.values())
+        copies = {new for _, new in pairs}
         floor = [c for c in (rebase.onto, rebase.orig_head) if c]
-        parents: dict[str, list[str]] = {}
-        if floor and where.head is not None:
-            try:
-                walked = repo.walk([where.head], floor).decode("ascii", "replace")
-            except GitError:  # the pairs are written all the same
-                walked = ""
-            for row in walked.split("\n"):
-                fields = row.split()
-                if fields:
-                    parents[fields[0]] = fields[1:]
+        try:
+            walked = repo.walk([where.head], floor) if floor and where.head else b""
+        except GitError:  # the pairs are written all the same
+            walked = b""
+        parents = History(walked).parents
         made = [c for c in parents if c not in copies]
         pairs = _at_edit_stops(pairs, edited, parents, made)
         images = dict(pairs)
@@ -522,12 +460,10 @@ _PICKING = frozenset((b"pick", b"p", *_CHANGING))
 
 def _at_edit_stops(pairs: list[tuple[str, str]], edited: set[str],
                    parents: dict[str, list[str]], made: list[str]) -> list[tuple[str, str]]:
-    """git lists a commit stopped at by ``edit`` as rewritten into whatever HEAD is when the
-    rebase goes on. Where git kept the stopped commit as it was (nothing moved under it)
-    and commits were made on top of it at the stop, the listed one and those under it
-    down to the stopped commit were made there: they join ``made``, and the pair goes.
-    (On a moved base the stopped commit's copy cannot be told from them without reading
-    the commits: the pair stays, marked changed, and the answer degrades.)"""
+    """Where git kept a commit stopped at by ``edit`` as it was and commits were made on it
+    at the stop, the one git listed as its copy and those under it were made there: they
+    join ``made``, and the pair goes. (On a moved base they cannot be told apart without
+    reading the commits: the pair stays, marked changed.)"""
     fixed = dict(pairs)
     unlisted = set(made)
     for old in edited:
@@ -535,12 +471,10 @@ def _at_edit_stops(pairs: list[tuple[str, str]], edited: set[str],
         if new is None:
             continue
         chain = [new]
-        while True:
-            up = parents.get(chain[-1], [])[:1]
-            if up and up[0] in unlisted and up[0] != old:
-                chain.append(up[0])
-                continue
-            break
+        up = parents.get(new, [])[:1]
+        while up and up[0] in unlisted and up[0] != old:
+            chain.append(up[0])
+            up = parents.get(up[0], [])[:1]
         if up and up[0] == old:  # the stop kept the commit as it was: all made there
             del fixed[old]
             made.extend(c for c in chain if c not in made)
@@ -583,11 +517,9 @@ def _changed_in(done: bytes | None, olds: list[str]
 
 def _below_a_changed_boundary(where: Location, target: Target, move: Move,
                               new: History, sid: str | None) -> Move:
-    """A boundary commit the rewrite changed (amended, reworded, squashed into) that is
-    not the session's alone now holds the work of whoever changed it: its image is no
-    boundary, its first parent is, so the changed commit is in the range and the ladder
-    judges whose work it holds (mixed: never exact). A commit replayed as it was, or the
-    session's own changed by it, stays the boundary."""
+    """A boundary commit the rewrite changed (amended, reworded, squashed into) holds the
+    work of whoever changed it: unless it is the session's own, its first parent becomes
+    the boundary, so the ladder judges the changed commit (mixed: never exact)."""
     from lets_hooks import ledger
 
     boundary = move.boundary or target.boundary
@@ -608,11 +540,9 @@ def _below_a_changed_boundary(where: Location, target: Target, move: Move,
 
 def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
                        old: History) -> Move:
-    """A boundary is never moved up past a commit the session made. A move up that would
-    put below the boundary a commit the session's old range copied (the rewrite ledger: a
-    pushed commit that came back through the upstream under ``pull --rebase``, while its
-    copy was dropped and a copy of a commit below it was replayed on top) takes the
-    boundary down to the first parent of the oldest such commit."""
+    """A boundary is never moved up past a commit the session made: a move that would put
+    below it a commit the session's old range copied (the rewrite ledger: a pushed commit
+    back through the upstream under ``pull --rebase``) goes under the oldest such one."""
     boundary = move.boundary
     if boundary is None or target.boundary is None or boundary == target.boundary \
             or where.top is None:
@@ -655,17 +585,16 @@ def rebased_branch(repo: Repo, where: Location) -> str | None:
     """The branch a rebase in progress is rewriting, while HEAD is detached (``rebase
     --apply`` runs post-rewrite before it moves the branch back)."""
     rebase = gitfiles.rebase_state(where.git_dir)
-    if rebase.backend == gitfiles.REBASE_APPLY and rebase.head_name is None:
-        _apply_context(repo, where.git_dir, rebase)
+    _apply_context(repo, where.git_dir, rebase)
     return _branch_name(rebase.head_name)
 
 
 def _apply_context(repo: Repo, git_dir: str, rebase: RebaseState) -> None:
-    """``rebase --apply`` keeps no ``head-name`` or ``onto`` while ``git am`` runs the
-    hook; HEAD's reflog has both: the rebase's start entry is at ``onto``, and the newest
-    entry before it that names a branch (a checkout, a finished rebase) names the one
-    being rebased. It is taken only when that branch was at the old tip (``ORIG_HEAD``);
-    without such an entry, only a branch that is alone at the old tip is taken."""
+    """``rebase --apply`` keeps no ``head-name`` or ``onto`` while ``git am`` runs the hook:
+    ``onto`` is the rebase's start entry in HEAD's reflog; the branch is the one the newest
+    entry before it names, if that was at the old tip (no such entry: the one branch there)."""
+    if rebase.backend != gitfiles.REBASE_APPLY or rebase.head_name is not None:
+        return
     log = repo.reflog(git_dir, "HEAD", 100)
     start = next((i for i, (_, subject) in enumerate(log) if reflog.starts_rebase(subject)),
                  None)
@@ -691,14 +620,10 @@ def _branch_name(ref: str | None) -> str | None:
 
 
 def recover_pairs(repo: Repo, git_dir: str, command: str, stdin: bytes, rebase: RebaseState
-                  ) -> tuple[list[tuple[str, str]], str | None, bool]:
-    """The rewrite's old -> new pairs and the tip before it.
-
-    In order: git's stdin; a rebase's own list (``rebase-merge/rewritten-list`` or
-    ``rebase-apply/rewritten``, still there while the hook runs; the pre-commit framework
-    does not pass stdin on); for an amend, ``HEAD@{1}`` -> ``HEAD`` when the reflog says
-    the last move was an amend. Patch ids are the caller's last resort.
-    """
+                  ) -> tuple[list[tuple[str, str]], str | None]:
+    """The rewrite's old -> new pairs and the tip before it: from git's stdin, else the
+    rebase's own list (the pre-commit framework does not pass stdin on), else for an amend
+    ``HEAD@{1}`` -> ``HEAD`` when the reflog says so. Patch ids are the caller's last resort."""
     pairs = parse_pairs(stdin) if stdin else []
     if not pairs and rebase.rewritten is not None:
         pairs = parse_pairs(rebase.rewritten)
@@ -707,14 +632,12 @@ def recover_pairs(repo: Repo, git_dir: str, command: str, stdin: bytes, rebase: 
         if len(log) == 2 and reflog.amends(log[0][1]):
             pairs = [(log[1][0], log[0][0])]
     if command == "amend" and pairs:
-        return pairs, pairs[-1][0], False
-    return pairs, rebase.orig_head, False
+        return pairs, pairs[-1][0]
+    return pairs, rebase.orig_head
 
 
-def _targets(store: Store, branch: str, old_tip: str | None, new_tip: str,
+def _targets(store: state.Store, branch: str, old_tip: str | None, new_tip: str,
              rebase: RebaseState) -> list[Target]:
-    from lets_hooks import state
-
     found = []
     if old_tip is not None:
         found.append(Target(branch, old_tip, new_tip, state.read_recorded(store, branch)))
@@ -761,29 +684,19 @@ def _bounded(repo: Repo, target: Target, old: History, onto: str) -> bool:
     return repo.is_ancestor(boundary, target.old_tip)
 
 
-def _write(store: Store, target: Target, moved: Move, names: list[str], now: int) -> list[str]:
+def _write(store: state.Store, target: Target, moved: Move, names: list[str]) -> list[str]:
     """Write the moved line under the lock, unless another writer changed it since it was
     read (then theirs is kept, and said)."""
-    from lets_hooks import state
-
-    seen = target.recorded
-    keep_approx = seen.approx
-    if moved.boundary is None or (moved.boundary == target.boundary and not moved.approx):
+    seen, boundary = target.recorded, moved.boundary
+    if boundary is None or (boundary == target.boundary and not moved.approx):
         return []
-    assert seen.sha is not None
-    if seen.source != "task":
-        sid: str | None = None
-    else:
-        sid = seen.sid
     changed: list[str] = []
 
-    def decide(current: Recorded) -> state.Line | None:
+    def decide(current: state.Recorded) -> state.Line | None:
         if current.line != seen.line:
             changed.append(current.sha or "nothing")
             return None
-        approx = moved.approx or keep_approx
-        assert moved.boundary is not None
-        return state.Line(moved.boundary, sid, seen.recorded_at, approx)
+        return state.Line(boundary, seen.sid, seen.recorded_at, moved.approx or seen.approx)
 
     try:
         state.update(store, target.branch, decide, names)
@@ -824,6 +737,3 @@ def _pairs_by_patch_id(repo: Repo, boundary: str, old_tip: str,
     new = dict(repo.patch_ids(new_tip, [base] if base else []))
     return [(commit, new[pid]) for pid, commit in old if pid in new]
 
-
-def _is_sha(text: str) -> bool:
-    return len(text) in (40, 64) and not text.strip("0123456789abcdef")

@@ -2,19 +2,17 @@
 changing their session line.
 
 A task file is markdown that other tools write too. Its session line is the first line
-that starts with ``session: ``; the first token after that prefix is the boundary sha and
-the second, if any, the id of the session that recorded it. Beside it this writer keeps
-two lines of its own, each counting only while its sha equals the session line's:
+that starts with ``session: ``: the boundary sha, then (if any) the id of the session that
+recorded it. Beside it this writer keeps two lines of its own, each counting only while
+its sha equals the session line's:
 
-- ``session-recorded: <sha> <UTC time>``: when the boundary was written (the age rung
-  measures from it);
-- ``session-approx: <sha> <reason>``: a rewrite moved the boundary to the best place it
-  could, but no place counts the session's commits exactly (the ladder then never says
-  ``exact``).
+- ``session-recorded: <sha> <UTC time>``: when the boundary was written (the age rung);
+- ``session-approx: <sha> <reason>``: no place counts the session's commits exactly (the
+  ladder then never says ``exact``).
 
 Where state lives is decided once per command by ``open_store``: a ``.lets``,
 ``.lets/sessions`` or ``.lets/locks`` that is a symbolic link is followed only when git
-does not track it and it leads to the same folder of a work tree of this repository.
+does not track it and it leads to the same folder of another work tree of this repository.
 """
 
 from __future__ import annotations
@@ -45,17 +43,14 @@ def slug(branch: str) -> str:
     return branch.replace("/", "-")
 
 
-def is_hex(token: str) -> bool:
-    return files.is_hex(token)
+is_hex = files.is_hex
 
 
 def sid_problem(sid: str) -> str | None:
-    """The one rule for a session id (every writer, the ledger's reader, the ladder and
-    lint): one token of at most ``SID_MAX`` printable characters, none of them blank,
-    control or invisible format characters (U+FEFF, U+200B and their kind are not
-    printable to ``str.isprintable``), that the ledger writes as itself: not one of its
-    own marks ("-" is its "no session"; "=" and "*" say how a rewrite copied). The plain
-    shims' shell asks the same of the ids it writes (``install._NOTE``)."""
+    """The one rule for a session id (every writer, the ledger's reader, the ladder, lint):
+    one token of at most ``SID_MAX`` characters ``str.isprintable`` accepts (no blank,
+    control or invisible format character), and not one of the ledger's own marks. The
+    plain shims' shell asks the same of the ids it writes (``install._NOTE``)."""
     if not sid:
         return "empty"
     if len(sid) > SID_MAX:
@@ -69,8 +64,7 @@ def sid_problem(sid: str) -> str | None:
 
 
 def shown_sid(sid: str) -> str:
-    text = sid if len(sid) <= 40 else sid[:37] + "..."
-    return ascii(text)
+    return ascii(sid if len(sid) <= 40 else sid[:37] + "...")
 
 
 class StateError(Exception):
@@ -128,9 +122,7 @@ def open_store(top: str, repo: Repo | None = None) -> Store:
             continue
         if stat.S_ISLNK(info.st_mode):
             links.append(rel)
-    if not links:
-        return Store(top, None, repo)
-    return Store(top, _link_problem(top, links, repo), repo)
+    return Store(top, _link_problem(top, links, repo) if links else None, repo)
 
 
 def _link_problem(top: str, links: list[str], repo: Repo | None) -> str | None:
@@ -154,8 +146,7 @@ def _link_problem(top: str, links: list[str], repo: Repo | None) -> str | None:
     except GitError as exc:
         return f"{links[0]} is a symbolic link and git cannot list the work trees ({exc}) " \
                "- not followed"
-    real_top = os.path.realpath(top)
-    allowed = {os.path.realpath(t) for t in tops} - {real_top}
+    allowed = {os.path.realpath(t) for t in tops} - {os.path.realpath(top)}
     for rel in links:
         target = os.path.realpath(os.path.join(top, rel))
         if not any(target == os.path.join(t, rel) for t in allowed):
@@ -198,20 +189,10 @@ def read_head(path: str) -> tuple[bytes | None, str | None]:
 
 
 def find_key_line(data: bytes, prefix: bytes) -> bytes | None:
-    """The value after ``prefix`` on the first line that starts with it, or None.
-
-    Line ends are LF or CRLF alike: a trailing carriage return is not part of the value.
-    """
-    start = 0
-    if not data.startswith(prefix):
-        start = data.find(b"\n" + prefix)
-        if start < 0:
-            return None
-        start += 1
-    start += len(prefix)
-    end = data.find(b"\n", start)
-    line = data[start:] if end < 0 else data[start:end]
-    return line[:-1] if line.endswith(b"\r") else line
+    """The value after ``prefix`` on the first line that starts with it (without its LF or
+    CRLF end), or None."""
+    span = _line_span(data, prefix)
+    return None if span is None else data[span[0] + len(prefix):span[1]]
 
 
 def find_session_line(data: bytes) -> bytes | None:
@@ -219,8 +200,7 @@ def find_session_line(data: bytes) -> bytes | None:
 
 
 def first_line(data: bytes) -> bytes:
-    end = data.find(b"\n")
-    line = data if end < 0 else data[:end]
+    line = data.split(b"\n", 1)[0]
     return line[:-1] if line.endswith(b"\r") else line
 
 
@@ -249,10 +229,7 @@ def parse(data: bytes, name: str) -> Recorded:
             found.notes.append(f"the session id in {name} is {problem}: the line counts as "
                                "recorded by no known session")
     for prefix, slot in ((RECORDED_PREFIX, "recorded_at"), (APPROX_PREFIX, "approx")):
-        value = find_key_line(data, prefix)
-        if value is None:
-            continue
-        head, _, rest = value.strip().partition(b" ")
+        head, _, rest = (find_key_line(data, prefix) or b"").strip().partition(b" ")
         if _text(head) == sha and rest.strip():
             setattr(found, slot, _text(rest.strip()))
     return found
@@ -337,10 +314,9 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
 
 # -- writing -------------------------------------------------------------------------------
 #
-# The other writer of these files (the ``lets`` tool) serialises on an exclusive flock of
-# ``.lets/locks/task-<slug>.lock`` and renames a 0600 temporary sibling
-# ``.task-<slug>.<digits>.tmp`` over the file. This writer does the same, in the same
-# places, so that neither can lose the other's change or see a torn file.
+# The other writer of these files (the ``lets`` tool) takes the same flock
+# (``.lets/locks/task-<slug>.lock``) and renames a temporary sibling over the file the
+# same way, so that neither can lose the other's change or see a torn file.
 
 class Line:
     """What a writer wants the session line to say: ``session: <sha> <sid>``, when it was
@@ -360,7 +336,7 @@ def session_value(sha: str, sid: str | None) -> bytes:
     """What follows ``session: `` on the line: the sha, then the session id if known."""
     if not (7 <= len(sha) <= 64) or not files.is_hex(sha):
         raise StateError(f"refusing to record {sha!r}: not a 7-64 digit lowercase hex sha")
-    if sid is None or sid == "":
+    if not sid:
         return sha.encode()
     problem = sid_problem(sid)
     if problem is not None:
@@ -369,21 +345,12 @@ def session_value(sha: str, sid: str | None) -> bytes:
 
 
 def replace_session_line(data: bytes, value: bytes) -> bytes:
-    """``data`` with its session line's value set to ``value``; every other byte kept.
-
-    The first line that starts with ``session: `` is the session line; its own line end
-    (LF, CRLF, or none on a last line) is kept. With no session line, one is added:
-
-    - after the leading ``task:``/``start:`` lines when the file opens with a block of
-      ``key: value`` lines (the order the lets tool writes its keys in), or at the top of
-      such a block that has neither;
-    - otherwise at the end, so that a document's own first line (a title, a front-matter
-      fence) stays first. The reader takes the first ``session: `` line, and there is
-      none before the end, so the added line is the one read.
-
-    An added line takes the file's line-end style (CRLF when its first line ends so), and
-    a file that did not end with a line end still does not.
-    """
+    """``data`` with its session line's value set to ``value``; every other byte (and the
+    line's own end) kept. With no session line, one is added: after the leading
+    ``task:``/``start:`` lines of a leading ``key: value`` block (the lets tool's order),
+    or at the top of such a block; otherwise at the end, so that a document's own first
+    line stays first. An added line takes the file's line-end style (CRLF when its first
+    line ends so); a file that did not end with a line end still does not."""
     span = _line_span(data, SESSION_PREFIX)
     if span is not None:
         begin, end = span
@@ -455,8 +422,7 @@ def render(data: bytes, line: Line) -> bytes:
 def _header_insert_point(data: bytes) -> int | None:
     """Where a session line goes in a leading ``key: value`` block, or None (no block)."""
     pos = 0
-    insert: int | None = None
-    seen_block = False
+    insert: int | None = None  # None until a block is seen
     while pos < len(data):
         end = data.find(b"\n", pos)
         line = data[pos:].rstrip(b"\r") if end < 0 else data[pos:end].rstrip(b"\r")
@@ -464,14 +430,13 @@ def _header_insert_point(data: bytes) -> int | None:
         if not colon or not key or not all(c in _KEY_CHARS for c in key):
             break
         if end < 0:  # the block runs to a last line without a line end
-            return None if key in HEADER_KEYS_BEFORE_SESSION or not seen_block else insert
-        if not seen_block:
+            return None if key in HEADER_KEYS_BEFORE_SESSION else insert
+        if insert is None:
             insert = pos  # top of the block, unless task:/start: come first
-            seen_block = True
         pos = end + 1
         if key in HEADER_KEYS_BEFORE_SESSION:
             insert = pos
-    return insert if seen_block else None
+    return insert
 
 
 _KEY_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -487,12 +452,10 @@ def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | 
            branches: Iterable[str] | None = None) -> bool:
     """Change ``branch``'s session line as ``decide`` says; True if the file changed.
 
-    Under the task file's lock: read the file (never through a symlink, never over the
-    size limit), parse it, ask ``decide`` (None: keep it as it is), write a temporary
-    sibling, sync it and rename it over the file. ``decide`` sees the line as it is under
-    the lock, so a line another writer changed since the caller last looked is judged as
-    it is now. ``branches`` (all local branch names), when given, lets a slug shared with
-    another branch be refused instead of overwriting that branch's boundary.
+    Under the task file's lock: read (capped, never through a link), parse, ask ``decide``
+    (None: keep it), write atomically. ``decide`` sees the line as it is under the lock, so
+    a line another writer changed meanwhile is judged as it is now. ``branches`` (all local
+    branch names), when given, refuses a slug shared with another branch.
     Raises ``StateError`` with one line when the write is refused or fails.
     """
     store = where if isinstance(where, Store) else open_store(where)
@@ -506,10 +469,9 @@ def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | 
         with files.locked(store.lock_path(branch), shown=_shown(store.lock_path(branch))):
             data, problem = read_head(path)
             if problem is not None:
-                why = _after_name(problem, name).removesuffix(" - ignored")
+                why = problem.removeprefix(name + " ").removesuffix(" - ignored")
                 raise StateError(f"{_shown(path)} {why} - not changed")
-            current = parse(data or b"", name)
-            wanted = decide(current)
+            wanted = decide(parse(data or b"", name))
             if wanted is None:
                 return False
             new = render(data or b"", wanted)
@@ -528,10 +490,9 @@ def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | 
 
 def move_branch(store: Store, old: str, new: str,
                 branches: Iterable[str] | None = None) -> bool:
-    """Give ``new`` the state files ``old`` left behind (``git branch -m`` runs no hook):
-    each of ``old``'s task and legacy files is renamed to ``new``'s name when ``new`` has
-    none, under both branches' locks (taken in one order, so two movers never wait on
-    each other). True when anything moved. Raises ``StateError`` with one line."""
+    """Give ``new`` the task and legacy files ``old`` left behind (``git branch -m`` runs no
+    hook) where ``new`` has none, under both branches' locks (taken in one order: two movers
+    never wait on each other). True when anything moved; raises ``StateError`` (one line)."""
     if store.problem is not None:
         raise StateError(store.problem)
     _check_branch(store, new, branches)
@@ -567,7 +528,6 @@ def _check_branch(store: Store, branch: str, branches: Iterable[str] | None) -> 
                 f".task-{slug(branch)} ('/' and '-' read alike); not recorded - rename one "
                 "of them")
     name = ".task-" + slug(branch)
-    limit = NAME_MAX_FALLBACK
     probe = store.top
     while probe and not os.path.isdir(probe):
         probe = os.path.dirname(probe)
@@ -594,25 +554,21 @@ def _prepare(store: Store) -> bool:
     return fresh
 
 
-# What info/exclude lines already keep state out of commits (with or without the leading
-# slash, with or without the trailing one).
-_ALL_LINES = frozenset({b".lets/", b".lets", b"/.lets/", b"/.lets", b".lets/*", b"/.lets/*"})
+def _lines_for(name: bytes) -> frozenset[bytes]:
+    """The info/exclude lines that keep ``name`` out of commits (with or without the
+    leading slash, with or without the trailing one, or as ``name/*``)."""
+    return frozenset(lead + name + tail for lead in (b"", b"/") for tail in (b"", b"/", b"/*"))
+
+
+_ALL_LINES = _lines_for(b".lets")
 _FOLDERS = ("sessions", "locks")
 _LINK_LINES = frozenset({b".lets", b"/.lets"})  # what matches a .lets that is a link
 
 
-def _lines_for(folder: str) -> frozenset[bytes]:
-    name = b".lets/" + folder.encode("ascii")
-    return frozenset({name, name + b"/", b"/" + name, b"/" + name + b"/", name + b"/*",
-                      b"/" + name + b"/*"})
-
-
 def refuse_tracked(store: Store, path: str) -> None:
-    """Raise ``StateError`` (one line) when git tracks the state file at ``path``: a file
-    that came with the repository is not this work tree's state, and writing it would put
-    a session's id into the next commit. Every writer of a state file calls this before
-    it writes (``tests/test_fences.py::test_a_tracked_state_file_is_never_written``).
-    When git cannot say, the write goes on (git's own failure is said elsewhere)."""
+    """Raise ``StateError`` (one line) when git tracks the state file at ``path``: writing
+    it would put a session's id into the next commit. When git cannot say, the write goes
+    on (``tests/test_fences.py::test_a_tracked_state_file_is_never_written``)."""
     from lets_hooks.repo import GitError, Repo
 
     rel = os.path.relpath(path, store.top).replace(os.sep, "/")
@@ -632,16 +588,15 @@ def refuse_tracked(store: Store, path: str) -> None:
 
 def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
     """After a state file was written: make sure git ignores ``.lets/sessions/`` and
-    ``.lets/locks/``, whenever a write happens, not only when ``.lets`` is new (a team that
-    commits ``.lets/config.toml`` ships ``.lets`` in every clone). Lines already in the
-    common ``info/exclude`` answer without git; otherwise git is asked whether it ignores
-    the folders already (a ``.gitignore`` rule), and what it does not is added: ``.lets/``
-    when ``.lets`` was new (``fresh``), else the two folders, so a committed settings file
-    can still be changed and committed. Best effort: the state was written either way."""
+    ``.lets/locks/`` (on every write: a team that commits ``.lets/config.toml`` ships
+    ``.lets`` in every clone). What the common ``info/exclude`` or git's own ignore rules
+    do not cover is added there: ``.lets/`` when ``.lets`` was new (``fresh``), else the two
+    folders, so a committed settings file can still be changed. Best effort."""
     from lets_hooks.repo import GitError, Repo
 
     repo = Repo(store.top, store.repo.git if store.repo is not None else "git")
-    common = _common_dir(store.top)
+    git_dir = gitfiles.git_dir_at(store.top)  # git's files first; git only when they are unclear
+    common = None if git_dir is None else gitfiles.common_dir(git_dir)
     try:
         if common is None:
             common = repo.common_dir()
@@ -653,7 +608,7 @@ def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
     if problem is not None:
         return
     old = data or b""
-    present = {line.strip() for line in files.lines(old)}
+    present = {line.strip() for line in old.split(b"\n")}
     if os.path.islink(os.path.join(store.top, ".lets")):
         # another work tree's .lets, linked (open_store let it stand): to git a file,
         # which `.lets/` does not match, so the link itself is what must stay out
@@ -666,7 +621,7 @@ def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
     else:
         if present & _ALL_LINES:
             return
-        missing = [f for f in _FOLDERS if not present & _lines_for(f)]
+        missing = [f for f in _FOLDERS if not present & _lines_for(b".lets/" + f.encode())]
         try:
             missing = [f for f in missing if not repo.is_ignored(f".lets/{f}/")]
         except GitError:
@@ -681,20 +636,9 @@ def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
     new = old + sep + b"# lets-hooks: per-work-tree session state\n" + add
     try:
         os.makedirs(info, exist_ok=True)
-        files.atomic_write(path, new, mode=None, shown="info/exclude")
+        files.atomic_write(path, new, shown="info/exclude")
     except (OSError, files.Refused):
         return
-
-
-def _common_dir(top: str) -> str | None:
-    """The common git directory of the work tree at ``top``, from git's files; None when
-    they do not say plainly (git is asked then)."""
-    git_dir = gitfiles.git_dir_at(top)
-    return None if git_dir is None else gitfiles.common_dir(git_dir)
-
-
-def _after_name(problem: str, name: str) -> str:
-    return problem[len(name) + 1:] if problem.startswith(name + " ") else problem
 
 
 def _shown(path: str) -> str:
