@@ -491,12 +491,7 @@ def _merge_branch(repo: Repo, where: Location, settings: Config, found: Diagnosi
 
     merge = settings.merge_branch or where.origin_head
     source = settings.sources.get("merge_branch") or ("origin/HEAD" if merge else "default")
-    names = ladder.names(None, None, merge)
-    tips = {info.name: info.sha for info in repo.objects(names)}
-    if merge is None:
-        has_main = tips.get("refs/heads/main") or tips.get("refs/remotes/origin/main")
-        merge = "main" if has_main else "master"
-    origin, local = tips.get(f"refs/remotes/origin/{merge}"), tips.get(f"refs/heads/{merge}")
+    merge, origin, local = ladder.merge_branch(repo, merge)
     if origin or local:
         which = f"origin/{merge}" if origin else merge
         found.add("merge branch", OK, f"{merge} (from {source}; measured against {which})")

@@ -184,14 +184,19 @@ def _merge_named(merge: str | None, found: Mapping[str, ObjectInfo]) -> str:
         else "master"
 
 
-def merge_tips(repo: Repo, merge: str | None) -> list[str]:
-    """The merge branch's tips (``origin/<merge>``, ``<merge>``), origin's first, each once,
-    the branch named as ``resolve`` names it (``merge``: configured, else ``origin/HEAD``'s
-    branch); one ``cat-file``."""
+def merge_branch(repo: Repo, merge: str | None) -> tuple[str, str | None, str | None]:
+    """The merge branch as ``resolve`` names it (``merge``: configured, else
+    ``origin/HEAD``'s branch) and its tips, ``origin/<name>``'s and ``<name>``'s (None:
+    no such ref): one ``cat-file``."""
     found = {info.name: info for info in repo.objects(names(None, None, merge))}
     named = _merge_named(merge, found)
-    tips = (found["refs/remotes/origin/" + named].sha, found["refs/heads/" + named].sha)
-    return list(dict.fromkeys(tip for tip in tips if tip))
+    return named, found["refs/remotes/origin/" + named].sha, found["refs/heads/" + named].sha
+
+
+def merge_tips(repo: Repo, merge: str | None) -> list[str]:
+    """The merge branch's tips (``merge_branch``), origin's first, each once."""
+    _, origin, local = merge_branch(repo, merge)
+    return list(dict.fromkeys(tip for tip in (origin, local) if tip))
 
 
 # -- the rungs ----------------------------------------------------------------------------------

@@ -154,7 +154,10 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
     unseen = [c for c in mine if c not in parents] if len(parents) >= PLACE_WINDOW else []
     present = [c for c in mine if c in parents]
     if present:
-        on_main = repo.on_first_parent_lines(_merge_tips(repo, where, merge), present)
+        from lets_hooks.ladder import merge_tips
+
+        on_main = repo.on_first_parent_lines(merge_tips(repo, merge or where.origin_head),
+                                             present)
         present = [c for c in present if c not in on_main]
     if not present:
         return head, set(), unseen
@@ -174,18 +177,6 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
         line = parents.get(commit)
         commit = line[0] if line else None
     return commit or head, reaching, unseen  # None: the session made the root commit
-
-
-def _merge_tips(repo: Repo, where: Location, merge: str | None) -> list[str]:
-    """The merge branch's tips (``origin/<merge>``, ``<merge>``), as the ladder names the
-    branch: configured, else ``origin/HEAD``'s, else main where it exists, else master."""
-    named = merge or where.origin_head
-    for name in [named] if named else ["main", "master"]:
-        asked = ["refs/remotes/origin/" + name, "refs/heads/" + name]
-        tips = [i.sha for i in repo.objects(asked) if i.sha is not None]
-        if tips:
-            return list(dict.fromkeys(tips))
-    return []
 
 
 # -- git branch -m -------------------------------------------------------------------------

@@ -347,7 +347,7 @@ class Target:
         self.boundary: str | None = None  # the recorded sha as a full commit name
 
 
-def follow(repo: Repo, where: Location, command: str, stdin: bytes, now: int,
+def follow(repo: Repo, where: Location, command: str, stdin: bytes,
            sid: str | None = None) -> list[str]:
     """Write the rewrite's pairs into the session ledger (by session ``sid``), then move
     the boundary of every branch the rewrite moved (``--update-refs`` too), each under its

@@ -72,6 +72,16 @@ def test_gits_own_files_are_found_in_one_module() -> None:
     assert _elsewhere("gitfiles.py", _joined, GIT_FILES.__contains__) == []
 
 
+def test_the_merge_branch_is_named_in_one_module() -> None:
+    """Which branch is the merge branch when none is configured or known (main where it
+    exists, else master) is decided in ``ladder.py`` alone: record's placement, record
+    --at's claim and doctor ask ``ladder.merge_branch`` (each had its own copy)."""
+    def names_a_default(text: str) -> bool:
+        return text in ("master", "refs/heads/main", "refs/remotes/origin/main")
+
+    assert _elsewhere("ladder.py", _strings, names_a_default) == []
+
+
 def test_the_tests_share_one_helpers_module() -> None:
     """No test module imports from ``conftest`` (fixtures only), and the session ids are
     assigned once, in ``tests/helpers.py``."""
