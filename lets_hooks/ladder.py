@@ -22,7 +22,7 @@ description says how many were left out.
 from __future__ import annotations
 
 import os
-from itertools import compress
+from itertools import compress, filterfalse, islice
 
 from lets_hooks import files, gitfiles, state, witness
 from lets_hooks.repo import GitError, Location, Repo
@@ -856,10 +856,15 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
                          + _unvouched(facts, boundary, rest, "they are this session's"))
         facts.hint = False
         return PRIOR
-    # which of the session's commits the range holds: the few looked up in the many (a
-    # set of a 100,000-commit range is not built for them)
-    in_range = set(verdict.candidates).intersection(counted.commits)
-    asked = [c for c in verdict.candidates if c not in in_range][:500]
+    # the session's commits the range does not hold (the first 500): the fewer of the two
+    # lists is made a set (a 100,000-commit range, or a 10,000-commit session's commits
+    # asked again for each of a thousand short ranges by status: bench_hooks.py, status)
+    candidates, commits = verdict.candidates, counted.commits
+    if len(commits) < len(candidates):
+        held = set(commits).__contains__
+    else:
+        held = set(candidates).intersection(commits).__contains__
+    asked = list(islice(filterfalse(held, candidates), 500))
     below = facts.repo.reached(boundary, asked) if asked else []
     if below and not facts.on_merge:
         # the range is the branch's: a commit on the merge branch's own line (the session

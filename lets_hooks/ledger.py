@@ -101,7 +101,7 @@ class Ledger:
     """The ledger read whole, as maps keyed by commit."""
 
     __slots__ = ("amended", "by_sid", "claims", "copies", "lines", "made", "order", "placed",
-                 "said", "written")
+                 "said", "sessions", "written")
 
     def __init__(self) -> None:
         self.made: dict[str, set[str]] = {}  # commit -> sids that made it
@@ -114,6 +114,7 @@ class Ledger:
         self.placed = False  # the session's mark (``s``) at the boundary is there (``read_from``)
         self.lines = 0
         self.said: dict[str | None, dict[str, str]] = {}  # sid -> what ``status`` answered
+        self.sessions: dict[str, tuple[list[str], set[str]]] = {}  # ``session_work``'s
 
     def __bool__(self) -> bool:
         return self.lines > 0
@@ -215,20 +216,21 @@ class Ledger:
             return SESSION
         return UNKNOWN
 
-    def session_commits(self, sid: str, boundary: str | None = None) -> list[str]:
+    def session_work(self, sid: str) -> tuple[list[str], set[str]]:
         """The commits this session made or changed, and the plain copies of them anyone
         made (a copy is what it copies, whoever replayed it: another session's ``pull
         --rebase`` or autosquash), in the ledger's own order, newest first: where a
-        boundary must never be above. With ``boundary``, only those the ledger names
-        before a line of this session was written at it (``s``): a commit made after
-        ``boundary`` existed cannot be one of its ancestors."""
-        before = self.written.get((boundary, sid)) if boundary is not None else None
-        named = dict.fromkeys(self.by_sid.get(sid, ()))
-        named.update(dict.fromkeys(self.copies))
-        if before is not None:
-            named = {sha: None for sha in named if self.order[sha] < before}
-        found = [sha for sha in named if self.status(sha, sid) in (SESSION, MIXED)]
-        found.sort(key=self.order.__getitem__, reverse=True)
+        boundary must never be above; and those of them that hold another's work too
+        (``MIXED``). Worked out once a session (``status`` and pre-push ask for every
+        branch); not to be changed by the caller."""
+        found = self.sessions.get(sid)
+        if found is None:
+            named = dict.fromkeys(self.by_sid.get(sid, ()))
+            named.update(dict.fromkeys(self.copies))
+            said = self.statuses(named, sid)
+            mine = [sha for sha in named if said[sha] in (SESSION, MIXED)]
+            mine.sort(key=self.order.__getitem__, reverse=True)
+            found = self.sessions[sid] = (mine, {sha for sha in mine if said[sha] == MIXED})
         return found
 
 
@@ -370,7 +372,24 @@ def read(common_dir: str | None) -> Ledger:
     data = read_bytes(common_dir)
     if not data:
         return Ledger()
-    return parse(data)
+    return _whole(data)
+
+
+# The last ledger read whole, with its bytes: ``status`` and pre-push read the same ledger
+# for every branch whose line has no mark (``read_from``), and parse it once
+# (benchmarks/bench_hooks.py, status).
+_last_whole: tuple[bytes, Ledger] | None = None
+
+
+def _whole(data: bytes) -> Ledger:
+    """``parse(data)``, once for the same bytes read again (the ledger a caller gets is
+    read, never changed: ``about``'s are its own)."""
+    global _last_whole
+    if _last_whole is not None and _last_whole[0] == data:
+        return _last_whole[1]
+    book = parse(data)
+    _last_whole = (data, book)
+    return book
 
 
 def read_bytes(common_dir: str) -> bytes:
@@ -396,7 +415,7 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
                           token(sid).encode("utf-8")])
         placed = token(sid) == sid and is_line(mark) and _last_line(data, mark) >= 0
         if not placed:
-            return parse(data)
+            return _whole(data)
     book = about(data, wanted)
     book.lines = max(book.lines, 1)  # a ledger, even when no line names them
     book.placed = placed

@@ -145,7 +145,7 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
 
     if not sid or state.sid_problem(sid) is not None:
         return head, set(), []
-    mine = ledger.read(gitfiles.common_dir(where.git_dir)).session_commits(sid)
+    mine = ledger.read(gitfiles.common_dir(where.git_dir)).session_work(sid)[0]
     if not mine:
         return head, set(), []
     from lets_hooks.rewrite import History

@@ -201,8 +201,7 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     if sid and not book.placed:
         # a line written below every commit of the session (``s``) needs no second look:
         # the commits an existing commit reaches never change
-        verdict.candidates = book.session_commits(sid)
-        verdict.changed = {c for c in verdict.candidates if book.status(c, sid) == ledger.MIXED}
+        verdict.candidates, verdict.changed = book.session_work(sid)
     unknown = asked.difference(decided) if decided else asked
     if unknown and relevant is not None:
         aside = [sha for sha in unknown if sha not in relevant]

@@ -231,6 +231,36 @@ def test_a_thousand_branches_cost_the_same_five_git_processes(tmp_path: Path) ->
     assert trusts == {"exact", "estimate", "none"}
 
 
+def test_the_ledger_is_parsed_once_for_every_branch(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hundred branches whose lines carry no mark (written before marks, or by hand) each
+    need the whole ledger: it is parsed once, not once a branch (1,000 branches over a
+    10,000-line ledger took 12 s: ``benchmarks/bench_hooks.py``, status)."""
+    from lets_hooks import ledger
+
+    path = tmp_path / "many"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    thousand_branches(path, branches=100)
+    tips = subprocess.run(["git", "-C", str(path), "for-each-ref", "--format=%(objectname)",
+                           "refs/heads/topic/"], check=True, capture_output=True,
+                          text=True).stdout.split()
+    folder = path / ".git" / ledger.FOLDER
+    folder.mkdir()
+    (folder / ledger.NAME).write_text("".join(f"c {sha} {SID}\n" for sha in tips))
+    parsed: list[int] = []
+    parse = ledger.parse
+
+    def counted_parse(data: bytes) -> ledger.Ledger:
+        parsed.append(len(data))
+        return parse(data)
+
+    monkeypatch.setattr(ledger, "parse", counted_parse)
+    monkeypatch.setattr(ledger, "_last_whole", None, raising=False)
+    table, _ = status.rows(str(path), {"LETS_SESSION_ID": SID}, int(time.time()))
+    assert len(table) == 101 and any(row.boundary.trust == "exact" for row in table)
+    assert len(parsed) == 1
+
+
 def _status_output(box: HookBox, terminal: bool, no_color: bool) -> bytes:
     """``lets-hooks status`` with stdout on a pseudo-terminal or a pipe."""
     import os
