@@ -362,10 +362,13 @@ def _by_husky(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, s
     stubs_missing = any("is missing" in problem for problem in problems)
     import shutil
 
+    from lets_hooks.repo import run_program
+
     on_path = shutil.which("lets-hooks", path=environ.get("PATH"))
     if on_path is None:
         problems.append("the line calls lets-hooks from PATH and none is on PATH")
-    runs = on_path is not None and _runs(on_path)
+    # as the husky line calls it
+    runs = on_path is not None and run_program([on_path, "--version"])[0] == 0
     if on_path is not None and not runs:
         problems.append(f"{on_path} cannot run (its Python is gone, or lacks lets-hooks)")
     base = f"husky {husky.version}: lets-hooks line in {shown}"
@@ -381,13 +384,6 @@ def _by_husky(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, s
     else:
         found.add(hook, OK, base)
     return True
-
-
-def _runs(command: str) -> bool:
-    """Does ``command --version`` work (the way the husky line calls it)?"""
-    from lets_hooks.repo import run_program
-
-    return run_program([command, "--version"])[0] == 0
 
 
 def _left_out_by_pre_commit(hooks: list[str], found: Diagnosis) -> None:

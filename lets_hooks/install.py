@@ -273,13 +273,10 @@ def shim(hook: str, command: str = "lets-hooks", python: str = "",
          lib: Sequence[str] = ()) -> str:
     """The text of the shim for ``hook``.
 
-    ``command`` is the ``lets-hooks`` it calls (a name found on PATH, or the absolute path
-    of the one that installed it) and ``python`` that one's interpreter: while it is
-    there the shim runs lets_hooks with it directly (faster than the console script).
-    ``lib``, the folders that interpreter finds lets_hooks and its dependencies in, lets
-    it start without the ``site`` module (``-S``; guard: ``benchmarks/bench_hooks.py``).
-    Without it, a ``lets-hooks`` whose interpreter exists; without one, the shim says so
-    in one line and lets git go on (a strict pre-push blocks: see ``_GONE_PRE_PUSH``).
+    ``command`` is the ``lets-hooks`` it falls back to, ``python`` the interpreter it runs
+    lets_hooks with directly while it exists, ``lib`` the folders that one imports from, so
+    it starts without ``site`` (``-S``; guard: ``benchmarks/bench_hooks.py``). With neither,
+    one line says so and git goes on (a strict pre-push blocks: ``_GONE_PRE_PUSH``).
     """
     if hook not in HOOKS:
         raise ValueError(f"no shim for {hook!r}")
@@ -301,10 +298,6 @@ def shim(hook: str, command: str = "lets-hooks", python: str = "",
         text += _CALL.replace('lets_hooks "$hook" "$@"', 'lets_note || lets_hooks "$hook" "$@"')
     else:
         text += _CALL_WITH_STDIN if takes_stdin else _CALL
-    return _sealed(text)
-
-
-def _sealed(text: str) -> str:
     return text + DIGEST + _digest(text) + "\n"
 
 
@@ -374,11 +367,8 @@ def _sh_unquote(text: str) -> str:
 def newer(version: str) -> bool:
     """Is ``version`` newer than this lets-hooks?"""
     def key(text: str) -> tuple[int, ...]:
-        parts = []
-        for part in text.split("."):
-            digits = "".join(c for c in part if c.isdigit())
-            parts.append(int(digits) if digits else 0)
-        return tuple(parts)
+        return tuple(int("".join(c for c in part if c.isdigit()) or 0)
+                     for part in text.split("."))
 
     return key(version) > key(VERSION)
 
@@ -532,9 +522,7 @@ def _in_work_tree(setup: Setup) -> bool:
 def _shared_by_git(setup: Setup) -> bool:
     """Is the hooks folder (inside the work tree) tracked, or bound to be (not ignored)?"""
     relative = os.path.relpath(os.path.realpath(setup.hooks_dir), os.path.realpath(setup.top))
-    if setup.repo.tracked(relative):
-        return True
-    return not setup.repo.is_ignored(relative + "/")
+    return bool(setup.repo.tracked(relative)) or not setup.repo.is_ignored(relative + "/")
 
 
 def _find_husky(setup: Setup) -> Husky | None:
@@ -646,9 +634,8 @@ def config_hooks(repo: Repo) -> list[ConfigHook]:
 
 
 def config_hooks_run(setup: Setup) -> bool:
-    """Does this git run hooks from its config? Asked of git (``Repo.runs_config_hooks``),
-    not read off its version: a snapshot of git's next branch runs them under an older
-    number. One git process, the first time it is asked."""
+    """Does this git run hooks from its config? Asked of git, once, not read off its
+    version (a snapshot of git's next branch runs them under an older number)."""
     if setup.runs_config is None:
         setup.runs_config = setup.repo.runs_config_hooks()
     return setup.runs_config
@@ -668,8 +655,7 @@ def lets_config_hooks(setup: Setup, event: str) -> list[ConfigHook]:
 
 
 def config_lines(events: Sequence[str]) -> list[str]:
-    """The ``git config`` commands that make git 2.54+ run lets-hooks for ``events``
-    (git appends the hook's arguments to the command; stdin reaches each hook)."""
+    """The ``git config`` commands that make git 2.54+ run lets-hooks for ``events``."""
     lines = []
     for event in events:
         name = f"lets-{event}"
@@ -1102,11 +1088,7 @@ def local_config_elsewhere(setup: Setup, hook: str) -> str | None:
 
 
 def mentions(setup: Setup, names: Sequence[str], needle: bytes) -> bool:
-    for name in names:
-        data = _read(os.path.join(setup.top, name))
-        if data is not None and needle in data:
-            return True
-    return False
+    return any(needle in (_read(os.path.join(setup.top, name)) or b"") for name in names)
 
 
 def _unique(folders: Sequence[str]) -> list[str]:
