@@ -90,6 +90,12 @@ def build_session(dest: Path, commits: int) -> None:
         lines.append(f"{shas[k]} {shas[k + 1]} {IDENT} {start + k} +0000\t"
                      f"commit: session commit {k}")
     (dest / ".git" / "logs" / "HEAD").write_text("\n".join(lines) + "\n")
+    # and the session ledger's lines post-commit writes for them
+    from lets_hooks import ledger
+
+    problem = ledger.append(str(dest / ".git"), [ledger.line(ledger.MADE, shas[k + 1], SESSION)
+                                                 for k in range(1, commits + 1)])
+    assert problem is None, problem
     sessions = dest / ".lets" / "sessions"
     sessions.mkdir(parents=True)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start))

@@ -184,6 +184,14 @@ def make_repo(folder: Path, pyproject: str | None) -> None:
         (folder / "work.txt").write_text(f"{k}\n")
         git("add", "work.txt")
         git(*ident, "commit", "-q", "-m", f"work {k}")
+    # the session ledger's lines post-commit writes for them (no hook runs here)
+    from lets_hooks import ledger
+
+    made = subprocess.run(["git", "rev-list", "--reverse", f"{boundary}..HEAD"], cwd=folder,
+                          check=True, capture_output=True, text=True).stdout.split()
+    problem = ledger.append(str(folder / ".git"),
+                            [ledger.line(ledger.MADE, sha, SESSION_ID) for sha in made])
+    assert problem is None, problem
     sessions = folder / ".lets" / "sessions"
     sessions.mkdir(parents=True)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
