@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 NULL_SHA = "0" * 40
-_PIPE_SAFE = 60_000  # below one pipe buffer: a write this size never blocks
 _ERR_KEEP = 4096  # enough of git's stderr for its first line
 
 
@@ -140,26 +139,23 @@ _LOCATE = ("rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name",
 
 
 def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, bytes, bytes]:
-    """Run ``argv``: (exit status, stdout, the first few KB of stderr)."""
-    if not hasattr(os, "posix_spawnp"):  # pragma: no cover - non-POSIX
-        import subprocess
-
-        try:
-            done = subprocess.run(
-                argv, cwd=cwd, input=stdin or b"", capture_output=True, check=False,
-                env=git_environment())
-        except FileNotFoundError as exc:
-            raise GitMissing("git is not installed or not on PATH") from exc
-        return done.returncode, done.stdout, done.stderr[:_ERR_KEEP]
-    if cwd is not None:
-        # posix_spawn has no cwd; git's own -C does the same job.
-        argv = [argv[0], "-C", cwd, *argv[1:]]
+    """Run ``argv``: (exit status, stdout, the first few KB of stderr). Two transports:
+    memory files where the system has them (Linux), ``subprocess`` everywhere else."""
     if _MEMFD:
+        # posix_spawn has no cwd; git's own -C does the same job.
+        spawned = argv if cwd is None else [argv[0], "-C", cwd, *argv[1:]]
         try:
-            return _start(argv, stdin).result()
+            return _start(spawned, stdin).result()
         except _NoMemoryFiles:
-            pass  # refused here (a sandbox's seccomp, an old kernel): pipes from now on
-    return _spawn_piped(argv, stdin)
+            pass  # refused here (a sandbox's seccomp, an old kernel): subprocess from now on
+    import subprocess
+
+    try:
+        done = subprocess.run(argv, cwd=cwd, input=stdin or b"", capture_output=True,
+                              check=False, env=git_environment())
+    except FileNotFoundError as exc:
+        raise GitMissing("git is not installed or not on PATH") from exc
+    return done.returncode, done.stdout, done.stderr[:_ERR_KEEP]
 
 
 # Linux: git writes its answers into memory files and reads its input from one. A long
@@ -167,11 +163,11 @@ def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, 
 # call, not handed over a pipe's 4 KB at a time with a poll and a wake-up between (the
 # walk-heavy path spent as long on that as git spent walking: docs/speed.md); and no
 # process left holding the output open can keep the reader waiting for its end.
-_MEMFD = hasattr(os, "memfd_create")
+_MEMFD = hasattr(os, "memfd_create") and hasattr(os, "posix_spawnp")
 
 
 class _NoMemoryFiles(Exception):
-    """The system refused a memory file: git's answers come through pipes instead."""
+    """The system refused a memory file: git's answers come through ``subprocess`` instead."""
 
 
 def _memory_file(name: str) -> int:
@@ -290,81 +286,6 @@ def _exit_code(status: int) -> int:
     if hasattr(os, "waitstatus_to_exitcode"):
         return os.waitstatus_to_exitcode(status)
     return -(status & 0x7F) if status & 0x7F else status >> 8  # pragma: no cover - 3.8
-
-
-def _spawn_piped(argv: list[str], stdin: bytes | None) -> tuple[int, bytes, bytes]:
-    """Where there are no memory files (macOS): git's output through pipes, read as it
-    comes; a large input from an unlinked temporary file."""
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    in_r = -1
-    in_w = -1
-    if stdin is not None and len(stdin) > _PIPE_SAFE:
-        import tempfile
-
-        in_r, tmp_name = tempfile.mkstemp(prefix="lets-git-")
-        os.unlink(tmp_name)
-        _write_all(in_r, stdin)
-        os.lseek(in_r, 0, os.SEEK_SET)
-    elif stdin is not None:
-        in_r, in_w = os.pipe()
-    devnull = os.open(os.devnull, os.O_RDWR)
-    actions = [
-        (os.POSIX_SPAWN_DUP2, in_r if in_r >= 0 else devnull, 0),
-        (os.POSIX_SPAWN_DUP2, out_w, 1),
-        (os.POSIX_SPAWN_DUP2, err_w, 2),
-    ]
-    try:
-        pid = os.posix_spawnp(argv[0], argv, git_environment(), file_actions=actions)
-    except FileNotFoundError as exc:
-        for fd in (out_r, err_r, in_w):
-            if fd >= 0:
-                os.close(fd)
-        raise GitMissing("git is not installed or not on PATH") from exc
-    finally:
-        os.close(out_w)
-        os.close(err_w)
-        os.close(devnull)
-        if in_r >= 0:
-            os.close(in_r)
-    if in_w >= 0:
-        try:
-            if stdin:
-                os.write(in_w, stdin)
-        except BrokenPipeError:
-            pass
-        finally:
-            os.close(in_w)
-    out, err = _drain(out_r, err_r)
-    _, status = os.waitpid(pid, 0)
-    return _exit_code(status), out, err
-
-
-def _drain(out_r: int, err_r: int) -> tuple[bytes, bytes]:
-    """Read both pipes to their end (neither can fill up and stall git)."""
-    import select
-
-    chunks: list[bytes] = []
-    err = b""
-    poller = select.poll()
-    poller.register(out_r, select.POLLIN)
-    poller.register(err_r, select.POLLIN)
-    live = 2
-    try:
-        while live:
-            for fd, _ in poller.poll():
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    poller.unregister(fd)
-                    live -= 1
-                elif fd == out_r:
-                    chunks.append(chunk)
-                elif len(err) < _ERR_KEEP:
-                    err += chunk
-    finally:
-        os.close(out_r)
-        os.close(err_r)
-    return b"".join(chunks), err[:_ERR_KEEP]
 
 
 class Location:
@@ -603,9 +524,9 @@ class Repo:
 
     def _started(self, args: Sequence[str], fed: bool = False) -> Started | None:
         """``git ARGS`` started, to be waited for later; None where git's answers come
-        through pipes (then it is asked in turn when needed). Guard:
+        through ``subprocess`` (then it is asked in turn when needed). Guard:
         ``benchmarks/bench_boundary.py --trace``."""
-        if not (_MEMFD and hasattr(os, "posix_spawnp")):
+        if not _MEMFD:
             return None
         argv = [self.git, *args]
         if self.cwd is not None:

@@ -1,5 +1,5 @@
 """How git's answers come back: through memory files where the system has them (Linux),
-through pipes elsewhere. Both ways give the same answers, whole, for long outputs and for
+through ``subprocess`` elsewhere. Both ways give the same answers, whole, for long outputs and for
 inputs larger than a pipe holds, and say git's reason when it fails."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def listed_with(history: Path, monkeypatch: pytest.MonkeyPatch,
                 memory: bool) -> tuple[Repo, str, list[str]]:
-    """A ``Repo`` of ``history`` whose answers come through memory files or pipes, its
+    """A ``Repo`` of ``history`` whose answers come through memory files or ``subprocess``, its
     HEAD and every commit (two processes)."""
     if memory and not repo_module._MEMFD:
         pytest.skip("no memory files on this system")
@@ -46,7 +46,7 @@ def listed_with(history: Path, monkeypatch: pytest.MonkeyPatch,
     return repo, head, repo.listing(head, [])
 
 
-@pytest.mark.parametrize("memory", [True, False], ids=["memory-files", "pipes"])
+@pytest.mark.parametrize("memory", [True, False], ids=["memory-files", "subprocess"])
 def test_long_answers_and_large_inputs_come_back_whole(
         history: Path, monkeypatch: pytest.MonkeyPatch, memory: bool) -> None:
     repo, head, listed = listed_with(history, monkeypatch, memory)
@@ -62,10 +62,10 @@ def test_long_answers_and_large_inputs_come_back_whole(
     assert repo.calls == 4  # one process a question
 
 
-def test_memory_files_refused_fall_back_to_pipes(
+def test_memory_files_refused_fall_back_to_subprocess(
         history: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A system whose Python has ``memfd_create`` but refuses it (a sandbox's seccomp, an
-    old kernel) still gets every answer: through pipes, from the first refusal on."""
+    old kernel) still gets every answer: through ``subprocess``, from the first refusal on."""
     if not repo_module._MEMFD:
         pytest.skip("no memory files on this system")
 
@@ -89,7 +89,7 @@ def _fields(where: Location) -> tuple[str | None, ...]:
     return where.top, where.git_dir, where.branch, where.head, where.origin_head
 
 
-@pytest.mark.parametrize("memory", [True, False], ids=["memory-files", "pipes"])
+@pytest.mark.parametrize("memory", [True, False], ids=["memory-files", "subprocess"])
 def test_a_prepared_cat_file_answers_as_one_asked_then(
         history: Path, monkeypatch: pytest.MonkeyPatch, memory: bool) -> None:
     """``prepare_objects`` starts the next ``objects``'s cat-file before its names are
