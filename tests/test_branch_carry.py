@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from helpers import OTHER, SID
-from hookbox import HookBox, make, needs_git, with_remote
+from hookbox import HookBox, Teammate, make, needs_git, remote_of, with_remote
 
 STAMP = re.compile(rb"^session-recorded: (\S+) (\S+)", re.M)
 
@@ -193,8 +193,6 @@ def test_a_session_on_main_that_pulled_branches_off_at_the_new_point(tmp_path: P
     topic``. main's boundary is below the topic's point off origin/main: carried as it is
     it would be rejected, so it goes up to that point (the teammate's commit is main's,
     not the topic's work)."""
-    from test_rewrite_workflows import Teammate, remote_of
-
     box = with_remote(tmp_path)
     box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
     stamp = recorded(box, "main")

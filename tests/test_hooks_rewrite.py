@@ -1,13 +1,17 @@
-"""post-rewrite through real amends and rebases: as a plain hook (git's pairs on stdin)
-and as pre-commit runs it (stdin empty, ``PRE_COMMIT_REWRITE_COMMAND`` set)."""
+"""post-rewrite through real amends and rebases: the rewrite cases as a plain hook (git's
+pairs on stdin; the real pre-commit runs the same cases in test_precommit_integration),
+the hook's own rules also as pre-commit runs it (stdin empty,
+``PRE_COMMIT_REWRITE_COMMAND`` set), a long branch rebased from below the boundary, and
+a ``reftable`` repository where git can make one."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 from helpers import SID
-from hookbox import HookBox, make
+from hookbox import HookBox, make, needs_git
 from scenarios import CASES, move_main, start
 
 from lets_hooks import hooks
@@ -36,8 +40,46 @@ def box(request: pytest.FixtureRequest, tmp_path: Path) -> HookBox:
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_boundary_follows_the_rewrite(box: HookBox, case: str) -> None:
+def test_boundary_follows_the_rewrite(tmp_path: Path, case: str) -> None:
+    box = make(tmp_path)
+    box.install()
     CASES[case](box)
+
+
+def test_rebase_of_a_long_branch_from_below_the_boundary(tmp_path: Path) -> None:
+    """``git rebase main`` of a branch with 60 commits from before the session and 2 of
+    it: the boundary moves to its own copy."""
+    box = make(tmp_path)
+    box.install()
+    box.sh("switch", "-q", "-c", "topic", sid="an-earlier-session")
+    for i in range(60):
+        box.file_commit(f"p{i}.txt", f"{i}\n", sid="an-earlier-session")
+    box.sh("switch", "-q", "main", sid=SID)
+    box.file_commit("m.txt", "main moved\n")
+    box.sh("switch", "-q", "topic", sid=SID)
+    box.file_commit("s1.txt", "s1\n", sid=SID)
+    box.file_commit("s2.txt", "s2\n", sid=SID)
+    box.sh("rebase", "-q", "main", sid=SID)
+    fields = box.boundary(env={"LETS_SESSION_ID": SID})
+    assert (fields["SESSION_TRUST"], fields["SESSION_BOUNDARY"], fields["SESSION_COMMITS"]) == (
+        "exact", box.rev("HEAD~2"), "2"), fields
+
+
+@needs_git(2, 45, "reftable repositories need git 2.45")
+@pytest.mark.parametrize("case", ["rebase_apply_backend", "rebase_after_main_moved",
+                                  "rebase_after_main_moved_with_older_commits",
+                                  "amend_session_commit"])
+def test_rewrites_on_a_reftable_repository(tmp_path: Path, case: str) -> None:
+    """ORIG_HEAD is a ref there, not a file."""
+    path = tmp_path / "work"
+    subprocess.run(["git", "init", "-q", "-b", "main", "--ref-format=reftable", str(path)],
+                   check=True)
+    box = HookBox(path)
+    box.commit("root", age_days=30)
+    box.file_commit("base.txt", "base\n", "main tip")
+    box.install()
+    CASES[case](box)
+    assert (path / ".git" / "reftable").is_dir()
 
 
 def test_rewrite_is_quiet_when_all_is_well(box: HookBox) -> None:

@@ -126,16 +126,32 @@ def pull_merge_on_main(w: World) -> None:
 
 
 def pull_rebase_on_main(w: World) -> None:
-    """A session on main commits, the teammate pushes to main, ``git pull --rebase``."""
+    """A session on main commits, the teammate pushes to main, ``git pull --rebase``:
+    every commit of the session is replayed, so the boundary moves to the teammate's tip."""
     w.start("main")
     exact(w)
     w.commit()
     w.commit()
     exact(w)
-    w.mate_push("main", 2)
+    theirs = w.mate_push("main", 2)
     w.pull("rebase")
     got = exact(w)
-    assert got.commits == 2, got.desc
+    assert got.commits == 2 and got.boundary == theirs[-1], got.desc
+
+
+def pull_rebase_on_main_after_pushing_part(w: World) -> None:
+    """The same with the first commit pushed before the teammate built on it: only the
+    second is replayed, so the boundary stays where the session began."""
+    w.start("main")
+    began = w.rev("HEAD")
+    exact(w)
+    w.commit()
+    w.push()
+    w.commit()
+    w.mate_push("main", 1)
+    w.pull("rebase")
+    got = exact(w)
+    assert got.commits == 2 and got.boundary == began, got.desc
 
 
 # -- merges and rebases -------------------------------------------------------------------
@@ -540,6 +556,7 @@ EXACT: list[Callable[[World], None]] = [
     pull_ff_only_on_topic, pull_merge_on_topic, pull_rebase_on_topic,
     pull_on_main_without_commits("ff-only"), pull_on_main_without_commits("merge"),
     pull_on_main_without_commits("rebase"), pull_merge_on_main, pull_rebase_on_main,
+    pull_rebase_on_main_after_pushing_part,
     rebase_after_push_then_pull_rebase, merge_teammates_branch,
     merge_main_and_teammates_branch, cherry_pick_and_revert,
     pull_main_then_rebase_on_stale_main,
