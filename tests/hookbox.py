@@ -98,32 +98,6 @@ def with_remote(tmp_path: Path, prepare: Callable[[HookBox], object] | None = No
     return box
 
 
-class Teammate:
-    """A second clone of a bare remote, pushing as someone else would."""
-
-    def __init__(self, remote: Path, where: Path) -> None:
-        self.path = where
-        subprocess.run(["git", "clone", "-q", str(remote), str(where)], check=True,
-                       capture_output=True)
-
-    def git(self, *args: str) -> str:
-        return subprocess.run(["git", *args], cwd=self.path, check=True, capture_output=True,
-                              text=True).stdout
-
-    def commit(self, name: str, branch: str) -> str:
-        self.git("fetch", "-q", "origin")
-        self.git("checkout", "-q", "-B", branch, f"origin/{branch}")
-        (self.path / name).write_text(f"{name}\n")
-        self.git("add", name)
-        self.git("commit", "-q", "-m", f"teammate {name}")
-        self.git("push", "-q", "origin", branch)
-        return self.git("rev-parse", "HEAD").strip()
-
-
-def remote_of(box: HookBox) -> Path:
-    return Path(box.sh("remote", "get-url", "origin").stdout.strip())
-
-
 def logging_git(folder: Path) -> tuple[dict[str, str], Path]:
     """An environment whose ``git`` logs each call (one line each) before running git."""
     import shutil

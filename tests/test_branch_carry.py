@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from helpers import OTHER, SID
-from hookbox import HookBox, Teammate, make, needs_git, remote_of, with_remote
+from hookbox import HookBox, make, needs_git, teammate, with_remote
 
 STAMP = re.compile(rb"^session-recorded: (\S+) (\S+)", re.M)
 
@@ -196,8 +196,9 @@ def test_a_session_on_main_that_pulled_branches_off_at_the_new_point(tmp_path: P
     box = with_remote(tmp_path)
     box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
     stamp = recorded(box, "main")
-    mate = Teammate(remote_of(box), tmp_path / "mate")
-    pulled = mate.commit("t1.txt", "main")
+    mate = teammate(tmp_path, box, "main")
+    pulled = mate.file_commit("t1.txt", "t1\n")
+    mate.sh("push", "-q", "origin", "main")
     box.sh("pull", "-q", "--ff-only", "origin", "main", sid=SID)
     done = box.sh("switch", "-q", "-c", "topic", sid=SID)
     box.file_commit("c1.txt", "c1\n", sid=SID)
