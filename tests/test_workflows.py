@@ -69,6 +69,7 @@ def pull_ff_only_on_topic(w: World) -> None:
     w.pull("ff-only")
     got = exact(w)
     assert words(got) == "1 commits, not counting 2 from elsewhere", got.desc
+    assert any("not made by this session" in n for n in got.notes), got.notes
     w.commit()
     got = exact(w)
     assert words(got) == "2 commits, not counting 2 from elsewhere", got.desc
@@ -105,7 +106,7 @@ def pull_on_main_without_commits(form: str) -> Callable[[World], None]:
         w.mate_push("main", 2)
         w.pull(form)
         got = exact(w)
-        assert got.commits == 0, got.desc
+        assert words(got) == "0 commits, not counting 2 from elsewhere", got.desc
         w.commit()
         got = exact(w)
         assert got.commits == 1, got.desc

@@ -103,6 +103,11 @@ class Answer:
     def desc(self) -> str:
         return str(self.data["desc"])
 
+    @property
+    def notes(self) -> list[str]:
+        notes = self.data.get("notes")
+        return [str(n) for n in notes] if isinstance(notes, list) else []
+
     def items(self) -> list[str]:
         listed = self.data["session_commits"]
         assert isinstance(listed, dict)
