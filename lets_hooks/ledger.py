@@ -457,9 +457,11 @@ def _picked(data: bytes, shas: Collection[str]) -> dict[int, bytes]:
     lines = data.split(b"\n")
     lines.pop()  # after the last newline: empty, or a line not ended (never read)
     hits: set[int] = set()
-    for width in {len(sha) for sha in shas} & {40, 64}:
+    few = len(shas) <= len(lines)
+    # the widths asked, where that costs less than a pass over the lines for each width
+    for width in {len(sha) for sha in shas} & {40, 64} if few else (40, 64):
         names = map(itemgetter(slice(2, 2 + width)), lines)
-        if len(shas) <= len(lines):  # the names asked as bytes
+        if few:  # the names asked as bytes
             asked = {sha.encode("ascii", "replace") for sha in shas if len(sha) == width}
             found = map(asked.__contains__, names)
         else:  # fewer lines than names asked: the lines' names as text
