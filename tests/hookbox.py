@@ -75,8 +75,12 @@ class HookBox(Sandbox):
         return self.boundary(env=env, cwd=cwd)[key]
 
 
-def make(tmp_path: Path) -> HookBox:
-    """A repository whose main has a root a month old and a fresh tip."""
+def make(tmp_path: Path, reftable: bool = False) -> HookBox:
+    """A repository whose main has a root a month old and a fresh tip; ``reftable``: its
+    refs and reflogs in git's reftable store (git 2.45 or newer)."""
+    if reftable:
+        subprocess.run(["git", "init", "-q", "-b", "main", "--ref-format=reftable",
+                        str(tmp_path / "work")], check=True)
     box = HookBox(tmp_path / "work")
     box.commit("root", age_days=30)
     box.file_commit("base.txt", "base\n", "main tip")

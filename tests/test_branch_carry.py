@@ -340,16 +340,9 @@ def test_switch_c_and_detached_commits_under_pre_commit(
 # -- reftable: the reflogs are in the ref store, read through git ------------------------------
 
 def reftable_box(tmp_path: Path) -> HookBox:
-    import subprocess
-
-    path = tmp_path / "work"
-    subprocess.run(["git", "init", "-q", "-b", "main", "--ref-format=reftable", str(path)],
-                   check=True)
-    made = HookBox(path)
-    made.commit("root", age_days=30)
-    made.file_commit("base.txt", "base\n", "main tip")
+    made = make(tmp_path, reftable=True)
     made.install()
-    assert (path / ".git" / "reftable").is_dir()
+    assert (made.path / ".git" / "reftable").is_dir()
     return made
 
 

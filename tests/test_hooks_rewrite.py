@@ -6,7 +6,6 @@ a ``reftable`` repository where git can make one."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -71,15 +70,10 @@ def test_rebase_of_a_long_branch_from_below_the_boundary(tmp_path: Path) -> None
                                   "amend_session_commit"])
 def test_rewrites_on_a_reftable_repository(tmp_path: Path, case: str) -> None:
     """ORIG_HEAD is a ref there, not a file."""
-    path = tmp_path / "work"
-    subprocess.run(["git", "init", "-q", "-b", "main", "--ref-format=reftable", str(path)],
-                   check=True)
-    box = HookBox(path)
-    box.commit("root", age_days=30)
-    box.file_commit("base.txt", "base\n", "main tip")
+    box = make(tmp_path, reftable=True)
     box.install()
     CASES[case](box)
-    assert (path / ".git" / "reftable").is_dir()
+    assert (box.path / ".git" / "reftable").is_dir()
 
 
 def test_rewrite_is_quiet_when_all_is_well(box: HookBox) -> None:
