@@ -315,7 +315,22 @@ def test_a_carried_first_touch_costs_a_few_processes(box: HookBox, tmp_path: Pat
     assert len(calls(log)) == 8, calls(log)
 
 
-# -- one sample under pre-commit (git's arguments in PRE_COMMIT_FROM_REF and friends) -------
+# -- one sample under pre-commit (git's arguments in PRE_COMMIT_FROM_REF and friends), and
+# -- on reftable (the reflogs are in the ref store, read through git) ------------------------
+
+def switch_c_and_detached_commits(box: HookBox) -> None:
+    """The flow both samples run: ``switch -c`` carries the line and its time; commits on
+    a detached HEAD, then ``switch -c``, carry it too."""
+    boundary, stamp = session(box)
+    box.sh("switch", "-q", "-c", "next", sid=SID)
+    assert box.line("next") == f"{boundary} {SID}"
+    assert recorded(box, "next") == stamp
+    box.sh("checkout", "-q", "--detach", "HEAD~1", sid=SID)
+    box.file_commit("d1.txt", "detached\n", sid=SID)
+    box.sh("switch", "-q", "-c", "rescue", sid=SID)
+    assert box.line("rescue") == f"{boundary} {SID}"
+    assert answer(box) == ("exact", boundary, "2")
+
 
 def test_switch_c_and_detached_commits_under_pre_commit(
         tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
@@ -324,20 +339,10 @@ def test_switch_c_and_detached_commits_under_pre_commit(
 
     box = precommit_box.box(tmp_path, hook_repo, pre_commit_home, monkeypatch)
     try:
-        boundary, stamp = session(box)
-        box.sh("switch", "-q", "-c", "next", sid=SID)
-        assert box.line("next") == f"{boundary} {SID}"
-        assert recorded(box, "next") == stamp
-        box.sh("checkout", "-q", "--detach", "HEAD~1", sid=SID)
-        box.file_commit("d1.txt", "detached\n", sid=SID)
-        box.sh("switch", "-q", "-c", "rescue", sid=SID)
-        assert box.line("rescue") == f"{boundary} {SID}"
-        assert answer(box) == ("exact", boundary, "2")
+        switch_c_and_detached_commits(box)
     finally:
         box.repo.close()
 
-
-# -- reftable: the reflogs are in the ref store, read through git ------------------------------
 
 def reftable_box(tmp_path: Path) -> HookBox:
     made = make(tmp_path, reftable=True)
@@ -348,15 +353,7 @@ def reftable_box(tmp_path: Path) -> HookBox:
 
 @needs_git(2, 45, "reftable repositories need git 2.45")
 def test_switch_c_and_detached_commits_on_reftable(tmp_path: Path) -> None:
-    box = reftable_box(tmp_path)
-    boundary, stamp = session(box)
-    box.sh("switch", "-q", "-c", "next", sid=SID)
-    assert box.line("next") == f"{boundary} {SID}"
-    assert recorded(box, "next") == stamp
-    box.sh("checkout", "-q", "--detach", "HEAD~1", sid=SID)
-    box.file_commit("d1.txt", "detached\n", sid=SID)
-    box.sh("switch", "-q", "-c", "rescue", sid=SID)
-    assert box.line("rescue") == f"{boundary} {SID}"
+    switch_c_and_detached_commits(reftable_box(tmp_path))
 
 
 @needs_git(2, 45, "reftable repositories need git 2.45")
