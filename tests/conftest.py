@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from helpers import Sandbox, isolate
+from hookbox import HookBox
 from hypothesis import settings
 
 # hypothesis's default deadline (200 ms an example) is a time budget: none in this suite;
@@ -52,6 +53,17 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import precommit_box
 
     return precommit_box.pre_commit_home(tmp_path_factory)
+
+
+@pytest.fixture
+def pc_box(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
+           monkeypatch: pytest.MonkeyPatch) -> Iterator[HookBox]:
+    """A repository whose hooks the real pre-commit runs (``precommit_box.box``)."""
+    import precommit_box
+
+    made = precommit_box.box(tmp_path, hook_repo, pre_commit_home, monkeypatch)
+    yield made
+    made.repo.close()
 
 
 # The longest tests (docs/testing.md), handed out first: with --dist load the workers take

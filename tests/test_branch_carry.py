@@ -332,16 +332,8 @@ def switch_c_and_detached_commits(box: HookBox) -> None:
     assert answer(box) == ("exact", boundary, "2")
 
 
-def test_switch_c_and_detached_commits_under_pre_commit(
-        tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    import precommit_box
-
-    box = precommit_box.box(tmp_path, hook_repo, pre_commit_home, monkeypatch)
-    try:
-        switch_c_and_detached_commits(box)
-    finally:
-        box.repo.close()
+def test_switch_c_and_detached_commits_under_pre_commit(pc_box: HookBox) -> None:
+    switch_c_and_detached_commits(pc_box)
 
 
 def reftable_box(tmp_path: Path) -> HookBox:

@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import precommit_box
 import pytest
 from helpers import SID
 from hookbox import TOOLS_NEED_GIT_2_31, HookBox
@@ -14,11 +12,8 @@ from scenarios import CASES
 
 
 @pytest.fixture
-def box(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
-        monkeypatch: pytest.MonkeyPatch) -> Iterator[HookBox]:
-    made = precommit_box.box(tmp_path, hook_repo, pre_commit_home, monkeypatch)
-    yield made
-    made.repo.close()
+def box(pc_box: HookBox) -> HookBox:
+    return pc_box
 
 
 # -- post-checkout (item 2 through pre-commit) ------------------------------------------

@@ -7,21 +7,16 @@ and the invariant are those of ``test_rebase_properties``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import precommit_box
 import pytest
 from hookbox import HookBox
 from rebase_todo import SAMPLE, Tools, check
 
 
 @pytest.fixture
-def box(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
-        monkeypatch: pytest.MonkeyPatch) -> Iterator[HookBox]:
-    made = precommit_box.box(tmp_path, hook_repo, pre_commit_home, monkeypatch)
-    yield made
-    made.repo.close()
+def box(pc_box: HookBox) -> HookBox:
+    return pc_box
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLE))
