@@ -149,7 +149,8 @@ def test_the_search_and_the_whole_parse_say_the_same(
     """Property: the reader's two strategies agree. For any ledger (valid and damaged
     lines, both hash widths, copies of copies), any commits asked and any reader: what
     ``read_from`` says of them (the lines about them searched for in the bytes when few
-    are asked, picked out in one pass over the lines when more than ``SEARCHED``), with
+    are asked, picked out in one pass over the lines when more than ``SEARCHED``, every
+    line parsed when they may be most of the lines), with
     this session's mark in the ledger or not, is what ``parse`` of the whole file says;
     ``placed`` is whether the mark is there."""
     boundary = _SHAS[-1]
@@ -171,6 +172,8 @@ def test_the_search_and_the_whole_parse_say_the_same(
                         (sha, sid, reader)
             assert ledger.about(data, wanted).statuses(wanted, sid) == \
                 {sha: whole.status(sha, sid) for sha in wanted}
+            # the whole parse kept for the next reader is never marked by this one
+            assert not ledger.read(str(common)).placed
     finally:
         ledger.SEARCHED = kept
 
