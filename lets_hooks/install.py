@@ -1074,7 +1074,7 @@ def local_config_elsewhere(setup: Setup, hook: str) -> str | None:
         return None
     needle = f"lets-hooks {hook}".encode()
     try:
-        tops = setup.repo.worktree_tops()
+        tops = [top for top, _, _ in setup.repo.worktree_heads()]
     except GitError:
         return None
     here = os.path.realpath(setup.top)

@@ -497,7 +497,6 @@ class Repo:
             started, self._batch = self._batch, None
             if started is not None:
                 started.send(given)
-            if started is not None:
                 code, raw, self.last_error = started.result()
             else:
                 code, raw = self.run(*_BATCH, stdin=given)
@@ -929,11 +928,8 @@ class Repo:
         (``-z``, git 2.36 and later) so that a path may hold a newline. Asked of git once
         for this ``Repo`` (a command's): what every later question about the work trees
         is answered from."""
-        if self._worktree_list is None:
-            self._worktree_list = self._list_worktrees()
-        return self._worktree_list
-
-    def _list_worktrees(self) -> list[dict[str, str]]:
+        if self._worktree_list is not None:
+            return self._worktree_list
         code, raw = self.run("worktree", "list", "--porcelain", "-z")
         sep = b"\0"
         if code != 0:
@@ -951,6 +947,7 @@ class Repo:
             current[key] = value
         if current:
             records.append(current)
+        self._worktree_list = records
         return records
 
     def worktrees(self) -> dict[str, str]:
@@ -961,11 +958,6 @@ class Repo:
             if name is not None and "worktree" in record:
                 found[name] = record["worktree"]
         return found
-
-    def worktree_tops(self) -> list[str]:
-        """The top of every work tree of this repository (not a bare one's folder)."""
-        return [r["worktree"] for r in self._worktree_records()
-                if "worktree" in r and "bare" not in r]
 
     def worktree_heads(self) -> list[tuple[str, str | None, str | None]]:
         """Every work tree as (top, HEAD commit or None, checked-out branch or None), in

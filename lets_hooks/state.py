@@ -142,7 +142,7 @@ def _link_problem(top: str, links: list[str], repo: Repo | None) -> str | None:
     try:
         # the work trees of this repository, whichever of them asks: the caller's list
         # when it has one (``status`` asked already), else one more git process
-        tops = (repo if repo is not None else at_top).worktree_tops()
+        tops = [t for t, _, _ in (repo if repo is not None else at_top).worktree_heads()]
     except GitError as exc:
         return f"{links[0]} is a symbolic link and git cannot list the work trees ({exc}) " \
                "- not followed"
