@@ -154,21 +154,15 @@ def not_a_repository(note: str = "not inside a git repository") -> Boundary:
 
 # -- the names asked of git ------------------------------------------------------------------
 
-def merge_candidates(merge: str | None) -> list[str]:
-    """The merge branch's names, or the defaults' when none is configured or known."""
-    return [merge] if merge else ["main", "master"]
-
-
 def names(head: str | None, recorded: str | None, merge: str | None) -> list[str]:
-    """Every name ``resolve`` looks up with one ``cat-file``: the head to measure to (when
-    it is not HEAD), the recorded sha (as a commit, and as written), and the merge branch
-    by full ref names (a tag or branch called "main" elsewhere is not main)."""
+    """Every name ``resolve`` asks one ``cat-file``: the head (when not HEAD), the recorded
+    sha (as a commit, and as written), the merge branch by full ref names."""
     found = []
     if head is not None:
         found.append(head + "^{commit}")
     if recorded:
         found += [recorded + "^{commit}", recorded]
-    for name in merge_candidates(merge):
+    for name in [merge] if merge else ["main", "master"]:
         found += ["refs/remotes/origin/" + name, "refs/heads/" + name]
     if merge is None:
         found += ["refs/heads/main", "refs/remotes/origin/main"]
@@ -176,8 +170,7 @@ def names(head: str | None, recorded: str | None, merge: str | None) -> list[str
 
 
 def _merge_named(merge: str | None, found: Mapping[str, ObjectInfo]) -> str:
-    """The merge branch: ``merge`` (configured, else ``origin/HEAD``'s branch), else main
-    where it exists (here or at origin), else master; ``found``: ``names``' answers."""
+    """``merge``, else main where it exists (here or at origin), else master."""
     if merge is not None:
         return merge
     return "main" if found["refs/heads/main"].sha or found["refs/remotes/origin/main"].sha \
@@ -185,9 +178,8 @@ def _merge_named(merge: str | None, found: Mapping[str, ObjectInfo]) -> str:
 
 
 def merge_branch(repo: Repo, merge: str | None) -> tuple[str, str | None, str | None]:
-    """The merge branch as ``resolve`` names it (``merge``: configured, else
-    ``origin/HEAD``'s branch) and its tips, ``origin/<name>``'s and ``<name>``'s (None:
-    no such ref): one ``cat-file``."""
+    """The merge branch as ``resolve`` names it, and its tips at origin and here (None: no
+    such ref)."""
     found = {info.name: info for info in repo.objects(names(None, None, merge))}
     named = _merge_named(merge, found)
     return named, found["refs/remotes/origin/" + named].sha, found["refs/heads/" + named].sha
@@ -228,9 +220,8 @@ class _Facts:
 
     def judge(self, commits: list[str], boundary: str | None,
               relevant: Container[str] | None = None) -> witness.Verdict:
-        """The witness's verdict on ``commits``, the range above ``boundary`` (read once
-        per range), for this session (``sid``; None: any session made here).
-        ``relevant``: ``witness.judge``'s (such a verdict is not kept for other askers)."""
+        """The witness's verdict on the range ``commits`` above ``boundary``, kept per range
+        (not when ``relevant``, ``witness.judge``'s, is given)."""
         kept = self.verdict
         if kept is not None and all(map(kept.status.__contains__, commits)):
             return kept
@@ -252,8 +243,7 @@ class _Facts:
         return verdict
 
     def _head_of(self, top: str) -> str | None:
-        """The HEAD of the work tree at ``top`` (whose log is read for another branch's
-        state): its log's newest entry must be that, not the branch being resolved."""
+        """The HEAD of the work tree at ``top``, whose log is read for another branch."""
         real = os.path.realpath(top)
         for tree, head, _ in self.repo.worktree_heads():
             if os.path.realpath(tree) == real:
@@ -286,9 +276,8 @@ def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     """Resolve, validate and count the session boundary of ``branch`` at ``head``.
 
     Without ``branch``, the checked-out branch at HEAD. ``head`` may be any revision;
-    ``now`` is the current time in seconds (the age rung's clock). ``where`` gives the
-    work tree whose state is read (the one ``branch`` is checked out in); ``store``, when
-    given, is that work tree's state already opened.
+    ``now`` is the age rung's clock (seconds). ``where``: the work tree whose state is read
+    (the one ``branch`` is checked out in); ``store``: that state already opened.
     """
     try:
         return _resolve(repo, config, session_id, now, branch, head, where, store)
@@ -311,13 +300,6 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     notes: list[str] = []
     recorded = lookup(repo, where, branch, notes, store)
     merge = config.merge_branch or where.origin_head
-    return _resolved(repo, config, session_id, now, branch, head, where, notes, recorded,
-                     merge)
-
-
-def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, branch: str,
-              head: str | None, where: Location, notes: list[str],
-              recorded: state.Recorded, merge: str | None) -> Boundary:
     asked = names(head, recorded.sha, merge)
     try:
         found = {info.name: info for info in repo.objects(asked)}
@@ -341,7 +323,7 @@ def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, bran
         return _finish(result, branch, head, recorded, merge)
     facts = _Facts(repo, config, branch, head, merge, found, notes, now)
     facts.where = where
-    _check_merge_branch(facts, config)
+    _check_merge_branch(facts)
 
     trust = _claimed_trust(recorded, session_id, notes)
     if session_id and state.sid_problem(session_id) is None:
@@ -389,10 +371,8 @@ def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
 
 def _renamed(repo: Repo, where: Location, store: state.Store, branch: str,
              recorded: state.Recorded) -> state.Recorded:
-    """Nothing recorded for the checked-out ``branch``: a branch renamed with ``git
-    branch -m`` (no hook runs) takes the state its old name left (``record.adopt_renamed``;
-    its reflog is a file read on the ``files`` backend, no process). Other branches find
-    theirs when they are checked out (post-checkout)."""
+    """Nothing recorded for the checked-out ``branch``: one renamed with ``git branch -m``
+    (no hook runs) takes its old name's state (``record.adopt_renamed``)."""
     from lets_hooks import record
 
     try:
@@ -404,8 +384,7 @@ def _renamed(repo: Repo, where: Location, store: state.Store, branch: str,
 
 
 def _claimed_trust(recorded: state.Recorded, session_id: str | None, notes: list[str]) -> str:
-    """``exact`` needs a task file's line whose session id equals the current one (both
-    present); anything else recorded is ``prior-session``."""
+    """``exact`` needs a task file's line with the current session id; else ``prior-session``."""
     if session_id is not None and state.sid_problem(session_id) is not None:
         notes.append(f"the current session id {state.shown_sid(session_id)} is "
                      f"{state.sid_problem(session_id)}: no boundary can be exact")
@@ -421,11 +400,8 @@ def _claimed_trust(recorded: state.Recorded, session_id: str | None, notes: list
 
 
 def validate(facts: _Facts, recorded: state.Recorded) -> tuple[str | None, _Count | None]:
-    """Rung 2: (the reason the recorded sha is rejected, or None; its range).
-
-    The first failure wins: not a commit; not an ancestor of HEAD; older than this
-    branch's fork point off the merge branch (off it only); older than the age limit.
-    """
+    """Rung 2: (why the recorded sha is rejected, or None; its range). The first failure
+    wins: not a commit; not an ancestor; below the fork point; past the age limit."""
     sha = recorded.sha
     assert sha is not None
     commit = facts.found[sha + "^{commit}"].sha
@@ -442,13 +418,9 @@ NOT_ANCESTOR = "not an ancestor of HEAD (rebased, reset, or another line of work
 
 
 def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
-    """The ancestor rung and the fork-point floor, with the range, in as few walks as the
-    history allows: on a topic branch whose first-parent line from the boundary up is
-    free of merges, one ``rev-list --parents`` answers all three.
-
-    The fork point is taken off ``origin/<merge>`` when it exists, else off ``<merge>``
-    (SPEC 3): a local ``<merge>`` ahead of origin's does not raise it.
-    """
+    """The ancestor rung and the fork-point floor, with the range (one walk on a branch
+    with no merges above the boundary). The fork point is off ``origin/<merge>`` when it
+    exists, else off ``<merge>`` (SPEC 3)."""
     repo, head = facts.repo, facts.head
     tips = facts.tips()
     if facts.on_merge or not tips:
@@ -498,9 +470,8 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
 
 def _session_starts_on(facts: _Facts, boundary: str, commits: list[str],
                        parents: dict[str, list[str]]) -> bool:
-    """Does the session's own first commit sit on the boundary (its first parent), as the
-    witness says? Then the boundary is where the session began, whatever merged its work
-    into the merge branch since (a merged pull request, then a fast-forward to it)."""
+    """Is the boundary the first parent of a commit the witness says is the session's? Then
+    it is where the session began, whatever merged its work into the merge branch since."""
     if facts.sid is None:
         return False
     verdict = facts.judge(commits, boundary)
@@ -511,8 +482,8 @@ def _session_starts_on(facts: _Facts, boundary: str, commits: list[str],
 
 
 def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, list[str]]]:
-    """From a ``rev-list --parents`` listing: the first-parent line from ``head`` down to
-    the first commit not listed (that one included), and each listed commit's parents."""
+    """From ``rev-list --parents``: the first-parent line from ``head`` down to the first
+    commit not listed (included), and each listed commit's parents."""
     parents: dict[str, list[str]] = {}
     for raw in walk.decode("ascii", "replace").split("\n"):
         fields = raw.split()
@@ -531,10 +502,10 @@ def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, lis
 
 def _session_on_merge_line(facts: _Facts, boundary: str, commits: list[str],
                            below: list[str], fork: str) -> bool:
-    """Does the session's own work lie on the merge branch's line between the boundary and
-    the fork point (``below``: HEAD's first parents there, newest first)? Then it is the
-    merge branch's work, and the seed's floor stands. Below a fork point on that line,
-    every first parent is on it too: one walk asks of the newest."""
+    """Does the session's work lie on the merge branch's line between the boundary and the
+    fork point (``below``, newest first)? Then it is that branch's work and the floor
+    stands. Below a fork point on that line, every first parent is on it: the newest is
+    asked."""
     if facts.sid is None or not facts.repo.on_first_parent_line(fork, below[0]):
         return False
     verdict = facts.judge(commits, boundary)
@@ -542,8 +513,7 @@ def _session_on_merge_line(facts: _Facts, boundary: str, commits: list[str],
 
 
 def _all_session(facts: _Facts, boundary: str, commits: list[str], line: list[str]) -> bool:
-    """Are all of ``line`` (range commits) the session's own, as the ledger says? Only
-    for a known session: "made in this repository" is not enough to move the floor."""
+    """Are all of ``line`` the session's own, as the ledger says (a known session only)?"""
     if facts.sid is None:
         return False
     verdict = facts.judge(commits, boundary)
@@ -552,8 +522,7 @@ def _all_session(facts: _Facts, boundary: str, commits: list[str], line: list[st
 
 
 def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
-    """The age rung: whole days since the boundary was recorded (``session-recorded``,
-    when it names this sha), else since the commit's committer time."""
+    """The age rung: whole days since ``session-recorded``, else the commit's time."""
     sha = recorded.sha
     assert sha is not None
     info = facts.found[sha]
@@ -573,7 +542,8 @@ def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
         if info.type != "commit" or info.commit_time is None:
             return "its commit time cannot be read (not a plain commit)"
         since = info.commit_time
-    age = _whole_days(facts.now - since)
+    elapsed = facts.now - since
+    age = abs(elapsed) // SECONDS_PER_DAY * (1 if elapsed >= 0 else -1)  # as shell arithmetic
     if age > facts.config.max_age_days:
         return f"{age} days old, past the {facts.config.max_age_days}-day limit for one session"
     return None
@@ -582,11 +552,9 @@ def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
 def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
     """Rung 3: the merge-base with ``origin/<merge>`` (else ``<merge>``) and its range.
 
-    One walk of what HEAD has that the merge branch has not: when HEAD's first-parent line
-    down to the merge branch has no merges, the fork point it finds is that merge-base
-    (nothing else on the line is shared); otherwise, where that history meets the merge
-    branch's at one commit, that commit is the one merge-base; else ``merge-base --all``
-    says (the walk and the merge-base: the script's two).
+    One walk of what HEAD has that the merge branch has not: with no merges on HEAD's
+    first-parent line down to it, its fork point is the merge-base; else a single commit
+    where the histories meet is; else ``merge-base --all`` says.
     """
     repo, head = facts.repo, facts.head
     tips = facts.tips()
@@ -595,18 +563,16 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
     fork = tips[0]
     alone = len(tips) == 1
     floor = repo.first_parent_floor(head, [fork])
-    frontier: list[str] = []
-    if floor is not None and not (floor.stop is not None and floor.linear):
-        frontier = floor.frontier() if floor.count else [floor.stop] if floor.stop else []
-        if fork in frontier:
-            # a parent of what HEAD has and the tip has not: the tip is HEAD's ancestor,
-            # so it is the one merge-base (a branch built on the tip, like git's seen)
-            frontier = [fork]
     if floor is None:
         return None, None
     if floor.stop is not None and floor.linear:
         printed = floor.commits()
         return floor.stop, _Count(printed, set(printed) if alone else None)
+    frontier = floor.frontier() if floor.count else [floor.stop] if floor.stop else []
+    if fork in frontier:
+        # a parent of what HEAD has and the tip has not: the tip is HEAD's ancestor, so it
+        # is the one merge-base (a branch built on the tip, like git's seen)
+        frontier = [fork]
     bases = frontier if len(frontier) == 1 else repo.merge_bases(head, fork)
     if not bases:
         return None, None
@@ -620,10 +586,9 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
 
 
 def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Split:
-    """Sort the range: the session's (counted), already on the merge branch (M), from
-    elsewhere (K), and the counted ones the witness cannot vouch for (or that mix the
-    session's work with another's). An estimate reads no witness: it counts what the
-    branch added, whoever made it."""
+    """Sort the range: the session's (counted), already on the merge branch, from
+    elsewhere, and the counted ones not vouched for or mixed. An estimate reads no
+    witness: it counts what the branch added."""
     if trust == ESTIMATE:
         verdict = witness.Verdict(witness.NO_WITNESS)
         verdict.status = dict.fromkeys(counted.commits, witness.SESSION)
@@ -661,19 +626,17 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
     split.excluded = kinds.count(_EXCLUDED)
     split.elsewhere = kinds.count(witness.ELSEWHERE)
     mixed = kinds.count(witness.MIXED)
-    split.unvouched = len(kinds) - kinds.count(session) - split.excluded - split.elsewhere - mixed
     counted_in = map(_COUNTED.__contains__, kinds)
     split.session = list(compress(commits, counted_in))
     if mixed:
         split.mixed = list(compress(commits, map(witness.MIXED.__eq__, kinds)))
-    if split.unvouched:
+    if len(kinds) > kinds.count(session) + split.excluded + split.elsewhere + mixed:
         split.unvouched_commits = list(compress(commits, map(_UNVOUCHED.__contains__, kinds)))
     return split
 
 
 def _merge_line_above(facts: _Facts, boundary: str) -> set[str]:
-    """The commits on the merge branch's own line (``origin/<merge>``'s and ``<merge>``'s
-    first parents) that ``boundary`` does not reach: one walk a tip."""
+    """The merge branch tips' first parents that ``boundary`` does not reach."""
     found: set[str] = set()
     for tip in facts.tips():
         found.update(facts.repo.first_parents_above(tip, [boundary]))
@@ -696,8 +659,8 @@ _WHY = {witness.SESSION: WHY_COUNTED, witness.MIXED: WHY_MIXED, _EXCLUDED: WHY_O
 
 
 class _Split:
-    __slots__ = ("elsewhere", "excluded", "kinds", "mixed", "session", "unvouched",
-                 "unvouched_commits", "verdict")
+    __slots__ = ("elsewhere", "excluded", "kinds", "mixed", "session", "unvouched_commits",
+                 "verdict")
 
     def __init__(self, verdict: witness.Verdict) -> None:
         self.verdict = verdict
@@ -705,15 +668,13 @@ class _Split:
         self.session: list[str] = []
         self.excluded = 0
         self.elsewhere = 0
-        self.unvouched = 0
         self.unvouched_commits: list[str] = []  # in the range's order, newest first
         self.kinds: list[str | None] = []  # each commit's, in the range's order
 
 
 def _explainer(facts: _Facts, trust: str, commits: list[str], split: _Split
                ) -> Callable[[int], list[tuple[str, str, str]]]:
-    """Each of the range's first ``cap`` commits with its verdict and what it rests on,
-    in words (made only when ``--json`` asks)."""
+    """The range's first ``cap`` commits, each with its verdict and evidence (``why``)."""
     verdict = split.verdict
     merge = facts.merge
 
@@ -787,16 +748,13 @@ NO_ID_HINT = ("to record this session's boundary, set LETS_SESSION_ID to the ses
 
 
 def _record_hint(facts: _Facts) -> str:
-    """``run: lets-hooks record``, or, with no usable session id, to set one: a line
-    recorded with no id is no session's, and cannot help."""
+    """``run: lets-hooks record``, or with no usable session id, to set one first."""
     return RECORD_HINT if facts.session_id else NO_ID_HINT
 
 
 def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) -> str:
-    """The commits of the range no ledger line names, named (capped), and the one
-    ``record --at`` that vouches for them, where it would: with a session id, each of
-    them on HEAD's first-parent line above the boundary and off the merge branch (what a
-    claim covers, ``hooks._vouch``). Otherwise no advice: none would make it exact."""
+    """``shas`` (no ledger line names them), and the ``record --at`` that would vouch for
+    them, where one would (``_claimable``)."""
     said = f"no session ledger line names {_named(shas)}"
     if not facts.session_id:
         return f"{said}; {NO_ID_HINT}"
@@ -810,14 +768,13 @@ ADVICE_CAP = 5  # commits advice names
 
 
 def _named(shas: list[str]) -> str:
-    """The first ``ADVICE_CAP`` of ``shas``, short, and how many more."""
     more = f" and {len(shas) - ADVICE_CAP} more" if len(shas) > ADVICE_CAP else ""
     return ", ".join(sha[:12] for sha in shas[:ADVICE_CAP]) + more
 
 
 def _claimable(facts: _Facts, boundary: str, shas: list[str]) -> bool:
-    """Would ``record --at boundary`` claim every one of ``shas``: on HEAD's first-parent
-    line above ``boundary``, and not on the merge branch (``hooks._vouch``)?"""
+    """Would ``record --at boundary`` claim all of ``shas``: on HEAD's first-parent line
+    above it, off the merge branch (``hooks._vouch``)?"""
     try:
         line = facts.repo.first_parents_above(facts.head, [boundary, *facts.tips()])
     except GitError:
@@ -832,13 +789,14 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
     notes = facts.notes
     if split.mixed:
         notes.extend(verdict.notes)
+        more = f" (and {len(split.mixed) - 1} more)" if len(split.mixed) > 1 else ""
         notes.append(f"commit {split.mixed[0][:12]} holds this session's work and another's "
                      "(an amend, squash, fixup or reword of a commit this session did not "
-                     f"make, or one another session changed){_more(split.mixed)}: it is "
+                     f"make, or one another session changed){more}: it is "
                      "counted, and the count is best-effort")
         facts.hint = False  # no record of any kind makes a mixed commit the session's alone
         return PRIOR
-    if split.unvouched:
+    if split.unvouched_commits:
         notes.extend(verdict.notes)
         book = verdict.book
         amends = [c for c in split.unvouched_commits if book is not None and c in book.amended]
@@ -898,13 +856,8 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
     return EXACT
 
 
-def _more(shas: list[str]) -> str:
-    return f" (and {len(shas) - 1} more)" if len(shas) > 1 else ""
-
-
 def _placed(facts: _Facts) -> str | None:
-    """Where a line written now would go for this session (``record.place``): below every
-    commit the session made on HEAD."""
+    """Where a line written now would go for this session (``record.place``)."""
     from lets_hooks import record
 
     if facts.sid is None or facts.where is None:
@@ -915,11 +868,11 @@ def _placed(facts: _Facts) -> str | None:
         return None
 
 
-def _check_merge_branch(facts: _Facts, config: Config) -> None:
+def _check_merge_branch(facts: _Facts) -> None:
     """A configured merge branch that does not exist is said, with the nearest name."""
-    if facts.origin_tip or facts.local_tip or config.merge_branch is None:
+    if facts.origin_tip or facts.local_tip or facts.config.merge_branch is None:
         return
-    where = config.sources.get("merge_branch", "configuration")
+    where = facts.config.sources.get("merge_branch", "configuration")
     hint = ""
     try:
         close = suggest(facts.repo, facts.merge)
@@ -939,12 +892,6 @@ def suggest(repo: Repo, name: str) -> str | None:
     known |= set(repo.origin_branches())
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
     return close[0] if close else None
-
-
-def _whole_days(seconds: int) -> int:
-    """Whole days, truncated toward zero as shell arithmetic does."""
-    days = abs(seconds) // SECONDS_PER_DAY
-    return days if seconds >= 0 else -days
 
 
 def _finish(result: Boundary, branch: str, head: str | None, recorded: state.Recorded,
