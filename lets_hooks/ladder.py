@@ -201,7 +201,8 @@ class _Facts:
                  "sid", "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
-                 found: dict[str, ObjectInfo], notes: list[str], now: int) -> None:
+                 found: dict[str, ObjectInfo], notes: list[str], now: int,
+                 where: Location) -> None:
         self.repo = repo
         self.config = config
         self.branch = branch
@@ -212,7 +213,7 @@ class _Facts:
         self.now = now
         self.origin_tip = found["refs/remotes/origin/" + merge].sha
         self.local_tip = found["refs/heads/" + merge].sha
-        self.where: Location | None = None
+        self.where = where
         self.verdict: witness.Verdict | None = None
         self.sid: str | None = None  # the recorded line's session id, when it is exact
         self.session_id: str | None = None  # the caller's session id, when usable
@@ -226,7 +227,7 @@ class _Facts:
         if kept is not None and all(map(kept.status.__contains__, commits)):
             return kept
         where = self.where
-        if where is None or where.top is None:
+        if where.top is None:
             verdict = witness.no_witness(
                 "no work tree here: which commits this session made cannot be checked")
         else:
@@ -306,23 +307,17 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     except GitError as exc:
         return unknown(f"git failed: {exc}")
     merge = _merge_named(merge, found)
-    asked_head: str | None = None
+    why = "HEAD has no commit yet"
     if head is not None and head != where.head:
-        asked_head = head
-        head = found[head + "^{commit}"].sha
-        if head is None:
-            if asked_head == "refs/heads/" + branch:
-                why = f"branch {files.quoted(branch)} does not exist"
-            else:
-                why = f"{files.quoted(asked_head)} does not name a commit"
-            result = Boundary(NONE, None, None, describe(NONE, None, None), [*notes, why])
-            return _finish(result, branch, None, recorded, merge)
+        rev, head = head, found[head + "^{commit}"].sha
+        if rev == "refs/heads/" + branch:
+            why = f"branch {files.quoted(branch)} does not exist"
+        else:
+            why = f"{files.quoted(rev)} does not name a commit"
     if head is None:
-        result = Boundary(NONE, None, None, describe(NONE, None, None),
-                          [*notes, "HEAD has no commit yet"])
-        return _finish(result, branch, head, recorded, merge)
-    facts = _Facts(repo, config, branch, head, merge, found, notes, now)
-    facts.where = where
+        result = Boundary(NONE, None, None, describe(NONE, None, None), [*notes, why])
+        return _finish(result, branch, None, recorded, merge)
+    facts = _Facts(repo, config, branch, head, merge, found, notes, now, where)
     _check_merge_branch(facts)
 
     trust = _claimed_trust(recorded, session_id, notes)
@@ -410,8 +405,7 @@ def validate(facts: _Facts, recorded: state.Recorded) -> tuple[str | None, _Coun
     reason, counted = _ancestry(facts, commit)
     if reason is not None:
         return reason, None
-    reason = _age(facts, recorded)
-    return reason, counted
+    return _age(facts, recorded), counted
 
 
 NOT_ANCESTOR = "not an ancestor of HEAD (rebased, reset, or another line of work)"
@@ -444,11 +438,9 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
         return NOT_ANCESTOR, None
     commits = list(parents)
     if commit in line:
-        # On the first-parent line, below the fork point: a boundary older than the
-        # branch, unless what lies between is the session's own work that reached the
-        # merge branch through a merge of this branch (a merged pull request: on the
-        # merge branch's second-parent side). Commits on the merge branch's own line are
-        # its work, whoever made them (the session too): the floor stands below them.
+        # On the first-parent line, below the fork point: older than the branch, unless
+        # what lies between is the session's own work merged into the merge branch (a
+        # merged pull request); the merge branch's own line is its work, whoever made it.
         stop = floor.stop if floor is not None else None
         below = line[line.index(stop):line.index(commit)] if stop in line else []
         if below and _session_on_merge_line(facts, commit, commits, below, fork):
@@ -458,9 +450,8 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
         if _session_starts_on(facts, commit, commits, parents):
             return None, _Count(commits)
         return f"older than this branch's point off {facts.merge}", None
-    # An ancestor, but not on the first-parent line: a commit of the merge branch
-    # (brought in by a merge of it) predates the branch; one on a side line merged from
-    # elsewhere does not.
+    # An ancestor off the first-parent line: one of the merge branch's (a merge of it
+    # brought it in) predates the branch; one of a side line merged from elsewhere does not.
     if any(repo.is_ancestor(commit, tip) for tip in tips):
         if _session_starts_on(facts, commit, commits, parents):
             return None, _Count(commits)
@@ -615,9 +606,8 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
         if counted.outside is None:
             counted.outside = set(facts.repo.listing(facts.head, [boundary, *facts.tips()]))
         inside = counted.outside.__contains__
-        # a commit that came in from the merge branch is left out, unless it is the
-        # session's; the session's own on the merge branch's line (committed there, then
-        # merged or rebased onto) are that branch's work, not this one's
+        # what came in from the merge branch is left out unless the session made it off
+        # that branch's own line (work committed there is that branch's)
         ours = [c for k, c in zip(kinds, commits) if k == session and not inside(c)]
         main_line = _merge_line_above(facts, boundary) if ours else set()
         kinds = [kind if (kind == session and commit not in main_line) or inside(commit)
@@ -709,13 +699,11 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
         trust = _checked(facts, boundary, counted, split)
     if trust == PRIOR:
         hint = ""
-        if facts.hint and split.unvouched_commits:
-            # recording at HEAD would leave out commits no hook saw, which may be this
-            # session's: name them, and how to vouch for them if they are
-            hint = "; " + _unvouched(facts, boundary, split.unvouched_commits,
-                                     "this session made them all")
-        elif facts.hint:
-            hint = "; " + _record_hint(facts)
+        if facts.hint:
+            # recording at HEAD would leave out commits no hook saw: name them instead
+            hint = "; " + (_unvouched(facts, boundary, split.unvouched_commits,
+                                      "this session made them all")
+                           if split.unvouched_commits else _record_hint(facts))
         notes.append("the boundary was recorded by an earlier session (or by no known "
                      "session), or cannot be vouched for: the count is best-effort" + hint)
     elif trust == ESTIMATE:
@@ -825,9 +813,8 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
     asked = list(islice(filterfalse(held, candidates), 500))
     below = facts.repo.reached(boundary, asked) if asked else []
     if below and not facts.on_merge:
-        # the range is the branch's: a commit on the merge branch's own line (the session
-        # committed on main, then rebased its topic onto it) is main's work, not the
-        # topic's, and never makes the topic's boundary too high
+        # a commit on the merge branch's own line (committed on main, the topic rebased onto
+        # it) is main's work: it never makes the topic's boundary too high
         try:
             main_line = facts.repo.on_first_parent_lines(facts.tips(), below)
         except GitError:
@@ -860,7 +847,7 @@ def _placed(facts: _Facts) -> str | None:
     """Where a line written now would go for this session (``record.place``)."""
     from lets_hooks import record
 
-    if facts.sid is None or facts.where is None:
+    if facts.sid is None:
         return None
     try:
         return record.place(facts.repo, facts.where, facts.sid, facts.head, facts.merge)
