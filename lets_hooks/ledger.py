@@ -25,16 +25,12 @@ width, a session id that keeps the session-id rule (``state.sid_problem``) or "-
 ended by a newline. Anything else (CRLF, a NUL, a short sha, a stray field, a torn last
 line) is skipped: it can leave a commit undecided, never make it some session's.
 
-The writers' one rule (Python here, the plain shims' shell in ``install._NOTE``): never
-block (a FIFO or a device is refused, opened ``O_NONBLOCK``), never follow a link (the
-file and its folder), never take a lock to append (one ``write(2)`` of whole lines on a
-file opened ``O_APPEND``: concurrent writers never interleave), never leave a torn line
-readable (a Python append after one ends it with a blank field first). Compaction (over
-``LIMIT`` bytes) keeps the newest valid lines within ``KEEP_BYTES`` and ``KEEP`` lines, read
-backwards in chunks (memory bounded), under the lock, through a temporary file renamed
-over the ledger; lines appended to the old file meanwhile are copied over, and a Python
-writer that finds its file was replaced under it writes its lines again. No clock is
-read or written: the order of the lines is the only order there is.
+The writers' one rule (Python here, the plain shims' shell in ``install._NOTE``; the why in
+docs/witness.md): never block, never follow a link, never take a lock to append (one
+``write(2)`` of whole lines, ``O_APPEND``), never leave a torn line readable. Past ``LIMIT``
+bytes a compaction under the lock keeps the newest valid lines; a Python writer whose file
+was replaced under it writes its lines again. No clock is read or written: the order of
+the lines is the only order there is.
 """
 
 from __future__ import annotations
