@@ -7,14 +7,12 @@ names this session for it (or for what it copies, replayed as it was); another s
 or no session's is not; one that holds this session's work and another's (an amend,
 squash or reword of someone else's commit) is *mixed*: counted, never exact.
 
-What the ledger does not know is told apart by git's own records, which say where a
-commit came from, never who made it, and only on positive evidence: brought in by a pull,
-a fetch and fast-forward or a clone (HEAD's reflog; or moved to, where a remote-tracking
-ref's log shows it fetched), or never named by a complete log, it came from elsewhere (not
-counted); shown made here, or not known (before the hooks were installed, by plumbing, by
-a tool git's hooks do not see), it is counted and not vouched for. That a remote-tracking
-ref reaches a commit says nothing: pushing puts the session's own commits there. No time
-decides anything: where order matters it is the order of the ledger or the log.
+What the ledger does not know is told apart by git's own records (where a commit came
+from, never who made it), on positive evidence only: brought in by a pull, a fetch or a
+clone (HEAD's reflog, or a remote-tracking ref's log), or never named by a complete log, it
+came from elsewhere (not counted); made here, or not known, it is counted and not vouched
+for. That a remote-tracking ref reaches a commit says nothing (pushing puts the session's
+own there). No time decides anything: only the order of the ledger or the log.
 """
 
 from __future__ import annotations
