@@ -66,15 +66,11 @@ class Boundary:
         self.excluded = 0  # commits of boundary..HEAD already on the merge branch
         self.elsewhere = 0  # commits of boundary..HEAD this session did not make
         self.session_commits: list[str] = []  # the counted commits, newest first
-        # commits that hold the session's work and another's: counted, or below the boundary
-        self.mixed: list[str] = []
+        self.mixed: list[str] = []  # the session's work and another's in one commit
         self.witness = "none"  # what said which commits the session made
         self.boundary_time: int | None = None  # its committer time, when already known
-        # each commit of the range (its first N, in git's order) with its verdict
-        # (``WHY_*``) and what that rests on, in words: made only when asked (``why``)
-        self.explain: Callable[[int], list[tuple[str, str, str]]] | None = None
-        # counted commits no evidence speaks of (no ledger line, no log that brought them)
-        self.unvouched: list[str] = []
+        self.explain: Callable[[int], list[tuple[str, str, str]]] | None = None  # ``why``'s
+        self.unvouched: list[str] = []  # counted, and no evidence speaks of them
         self.ranged = 0  # the commits of the range
 
     def why(self) -> dict[str, object]:
