@@ -468,13 +468,10 @@ def _pushed(argv: Sequence[str], stdin: bytes,
             parts = line.split()
             if len(parts) != 4:
                 continue
-            local_ref, local_sha = parts[0], parts[1]
-            tag_or_other = local_ref.startswith("refs/") and not local_ref.startswith(
-                "refs/heads/")
-            if local_sha == NULL_SHA or tag_or_other:
-                continue
-            if files.is_sha(local_sha):
-                pushed.append((local_ref, local_sha))
+            ref, sha = parts[0], parts[1]
+            branch_like = ref.startswith("refs/heads/") or not ref.startswith("refs/")
+            if sha != NULL_SHA and files.is_sha(sha) and branch_like:
+                pushed.append((ref, sha))
         return pushed
     local_ref = environ.get("PRE_COMMIT_LOCAL_BRANCH", "")
     if local_ref and (local_ref.startswith("refs/heads/") or not local_ref.startswith("refs/")):
