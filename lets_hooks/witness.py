@@ -266,7 +266,7 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     logged = unknown.intersection(kinds)
     absent = len(unknown) - len(logged)  # commits the log never names
     made_elsewhere = _made_in_other_work_trees(git_dir, unknown.difference(logged)) \
-        if absent and _other_work_trees(git_dir) else set()
+        if absent else set()
     # every commit first as one the log never names, then the exceptions
     status = _given(verdict, len(unknown), ELSEWHERE if complete else UNVOUCHED, order,
                     lambda: unknown)
@@ -326,7 +326,7 @@ def fetched_commits(repo: Repo, git_dir: str, shas: Iterable[str]) -> set[str]:
 
 def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
     """Which of ``absent`` (commits this work tree's log never names) another work tree
-    of the repository made: made here, so not "from elsewhere"."""
+    of the repository made: made here, so not "from elsewhere" (none with no other tree)."""
     common = gitfiles.common_dir(git_dir)
     logs = [gitfiles.log_path(common, "HEAD")]
     logs += [gitfiles.log_path(os.path.join(common, "worktrees", name), "HEAD")
@@ -350,10 +350,3 @@ def _linked_names(common: str) -> list[str]:
         return sorted(os.listdir(os.path.join(common, "worktrees")))
     except OSError:
         return []
-
-
-def _other_work_trees(git_dir: str) -> bool:
-    """Has the repository a work tree other than the one at ``git_dir``?"""
-    common = gitfiles.common_dir(git_dir)
-    return bool(_linked_names(common)) or (
-        os.path.realpath(git_dir) != os.path.realpath(common))
