@@ -634,14 +634,9 @@ _EXCLUDED = "excluded"  # came in from the merge branch (a merge of it): not cou
 _COUNTED = frozenset((witness.SESSION, witness.MIXED, witness.UNVOUCHED, None))
 _UNVOUCHED = frozenset((witness.UNVOUCHED, None))  # counted, and no evidence speaks of them
 # the verdicts ``--json``'s ``why`` gives each commit of the range
-WHY_COUNTED = "counted"
-WHY_ON_MERGE = "already on the merge branch"
-WHY_ELSEWHERE = "from elsewhere"
-WHY_UNVOUCHED = "not vouched for"
-WHY_MIXED = "mixed"
-_WHY = {witness.SESSION: WHY_COUNTED, witness.MIXED: WHY_MIXED, _EXCLUDED: WHY_ON_MERGE,
-        witness.ELSEWHERE: WHY_ELSEWHERE, witness.UNVOUCHED: WHY_UNVOUCHED,
-        None: WHY_UNVOUCHED}
+_WHY = {witness.SESSION: "counted", witness.MIXED: "mixed",
+        _EXCLUDED: "already on the merge branch", witness.ELSEWHERE: "from elsewhere",
+        witness.UNVOUCHED: "not vouched for", None: "not vouched for"}
 
 
 class _Split:
