@@ -355,22 +355,15 @@ def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
         store = state.open_store(where.top, repo)
     recorded = state.read_recorded(store, branch)
     if recorded.source is None and not recorded.notes and branch == where.branch:
-        recorded = _renamed(repo, where, store, branch, recorded)
+        # a branch renamed with ``git branch -m`` (no hook runs) takes its old name's state
+        from lets_hooks import record
+
+        try:
+            if record.adopt_renamed(repo, where, store, branch):
+                recorded = state.read_recorded(store, branch)
+        except (GitError, state.StateError):
+            pass
     notes.extend(recorded.notes)
-    return recorded
-
-
-def _renamed(repo: Repo, where: Location, store: state.Store, branch: str,
-             recorded: state.Recorded) -> state.Recorded:
-    """Nothing recorded for the checked-out ``branch``: one renamed with ``git branch -m``
-    (no hook runs) takes its old name's state (``record.adopt_renamed``)."""
-    from lets_hooks import record
-
-    try:
-        if record.adopt_renamed(repo, where, store, branch):
-            return state.read_recorded(store, branch)
-    except (GitError, state.StateError):
-        pass
     return recorded
 
 
@@ -733,11 +726,16 @@ def _record_hint(facts: _Facts) -> str:
 
 def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) -> str:
     """``shas`` (no ledger line names them), and the ``record --at`` that would vouch for
-    them, where one would (``_claimable``)."""
+    them, where it would claim them all: on HEAD's first-parent line above ``boundary``,
+    off the merge branch (``hooks._vouch``)."""
     said = f"no session ledger line names {_named(shas)}"
     if not facts.session_id:
         return f"{said}; {NO_ID_HINT}"
-    if not _claimable(facts, boundary, shas):
+    try:
+        line = set(facts.repo.first_parents_above(facts.head, [boundary, *facts.tips()]))
+    except GitError:
+        line = set()
+    if not line.issuperset(shas):
         return f"{said} (not all on this branch's own line: no record can vouch for them)"
     return (f"{said}; if {condition}, vouch for them with: lets-hooks record --at "
             f"{boundary[:12]}")
@@ -749,16 +747,6 @@ ADVICE_CAP = 5  # commits advice names
 def _named(shas: list[str]) -> str:
     more = f" and {len(shas) - ADVICE_CAP} more" if len(shas) > ADVICE_CAP else ""
     return ", ".join(sha[:12] for sha in shas[:ADVICE_CAP]) + more
-
-
-def _claimable(facts: _Facts, boundary: str, shas: list[str]) -> bool:
-    """Would ``record --at boundary`` claim all of ``shas``: on HEAD's first-parent line
-    above it, off the merge branch (``hooks._vouch``)?"""
-    try:
-        line = facts.repo.first_parents_above(facts.head, [boundary, *facts.tips()])
-    except GitError:
-        return False
-    return set(shas) <= set(line)
 
 
 def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> str:
