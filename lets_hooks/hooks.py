@@ -56,9 +56,8 @@ IDS_CONFIGURED = "ids-configured"  # in <git dir>/lets-hooks/
 
 
 def _mark_configured_ids(git_dir: str, settings: Config) -> None:
-    """The plain post-commit shim reads the session id in the shell from the default
-    variables; a project's own ``session_id_env`` is read by lets-hooks, with its rules.
-    This mark (kept only while the setting is not the default) tells the shim so."""
+    """The plain post-commit shim reads the default session-id variables; this mark, kept
+    only while ``session_id_env`` is not the default, hands that over to lets-hooks."""
     from lets_hooks.config import DEFAULT_SESSION_ID_ENV
 
     mark = os.path.join(git_dir, "lets-hooks", IDS_CONFIGURED)
@@ -90,18 +89,14 @@ def touch(repo: Repo, where: Location, sid: str | None, result: Result, now: flo
 
 def record_session(cwd: str, session_id: str, environ: Mapping[str, str],
                    now: float | None = None) -> list[str]:
-    """Record the session line for the branch checked out at ``cwd`` at the moment a
-    session starts (a Claude Code SessionStart hook), by the same rule as post-checkout,
-    with ``session_id`` as the current session (empty: the environment's, if any).
-
-    Returns the lines to show on stderr (none when all went well); never raises.
-    """
+    """Record the session line for the branch checked out at ``cwd`` as a session starts
+    (a SessionStart hook), by post-checkout's rule, for ``session_id`` (empty: the
+    environment's). Returns the lines for stderr; never raises."""
     import time
 
     result = Result()
     try:
-        opened = _open(cwd, environ, result)
-        repo, where, settings = opened
+        repo, where, settings = _open(cwd, environ, result)
         if where.top is None or where.branch is None:
             return result.messages
         sid = session_id.strip() or settings.session_id(environ)
@@ -118,7 +113,10 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
     HEAD (or at ``at``, once the ladder accepts it there), then resolve it. ``sid`` None:
     the current session from the environment."""
     result = Result()
-    repo, where, settings = _require(cwd, environ, result)
+    try:
+        repo, where, settings = _open(cwd, environ, result)
+    except GitError as exc:
+        raise UsageError(reason(exc)) from exc
     if where.top is None:
         raise UsageError("no work tree here (bare repository, or inside .git): nothing to "
                          "record")
@@ -160,11 +158,9 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
 
 def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int,
         rev: str) -> Location:
-    """``where`` with ``rev``'s commit as the head to record, once the ladder would accept
-    a line there: it is a commit, an ancestor of HEAD, not older than the branch's fork
-    point, and the session it claims (``rev..HEAD``, less what the merge branch brought)
-    is not past the age limit, counted from the oldest commit it claims. The ladder itself
-    judges a trial task file holding that line, so no rule is written twice."""
+    """``where`` with ``rev``'s commit as the head to record, once the ladder accepts a
+    trial task file holding that line, its age counted from the oldest commit it claims
+    (so no rule is written twice)."""
     import tempfile
 
     from lets_hooks import state
@@ -206,14 +202,10 @@ def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int
 def _vouch(repo: Repo, where: Location, base: str | None, sid: str | None,
            judged: ladder.Boundary) -> None:
     """``record --at REV`` is a person's word that the commits of ``REV..HEAD`` on HEAD's
-    first-parent line, less what the merge branch holds, are this session's work (made by
-    a tool git's hooks do not see, or before the hooks were installed): kept in the
-    session ledger as claims of this session, which lapse with it. Nothing is claimed
-    without a session id, nor on a side line (a branch merged in is not claimed), nor a
-    commit any evidence speaks of: only those the ladder (``judged``, reading the line
-    just recorded) counts with no evidence of who made them (``unvouched``: no ledger line
-    names it for a session or for none, and no log shows it brought in). A claim never
-    overrides the ledger."""
+    first-parent line, off the merge branch, are this session's: kept in the session
+    ledger as claims. Only with a session id, and only the commits the ladder (``judged``)
+    counts with no evidence of who made them (``unvouched``): a claim never overrides the
+    ledger."""
     from lets_hooks import ledger, state
 
     if base is None or where.head is None or not sid or state.sid_problem(sid) is not None:
@@ -238,20 +230,14 @@ class UsageError(Exception):
     """A command that cannot do what was asked here; one line for the user."""
 
 
-def _require(cwd: str | None, environ: Mapping[str, str],
-             result: Result) -> tuple[Repo, Location, Config]:
-    try:
-        return _open(cwd, environ, result)
-    except GitError as exc:
-        raise UsageError(reason(exc)) from exc
-
-
 # -- post-checkout -----------------------------------------------------------------------
 
 def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
                   cwd: str | None = None) -> Result:
     """git's ``post-checkout <previous HEAD> <new HEAD> <1 if a branch checkout>``, or under
     pre-commit the same three in ``PRE_COMMIT_FROM_REF``/``_TO_REF``/``_CHECKOUT_TYPE``."""
+    from lets_hooks import ledger
+
     result = Result()
     flag = argv[2] if len(argv) >= 3 else environ.get("PRE_COMMIT_CHECKOUT_TYPE", "")
     if flag != "1":
@@ -262,7 +248,8 @@ def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
         if where.top is None or where.branch is None or where.head is None:
             return result  # detached HEAD (a rebase starting, a tag): nothing to keep
         sid = settings.session_id(environ)
-        _keep_ledger(where)
+        # the shims append without compacting: a checkout compacts (one ``stat`` otherwise)
+        ledger.maintain(gitfiles.common_dir(where.git_dir))
         came_from = previous if files.is_sha(previous) else None
         written = touch(repo, where, sid, result, now, previous=came_from,
                         merge=settings.merge_branch)
@@ -309,11 +296,9 @@ def _warn_rejected(boundary: ladder.Boundary, sid: str | None, result: Result,
 
 def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
                 cwd: str | None = None) -> Result:
-    """Write down which session made the commit just made (``post-commit``,
-    ``post-applypatch``: HEAD) or the merge just made (``post-merge``: HEAD, when git's
-    log says a merge commit was made, not a fast-forward nor a squash), in the session
-    ledger. The same line the plain shim's shell writes (``install._NOTE``); no ladder,
-    no history walk. Never breaks the command it rides on."""
+    """Write in the session ledger which session made the commit just made (HEAD; for
+    ``post-merge`` only a merge commit), the line the plain shim writes
+    (``install._NOTE``); no ladder, no history walk. Never raises."""
     from lets_hooks import ledger, reflog
 
     result = Result()
@@ -351,23 +336,13 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
 
 
 def _merge_made(repo: Repo, head: str) -> bool:
-    """With no HEAD reflog to say it (``core.logAllRefUpdates=false``): a merge commit was
-    made when HEAD has two parents or more and the first is where HEAD was before the
-    merge (git keeps it in ``ORIG_HEAD``); a fast-forward moved HEAD to a commit that was
-    there already."""
+    """With no HEAD reflog: a merge commit was made when HEAD has two parents or more and
+    the first is ``ORIG_HEAD`` (a fast-forward moved HEAD to a commit already there)."""
     before = repo.ref_commit("ORIG_HEAD")
     if before is None:
         return False
     fields = repo.window(head, 1).decode("ascii", "replace").split()
     return len(fields) >= 3 and fields[0] == head and fields[1] == before
-
-
-def _keep_ledger(where: Location) -> None:
-    """The shims append to the ledger without compacting it: a checkout does, when it grew
-    past its limit (one ``stat`` otherwise)."""
-    from lets_hooks import ledger
-
-    ledger.maintain(gitfiles.common_dir(where.git_dir))
 
 
 # -- post-rewrite ------------------------------------------------------------------------
@@ -441,10 +416,8 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
 def _pushed_boundaries(repo: Repo, where: Location, settings: Config, sid: str | None,
                        now: int, pushed: Sequence[tuple[str, str | None]]
                        ) -> list[ladder.Boundary]:
-    """The ladder's answer for each pushed (branch, sha). One branch: the ladder as the
-    contract command runs it. Several (``git push --all``): as ``lets-hooks status``
-    answers every branch, the ladder on a ``BatchRepo`` fed by one ``cat-file`` and one
-    history walk for all of them, each work tree's state opened once."""
+    """The ladder's answer for each pushed (branch, sha): for several, as ``status`` answers,
+    on one ``BatchRepo`` with each work tree's state opened once."""
     if len(pushed) == 1 and pushed[0][0] == where.branch:
         branch, sha = pushed[0]
         return [ladder.resolve(repo, settings, sid, now, branch=branch,
@@ -495,13 +468,10 @@ def _pushed(argv: Sequence[str], stdin: bytes,
             parts = line.split()
             if len(parts) != 4:
                 continue
-            local_ref, local_sha = parts[0], parts[1]
-            tag_or_other = local_ref.startswith("refs/") and not local_ref.startswith(
-                "refs/heads/")
-            if local_sha == NULL_SHA or tag_or_other:
-                continue
-            if files.is_sha(local_sha):
-                pushed.append((local_ref, local_sha))
+            ref, sha = parts[0], parts[1]
+            branch_like = ref.startswith("refs/heads/") or not ref.startswith("refs/")
+            if sha != NULL_SHA and files.is_sha(sha) and branch_like:
+                pushed.append((ref, sha))
         return pushed
     local_ref = environ.get("PRE_COMMIT_LOCAL_BRANCH", "")
     if local_ref and (local_ref.startswith("refs/heads/") or not local_ref.startswith("refs/")):
@@ -537,11 +507,9 @@ TRUNK_NOTED_KEEP = 64
 
 def _said_on_trunk_before(boundary: ladder.Boundary, branch: str, strict: bool,
                           git_dir: str, sid: str | None, now: float) -> bool:
-    """On the merge branch itself (a trunk-only repository) nothing is ever checked out,
-    so nothing is recorded and every push would say so again. There the warning is said
-    once per session (per day when no session id is known), and later pushes of that
-    session are quiet. A strict block is never skipped; off the trunk nothing changes.
-    The note of what was said is kept in the git directory (never in the work tree)."""
+    """On the merge branch itself (a trunk-only repository) nothing is recorded, so every
+    push would warn again: the warning is said once per session (per day with no session
+    id), noted in the git directory. A strict block is never skipped."""
     if branch != boundary.merge_branch or boundary.trust != ladder.NONE:
         return False
     if strict and boundary.reason is not None:
@@ -601,11 +569,9 @@ MOVED = ("not an ancestor", "older than this branch")  # history moved under the
 
 
 def _fix(boundary: ladder.Boundary, fix: str, sid: str | None) -> str:
-    """The fix to name. With no usable session id, to set one first: a line of no session
-    vouches for nothing. After history moved under the line (a rebase or reset by a tool
-    that runs no hooks), or where an estimated range holds commits, recording at HEAD would
-    leave out commits that may be the session's (one no hook saw could never be told apart
-    again): the commit the session's work starts after is asked for."""
+    """The fix to name: with no usable session id, to set one first. After history moved
+    under the line, or where an estimated range holds commits, recording at HEAD would
+    leave out commits that may be the session's: ``--at`` the commit its work starts after."""
     from lets_hooks import state
 
     moved = boundary.reason is not None and boundary.reason.startswith(MOVED)

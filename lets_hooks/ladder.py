@@ -66,15 +66,11 @@ class Boundary:
         self.excluded = 0  # commits of boundary..HEAD already on the merge branch
         self.elsewhere = 0  # commits of boundary..HEAD this session did not make
         self.session_commits: list[str] = []  # the counted commits, newest first
-        # commits that hold the session's work and another's: counted, or below the boundary
-        self.mixed: list[str] = []
+        self.mixed: list[str] = []  # the session's work and another's in one commit
         self.witness = "none"  # what said which commits the session made
         self.boundary_time: int | None = None  # its committer time, when already known
-        # each commit of the range (its first N, in git's order) with its verdict
-        # (``WHY_*``) and what that rests on, in words: made only when asked (``why``)
-        self.explain: Callable[[int], list[tuple[str, str, str]]] | None = None
-        # counted commits no evidence speaks of (no ledger line, no log that brought them)
-        self.unvouched: list[str] = []
+        self.explain: Callable[[int], list[tuple[str, str, str]]] | None = None  # ``why``'s
+        self.unvouched: list[str] = []  # counted, and no evidence speaks of them
         self.ranged = 0  # the commits of the range
 
     def why(self) -> dict[str, object]:
@@ -154,21 +150,15 @@ def not_a_repository(note: str = "not inside a git repository") -> Boundary:
 
 # -- the names asked of git ------------------------------------------------------------------
 
-def merge_candidates(merge: str | None) -> list[str]:
-    """The merge branch's names, or the defaults' when none is configured or known."""
-    return [merge] if merge else ["main", "master"]
-
-
 def names(head: str | None, recorded: str | None, merge: str | None) -> list[str]:
-    """Every name ``resolve`` looks up with one ``cat-file``: the head to measure to (when
-    it is not HEAD), the recorded sha (as a commit, and as written), and the merge branch
-    by full ref names (a tag or branch called "main" elsewhere is not main)."""
+    """Every name ``resolve`` asks one ``cat-file``: the head (when not HEAD), the recorded
+    sha (as a commit, and as written), the merge branch by full ref names."""
     found = []
     if head is not None:
         found.append(head + "^{commit}")
     if recorded:
         found += [recorded + "^{commit}", recorded]
-    for name in merge_candidates(merge):
+    for name in [merge] if merge else ["main", "master"]:
         found += ["refs/remotes/origin/" + name, "refs/heads/" + name]
     if merge is None:
         found += ["refs/heads/main", "refs/remotes/origin/main"]
@@ -176,8 +166,7 @@ def names(head: str | None, recorded: str | None, merge: str | None) -> list[str
 
 
 def _merge_named(merge: str | None, found: Mapping[str, ObjectInfo]) -> str:
-    """The merge branch: ``merge`` (configured, else ``origin/HEAD``'s branch), else main
-    where it exists (here or at origin), else master; ``found``: ``names``' answers."""
+    """``merge``, else main where it exists (here or at origin), else master."""
     if merge is not None:
         return merge
     return "main" if found["refs/heads/main"].sha or found["refs/remotes/origin/main"].sha \
@@ -185,9 +174,8 @@ def _merge_named(merge: str | None, found: Mapping[str, ObjectInfo]) -> str:
 
 
 def merge_branch(repo: Repo, merge: str | None) -> tuple[str, str | None, str | None]:
-    """The merge branch as ``resolve`` names it (``merge``: configured, else
-    ``origin/HEAD``'s branch) and its tips, ``origin/<name>``'s and ``<name>``'s (None:
-    no such ref): one ``cat-file``."""
+    """The merge branch as ``resolve`` names it, and its tips at origin and here (None: no
+    such ref)."""
     found = {info.name: info for info in repo.objects(names(None, None, merge))}
     named = _merge_named(merge, found)
     return named, found["refs/remotes/origin/" + named].sha, found["refs/heads/" + named].sha
@@ -209,7 +197,8 @@ class _Facts:
                  "sid", "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
-                 found: dict[str, ObjectInfo], notes: list[str], now: int) -> None:
+                 found: dict[str, ObjectInfo], notes: list[str], now: int,
+                 where: Location) -> None:
         self.repo = repo
         self.config = config
         self.branch = branch
@@ -220,7 +209,7 @@ class _Facts:
         self.now = now
         self.origin_tip = found["refs/remotes/origin/" + merge].sha
         self.local_tip = found["refs/heads/" + merge].sha
-        self.where: Location | None = None
+        self.where = where
         self.verdict: witness.Verdict | None = None
         self.sid: str | None = None  # the recorded line's session id, when it is exact
         self.session_id: str | None = None  # the caller's session id, when usable
@@ -228,14 +217,13 @@ class _Facts:
 
     def judge(self, commits: list[str], boundary: str | None,
               relevant: Container[str] | None = None) -> witness.Verdict:
-        """The witness's verdict on ``commits``, the range above ``boundary`` (read once
-        per range), for this session (``sid``; None: any session made here).
-        ``relevant``: ``witness.judge``'s (such a verdict is not kept for other askers)."""
+        """The witness's verdict on the range ``commits`` above ``boundary``, kept per range
+        (not when ``relevant``, ``witness.judge``'s, is given)."""
         kept = self.verdict
         if kept is not None and all(map(kept.status.__contains__, commits)):
             return kept
         where = self.where
-        if where is None or where.top is None:
+        if where.top is None:
             verdict = witness.no_witness(
                 "no work tree here: which commits this session made cannot be checked")
         else:
@@ -252,8 +240,7 @@ class _Facts:
         return verdict
 
     def _head_of(self, top: str) -> str | None:
-        """The HEAD of the work tree at ``top`` (whose log is read for another branch's
-        state): its log's newest entry must be that, not the branch being resolved."""
+        """The HEAD of the work tree at ``top``, whose log is read for another branch."""
         real = os.path.realpath(top)
         for tree, head, _ in self.repo.worktree_heads():
             if os.path.realpath(tree) == real:
@@ -286,9 +273,8 @@ def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     """Resolve, validate and count the session boundary of ``branch`` at ``head``.
 
     Without ``branch``, the checked-out branch at HEAD. ``head`` may be any revision;
-    ``now`` is the current time in seconds (the age rung's clock). ``where`` gives the
-    work tree whose state is read (the one ``branch`` is checked out in); ``store``, when
-    given, is that work tree's state already opened.
+    ``now`` is the age rung's clock (seconds). ``where``: the work tree whose state is read
+    (the one ``branch`` is checked out in); ``store``: that state already opened.
     """
     try:
         return _resolve(repo, config, session_id, now, branch, head, where, store)
@@ -311,37 +297,24 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     notes: list[str] = []
     recorded = lookup(repo, where, branch, notes, store)
     merge = config.merge_branch or where.origin_head
-    return _resolved(repo, config, session_id, now, branch, head, where, notes, recorded,
-                     merge)
-
-
-def _resolved(repo: Repo, config: Config, session_id: str | None, now: int, branch: str,
-              head: str | None, where: Location, notes: list[str],
-              recorded: state.Recorded, merge: str | None) -> Boundary:
     asked = names(head, recorded.sha, merge)
     try:
         found = {info.name: info for info in repo.objects(asked)}
     except GitError as exc:
         return unknown(f"git failed: {exc}")
     merge = _merge_named(merge, found)
-    asked_head: str | None = None
+    why = "HEAD has no commit yet"
     if head is not None and head != where.head:
-        asked_head = head
-        head = found[head + "^{commit}"].sha
-        if head is None:
-            if asked_head == "refs/heads/" + branch:
-                why = f"branch {files.quoted(branch)} does not exist"
-            else:
-                why = f"{files.quoted(asked_head)} does not name a commit"
-            result = Boundary(NONE, None, None, describe(NONE, None, None), [*notes, why])
-            return _finish(result, branch, None, recorded, merge)
+        rev, head = head, found[head + "^{commit}"].sha
+        if rev == "refs/heads/" + branch:
+            why = f"branch {files.quoted(branch)} does not exist"
+        else:
+            why = f"{files.quoted(rev)} does not name a commit"
     if head is None:
-        result = Boundary(NONE, None, None, describe(NONE, None, None),
-                          [*notes, "HEAD has no commit yet"])
-        return _finish(result, branch, head, recorded, merge)
-    facts = _Facts(repo, config, branch, head, merge, found, notes, now)
-    facts.where = where
-    _check_merge_branch(facts, config)
+        result = Boundary(NONE, None, None, describe(NONE, None, None), [*notes, why])
+        return _finish(result, branch, None, recorded, merge)
+    facts = _Facts(repo, config, branch, head, merge, found, notes, now, where)
+    _check_merge_branch(facts)
 
     trust = _claimed_trust(recorded, session_id, notes)
     if session_id and state.sid_problem(session_id) is None:
@@ -382,30 +355,20 @@ def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
         store = state.open_store(where.top, repo)
     recorded = state.read_recorded(store, branch)
     if recorded.source is None and not recorded.notes and branch == where.branch:
-        recorded = _renamed(repo, where, store, branch, recorded)
+        # a branch renamed with ``git branch -m`` (no hook runs) takes its old name's state
+        from lets_hooks import record
+
+        try:
+            if record.adopt_renamed(repo, where, store, branch):
+                recorded = state.read_recorded(store, branch)
+        except (GitError, state.StateError):
+            pass
     notes.extend(recorded.notes)
     return recorded
 
 
-def _renamed(repo: Repo, where: Location, store: state.Store, branch: str,
-             recorded: state.Recorded) -> state.Recorded:
-    """Nothing recorded for the checked-out ``branch``: a branch renamed with ``git
-    branch -m`` (no hook runs) takes the state its old name left (``record.adopt_renamed``;
-    its reflog is a file read on the ``files`` backend, no process). Other branches find
-    theirs when they are checked out (post-checkout)."""
-    from lets_hooks import record
-
-    try:
-        if record.adopt_renamed(repo, where, store, branch):
-            return state.read_recorded(store, branch)
-    except (GitError, state.StateError):
-        pass
-    return recorded
-
-
 def _claimed_trust(recorded: state.Recorded, session_id: str | None, notes: list[str]) -> str:
-    """``exact`` needs a task file's line whose session id equals the current one (both
-    present); anything else recorded is ``prior-session``."""
+    """``exact`` needs a task file's line with the current session id; else ``prior-session``."""
     if session_id is not None and state.sid_problem(session_id) is not None:
         notes.append(f"the current session id {state.shown_sid(session_id)} is "
                      f"{state.sid_problem(session_id)}: no boundary can be exact")
@@ -421,11 +384,8 @@ def _claimed_trust(recorded: state.Recorded, session_id: str | None, notes: list
 
 
 def validate(facts: _Facts, recorded: state.Recorded) -> tuple[str | None, _Count | None]:
-    """Rung 2: (the reason the recorded sha is rejected, or None; its range).
-
-    The first failure wins: not a commit; not an ancestor of HEAD; older than this
-    branch's fork point off the merge branch (off it only); older than the age limit.
-    """
+    """Rung 2: (why the recorded sha is rejected, or None; its range). The first failure
+    wins: not a commit; not an ancestor; below the fork point; past the age limit."""
     sha = recorded.sha
     assert sha is not None
     commit = facts.found[sha + "^{commit}"].sha
@@ -434,21 +394,16 @@ def validate(facts: _Facts, recorded: state.Recorded) -> tuple[str | None, _Coun
     reason, counted = _ancestry(facts, commit)
     if reason is not None:
         return reason, None
-    reason = _age(facts, recorded)
-    return reason, counted
+    return _age(facts, recorded), counted
 
 
 NOT_ANCESTOR = "not an ancestor of HEAD (rebased, reset, or another line of work)"
 
 
 def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
-    """The ancestor rung and the fork-point floor, with the range, in as few walks as the
-    history allows: on a topic branch whose first-parent line from the boundary up is
-    free of merges, one ``rev-list --parents`` answers all three.
-
-    The fork point is taken off ``origin/<merge>`` when it exists, else off ``<merge>``
-    (SPEC 3): a local ``<merge>`` ahead of origin's does not raise it.
-    """
+    """The ancestor rung and the fork-point floor, with the range (one walk on a branch
+    with no merges above the boundary). The fork point is off ``origin/<merge>`` when it
+    exists, else off ``<merge>`` (SPEC 3)."""
     repo, head = facts.repo, facts.head
     tips = facts.tips()
     if facts.on_merge or not tips:
@@ -472,11 +427,9 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
         return NOT_ANCESTOR, None
     commits = list(parents)
     if commit in line:
-        # On the first-parent line, below the fork point: a boundary older than the
-        # branch, unless what lies between is the session's own work that reached the
-        # merge branch through a merge of this branch (a merged pull request: on the
-        # merge branch's second-parent side). Commits on the merge branch's own line are
-        # its work, whoever made them (the session too): the floor stands below them.
+        # On the first-parent line, below the fork point: older than the branch, unless
+        # what lies between is the session's own work merged into the merge branch (a
+        # merged pull request); the merge branch's own line is its work, whoever made it.
         stop = floor.stop if floor is not None else None
         below = line[line.index(stop):line.index(commit)] if stop in line else []
         if below and _session_on_merge_line(facts, commit, commits, below, fork):
@@ -486,9 +439,8 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
         if _session_starts_on(facts, commit, commits, parents):
             return None, _Count(commits)
         return f"older than this branch's point off {facts.merge}", None
-    # An ancestor, but not on the first-parent line: a commit of the merge branch
-    # (brought in by a merge of it) predates the branch; one on a side line merged from
-    # elsewhere does not.
+    # An ancestor off the first-parent line: one of the merge branch's (a merge of it
+    # brought it in) predates the branch; one of a side line merged from elsewhere does not.
     if any(repo.is_ancestor(commit, tip) for tip in tips):
         if _session_starts_on(facts, commit, commits, parents):
             return None, _Count(commits)
@@ -498,9 +450,8 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
 
 def _session_starts_on(facts: _Facts, boundary: str, commits: list[str],
                        parents: dict[str, list[str]]) -> bool:
-    """Does the session's own first commit sit on the boundary (its first parent), as the
-    witness says? Then the boundary is where the session began, whatever merged its work
-    into the merge branch since (a merged pull request, then a fast-forward to it)."""
+    """Is the boundary the first parent of a commit the witness says is the session's? Then
+    it is where the session began, whatever merged its work into the merge branch since."""
     if facts.sid is None:
         return False
     verdict = facts.judge(commits, boundary)
@@ -511,8 +462,8 @@ def _session_starts_on(facts: _Facts, boundary: str, commits: list[str],
 
 
 def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, list[str]]]:
-    """From a ``rev-list --parents`` listing: the first-parent line from ``head`` down to
-    the first commit not listed (that one included), and each listed commit's parents."""
+    """From ``rev-list --parents``: the first-parent line from ``head`` down to the first
+    commit not listed (included), and each listed commit's parents."""
     parents: dict[str, list[str]] = {}
     for raw in walk.decode("ascii", "replace").split("\n"):
         fields = raw.split()
@@ -531,10 +482,10 @@ def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, lis
 
 def _session_on_merge_line(facts: _Facts, boundary: str, commits: list[str],
                            below: list[str], fork: str) -> bool:
-    """Does the session's own work lie on the merge branch's line between the boundary and
-    the fork point (``below``: HEAD's first parents there, newest first)? Then it is the
-    merge branch's work, and the seed's floor stands. Below a fork point on that line,
-    every first parent is on it too: one walk asks of the newest."""
+    """Does the session's work lie on the merge branch's line between the boundary and the
+    fork point (``below``, newest first)? Then it is that branch's work and the floor
+    stands. Below a fork point on that line, every first parent is on it: the newest is
+    asked."""
     if facts.sid is None or not facts.repo.on_first_parent_line(fork, below[0]):
         return False
     verdict = facts.judge(commits, boundary)
@@ -542,8 +493,7 @@ def _session_on_merge_line(facts: _Facts, boundary: str, commits: list[str],
 
 
 def _all_session(facts: _Facts, boundary: str, commits: list[str], line: list[str]) -> bool:
-    """Are all of ``line`` (range commits) the session's own, as the ledger says? Only
-    for a known session: "made in this repository" is not enough to move the floor."""
+    """Are all of ``line`` the session's own, as the ledger says (a known session only)?"""
     if facts.sid is None:
         return False
     verdict = facts.judge(commits, boundary)
@@ -552,8 +502,7 @@ def _all_session(facts: _Facts, boundary: str, commits: list[str], line: list[st
 
 
 def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
-    """The age rung: whole days since the boundary was recorded (``session-recorded``,
-    when it names this sha), else since the commit's committer time."""
+    """The age rung: whole days since ``session-recorded``, else the commit's time."""
     sha = recorded.sha
     assert sha is not None
     info = facts.found[sha]
@@ -573,7 +522,8 @@ def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
         if info.type != "commit" or info.commit_time is None:
             return "its commit time cannot be read (not a plain commit)"
         since = info.commit_time
-    age = _whole_days(facts.now - since)
+    elapsed = facts.now - since
+    age = abs(elapsed) // SECONDS_PER_DAY * (1 if elapsed >= 0 else -1)  # as shell arithmetic
     if age > facts.config.max_age_days:
         return f"{age} days old, past the {facts.config.max_age_days}-day limit for one session"
     return None
@@ -582,11 +532,9 @@ def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
 def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
     """Rung 3: the merge-base with ``origin/<merge>`` (else ``<merge>``) and its range.
 
-    One walk of what HEAD has that the merge branch has not: when HEAD's first-parent line
-    down to the merge branch has no merges, the fork point it finds is that merge-base
-    (nothing else on the line is shared); otherwise, where that history meets the merge
-    branch's at one commit, that commit is the one merge-base; else ``merge-base --all``
-    says (the walk and the merge-base: the script's two).
+    One walk of what HEAD has that the merge branch has not: with no merges on HEAD's
+    first-parent line down to it, its fork point is the merge-base; else a single commit
+    where the histories meet is; else ``merge-base --all`` says.
     """
     repo, head = facts.repo, facts.head
     tips = facts.tips()
@@ -595,18 +543,16 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
     fork = tips[0]
     alone = len(tips) == 1
     floor = repo.first_parent_floor(head, [fork])
-    frontier: list[str] = []
-    if floor is not None and not (floor.stop is not None and floor.linear):
-        frontier = floor.frontier() if floor.count else [floor.stop] if floor.stop else []
-        if fork in frontier:
-            # a parent of what HEAD has and the tip has not: the tip is HEAD's ancestor,
-            # so it is the one merge-base (a branch built on the tip, like git's seen)
-            frontier = [fork]
     if floor is None:
         return None, None
     if floor.stop is not None and floor.linear:
         printed = floor.commits()
         return floor.stop, _Count(printed, set(printed) if alone else None)
+    frontier = floor.frontier() if floor.count else [floor.stop] if floor.stop else []
+    if fork in frontier:
+        # a parent of what HEAD has and the tip has not: the tip is HEAD's ancestor, so it
+        # is the one merge-base (a branch built on the tip, like git's seen)
+        frontier = [fork]
     bases = frontier if len(frontier) == 1 else repo.merge_bases(head, fork)
     if not bases:
         return None, None
@@ -620,10 +566,9 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
 
 
 def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Split:
-    """Sort the range: the session's (counted), already on the merge branch (M), from
-    elsewhere (K), and the counted ones the witness cannot vouch for (or that mix the
-    session's work with another's). An estimate reads no witness: it counts what the
-    branch added, whoever made it."""
+    """Sort the range: the session's (counted), already on the merge branch, from
+    elsewhere, and the counted ones not vouched for or mixed. An estimate reads no
+    witness: it counts what the branch added."""
     if trust == ESTIMATE:
         verdict = witness.Verdict(witness.NO_WITNESS)
         verdict.status = dict.fromkeys(counted.commits, witness.SESSION)
@@ -650,9 +595,8 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
         if counted.outside is None:
             counted.outside = set(facts.repo.listing(facts.head, [boundary, *facts.tips()]))
         inside = counted.outside.__contains__
-        # a commit that came in from the merge branch is left out, unless it is the
-        # session's; the session's own on the merge branch's line (committed there, then
-        # merged or rebased onto) are that branch's work, not this one's
+        # what came in from the merge branch is left out unless the session made it off
+        # that branch's own line (work committed there is that branch's)
         ours = [c for k, c in zip(kinds, commits) if k == session and not inside(c)]
         main_line = _merge_line_above(facts, boundary) if ours else set()
         kinds = [kind if (kind == session and commit not in main_line) or inside(commit)
@@ -661,19 +605,17 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
     split.excluded = kinds.count(_EXCLUDED)
     split.elsewhere = kinds.count(witness.ELSEWHERE)
     mixed = kinds.count(witness.MIXED)
-    split.unvouched = len(kinds) - kinds.count(session) - split.excluded - split.elsewhere - mixed
     counted_in = map(_COUNTED.__contains__, kinds)
     split.session = list(compress(commits, counted_in))
     if mixed:
         split.mixed = list(compress(commits, map(witness.MIXED.__eq__, kinds)))
-    if split.unvouched:
+    if len(kinds) > kinds.count(session) + split.excluded + split.elsewhere + mixed:
         split.unvouched_commits = list(compress(commits, map(_UNVOUCHED.__contains__, kinds)))
     return split
 
 
 def _merge_line_above(facts: _Facts, boundary: str) -> set[str]:
-    """The commits on the merge branch's own line (``origin/<merge>``'s and ``<merge>``'s
-    first parents) that ``boundary`` does not reach: one walk a tip."""
+    """The merge branch tips' first parents that ``boundary`` does not reach."""
     found: set[str] = set()
     for tip in facts.tips():
         found.update(facts.repo.first_parents_above(tip, [boundary]))
@@ -685,19 +627,14 @@ _EXCLUDED = "excluded"  # came in from the merge branch (a merge of it): not cou
 _COUNTED = frozenset((witness.SESSION, witness.MIXED, witness.UNVOUCHED, None))
 _UNVOUCHED = frozenset((witness.UNVOUCHED, None))  # counted, and no evidence speaks of them
 # the verdicts ``--json``'s ``why`` gives each commit of the range
-WHY_COUNTED = "counted"
-WHY_ON_MERGE = "already on the merge branch"
-WHY_ELSEWHERE = "from elsewhere"
-WHY_UNVOUCHED = "not vouched for"
-WHY_MIXED = "mixed"
-_WHY = {witness.SESSION: WHY_COUNTED, witness.MIXED: WHY_MIXED, _EXCLUDED: WHY_ON_MERGE,
-        witness.ELSEWHERE: WHY_ELSEWHERE, witness.UNVOUCHED: WHY_UNVOUCHED,
-        None: WHY_UNVOUCHED}
+_WHY = {witness.SESSION: "counted", witness.MIXED: "mixed",
+        _EXCLUDED: "already on the merge branch", witness.ELSEWHERE: "from elsewhere",
+        witness.UNVOUCHED: "not vouched for", None: "not vouched for"}
 
 
 class _Split:
-    __slots__ = ("elsewhere", "excluded", "kinds", "mixed", "session", "unvouched",
-                 "unvouched_commits", "verdict")
+    __slots__ = ("elsewhere", "excluded", "kinds", "mixed", "session", "unvouched_commits",
+                 "verdict")
 
     def __init__(self, verdict: witness.Verdict) -> None:
         self.verdict = verdict
@@ -705,15 +642,13 @@ class _Split:
         self.session: list[str] = []
         self.excluded = 0
         self.elsewhere = 0
-        self.unvouched = 0
         self.unvouched_commits: list[str] = []  # in the range's order, newest first
         self.kinds: list[str | None] = []  # each commit's, in the range's order
 
 
 def _explainer(facts: _Facts, trust: str, commits: list[str], split: _Split
                ) -> Callable[[int], list[tuple[str, str, str]]]:
-    """Each of the range's first ``cap`` commits with its verdict and what it rests on,
-    in words (made only when ``--json`` asks)."""
+    """The range's first ``cap`` commits, each with its verdict and evidence (``why``)."""
     verdict = split.verdict
     merge = facts.merge
 
@@ -748,13 +683,11 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
         trust = _checked(facts, boundary, counted, split)
     if trust == PRIOR:
         hint = ""
-        if facts.hint and split.unvouched_commits:
-            # recording at HEAD would leave out commits no hook saw, which may be this
-            # session's: name them, and how to vouch for them if they are
-            hint = "; " + _unvouched(facts, boundary, split.unvouched_commits,
-                                     "this session made them all")
-        elif facts.hint:
-            hint = "; " + _record_hint(facts)
+        if facts.hint:
+            # recording at HEAD would leave out commits no hook saw: name them instead
+            hint = "; " + (_unvouched(facts, boundary, split.unvouched_commits,
+                                      "this session made them all")
+                           if split.unvouched_commits else _record_hint(facts))
         notes.append("the boundary was recorded by an earlier session (or by no known "
                      "session), or cannot be vouched for: the count is best-effort" + hint)
     elif trust == ESTIMATE:
@@ -787,20 +720,22 @@ NO_ID_HINT = ("to record this session's boundary, set LETS_SESSION_ID to the ses
 
 
 def _record_hint(facts: _Facts) -> str:
-    """``run: lets-hooks record``, or, with no usable session id, to set one: a line
-    recorded with no id is no session's, and cannot help."""
+    """``run: lets-hooks record``, or with no usable session id, to set one first."""
     return RECORD_HINT if facts.session_id else NO_ID_HINT
 
 
 def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) -> str:
-    """The commits of the range no ledger line names, named (capped), and the one
-    ``record --at`` that vouches for them, where it would: with a session id, each of
-    them on HEAD's first-parent line above the boundary and off the merge branch (what a
-    claim covers, ``hooks._vouch``). Otherwise no advice: none would make it exact."""
+    """``shas`` (no ledger line names them), and the ``record --at`` that would vouch for
+    them, where it would claim them all: on HEAD's first-parent line above ``boundary``,
+    off the merge branch (``hooks._vouch``)."""
     said = f"no session ledger line names {_named(shas)}"
     if not facts.session_id:
         return f"{said}; {NO_ID_HINT}"
-    if not _claimable(facts, boundary, shas):
+    try:
+        line = set(facts.repo.first_parents_above(facts.head, [boundary, *facts.tips()]))
+    except GitError:
+        line = set()
+    if not line.issuperset(shas):
         return f"{said} (not all on this branch's own line: no record can vouch for them)"
     return (f"{said}; if {condition}, vouch for them with: lets-hooks record --at "
             f"{boundary[:12]}")
@@ -810,19 +745,8 @@ ADVICE_CAP = 5  # commits advice names
 
 
 def _named(shas: list[str]) -> str:
-    """The first ``ADVICE_CAP`` of ``shas``, short, and how many more."""
     more = f" and {len(shas) - ADVICE_CAP} more" if len(shas) > ADVICE_CAP else ""
     return ", ".join(sha[:12] for sha in shas[:ADVICE_CAP]) + more
-
-
-def _claimable(facts: _Facts, boundary: str, shas: list[str]) -> bool:
-    """Would ``record --at boundary`` claim every one of ``shas``: on HEAD's first-parent
-    line above ``boundary``, and not on the merge branch (``hooks._vouch``)?"""
-    try:
-        line = facts.repo.first_parents_above(facts.head, [boundary, *facts.tips()])
-    except GitError:
-        return False
-    return set(shas) <= set(line)
 
 
 def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> str:
@@ -832,13 +756,14 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
     notes = facts.notes
     if split.mixed:
         notes.extend(verdict.notes)
+        more = f" (and {len(split.mixed) - 1} more)" if len(split.mixed) > 1 else ""
         notes.append(f"commit {split.mixed[0][:12]} holds this session's work and another's "
                      "(an amend, squash, fixup or reword of a commit this session did not "
-                     f"make, or one another session changed){_more(split.mixed)}: it is "
+                     f"make, or one another session changed){more}: it is "
                      "counted, and the count is best-effort")
         facts.hint = False  # no record of any kind makes a mixed commit the session's alone
         return PRIOR
-    if split.unvouched:
+    if split.unvouched_commits:
         notes.extend(verdict.notes)
         book = verdict.book
         amends = [c for c in split.unvouched_commits if book is not None and c in book.amended]
@@ -867,9 +792,8 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
     asked = list(islice(filterfalse(held, candidates), 500))
     below = facts.repo.reached(boundary, asked) if asked else []
     if below and not facts.on_merge:
-        # the range is the branch's: a commit on the merge branch's own line (the session
-        # committed on main, then rebased its topic onto it) is main's work, not the
-        # topic's, and never makes the topic's boundary too high
+        # a commit on the merge branch's own line (committed on main, the topic rebased onto
+        # it) is main's work: it never makes the topic's boundary too high
         try:
             main_line = facts.repo.on_first_parent_lines(facts.tips(), below)
         except GitError:
@@ -898,16 +822,11 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
     return EXACT
 
 
-def _more(shas: list[str]) -> str:
-    return f" (and {len(shas) - 1} more)" if len(shas) > 1 else ""
-
-
 def _placed(facts: _Facts) -> str | None:
-    """Where a line written now would go for this session (``record.place``): below every
-    commit the session made on HEAD."""
+    """Where a line written now would go for this session (``record.place``)."""
     from lets_hooks import record
 
-    if facts.sid is None or facts.where is None:
+    if facts.sid is None:
         return None
     try:
         return record.place(facts.repo, facts.where, facts.sid, facts.head, facts.merge)
@@ -915,11 +834,11 @@ def _placed(facts: _Facts) -> str | None:
         return None
 
 
-def _check_merge_branch(facts: _Facts, config: Config) -> None:
+def _check_merge_branch(facts: _Facts) -> None:
     """A configured merge branch that does not exist is said, with the nearest name."""
-    if facts.origin_tip or facts.local_tip or config.merge_branch is None:
+    if facts.origin_tip or facts.local_tip or facts.config.merge_branch is None:
         return
-    where = config.sources.get("merge_branch", "configuration")
+    where = facts.config.sources.get("merge_branch", "configuration")
     hint = ""
     try:
         close = suggest(facts.repo, facts.merge)
@@ -939,12 +858,6 @@ def suggest(repo: Repo, name: str) -> str | None:
     known |= set(repo.origin_branches())
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
     return close[0] if close else None
-
-
-def _whole_days(seconds: int) -> int:
-    """Whole days, truncated toward zero as shell arithmetic does."""
-    days = abs(seconds) // SECONDS_PER_DAY
-    return days if seconds >= 0 else -days
 
 
 def _finish(result: Boundary, branch: str, head: str | None, recorded: state.Recorded,

@@ -25,16 +25,12 @@ width, a session id that keeps the session-id rule (``state.sid_problem``) or "-
 ended by a newline. Anything else (CRLF, a NUL, a short sha, a stray field, a torn last
 line) is skipped: it can leave a commit undecided, never make it some session's.
 
-The writers' one rule (Python here, the plain shims' shell in ``install._NOTE``): never
-block (a FIFO or a device is refused, opened ``O_NONBLOCK``), never follow a link (the
-file and its folder), never take a lock to append (one ``write(2)`` of whole lines on a
-file opened ``O_APPEND``: concurrent writers never interleave), never leave a torn line
-readable (a Python append after one ends it with a blank field first). Compaction (over
-``LIMIT`` bytes) keeps the newest valid lines within ``KEEP_BYTES`` and ``KEEP`` lines, read
-backwards in chunks (memory bounded), under the lock, through a temporary file renamed
-over the ledger; lines appended to the old file meanwhile are copied over, and a Python
-writer that finds its file was replaced under it writes its lines again. No clock is
-read or written: the order of the lines is the only order there is.
+The writers' one rule (Python here, the plain shims' shell in ``install._NOTE``; the why in
+docs/witness.md): never block, never follow a link, never take a lock to append (one
+``write(2)`` of whole lines, ``O_APPEND``), never leave a torn line readable. Past ``LIMIT``
+bytes a compaction under the lock keeps the newest valid lines; a Python writer whose file
+was replaced under it writes its lines again. No clock is read or written: the order of
+the lines is the only order there is.
 """
 
 from __future__ import annotations
@@ -138,26 +134,18 @@ class Ledger:
         return {new: pairs[-1][0] for new, pairs in self.copies.items()}
 
     def status(self, sha: str, sid: str | None) -> str:
-        """What the ledger says ``sha`` is for session ``sid`` (None: no session is
-        known, and then every commit made here under any id is "the session's": the
-        prior-session reading). Each answer is kept: the witness asks of a long
-        session's commits twice (``read_from``, then the verdict)."""
-        said = self.said.get(sid)
-        if said is None:
-            said = self.said[sid] = {}
+        """What the ledger says ``sha`` is for session ``sid`` (None: every commit made here
+        under any id is "the session's", the prior-session reading). Each answer is kept."""
+        said = self.said.setdefault(sid, {})
         found = said.get(sha)
         if found is None:
             found = said[sha] = self._status(sha, sid, 0, {})
         return found
 
     def statuses(self, shas: Iterable[str], sid: str | None) -> dict[str, str]:
-        """``status`` of each of ``shas``, as a map (each answer kept for the next ask). A
-        commit its maker's line alone decides (no rewrite pair: nearly every one), or that
-        no line names, is decided here without a call; the rest as ``status`` decides
-        them."""
-        said = self.said.get(sid)
-        if said is None:
-            said = self.said[sid] = {}
+        """``status`` of each of ``shas``, as a map: a commit its maker's line alone decides
+        (nearly every one), or that no line names, without a call to ``status``."""
+        said = self.said.setdefault(sid, {})
         copies, made, amended, claims = self.copies, self.made, self.amended, self.claims
         mine = sid if sid else None
         alone = {mine}
@@ -209,9 +197,7 @@ class Ledger:
             return OTHER
         makers = self.made.get(sha)
         if makers:
-            if mine is None:
-                return SESSION
-            if makers == {mine}:
+            if mine is None or makers == {mine}:
                 return SESSION
             if mine in makers:
                 return UNKNOWN  # two writers disagree on who made it: nothing decided
@@ -225,11 +211,9 @@ class Ledger:
 
     def session_work(self, sid: str) -> tuple[list[str], set[str]]:
         """The commits this session made or changed, and the plain copies of them anyone
-        made (a copy is what it copies, whoever replayed it: another session's ``pull
-        --rebase`` or autosquash), in the ledger's own order, newest first: where a
-        boundary must never be above; and those of them that hold another's work too
-        (``MIXED``). Worked out once a session (``status`` and pre-push ask for every
-        branch); not to be changed by the caller."""
+        made, newest first in the ledger's order (a boundary must never be above them); and
+        those of them that hold another's work too (``MIXED``). Worked out once a session;
+        not to be changed by the caller."""
         found = self.sessions.get(sid)
         if found is None:
             named = dict.fromkeys(self.by_sid.get(sid, ()))
@@ -249,13 +233,10 @@ AMEND_NAMES = ("HEAD@{0}", "HEAD^", "HEAD@{1}")
 def made_kind(head: str, logged: str | None, parent: str | None, before: str | None
               ) -> bytes:
     """The one amend rule: the kind of line post-commit writes for ``head``, the commit
-    just made, from ``AMEND_NAMES`` as git resolves them (None: no such commit). A
-    commit HEAD's log recorded (its newest entry, ``logged``, is ``head``) whose first
-    parent is where HEAD was before it (the entry below) was made (``c``); any other (an
-    amend: its parent is the replaced commit's; or a commit the log did not record, as
-    with ``core.logAllRefUpdates=false``, where it cannot be told) is vouched for only
-    through its rewrite line (``a``). The plain shim's shell asks the same names and
-    compares them the same way, or hands over to lets-hooks when git cannot resolve one
+    just made, from ``AMEND_NAMES`` as git resolves them (None: no such commit). A commit
+    HEAD's log recorded (``logged``) whose first parent is where HEAD was before it was
+    made (``c``); any other (an amend, or a commit the log did not record) is vouched for
+    only through its rewrite line (``a``). The plain shim's shell does the same
     (tests/test_ledger_writers.py runs both over the same commits)."""
     if logged != head:
         return AMEND
@@ -305,7 +286,7 @@ def parse(data: bytes) -> Ledger:
         # several pairs for one copy from one rewrite are a squash; from a later rewrite
         # (a copy of a copy kept as it was) only the newest rewrite's pairs count
         if len(pairs) > 1:
-            copies[sha] = _last_rewrite(pairs)
+            copies[sha] = list({pair[0]: pair for pair in pairs}.values())
     ledger.lines = at
     return ledger
 
@@ -313,12 +294,8 @@ def parse(data: bytes) -> Ledger:
 def fields(raw: bytes, sids: dict[bytes, str | None] | None = None
            ) -> tuple[bytes, str, str, str, bool] | None:
     """One line (without its newline) as (kind, commit, sid, old, changed), or None when
-    it does not keep the grammar exactly: fields split by single spaces, three of them
-    (``c``, ``a``, ``k``, ``s``) or five (``r``: its old commit, of the new one's width
-    and not the new one, and how, ``=`` or ``*``); commit names of 40 or 64 lowercase hex
-    digits; a session id that is "-" or keeps the session-id rule (no blank, control or
-    invisible character: a CR or a NUL is refused with it). ``sids``: ids judged already.
-    Plain byte operations, no ``re``: the hooks start without it."""
+    it does not keep the grammar (the module's docstring) exactly. ``sids``: ids judged
+    already. No ``re``: the hooks start without it."""
     parts = raw.split(b" ")
     count = len(parts)
     if count == 3:
@@ -346,8 +323,7 @@ def fields(raw: bytes, sids: dict[bytes, str | None] | None = None
 
 
 def _sid(raw: bytes) -> str | None:
-    """The session id a line names ("-": none), or None when it is not one the ledger
-    writes as itself."""
+    """The session id a line names ("-": none), or None when the ledger cannot write it."""
     from lets_hooks import state
 
     try:
@@ -364,22 +340,11 @@ def is_line(raw: bytes) -> bool:
     return fields(raw) is not None
 
 
-def _last_rewrite(pairs: list[tuple[str, str, bool]]) -> list[tuple[str, str, bool]]:
-    unique: dict[str, tuple[str, str, bool]] = {}
-    for pair in pairs:
-        unique[pair[0]] = pair
-    return list(unique.values())
-
-
 def read(common_dir: str | None) -> Ledger:
     """The ledger of the repository whose common git dir is ``common_dir`` (empty when
     there is none, or it cannot be read: then nothing is vouched for by it)."""
-    if common_dir is None:
-        return Ledger()
-    data = read_bytes(common_dir)
-    if not data:
-        return Ledger()
-    return _whole(data)
+    data = read_bytes(common_dir) if common_dir is not None else b""
+    return _whole(data) if data else Ledger()
 
 
 # The last ledger read whole, with its bytes: ``status`` and pre-push read the same ledger
@@ -407,13 +372,10 @@ def read_bytes(common_dir: str) -> bytes:
 def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
               wanted: Collection[str]) -> Ledger:
     """What the ledger says of ``wanted``: every line about them (``about``), and
-    ``placed`` when the newest line saying this session's line was written at
-    ``boundary`` is there (``s``, written only where the writer kept every commit of the
-    session below it: ``record.place``). Without that line, with a session, the whole
-    ledger (the witness then asks which commits the session made)."""
-    if common_dir is None:
-        return Ledger()
-    data = read_bytes(common_dir)
+    ``placed`` when this session's ``s`` line at ``boundary`` is there (``record.place``).
+    Without it, with a session, the whole ledger (the witness then asks which commits the
+    session made)."""
+    data = read_bytes(common_dir) if common_dir is not None else b""
     if not data:
         return Ledger()
     placed = False
@@ -437,11 +399,9 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
 
 def about(data: bytes, wanted: Collection[str]) -> Ledger:
     """What the ledger says of ``wanted``: only the lines about them (and about the commits
-    their copies copy) are parsed. A few commits (``SEARCHED``) are searched for in the
-    bytes; more are picked out in one pass over the lines (a whole parse of a 10,000-line
-    ledger costs about five times that pass: ``benchmarks/bench_ledger.py``). Either way it
-    says of each of ``wanted`` what ``parse(data)`` says (tests/test_ledger_grammar.py holds
-    them to it)."""
+    their copies copy) are parsed. A few (``SEARCHED``) are searched for in the bytes; more
+    are picked out in one pass over the lines (``benchmarks/bench_ledger.py``). Either way
+    it says of each what ``parse(data)`` says (tests/test_ledger_grammar.py)."""
     asked = wanted if isinstance(wanted, (set, frozenset)) else set(wanted)
     many = len(asked) > SEARCHED
     found: dict[int, bytes] = {}
@@ -463,10 +423,8 @@ def about(data: bytes, wanted: Collection[str]) -> Ledger:
 
 
 def _picked(data: bytes, shas: Collection[str]) -> dict[int, bytes]:
-    """The whole lines of ``data`` (each with its newline) whose commit, after the
-    one-letter kind, is one of ``shas``, by where they start: one pass over the lines,
-    each step in C (the happy path's pick out of a compaction-size ledger:
-    ``benchmarks/bench_ledger.py``)."""
+    """The whole lines of ``data`` (each with its newline) naming one of ``shas`` as their
+    commit, by where they start: one pass, each step in C (``benchmarks/bench_ledger.py``)."""
     lines = data.split(b"\n")
     lines.pop()  # after the last newline: empty, or a line not ended (never read)
     hits: set[int] = set()
@@ -523,9 +481,8 @@ def line(kind: bytes, sha: str, sid: str | None, *rest: str) -> bytes:
 def note_rewrite(common_dir: str, pairs: Sequence[tuple[str, str]], sid: str | None,
                  changed: Iterable[str] = (), made: Sequence[str] = ()) -> str | None:
     """A rewrite's ``(old, new)`` pairs, as ``r`` lines (``changed``: the old commits the
-    rewrite changed rather than replayed as they were; every pair of an amend), and ``c``
-    lines for ``made``, the commits made at the rebase's stops (an ``exec`` step's, one
-    typed at an ``edit`` stop that git lists as no copy). Never raises."""
+    rewrite changed, not replayed), and ``c`` lines for ``made``, the commits made at the
+    rebase's stops. Never raises."""
     altered = set(changed)
     lines = [line(REWRITE, new, sid, old, "*" if old in altered else "=")
              for old, new in pairs if files.is_sha(old) and files.is_sha(new) and old != new]
@@ -551,10 +508,9 @@ def note_claims(common_dir: str, shas: Sequence[str], sid: str) -> str | None:
 
 
 def append(common_dir: str, lines: Sequence[bytes]) -> str | None:
-    """Append ``lines`` (each ending in a newline; one that does not keep the grammar is
-    dropped) in one write, with no lock; compact the file when it grew past ``LIMIT``.
-    The writers' rule (the module's docstring). Never raises: returns why nothing was
-    written, or None."""
+    """Append ``lines`` (each ending in a newline; one off the grammar is dropped) by the
+    writers' rule (the module's docstring); compact past ``LIMIT``. Never raises: returns
+    why nothing was written, or None."""
     data = b"".join(raw for raw in lines if raw.endswith(b"\n") and is_line(raw[:-1]))
     if not data:
         return None
@@ -607,10 +563,9 @@ def _open_append(where: str, target: str) -> int:
 
 
 def _write_lines(fd: int, data: bytes) -> int:
-    """Append ``data`` (whole lines) in one write; returns the file's size after it. A
-    torn last line (a writer killed, a full disk) is first ended by a blank field, which
-    no line of the grammar has: it can never be read as a line. A short write is ended
-    the same way."""
+    """Append ``data`` (whole lines) in one write; returns the file's size after it. A torn
+    last line, or a short write, is ended by a blank field, which no line of the grammar
+    has."""
     size = os.fstat(fd).st_size
     if size and os.pread(fd, 1, size - 1) != b"\n":
         data = b" \n" + data
@@ -637,9 +592,8 @@ def maintain(common_dir: str) -> None:
 
 
 def _compact(target: str, shown: str) -> None:
-    """Keep the newest valid lines, at most ``KEEP`` of them in ``KEEP_BYTES`` (under the
-    lock), read backwards a chunk at a time: memory stays within what is kept. Lines
-    appended to the old file meanwhile are copied over after the rename."""
+    """Keep the newest valid lines (``newest_lines``), under the lock; lines appended to
+    the old file meanwhile are copied over after the rename."""
     import stat
 
     fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)

@@ -62,8 +62,7 @@ class Row:
 def state_top(branch: str, here: str, tops: Mapping[str, str],
               stores: Mapping[str, state.Store]) -> str:
     """The work tree whose state answers for ``branch``: the one it is checked out in
-    (``tops``); else ``here``, unless only another work tree (the main one first) has a
-    line for it: where it was worked on (checking it out here carries that line over).
+    (``tops``); else ``here``, unless only another work tree has a line for it.
     ``stores``: the work trees' states, ``here`` and those of ``tops`` at least."""
     if branch in tops:
         return tops[branch]
@@ -76,11 +75,8 @@ def state_top(branch: str, here: str, tops: Mapping[str, str],
 
 def location_for(repo: Repo, where: Location, branch: str, tops: Mapping[str, str],
                  stores: dict[str, state.Store] | None = None) -> Location:
-    """``where`` as seen for ``branch`` (the one answer of the contract command's
-    ``--branch``, pre-push and this table): the state of the work tree ``branch`` is checked
-    out in (``tops``: branch -> work tree top, from ``Repo.worktrees``); else this one's,
-    unless only another work tree has a line for it (``state_top``). ``stores``: the work
-    trees' states opened so far, kept for the next branch."""
+    """``where`` as seen for ``branch`` (for ``--branch``, pre-push and this table), its
+    state's work tree by ``state_top``. ``stores``: the states opened so far, kept."""
     if branch in tops:
         if branch == where.branch:
             return where
@@ -100,18 +96,13 @@ def location_for(repo: Repo, where: Location, branch: str, tops: Mapping[str, st
 def prefetched(repo: Repo, where: Location, merge: str | None,
                asked: Iterable[tuple[str, str | None]], remote_tips: Sequence[str]
                ) -> BatchRepo:
-    """A ``BatchRepo`` for the ladder's answers at every (head, recorded sha) of ``asked``
-    (``merge``: the merge branch as configured or origin's HEAD names it): every name
-    those answers look up, in one ``cat-file``; the history under each commit so named
-    and under ``remote_tips`` (every remote-tracking ref's), in one walk."""
-    names: list[str] = []
-    for head, recorded in asked:
-        names += ladder.names(head, recorded, merge)
+    """A ``BatchRepo`` for the ladder's answers at every (head, recorded sha) of ``asked``:
+    every name they look up in one ``cat-file``; the history under those commits and
+    ``remote_tips`` in one walk."""
+    names = [name for head, recorded in asked for name in ladder.names(head, recorded, merge)]
     objects = repo.objects(list(dict.fromkeys(names)))
     tips = set(remote_tips)
-    for info in objects:
-        if info.type == "commit" and info.sha:
-            tips.add(info.sha)
+    tips.update(info.sha for info in objects if info.type == "commit" and info.sha)
     graph = Graph(repo.walk_graph(sorted(tips)))
     return BatchRepo(repo, where, graph, objects, remote_tips)
 

@@ -7,14 +7,12 @@ names this session for it (or for what it copies, replayed as it was); another s
 or no session's is not; one that holds this session's work and another's (an amend,
 squash or reword of someone else's commit) is *mixed*: counted, never exact.
 
-What the ledger does not know is told apart by git's own records, which say where a
-commit came from, never who made it, and only on positive evidence: brought in by a pull,
-a fetch and fast-forward or a clone (HEAD's reflog; or moved to, where a remote-tracking
-ref's log shows it fetched), or never named by a complete log, it came from elsewhere (not
-counted); shown made here, or not known (before the hooks were installed, by plumbing, by
-a tool git's hooks do not see), it is counted and not vouched for. That a remote-tracking
-ref reaches a commit says nothing: pushing puts the session's own commits there. No time
-decides anything: where order matters it is the order of the ledger or the log.
+What the ledger does not know is told apart by git's own records (where a commit came
+from, never who made it), on positive evidence only: brought in by a pull, a fetch or a
+clone (HEAD's reflog, or a remote-tracking ref's log), or never named by a complete log, it
+came from elsewhere (not counted); made here, or not known, it is counted and not vouched
+for. That a remote-tracking ref reaches a commit says nothing (pushing puts the session's
+own there). No time decides anything: only the order of the ledger or the log.
 """
 
 from __future__ import annotations
@@ -51,7 +49,6 @@ class Verdict:
         self.source = source  # "ledger", "reflog", "reftable", or "none"
         self.status: dict[str, str] = {}  # commit -> SESSION / ELSEWHERE / UNVOUCHED / MIXED
         self.notes: list[str] = []
-        # the evidence each status rests on, for ``evidence`` (``--json``'s per-commit why)
         self.book: ledger.Ledger | None = None  # the ledger's lines read for this range
         self.sid: str | None = None  # the session judged for (None: any made here)
         self.logged: dict[str, str] = {}  # commit -> what HEAD's log says most of it
@@ -71,9 +68,7 @@ class Verdict:
         return self.status.get(sha, UNVOUCHED)
 
     def evidence(self, sha: str) -> str:
-        """What ``sha``'s status rests on, in words: the ledger's line of a session (or of
-        none), the HEAD log's entry that made it or brought it in, a complete log that
-        never names it, or that nothing was found."""
+        """What ``sha``'s status rests on, in words (``--json``'s ``why``)."""
         book = self.book
         if book is not None:
             said = _ledger_evidence(book, sha, self.sid)
@@ -147,10 +142,13 @@ NO_LEDGER = ("no session ledger in this repository yet (the post-commit hook is 
 
 
 def missing(git_dir: str, head: str) -> str | None:
-    """Why the work tree at ``git_dir`` has no HEAD log to tell where commits came from,
-    or None when it has one: the words the ladder's NOTE uses (doctor asks; no git
-    process). On reftable the log is in the ref store: None."""
+    """Why the work tree at ``git_dir`` has no HEAD log to tell where commits came from
+    (the ladder's words), or None when it has one (always on reftable)."""
     return reflog.head_log(None, git_dir, head, ())[2]
+
+
+# the ledger's statuses that decide a commit, as the witness says them
+_FROM_LEDGER = {ledger.SESSION: SESSION, ledger.OTHER: ELSEWHERE, ledger.MIXED: MIXED}
 
 
 def no_witness(why: str) -> Verdict:
@@ -176,8 +174,7 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     as the ledger alone can make a commit the session's.
     """
     asked = set(commits)
-    common = gitfiles.common_dir(git_dir)
-    book = ledger.read_from(common, floor, sid, asked)
+    book = ledger.read_from(gitfiles.common_dir(git_dir), floor, sid, asked)
     verdict = Verdict(LEDGER)
     verdict.book = book
     verdict.sid = sid
@@ -185,24 +182,16 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     # Only the commits the ledger names are looked at one by one; the rest of a long range
     # (100,000 commits of a clone's history) is sorted in sets (docs/speed.md).
     named = book.named().intersection(asked)
-    decided: set[str] = set()
     for sha, found in book.statuses(named, sid).items():
-        if found == ledger.SESSION:
-            status[sha] = SESSION
-        elif found == ledger.OTHER:
-            status[sha] = ELSEWHERE
-        elif found == ledger.MIXED:
-            status[sha] = MIXED
-        else:
-            continue
-        decided.add(sha)
+        if found in _FROM_LEDGER:
+            status[sha] = _FROM_LEDGER[found]
     if MIXED in status.values():
         verdict.mixed = [sha for sha in commits if status.get(sha) == MIXED]
     if sid and not book.placed:
         # a line written below every commit of the session (``s``) needs no second look:
         # the commits an existing commit reaches never change
         verdict.candidates, verdict.changed = book.session_work(sid)
-    unknown = asked.difference(decided) if decided else asked
+    unknown = asked.difference(status) if status else asked
     if unknown and relevant is not None:
         aside = [sha for sha in unknown if sha not in relevant]
         if aside:
@@ -259,34 +248,28 @@ def _where_copies_came_from(repo: Repo, git_dir: str, head: str, copied: dict[st
 def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: str | None,
                 verdict: Verdict, top: str | None = None,
                 order: Sequence[str] | None = None) -> None:
-    """The commits the ledger does not name, sorted by positive evidence only: from
-    elsewhere when HEAD's log shows them brought in (a clone, a pull, a fetch and
-    fast-forward; or HEAD moved to a commit a remote-tracking ref's own log shows fetched:
-    a reset or checkout to it) or when a complete log never names them; made here (a log
-    shows them made: this work tree's, or another's) or only moved to otherwise: counted,
-    not vouched for. That a remote-tracking ref reaches a commit decides nothing: pushing
-    puts the session's own commits there. Sorted in sets: only the commits a log names are
-    looked at one by one. ``order``: the whole range in git's order when ``top`` is given
-    (every commit of it not in ``unknown`` is decided already, or decided after this)."""
+    """The commits the ledger does not name, sorted by positive evidence only (the
+    module's docstring), in sets: only the commits a log names are looked at one by one.
+    ``order``: the whole range in git's order when ``top`` is given (every commit of it not
+    in ``unknown`` is decided already, or decided after this)."""
     if top is None:
         order = None  # not the whole range: each status is given one by one
-    rest = unknown
-    kinds, complete, problem = reflog.head_log(repo, git_dir, head, rest)
+    kinds, complete, problem = reflog.head_log(repo, git_dir, head, unknown)
     if problem is not None:
         verdict.source = NO_WITNESS
         verdict.problem = problem
         verdict.notes.append(problem)
-        _given(verdict, len(rest), UNVOUCHED, order, lambda: rest)
+        _given(verdict, len(unknown), UNVOUCHED, order, lambda: unknown)
         return
     verdict.source = REFTABLE if gitfiles.uses_reftable(git_dir) else REFLOG
     verdict.complete = complete
-    logged = rest.intersection(kinds)
-    absent = len(rest) - len(logged)  # commits the log never names
-    made_elsewhere = _made_in_other_work_trees(git_dir, rest.difference(logged)) \
-        if absent and _other_work_trees(git_dir) else set()
-    # every commit of ``rest`` first as one the log never names, then the exceptions
-    status = _given(verdict, len(rest), ELSEWHERE if complete else UNVOUCHED, order,
-                    lambda: rest)
+    logged = unknown.intersection(kinds)
+    absent = len(unknown) - len(logged)  # commits the log never names
+    made_elsewhere = _made_in_other_work_trees(git_dir, unknown.difference(logged)) \
+        if absent else set()
+    # every commit first as one the log never names, then the exceptions
+    status = _given(verdict, len(unknown), ELSEWHERE if complete else UNVOUCHED, order,
+                    lambda: unknown)
     status.update(dict.fromkeys(made_elsewhere, UNVOUCHED))
     moved = [sha for sha in logged if kinds[sha] == reflog.MOVED]
     fetched = fetched_commits(repo, git_dir, moved) if moved else set()
@@ -307,11 +290,9 @@ def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
     verdict's statuses, as they now are.
 
     ``order``: the whole range, in git's order, of which every commit not among them has
-    its status already or is given one after this (a copy, a commit a log names). Then
-    many commits (a clone's 100,000) are given theirs in one dict built anew in the
-    range's order, with what is decided laid over it, and ``commits()`` is never made: a
-    dict filled from a set (in its hashes' order) takes twice as long, and one laid over
-    a large dict a third more.
+    its status already or is given one after this. Then many commits (a clone's 100,000)
+    are given theirs in one dict built in the range's order, with what is decided laid
+    over it, and ``commits()`` is never made (benchmarks/bench_boundary.py).
     """
     status = verdict.status
     if order is not None and count > reflog.SEARCHED and len(status) < count:
@@ -325,11 +306,8 @@ def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
 
 
 def fetched_commits(repo: Repo, git_dir: str, shas: Iterable[str]) -> set[str]:
-    """Which of ``shas`` a remote-tracking ref's own log shows arriving by a fetch (a
-    clone, a fetch or the fetch of a pull): HEAD only moved to them here (a reset or a
-    checkout to a fetched commit). An entry a push wrote (``update by push``) is no such
-    evidence: pushing puts the session's own commits there. Nothing is known on the
-    ``reftable`` backend (its logs are not files): the empty set."""
+    """Which of ``shas`` a remote-tracking ref's own log shows arriving by a fetch (a push's
+    entry is no such evidence). Nothing on reftable (its logs are not files)."""
     wanted = set(shas)
     if not wanted or gitfiles.uses_reftable(git_dir):
         return set()
@@ -348,7 +326,7 @@ def fetched_commits(repo: Repo, git_dir: str, shas: Iterable[str]) -> set[str]:
 
 def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
     """Which of ``absent`` (commits this work tree's log never names) another work tree
-    of the repository made: made here, so not "from elsewhere"."""
+    of the repository made: made here, so not "from elsewhere" (none with no other tree)."""
     common = gitfiles.common_dir(git_dir)
     logs = [gitfiles.log_path(common, "HEAD")]
     logs += [gitfiles.log_path(os.path.join(common, "worktrees", name), "HEAD")
@@ -368,16 +346,7 @@ def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
 
 
 def _linked_names(common: str) -> list[str]:
-    """The names of the linked work trees (``worktrees/`` of the common git dir), sorted."""
     try:
         return sorted(os.listdir(os.path.join(common, "worktrees")))
     except OSError:
         return []
-
-
-def _other_work_trees(git_dir: str) -> bool:
-    """Has the repository a work tree other than the one at ``git_dir`` (whose logs
-    ``_made_in_other_work_trees`` would read)?"""
-    common = gitfiles.common_dir(git_dir)
-    return bool(_linked_names(common)) or (
-        os.path.realpath(git_dir) != os.path.realpath(common))
