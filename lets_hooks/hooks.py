@@ -459,6 +459,11 @@ def _recorded(repo: Repo, at: Location, branch: str, stores: dict[str, state.Sto
     return state.read_recorded(store, branch).sha
 
 
+def _branch_like(ref: str) -> bool:
+    """A pushed ref a boundary can belong to: a branch (a tag or another ref is not)."""
+    return ref.startswith("refs/heads/") or not ref.startswith("refs/")
+
+
 def _pushed(argv: Sequence[str], stdin: bytes,
             environ: Mapping[str, str]) -> list[tuple[str, str | None]]:
     """(branch, pushed sha) for each local branch pushed; deletions and tags skipped."""
@@ -469,12 +474,11 @@ def _pushed(argv: Sequence[str], stdin: bytes,
             if len(parts) != 4:
                 continue
             ref, sha = parts[0], parts[1]
-            branch_like = ref.startswith("refs/heads/") or not ref.startswith("refs/")
-            if sha != NULL_SHA and files.is_sha(sha) and branch_like:
+            if sha != NULL_SHA and files.is_sha(sha) and _branch_like(ref):
                 pushed.append((ref, sha))
         return pushed
     local_ref = environ.get("PRE_COMMIT_LOCAL_BRANCH", "")
-    if local_ref and (local_ref.startswith("refs/heads/") or not local_ref.startswith("refs/")):
+    if local_ref and _branch_like(local_ref):
         sha = environ.get("PRE_COMMIT_TO_REF", "")
         ok = files.is_sha(sha) and sha != NULL_SHA
         pushed.append((local_ref, sha if ok else None))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from itertools import compress, filterfalse, islice
+from operator import not_
 
 from lets_hooks import files, gitfiles, state, witness
 from lets_hooks.repo import GitError, Location, Repo
@@ -610,7 +611,9 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
     if mixed:
         split.mixed = list(compress(commits, map(witness.MIXED.__eq__, kinds)))
     if len(kinds) > kinds.count(session) + split.excluded + split.elsewhere + mixed:
-        split.unvouched_commits = list(compress(commits, map(_UNVOUCHED.__contains__, kinds)))
+        # anything not decided either way is unvouched, and keeps the answer from exact
+        split.unvouched_commits = list(compress(commits, map(not_, map(_DECIDED.__contains__,
+                                                                       kinds))))
     return split
 
 
@@ -625,7 +628,8 @@ def _merge_line_above(facts: _Facts, boundary: str) -> set[str]:
 _EXCLUDED = "excluded"  # came in from the merge branch (a merge of it): not counted
 # what is counted: the session's, the mixed, and what the witness cannot place (None)
 _COUNTED = frozenset((witness.SESSION, witness.MIXED, witness.UNVOUCHED, None))
-_UNVOUCHED = frozenset((witness.UNVOUCHED, None))  # counted, and no evidence speaks of them
+# decided: the session's, left out as the merge branch's or from elsewhere, or mixed
+_DECIDED = frozenset((witness.SESSION, _EXCLUDED, witness.ELSEWHERE, witness.MIXED))
 # the verdicts ``--json``'s ``why`` gives each commit of the range
 _WHY = {witness.SESSION: "counted", witness.MIXED: "mixed",
         _EXCLUDED: "already on the merge branch", witness.ELSEWHERE: "from elsewhere",

@@ -141,18 +141,20 @@ _LOCATE = ("rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name",
 def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, bytes, bytes]:
     """Run ``argv``: (exit status, stdout, the first few KB of stderr). Two transports:
     memory files where the system has them (Linux), ``subprocess`` everywhere else."""
+    if cwd is not None:
+        # git's own -C, not a working folder: posix_spawn has none, and a folder that is
+        # gone is then git's to say (not taken for git missing)
+        argv = [argv[0], "-C", cwd, *argv[1:]]
     if _MEMFD:
-        # posix_spawn has no cwd; git's own -C does the same job.
-        spawned = argv if cwd is None else [argv[0], "-C", cwd, *argv[1:]]
         try:
-            return _start(spawned, stdin).result()
+            return _start(argv, stdin).result()
         except _NoMemoryFiles:
             pass  # refused here (a sandbox's seccomp, an old kernel): subprocess from now on
     import subprocess
 
     try:
-        done = subprocess.run(argv, cwd=cwd, input=stdin or b"", capture_output=True,
-                              check=False, env=git_environment())
+        done = subprocess.run(argv, input=stdin or b"", capture_output=True, check=False,
+                              env=git_environment())
     except FileNotFoundError as exc:
         raise GitMissing("git is not installed or not on PATH") from exc
     return done.returncode, done.stdout, done.stderr[:_ERR_KEEP]

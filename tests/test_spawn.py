@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lets_hooks import repo as repo_module
-from lets_hooks.repo import GitError, Location, Repo
+from lets_hooks.repo import GitError, GitMissing, Location, Repo
 
 COMMITS = 3000  # a listing of 123 KB and a batch of names of 126 KB: past any pipe's buffer
 
@@ -144,3 +144,16 @@ def test_the_contract_command_leaves_no_git_process_behind(
     assert result.trust == expected[state], result.lines()
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
+
+
+@pytest.mark.parametrize("memory", [True, False], ids=["memory-files", "subprocess"])
+def test_a_folder_that_is_gone_is_gits_to_say_not_git_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory: bool) -> None:
+    """Either transport runs git with ``-C``: a working folder removed under a command is
+    git's own failure, never "git is not installed"."""
+    if memory and not repo_module._MEMFD:
+        pytest.skip("no memory files on this system")
+    monkeypatch.setattr(repo_module, "_MEMFD", memory)
+    with pytest.raises(GitError) as raised:
+        Repo(str(tmp_path / "gone")).locate()
+    assert not isinstance(raised.value, GitMissing), raised.value
