@@ -306,9 +306,7 @@ class _Cache:
             return  # a cache that cannot be written costs a parse next time, nothing more
 
 
-# b"lets-config-cache 3\n" <payload length> b" " <CRC-32 of the payload, hex> b"\n" payload,
-# the payload ``marshal``'s (format 4: read alike by every Python this package runs on)
-CACHE_MAGIC = b"lets-config-cache 3\n"
+CACHE_MAGIC = b"lets-config-cache 3\n"  # then the entries, ``files.sealed``
 MARSHAL_VERSION = 4
 
 
@@ -322,28 +320,16 @@ def checksum(data: bytes) -> int:
 
 def dump_cache(entries: dict[str, Any]) -> bytes:
     """The cache file's bytes for ``entries`` (ValueError if a value cannot be kept)."""
-    payload = marshal.dumps(entries, MARSHAL_VERSION)
-    return b"%s%d %08x\n%s" % (CACHE_MAGIC, len(payload), checksum(payload), payload)
+    from lets_hooks import files
+
+    return files.sealed(CACHE_MAGIC, entries)
 
 
 def load_cache(data: bytes) -> dict[str, Any] | None:
     """The entries of a cache file, or None unless it reads back whole and valid."""
-    if not data.startswith(CACHE_MAGIC):
-        return None
-    end = data.find(b"\n", len(CACHE_MAGIC), len(CACHE_MAGIC) + 32)
-    if end < 0:
-        return None
-    head = data[len(CACHE_MAGIC):end].split(b" ")
-    payload = data[end + 1:]
-    if (len(head) != 2 or not head[0].isdigit() or len(head[1]) != 8
-            or int(head[0]) != len(payload)):
-        return None
-    try:
-        if int(head[1], 16) != checksum(payload):
-            return None
-        value = marshal.loads(payload)
-    except (ValueError, EOFError, TypeError, MemoryError):
-        return None
+    from lets_hooks import files
+
+    value = files.unsealed(CACHE_MAGIC, data)
     return value if isinstance(value, dict) else None
 
 

@@ -10,6 +10,7 @@ Standard library only, and cheap to import (a hook imports it on every checkout)
 - ``atomic_write``: a temporary sibling, synced, renamed over the file (never torn or lost);
 - ``link_aside``, ``put_back``, ``append_to``: the checkpoint's guarded write;
 - ``is_hex``, ``is_sha``, ``require_hex``: the shape checks for object names;
+- ``sealed`` / ``unsealed``: a cache file's bytes (``marshal`` under a length and a CRC-32);
 - ``show`` (also ``shown``): the one way outside text is printed (controls escaped).
 
 Every refusal is a ``Refused`` whose text is one line a person can act on.
@@ -24,6 +25,7 @@ TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as
 if TYPE_CHECKING:
     import re
     from collections.abc import Callable
+    from typing import Any
 
 MAX_BYTES = 1 << 20  # the one limit for a state file: the reader, the writer and lint
 LOCK_WAIT = 1.0  # seconds to wait for a lock whose holder never lets go
@@ -448,6 +450,39 @@ def sync_folder(folder: str) -> None:
         pass
     finally:
         os.close(fd)
+
+
+# -- derived data kept beside what it is derived from ---------------------------------------------
+
+def sealed(magic: bytes, value: Any) -> bytes:
+    """``value`` as a cache file keeps it: ``marshal`` (format 4, read alike by every Python
+    this package runs on) under a line of ``magic``, its length and its CRC-32.
+    ``ValueError`` when ``marshal`` cannot keep it."""
+    import marshal
+    import zlib
+
+    payload = marshal.dumps(value, 4)
+    return b"%s%d %08x\n%s" % (magic, len(payload), zlib.crc32(payload), payload)
+
+
+def unsealed(magic: bytes, data: bytes) -> object | None:
+    """What ``sealed`` kept in ``data``, or None unless it reads back whole and valid (cut
+    short, a flipped bit, another format's or someone else's bytes)."""
+    if not data.startswith(magic):
+        return None
+    head, _, payload = data[len(magic):].partition(b"\n")
+    size, _, crc = head.partition(b" ")
+    import marshal
+    import zlib
+
+    try:
+        if (not size.isdigit() or len(crc) != 8 or int(size) != len(payload)
+                or int(crc, 16) != zlib.crc32(payload)):
+            return None
+        value: object = marshal.loads(payload)
+    except (ValueError, EOFError, TypeError, MemoryError):
+        return None
+    return value
 
 
 # -- the lock -----------------------------------------------------------------------------------
