@@ -3,7 +3,7 @@
     python benchmarks/make_repo.py /tmp/bench-repo
     python benchmarks/make_repo.py /tmp/bench-merges --merge-heavy
     python benchmarks/bench_boundary.py /tmp/bench-repo /tmp/bench-merges [--runs 31]
-        [--only happy,estimate] [--trace] [--markdown]
+        [--only happy,estimate] [--trace] [--markdown] [--ledger-bytes 4194304]
 
 Every path of the ladder, on each repository, without and then with git's commit-graph
 file (``git commit-graph write --reachable``, as ``git gc`` does in most real
@@ -33,7 +33,9 @@ PATH), by subcommand. The two must print the same four lines, except where the p
 departs from the script on purpose (main merged in; commits this work tree did not make):
 there its answer is checked against git itself (``check_departure``).
 
-``--merge-branch NAME`` times a repository whose merge branch is not ``main`` (both
+``--ledger-bytes N`` first grows each ledger to N bytes with older lines of other sessions
+(4194304: the size at which it is compacted, a busy repository's steady state), and puts it
+back after. ``--merge-branch NAME`` times a repository whose merge branch is not ``main`` (both
 are told through ``LETS_MERGE_BRANCH``). ``--trace`` also breaks each run down by git
 process (``GIT_TRACE2_EVENT``): how long each git call took and how much of the wall
 time was spent outside git.
@@ -356,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trace", action="store_true",
                         help="also the time of each git process (GIT_TRACE2_EVENT)")
     parser.add_argument("--markdown", action="store_true", help="print table rows")
+    parser.add_argument("--ledger-bytes", type=int, default=0,
+                        help="grow each ledger to this size first (4194304: where it is "
+                             "compacted); it is put back after")
     parser.add_argument("--merge-branch", default="main",
                         help="the merge branch (LETS_MERGE_BRANCH for both; default main)")
     args = parser.parse_args(argv)
@@ -368,9 +373,34 @@ def main(argv: list[str] | None = None) -> int:
     if args.merge_branch != "main":
         env["LETS_MERGE_BRANCH"] = args.merge_branch
     for repo in args.repos:
-        bench_repo(repo.resolve(), env, args.runs, only, args.trace, args.markdown,
-                   args.merge_branch)
+        ledger = repo.resolve() / ".git" / "lets-hooks" / "ledger"
+        kept = ledger.read_bytes()
+        try:
+            if args.ledger_bytes:
+                grow_ledger(ledger, args.ledger_bytes)
+            bench_repo(repo.resolve(), env, args.runs, only, args.trace, args.markdown,
+                       args.merge_branch)
+        finally:
+            ledger.write_bytes(kept)
+            (ledger.parent / "ledger.index").unlink(missing_ok=True)
     return 0
+
+
+def grow_ledger(ledger: Path, size: int) -> None:
+    """The ledger as a long-lived repository's: older lines of other sessions (about
+    commits this history does not hold, so no answer changes) before its own, up to
+    ``size`` bytes. A compaction keeps it under 4 MiB."""
+    import hashlib
+
+    own = ledger.read_bytes()
+    older: list[bytes] = []
+    total = len(own)
+    while total < size:
+        name = hashlib.sha1(b"%d" % len(older)).hexdigest()
+        line = f"c {name} 5f0c2b1d-{len(older) % 7:04d}-4a51-9a7e-3f0c2b1d8e7a\n".encode()
+        older.append(line)
+        total += len(line)
+    ledger.write_bytes(b"".join(older) + own)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,11 @@ width, a session id that keeps the session-id rule (``state.sid_problem``) or "-
 ended by a newline. Anything else (CRLF, a NUL, a short sha, a stray field, a torn last
 line) is skipped: it can leave a commit undecided, never make it some session's.
 
+Beside it, ``ledger.index`` (``Index``) says where the lines about each commit start, so
+that a long ledger is not passed over line by line for a few commits: derived from the
+ledger, checked against the bytes it covers on every read, and made again whenever it does
+not hold for them.
+
 The writers' one rule (Python here, the plain shims' shell in ``install._NOTE``; the why in
 docs/witness.md): never block, never follow a link, never take a lock to append (one
 ``write(2)`` of whole lines, ``O_APPEND``), never leave a torn line readable. Past ``LIMIT``
@@ -51,7 +56,11 @@ LOCK = "ledger.lock"
 LIMIT = 4 << 20  # compacted past this many bytes (about 40,000 lines)
 KEEP_BYTES = LIMIT // 2  # a compaction keeps at most this many bytes, the newest lines
 KEEP = 20_000  # and at most this many lines
-SEARCHED = 10  # up to this many are searched for in the bytes; more: picked (bench_ledger.py)
+INDEXED = 1 << 16  # bytes: a longer ledger is read through its index (``Index``), which is
+#                   made again once more than this many bytes were appended past it
+INDEX = "ledger.index"
+LOOKUP = 8  # lines: a look-up in the index costs what a pass over this many does
+#             (benchmarks/bench_ledger.py); more commits asked are picked out instead
 READ_LIMIT = 2 * LIMIT  # a larger file (shell appends, never compacted) is not read
 NO_SESSION = "-"
 LONGEST = 1024  # bytes: longer than any line the grammar allows (a 200-character id of
@@ -385,47 +394,48 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
         placed = token(sid) == sid and is_line(mark) and _last_line(data, mark) >= 0
         if not placed:
             return _whole(data)
-    if len(wanted) <= data.count(b"\n") <= 2 * len(wanted):
+    assert common_dir is not None
+    index = _index(common_dir, data)
+    lines = data.count(b"\n", index.covered) + index.lines if index else data.count(b"\n")
+    if len(wanted) <= lines <= 2 * len(wanted):
         # the lines may be mostly about them: the whole parse (kept for the next reader)
         # costs less than picking them out first (a 10,000-commit session:
         # benchmarks/bench_boundary.py); it says of them what ``about`` says
         book = _whole(data).shared()
     else:
-        book = about(data, wanted)
+        book = about(data, wanted, index)
     book.lines = max(book.lines, 1)  # a ledger, even when no line names them
     book.placed = placed
     return book
 
 
-def about(data: bytes, wanted: Collection[str]) -> Ledger:
+def about(data: bytes, wanted: Collection[str], index: Index | None = None) -> Ledger:
     """What the ledger says of ``wanted``: only the lines about them (and about the commits
-    their copies copy) are parsed. A few (``SEARCHED``) are searched for in the bytes; more
-    are picked out in one pass over the lines (``benchmarks/bench_ledger.py``). Either way
-    it says of each what ``parse(data)`` says (tests/test_ledger_grammar.py)."""
+    their copies copy) are parsed, found through ``index`` in the bytes it covers and
+    picked out of the rest in one pass over its lines. Either way it says of each what
+    ``parse(data)`` says (tests/test_ledger_grammar.py)."""
     asked = wanted if isinstance(wanted, (set, frozenset)) else set(wanted)
-    many = len(asked) > SEARCHED
     found: dict[int, bytes] = {}
     todo: set[str] | frozenset[str] = asked
     while True:
-        if many:
-            found.update(_picked(data, todo))
+        if index is not None and len(todo) * LOOKUP <= index.lines:
+            found.update(index.lines_about(data, todo))
+            found.update(_picked(data, todo, index.covered))
         else:
-            for sha in todo:
-                if files.is_sha(sha):  # another name has no line
-                    found.update(_naming(data, sha.encode("ascii")))
+            found.update(_picked(data, todo))
         book = parse(b"".join(found[at] for at in sorted(found)))
         olds = {old for pairs in book.copies.values() for old, _, _ in pairs}
         todo = olds - asked
         if not todo:
             return book
         asked = asked | todo
-        many = many or len(asked) > SEARCHED
 
 
-def _picked(data: bytes, shas: Collection[str]) -> dict[int, bytes]:
-    """The whole lines of ``data`` (each with its newline) naming one of ``shas`` as their
-    commit, by where they start: one pass, each step in C (``benchmarks/bench_ledger.py``)."""
-    lines = data.split(b"\n")
+def _picked(data: bytes, shas: Collection[str], start: int = 0) -> dict[int, bytes]:
+    """The whole lines of ``data`` from ``start`` on (each with its newline) naming one of
+    ``shas`` as their commit, by where they start: one pass, each step in C
+    (``benchmarks/bench_ledger.py``)."""
+    lines = data[start:].split(b"\n") if start else data.split(b"\n")
     lines.pop()  # after the last newline: empty, or a line not ended (never read)
     hits: set[int] = set()
     few = len(shas) <= len(lines)
@@ -441,23 +451,130 @@ def _picked(data: bytes, shas: Collection[str]) -> dict[int, bytes]:
     if not hits:
         return {}
     ends = list(accumulate(map(len, lines)))  # a line starts after those before it
-    return {(ends[i - 1] + i if i else 0): lines[i] + b"\n" for i in sorted(hits)}
+    return {start + (ends[i - 1] + i if i else 0): lines[i] + b"\n" for i in sorted(hits)}
 
 
-def _naming(data: bytes, sha: bytes) -> dict[int, bytes]:
-    """The whole lines of ``data`` (each with its newline) whose commit, after the
-    one-letter kind, is ``sha``, by where they start."""
-    found: dict[int, bytes] = {}
-    at = data.find(sha)
-    while at >= 0:
-        start = at - 2
-        if start >= 0 and data[at - 1] == 32 and (start == 0 or data[start - 1] == 10):
-            end = data.find(b"\n", at)
-            if end < 0:
-                break  # the last line, not ended: never read
-            found[start] = data[start:end + 1]
-        at = data.find(sha, at + 1)
-    return found
+# -- the index --------------------------------------------------------------------------------
+#
+# A ledger near its compaction size (4 MiB, some 50,000 lines) costs a pass over every line
+# to find the few a session's commits have: 17 ms, most of the happy path's answer. The
+# index says where the lines about each commit start, so that only the lines appended since
+# it was made are passed over (benchmarks/bench_boundary.py --ledger-bytes).
+
+_BUCKETS = 1 << 14  # records grouped by the first 14 bits of their commit's name
+_KEY = 8  # a record: the first 8 bytes of the commit's name, then its line's offset (4)
+_RECORD = _KEY + 4
+_INDEX_MAGIC = b"lets-ledger-index 1\n"
+
+
+class Index:
+    """Where the lines about each commit start in the ledger's first ``covered`` bytes
+    (``lines`` lines): sorted records, and where each bucket of them starts. A record
+    only points at a line: ``lines_about`` reads the line itself and keeps it only when it
+    names the commit asked, and ``parse`` then judges it as it judges any other."""
+
+    __slots__ = ("covered", "lines", "records", "starts")
+
+    def __init__(self, covered: int, lines: int, records: bytes, starts: bytes) -> None:
+        self.covered = covered
+        self.lines = lines
+        self.records = records
+        self.starts = starts
+
+    def lines_about(self, data: bytes, shas: Iterable[str]) -> dict[int, bytes]:
+        """The whole lines of the bytes it covers (each with its newline) naming one of
+        ``shas`` as their commit, by where they start."""
+        records, starts, covered = self.records, self.starts, self.covered
+        found: dict[int, bytes] = {}
+        for sha in shas:
+            if len(sha) not in (40, 64):
+                continue  # another name has no line
+            try:
+                key = bytes.fromhex(sha[:2 * _KEY])
+            except ValueError:
+                continue
+            at = _bucket(key) * 4
+            named = sha.encode("ascii") + b" "
+            for record in range(int.from_bytes(starts[at:at + 4], "big") * _RECORD,
+                                int.from_bytes(starts[at + 4:at + 8], "big") * _RECORD,
+                                _RECORD):
+                if records[record:record + _KEY] == key:
+                    start = int.from_bytes(records[record + _KEY:record + _RECORD], "big")
+                    end = data.find(b"\n", start, covered)
+                    if end > start and data.startswith(named, start + 2):
+                        found[start] = data[start:end + 1]
+        return found
+
+
+def _bucket(name: bytes) -> int:
+    return (name[0] << 8 | name[1]) >> 2
+
+
+def build_index(data: bytes) -> Index:
+    """The index of ``data``'s whole lines: a record for every line whose second field
+    could be a commit's name (every line ``fields`` reads as naming one)."""
+    covered = data.rfind(b"\n") + 1
+    lines = data[:covered].split(b"\n")
+    lines.pop()
+    records = []
+    at = 0
+    for raw in lines:
+        if raw[1:2] == b" " and raw.find(b" ", 2) in (42, 66) \
+                and not raw[2:42].translate(None, HEX):
+            records.append(bytes.fromhex(raw[2:2 + 2 * _KEY].decode("ascii"))
+                           + at.to_bytes(4, "big"))
+        at += len(raw) + 1
+    records.sort()
+    counts = [0] * (_BUCKETS + 1)
+    for record in records:
+        counts[_bucket(record) + 1] += 1
+    starts = b"".join(n.to_bytes(4, "big") for n in accumulate(counts))
+    return Index(covered, len(lines), b"".join(records), starts)
+
+
+def _index(common_dir: str, data: bytes) -> Index | None:
+    """The index for ``data`` (None for a short ledger): the one kept beside the ledger
+    while it holds for the bytes it covers and little was appended past them; else one
+    made now and kept for the next reader (none where it cannot be kept: the lines are
+    then picked out, not indexed again on every read)."""
+    if len(data) <= INDEXED:
+        return None
+    where = os.path.join(folder(common_dir), INDEX)
+    kept = _load_index(where, data)
+    if kept is not None and len(data) - kept.covered <= INDEXED:
+        return kept
+    if not os.access(folder(common_dir), os.W_OK):
+        return kept
+    import zlib
+
+    made = build_index(data)
+    try:
+        files.atomic_write(where, files.sealed(_INDEX_MAGIC, (
+            made.covered, zlib.crc32(memoryview(data)[:made.covered]), made.lines,
+            made.records, made.starts)), mode=0o600, shown=f"{FOLDER}/{INDEX}")
+    except (files.Refused, OSError):
+        return made  # not kept: the next reader makes it again
+    return made
+
+
+def _load_index(where: str, data: bytes) -> Index | None:
+    """The index kept at ``where``, when it reads back whole and the ledger's bytes it
+    covers are the ones it was made from (their CRC-32); else None."""
+    kept, _ = files.read_capped(where, READ_LIMIT)
+    value = files.unsealed(_INDEX_MAGIC, kept or b"")
+    if not (isinstance(value, tuple) and len(value) == 5
+            and all(isinstance(v, int) for v in value[:3])
+            and all(isinstance(v, bytes) for v in value[3:])):
+        return None
+    covered, crc, lines, records, starts = value
+    import zlib
+
+    if not (0 < covered <= len(data) and data[covered - 1] == 10
+            and len(records) % _RECORD == 0 and len(starts) == 4 * (_BUCKETS + 1)
+            and int.from_bytes(starts[-4:], "big") * _RECORD == len(records)
+            and zlib.crc32(memoryview(data)[:covered]) == crc):
+        return None
+    return Index(covered, lines, records, starts)
 
 
 def _last_line(data: bytes, line: bytes) -> int:

@@ -104,34 +104,33 @@ def test_a_prior_session_reads_what_the_whole_ledger_says_of_the_commits_asked(
         tmp_path_factory: pytest.TempPathFactory, lines: list[str], wanted: list[str],
         boundary: str | None) -> None:
     """With no session (a prior-session reading), only the lines about the commits asked
-    (and the commits their copies copy) are read, searched for or picked out: every
+    (and the commits their copies copy) are read, through the index or picked out: every
     status, for any session or none, is the whole ledger's."""
     common = tmp_path_factory.mktemp("common")
     (common / "lets-hooks").mkdir()
     (common / "lets-hooks" / "ledger").write_text("".join(f"{x}\n" for x in lines))
     whole = ledger.read(str(common))
-    for searched in (ledger.SEARCHED, 0):
-        kept, ledger.SEARCHED = ledger.SEARCHED, searched
+    for indexed in (ledger.INDEXED, 0):
+        kept, ledger.INDEXED = ledger.INDEXED, indexed
         try:
             found = ledger.read_from(str(common), boundary, None, wanted)
         finally:
-            ledger.SEARCHED = kept
+            ledger.INDEXED = kept
         assert found  # a ledger, even when no line names them
         for sha in wanted:
             for sid in (None, A, B):
-                assert found.status(sha, sid) == whole.status(sha, sid), (sha, sid, searched)
+                assert found.status(sha, sid) == whole.status(sha, sid), (sha, sid, indexed)
 
 
 def test_a_prior_session_parses_only_the_lines_about_its_commits(tmp_path: Path) -> None:
     """A long ledger of other commits costs a prior-session reading of a few commits only
-    their lines: counted in lines parsed, whether few are asked (searched for in the
-    bytes) or more than ``SEARCHED`` (picked out in one pass over the lines); the whole
-    ledger is parsed only when it is read whole."""
+    their lines: counted in lines parsed, whether few or many are asked; the whole ledger
+    is parsed only when it is read whole."""
     folder = tmp_path / ledger.FOLDER
     folder.mkdir()
     others = "".join(f"c {n:040x} {B}\n" for n in range(1, 5001))
     (folder / ledger.NAME).write_text(f"c {X} {A}\n{others}r {Y} {A} {X} =\nc {Z} {B}\n")
-    many = [Y, Z, *(f"{n:040x}" for n in range(6000, 6100))]  # more than are searched for
+    many = [Y, Z, *(f"{n:040x}" for n in range(6000, 6100))]
     for wanted in ([Y], many):  # Y's copy line and its original's, and Z's for many
         found = ledger.read_from(str(tmp_path), X, None, wanted)
         assert found.lines == (2 if wanted == [Y] else 3)
@@ -154,30 +153,54 @@ def test_a_long_ledger_after_the_mark_costs_only_the_lines_asked_about(
     assert found.status(mine, A) == ledger.SESSION and found.status(theirs, A) == ledger.OTHER
 
 
-def test_each_commit_asked_is_searched_for_once(
+def test_a_long_ledger_is_read_through_its_index(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A few commits asked of (one this session made after its mark, a teammate's before
-    it) are each searched for once in the bytes: the ledger's length once a commit. The
+    """Past ``INDEXED`` bytes the first reader makes the ledger's index and keeps it beside
+    the ledger; the next ones pass over only the lines appended after it, until more than
+    ``INDEXED`` bytes were (then it is made again). An index that does not hold for the
+    ledger (the ledger rewritten, the index damaged) is made again, never used. Every
     answer is the whole ledger's."""
     folder = tmp_path / ledger.FOLDER
     folder.mkdir()
-    mine, theirs = "a" * 40, "b" * 40
-    older = f"c {theirs} {B}\n" + "".join(f"c {n:040x} {B}\n" for n in range(1, 101))
-    newer = "".join(f"c {n:040x} {B}\n" for n in range(200, 2200))
-    text = f"{older}s {X} {A}\nc {mine} {A}\n{newer}"
-    (folder / ledger.NAME).write_text(text)
-    searched: list[int] = []
-    naming = ledger._naming
+    target, index = folder / ledger.NAME, folder / ledger.INDEX
+    mine, theirs, later = "a" * 40, "b" * 40, "c" * 40
+    older = f"c {theirs} {B}\n" + "".join(f"c {n:040x} {B}\n" for n in range(1, 2001))
+    target.write_text(f"{older}s {X} {A}\nc {mine} {A}\n")
+    passed: list[int] = []
+    picked = ledger._picked
 
-    def counted(data: bytes, sha: bytes) -> dict[int, bytes]:
-        searched.append(len(data))
-        return naming(data, sha)
+    def counted(data: bytes, shas: object, start: int = 0) -> dict[int, bytes]:
+        passed.append(len(data) - start)
+        return picked(data, shas, start)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(ledger, "_naming", counted)
-    found = ledger.read_from(str(tmp_path), X, A, [mine, theirs])
-    assert found.placed
-    assert found.status(mine, A) == ledger.SESSION and found.status(theirs, A) == ledger.OTHER
-    assert sum(searched) <= len(text.encode()) * 2  # each byte once for each of the two
+    monkeypatch.setattr(ledger, "_picked", counted)
+
+    def check(wanted: list[str], expected: dict[str, str]) -> None:
+        found = ledger.read_from(str(tmp_path), X, A, wanted)
+        assert found.placed
+        assert {sha: found.status(sha, A) for sha in wanted} == expected
+
+    check([mine, theirs], {mine: ledger.SESSION, theirs: ledger.OTHER})
+    assert index.is_file() and passed[-1] == 0  # made now: nothing past it
+    made = index.stat().st_mtime_ns
+    with target.open("a") as out:
+        out.write(f"c {later} {B}\n")
+    check([mine, theirs, later], {mine: ledger.SESSION, theirs: ledger.OTHER,
+                                  later: ledger.OTHER})
+    assert passed[-1] == len(f"c {later} {B}\n")  # only the line appended since
+    assert index.stat().st_mtime_ns == made  # kept, not made again
+    with target.open("a") as out:
+        out.write("".join(f"c {n:040x} {B}\n" for n in range(3000, 5000)))
+    check([mine], {mine: ledger.SESSION})
+    assert passed[-1] == 0 and index.stat().st_mtime_ns != made  # made again
+    # rewritten in place, as long as it was: another session's line about the same commit
+    # where the index knows another commit's
+    target.write_text(target.read_text().replace(f"c {1:040x} {B}", f"c {mine} {B}"))
+    check([mine], {mine: ledger.UNKNOWN})  # two sessions say they made it
+    assert passed[-1] == 0
+    index.write_bytes(index.read_bytes()[:-1] + b"?")  # one byte damaged
+    check([mine], {mine: ledger.UNKNOWN})
+    assert passed[-1] == 0
 
 
 def test_python_appends_start_on_a_line_of_their_own(tmp_path: Path) -> None:

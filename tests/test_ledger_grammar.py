@@ -1,5 +1,6 @@
 """The session ledger read strictly: one grammar, one rule for a session id, and the
-reader's two strategies (a search for a few commits, a whole parse) held to each other."""
+reader's two strategies (the lines about a few commits, found through the index and picked
+out of the rest; a whole parse) held to each other."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from lets_hooks import config, ledger, state
 A, B = "session-a", "session-b"
 # every name holds hex letters (an uppercase damage changes it); some are SHA-256 wide
 _SHAS = [f"{n:x}a" * 20 for n in range(1, 7)] + [f"{n:x}e" * 32 for n in range(1, 4)]
+# one more that the index cannot tell from the first by its key (the first 8 bytes)
+_SHAS.insert(6, "1a" * 8 + "f" * 24)
 
 
 _MADE = st.builds(lambda k, c, w: f"{k} {c} {w}", st.sampled_from("caks"),
@@ -141,18 +144,20 @@ _ANY = st.one_of(LINE, st.builds(damaged, LINE, st.sampled_from(DAMAGES), st.int
 @settings(max_examples=300, deadline=None)
 @given(lines=st.lists(_ANY, max_size=30),
        wanted=st.lists(st.sampled_from(_SHAS), min_size=1, max_size=len(_SHAS), unique=True),
-       searched=st.sampled_from([ledger.SEARCHED, 2, 0]),
+       indexed=st.sampled_from([ledger.INDEXED, 0]),
+       lookup=st.sampled_from([ledger.LOOKUP, 0]),
+       cut=st.integers(0, 30),
        mark=st.sampled_from([None, A, B]))
-def test_the_search_and_the_whole_parse_say_the_same(
-        lines: list[str], wanted: list[str], searched: int, mark: str | None,
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_the_index_and_the_whole_parse_say_the_same(
+        lines: list[str], wanted: list[str], indexed: int, lookup: int, cut: int,
+        mark: str | None, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Property: the reader's two strategies agree. For any ledger (valid and damaged
-    lines, both hash widths, copies of copies), any commits asked and any reader: what
-    ``read_from`` says of them (the lines about them searched for in the bytes when few
-    are asked, picked out in one pass over the lines when more than ``SEARCHED``, every
-    line parsed when they may be most of the lines), with
-    this session's mark in the ledger or not, is what ``parse`` of the whole file says;
-    ``placed`` is whether the mark is there."""
+    lines, both hash widths, names alike in the index's key, copies of copies), any
+    commits asked and any reader: what ``read_from`` says of them (the lines about them
+    found through the ledger's index, and picked out of what was appended after it; every
+    line parsed when they may be most of the lines), with this session's mark in the
+    ledger or not, is what ``parse`` of the whole file says; ``placed`` is whether the
+    mark is there. An index of any first part of the ledger says the same."""
     boundary = _SHAS[-1]
     if mark is not None:
         lines = [*lines, f"s {boundary} {mark}"]
@@ -161,7 +166,8 @@ def test_the_search_and_the_whole_parse_say_the_same(
     (common / ledger.FOLDER).mkdir()
     (common / ledger.FOLDER / ledger.NAME).write_bytes(data)
     whole = ledger.parse(data)
-    kept, ledger.SEARCHED = ledger.SEARCHED, searched
+    kept = ledger.INDEXED, ledger.LOOKUP
+    ledger.INDEXED, ledger.LOOKUP = indexed, lookup
     try:
         for sid in (A, B, None):
             found = ledger.read_from(str(common), boundary, sid, wanted)
@@ -170,12 +176,14 @@ def test_the_search_and_the_whole_parse_say_the_same(
                 for reader in (A, B, None):
                     assert found.status(sha, reader) == whole.status(sha, reader), \
                         (sha, sid, reader)
-            assert ledger.about(data, wanted).statuses(wanted, sid) == \
-                {sha: whole.status(sha, sid) for sha in wanted}
+            first = "".join(f"{raw}\n" for raw in lines[:cut]).encode()
+            for index in (None, ledger.build_index(first)):
+                assert ledger.about(data, wanted, index).statuses(wanted, sid) == \
+                    {sha: whole.status(sha, sid) for sha in wanted}
             # the whole parse kept for the next reader is never marked by this one
             assert not ledger.read(str(common)).placed
     finally:
-        ledger.SEARCHED = kept
+        ledger.INDEXED, ledger.LOOKUP = kept
 
 
 # -- the session-id rule ----------------------------------------------------------------------
