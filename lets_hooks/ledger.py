@@ -439,8 +439,7 @@ def _picked(data: bytes, shas: Collection[str], start: int = 0) -> dict[int, byt
     lines.pop()  # after the last newline: empty, or a line not ended (never read)
     hits: set[int] = set()
     few = len(shas) <= len(lines)
-    # the widths asked, where that costs less than a pass over the lines for each width
-    for width in {len(sha) for sha in shas} & {40, 64} if few else (40, 64):
+    for width in set(map(len, shas)) & {40, 64}:  # a pass over the lines for each
         names = map(itemgetter(slice(2, 2 + width)), lines)
         if few:  # the names asked as bytes
             asked = {sha.encode("ascii", "replace") for sha in shas if len(sha) == width}
