@@ -525,7 +525,7 @@ def _below_a_changed_boundary(where: Location, target: Target, move: Move,
     boundary = move.boundary or target.boundary
     if boundary is None:
         return move
-    book = ledger.read(gitfiles.common_dir(where.git_dir))
+    book = ledger.read_from(gitfiles.common_dir(where.git_dir), None, None, [boundary])
     pairs = book.copies.get(boundary)
     if not pairs or not (len(pairs) > 1 or any(changed for _, _, changed in pairs)):
         return move
@@ -549,11 +549,13 @@ def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
         return move
     from lets_hooks import ledger as session_ledger
 
-    ledger = session_ledger.read(gitfiles.common_dir(where.git_dir)).originals()
+    mine = old.reach(target.old_tip)
+    ledger = session_ledger.read_from(gitfiles.common_dir(where.git_dir), None, None,
+                                      mine).originals()
     if not ledger:
         return move
     came_from: set[str] = set()
-    for commit in old.reach(target.old_tip):
+    for commit in mine:
         seen = 0
         while commit in ledger and seen < 64:
             commit = ledger[commit]
