@@ -382,31 +382,54 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
               wanted: Collection[str]) -> Ledger:
     """What the ledger says of ``wanted``: every line about them (``about``), and
     ``placed`` when this session's ``s`` line at ``boundary`` is there (``record.place``).
-    Without it, with a session, the whole ledger (the witness then asks which commits the
-    session made)."""
+    Without it, with a session, also every line about the commits the session's lines and
+    the rewrite lines name (``Ledger.session_work`` then says which commits it made)."""
     data = read_bytes(common_dir) if common_dir is not None else b""
     if not data:
         return Ledger()
     placed = False
+    asked = wanted
     if boundary and sid:
         mark = b" ".join([WRITTEN, boundary.encode("ascii", "replace"),
                           token(sid).encode("utf-8")])
         placed = token(sid) == sid and is_line(mark) and _last_line(data, mark) >= 0
-        if not placed:
-            return _whole(data)
+    if sid and not placed:
+        global _targeted
+        if token(sid) != sid or _targeted or (_last_whole and _last_whole[0] == data):
+            return _whole(data)  # a process that asks again (status, pre-push): parsed once
+        _targeted = True
+        asked = {*wanted, *_session_named(data, sid.encode("utf-8"))}
     assert common_dir is not None
     index = _index(common_dir, data)
     lines = data.count(b"\n", index.covered) + index.lines if index else data.count(b"\n")
-    if len(wanted) <= lines <= 2 * len(wanted):
+    if len(asked) <= lines <= 2 * len(asked):
         # the lines may be mostly about them: the whole parse (kept for the next reader)
         # costs less than picking them out first (a 10,000-commit session:
         # benchmarks/bench_boundary.py); it says of them what ``about`` says
         book = _whole(data).shared()
     else:
-        book = about(data, wanted, index)
+        book = about(data, asked, index)
     book.lines = max(book.lines, 1)  # a ledger, even when no line names them
     book.placed = placed
     return book
+
+
+_targeted = False  # a reading for a session without its mark was made in this process
+
+
+def _session_named(data: bytes, sid: bytes) -> set[str]:
+    """Every commit named by a line whose session field is ``sid``, and by a rewrite line
+    (what ``Ledger.session_work`` looks at, and some more): found in the bytes."""
+    found: set[str] = set()
+    for needle in (b" " + sid + b"\n", b" " + sid + b" ", b"\nr "):
+        at = data.find(needle)
+        while at >= 0:
+            start = at + 1 if needle == b"\nr " else data.rfind(b"\n", 0, at) + 1
+            found.add(data[start + 2:start + 66].split(b" ", 1)[0].decode("ascii", "replace"))
+            at = data.find(needle, at + 1)
+    if data.startswith(b"r "):
+        found.add(data[2:66].split(b" ", 1)[0].decode("ascii", "replace"))
+    return found
 
 
 def about(data: bytes, wanted: Collection[str], index: Index | None = None) -> Ledger:

@@ -145,7 +145,8 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
 
     if not sid or state.sid_problem(sid) is not None:
         return head, set(), []
-    mine = ledger.read(gitfiles.common_dir(where.git_dir)).session_work(sid)[0]
+    mine = ledger.read_from(gitfiles.common_dir(where.git_dir), None, sid, ()).session_work(
+        sid)[0]
     if not mine:
         return head, set(), []
     from lets_hooks.rewrite import History

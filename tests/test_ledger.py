@@ -322,3 +322,19 @@ def test_an_agents_tool_hook_reads_only_the_lines_about_its_commits(
     found = ledger.read(str(tmp_path))
     assert found.status(X, B) == ledger.SESSION  # the first writer's line stands
     assert found.status(Y, A) == ledger.SESSION
+
+
+def test_without_the_mark_the_session_s_commits_are_found_anywhere(tmp_path: Path) -> None:
+    """With no mark of the session, which commits it made (and the plain copies anyone
+    made of them) is read from the lines that name the session and from the rewrite lines,
+    not from the whole ledger; it is what the whole ledger says, in its order."""
+    folder = tmp_path / ledger.FOLDER
+    folder.mkdir()
+    others = "".join(f"c {n:040x} {B}\n" for n in range(1, 3001))
+    text = f"r {W} {B} {Z} =\nc {X} {A}\n{others}r {Y} {B} {X} =\nc {Z} {A}\nc {X} {A}\n"
+    (folder / ledger.NAME).write_text(text)
+    ledger._targeted, ledger._last_whole = False, None
+    found = ledger.read_from(str(tmp_path), None, A, [])
+    assert ledger._last_whole is None  # not read whole
+    assert found.session_work(A) == ledger.parse(text.encode()).session_work(A)
+    assert found.session_work(A)[0] == [X, Z, Y, W]

@@ -157,7 +157,8 @@ def test_the_index_and_the_whole_parse_say_the_same(
     found through the ledger's index, and picked out of what was appended after it; every
     line parsed when they may be most of the lines), with this session's mark in the
     ledger or not, is what ``parse`` of the whole file says; ``placed`` is whether the
-    mark is there. An index of any first part of the ledger says the same."""
+    mark is there. Without the mark, which commits the session made is the whole
+    ledger's answer too. An index of any first part of the ledger says the same."""
     boundary = _SHAS[-1]
     if mark is not None:
         lines = [*lines, f"s {boundary} {mark}"]
@@ -170,8 +171,11 @@ def test_the_index_and_the_whole_parse_say_the_same(
     ledger.INDEXED, ledger.LOOKUP = indexed, lookup
     try:
         for sid in (A, B, None):
+            ledger._targeted, ledger._last_whole = False, None  # this process's first
             found = ledger.read_from(str(common), boundary, sid, wanted)
             assert found.placed == (sid is not None and (boundary, sid) in whole.written)
+            if sid is not None and not found.placed:  # the session's commits, all of them
+                assert found.session_work(sid) == whole.session_work(sid)
             for sha in wanted:
                 for reader in (A, B, None):
                     assert found.status(sha, reader) == whole.status(sha, reader), \
