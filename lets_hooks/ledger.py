@@ -558,25 +558,30 @@ def _index(common_dir: str, data: bytes) -> Index | None:
     """The index for ``data`` (None for a short ledger): the one kept beside the ledger
     while it holds for the bytes it covers and little was appended past them; else one
     made now and kept for the next reader (none where it cannot be kept: the lines are
-    then picked out, not indexed again on every read)."""
+    then picked out, not indexed again on every read). A process that reads the same
+    ledger again (status, pre-push: a branch each) takes the one it has."""
+    global _last_index
     if len(data) <= INDEXED:
         return None
+    if _last_index is not None and _last_index[0] == data:
+        return _last_index[1]
     where = os.path.join(folder(common_dir), INDEX)
-    kept = _load_index(where, data)
-    if kept is not None and len(data) - kept.covered <= INDEXED:
-        return kept
-    if not os.access(folder(common_dir), os.W_OK):
-        return kept
-    import zlib
+    found = _load_index(where, data)
+    if (found is None or len(data) - found.covered > INDEXED) \
+            and os.access(folder(common_dir), os.W_OK):
+        import zlib
+        from contextlib import suppress
 
-    made = build_index(data)
-    try:
-        files.atomic_write(where, files.sealed(_INDEX_MAGIC, (
-            made.covered, zlib.crc32(memoryview(data)[:made.covered]), made.lines,
-            made.records, made.starts)), mode=0o600, shown=f"{FOLDER}/{INDEX}")
-    except (files.Refused, OSError):
-        return made  # not kept: the next reader makes it again
-    return made
+        found = build_index(data)
+        with suppress(files.Refused, OSError):  # not kept: the next reader makes it again
+            files.atomic_write(where, files.sealed(_INDEX_MAGIC, (
+                found.covered, zlib.crc32(memoryview(data)[:found.covered]), found.lines,
+                found.records, found.starts)), mode=0o600, shown=f"{FOLDER}/{INDEX}")
+    _last_index = (data, found)
+    return found
+
+
+_last_index: tuple[bytes, Index | None] | None = None
 
 
 def _load_index(where: str, data: bytes) -> Index | None:

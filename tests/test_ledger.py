@@ -199,6 +199,7 @@ def test_a_long_ledger_is_read_through_its_index(
     check([mine], {mine: ledger.UNKNOWN})  # two sessions say they made it
     assert passed[-1] == 0
     index.write_bytes(index.read_bytes()[:-1] + b"?")  # one byte damaged
+    monkeypatch.setattr(ledger, "_last_index", None)  # as a new process finds it
     check([mine], {mine: ledger.UNKNOWN})
     assert passed[-1] == 0
 
@@ -338,3 +339,26 @@ def test_without_the_mark_the_session_s_commits_are_found_anywhere(tmp_path: Pat
     assert ledger._last_whole is None  # not read whole
     assert found.session_work(A) == ledger.parse(text.encode()).session_work(A)
     assert found.session_work(A)[0] == [X, Z, Y, W]
+
+
+def test_the_index_is_read_once_a_process(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``status`` and pre-push read the same ledger for each branch: its index is read
+    and checked once, not once a branch."""
+    folder = tmp_path / ledger.FOLDER
+    folder.mkdir()
+    (folder / ledger.NAME).write_text(
+        "".join(f"c {n:040x} {B}\n" for n in range(1, 3001)) + f"s {X} {A}\nc {Y} {A}\n")
+    ledger.read_from(str(tmp_path), X, A, [Y])  # makes it
+    monkeypatch.setattr(ledger, "_last_index", None)
+    loaded: list[str] = []
+    load = ledger._load_index
+
+    def counted(where: str, data: bytes) -> ledger.Index | None:
+        loaded.append(where)
+        return load(where, data)
+
+    monkeypatch.setattr(ledger, "_load_index", counted)
+    for _ in range(5):
+        assert ledger.read_from(str(tmp_path), X, A, [Y]).status(Y, A) == ledger.SESSION
+    assert len(loaded) == 1
