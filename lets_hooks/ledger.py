@@ -393,15 +393,18 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
         mark = b" ".join([WRITTEN, boundary.encode("ascii", "replace"),
                           token(sid).encode("utf-8")])
         placed = token(sid) == sid and is_line(mark) and _last_line(data, mark) >= 0
-    if sid and not placed:
-        global _targeted
-        if token(sid) != sid or _targeted or (_last_whole and _last_whole[0] == data):
-            return _whole(data)  # a process that asks again (status, pre-push): parsed once
-        _targeted = True
-        asked = {*wanted, *_session_named(data, sid.encode("utf-8"))}
     assert common_dir is not None
     index = _index(common_dir, data)
     lines = data.count(b"\n", index.covered) + index.lines if index else data.count(b"\n")
+    if sid and not placed:
+        global _targeted
+        if token(sid) != sid or _targeted or (_last_whole and _last_whole[0] == data) \
+                or len(wanted) * LOOKUP > lines:
+            # a process that asks again (status, pre-push), or a range near the ledger's
+            # length (benchmarks/bench_boundary.py, walk-heavy): parsed once, whole
+            return _whole(data)
+        _targeted = True
+        asked = {*wanted, *_session_named(data, sid.encode("utf-8"))}
     if len(asked) <= lines <= 2 * len(asked):
         # the lines may be mostly about them: the whole parse (kept for the next reader)
         # costs less than picking them out first (a 10,000-commit session:
