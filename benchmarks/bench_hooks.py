@@ -2,7 +2,7 @@
 
     python benchmarks/make_repo.py /tmp/bench-repo            # or --merge-heavy
     python benchmarks/bench_hooks.py /tmp/bench-repo [--runs 31] [--rebases 7]
-        [--commit-graph] [--only checkout|rewrite|stack|status]
+        [--commit-graph] [--only checkout|rewrite|stack|status] [--ledger-bytes 4194304]
 
 Works on a copy of the repository (the original is left as it was). Four figures:
 
@@ -412,6 +412,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="real rebases timed for each post-rewrite figure")
     parser.add_argument("--only", choices=["checkout", "rewrite", "stack", "status"],
                         default=None)
+    parser.add_argument("--ledger-bytes", type=int, default=0,
+                        help="grow the copy's ledger to this size first (4194304: where it "
+                             "is compacted)")
     args = parser.parse_args(argv)
     lets = command("lets-hooks")
     env = dict(os.environ, LETS_SESSION_ID=SESSION_ID, NO_COLOR="1")
@@ -421,6 +424,10 @@ def main(argv: list[str] | None = None) -> int:
         scratch = Path(tmp)
         repo = scratch / "repo"
         shutil.copytree(args.repo, repo, symlinks=True)
+        if args.ledger_bytes:
+            from bench_boundary import grow_ledger
+
+            grow_ledger(repo / ".git" / "lets-hooks" / "ledger", args.ledger_bytes)
         if args.commit_graph:
             git(repo, "commit-graph", "write", "--reachable")
         print(f"repository: {int(git(repo, 'rev-list', '--count', '--all')):,} commits; "
