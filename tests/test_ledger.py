@@ -15,7 +15,7 @@ from helpers import BIN, Sandbox, note_made_in
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lets_hooks import ledger
+from lets_hooks import files, ledger
 
 A, B = "session-a", "session-b"
 X, Y, Z, W = "1" * 40, "2" * 40, "3" * 40, "4" * 40
@@ -362,3 +362,34 @@ def test_the_index_is_read_once_a_process(tmp_path: Path,
     for _ in range(5):
         assert ledger.read_from(str(tmp_path), X, A, [Y]).status(Y, A) == ledger.SESSION
     assert len(loaded) == 1
+
+
+def test_the_ledger_is_read_once_a_process_while_it_is_unchanged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``status`` reads the ledger for every branch: a ledger unchanged for a while is read
+    once; one that grows, or was changed just before (its times may not show a second
+    change within the same tick), is read again."""
+    folder = tmp_path / ledger.FOLDER
+    folder.mkdir()
+    target = folder / ledger.NAME
+    target.write_text(f"c {X} {A}\n")
+    reads: list[str] = []
+    read = files.read_capped
+
+    def counted(where: str, limit: int) -> tuple[bytes | None, str | None]:
+        reads.append(where)
+        return read(where, limit)
+
+    monkeypatch.setattr(files, "read_capped", counted)
+    monkeypatch.setattr(ledger, "_last_read", None)
+    for _ in range(3):  # just written: read each time
+        assert ledger.read_bytes(str(tmp_path)) == f"c {X} {A}\n".encode()
+    assert len(reads) == 3
+    monkeypatch.setattr(ledger, "SETTLED", -60.0)  # every change long enough ago
+    for _ in range(3):
+        assert ledger.read_bytes(str(tmp_path)) == f"c {X} {A}\n".encode()
+    assert len(reads) == 4
+    with target.open("a") as out:
+        out.write(f"c {Y} {B}\n")
+    assert ledger.read_bytes(str(tmp_path)).endswith(f"c {Y} {B}\n".encode())
+    assert len(reads) == 5
