@@ -132,12 +132,15 @@ class Ledger:
             setattr(other, name, getattr(self, name))
         return other
 
-    def named(self) -> set[str]:
-        """Every commit a line says something of (who made it, what it copies, an amend,
-        a claim): the only ones ``status`` can decide."""
-        found = set(self.made)
-        found.update(self.copies, self.amended, self.claims)
-        return found
+    def named(self, shas: Collection[str]) -> set[str]:
+        """Those of ``shas`` a line says something of (who made it, what it copies, an
+        amend, a claim): the only ones ``status`` can decide. Whichever side is shorter is
+        gone through (status: a few commits a branch over a whole ledger)."""
+        made, copies, amended, claims = self.made, self.copies, self.amended, self.claims
+        if len(shas) > len(made) + len(copies) + len(amended) + len(claims):
+            return {*made, *copies, *amended, *claims}.intersection(shas)
+        return {sha for sha in shas
+                if sha in made or sha in copies or sha in amended or sha in claims}
 
     def originals(self) -> dict[str, str]:
         """new -> old for every rewrite pair (the newest pair of each copy)."""
@@ -414,7 +417,9 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
     if boundary and sid:
         mark = b" ".join([WRITTEN, boundary.encode("ascii", "replace"),
                           token(sid).encode("utf-8")])
-        placed = token(sid) == sid and is_line(mark) and _last_line(data, mark) >= 0
+        placed = token(sid) == sid and is_line(mark) and (
+            (boundary, sid) in _last_whole[1].written if _last_whole and _last_whole[0] is data
+            else _last_line(data, mark) >= 0)  # a process that parsed it whole: its marks
     assert common_dir is not None
     index = _index(common_dir, data)
     lines = data.count(b"\n", index.covered) + index.lines if index else data.count(b"\n")

@@ -181,7 +181,7 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     status = verdict.status
     # Only the commits the ledger names are looked at one by one; the rest of a long range
     # (100,000 commits of a clone's history) is sorted in sets (docs/speed.md).
-    named = book.named().intersection(asked)
+    named = book.named(asked)
     for sha, found in book.statuses(named, sid).items():
         if found in _FROM_LEDGER:
             status[sha] = _FROM_LEDGER[found]
@@ -200,7 +200,7 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     if unknown:
         if not book:
             verdict.notes.append(NO_LEDGER)
-        copied = _plain_originals(book, unknown.intersection(book.copies))
+        copied = _plain_originals(book, [sha for sha in unknown if sha in book.copies])
         _where_from(repo, git_dir, head, unknown.difference(copied) if copied else unknown,
                     floor, verdict, top if floor is not None else None, commits)
         if copied:
