@@ -4,21 +4,17 @@
 ``(path, problem)`` records with the path relative to the top; it prints nothing. The
 checks, in order:
 
-1. anything at or under ``.lets/sessions`` or ``.lets/locks`` is tracked by git (state
-   is per work tree; a committed copy is someone else's boundary steering this clone),
-   and so is a tracked ``.lets``, ``.lets/sessions`` or ``.lets/locks`` that is itself a
-   file or symbolic link (a link that came with the repository is never followed);
-2. the non-slugged ``.lets/sessions/.session-start-ref`` exists (it is never read: one
-   global file answering a per-branch question);
+1. anything at or under ``.lets/sessions`` or ``.lets/locks`` is tracked by git (state is
+   per work tree), or ``.lets``, ``.lets/sessions`` or ``.lets/locks`` itself is tracked
+   (a file or a link that came with the repository, never followed);
+2. the non-slugged ``.lets/sessions/.session-start-ref`` exists (it is never read);
 3. a task file's session line, or a legacy slugged file's sha, is malformed, or the
    file cannot be read as a plain file (a symbolic link is refused, never followed);
 4. a memory file that ``lets-session-start`` reads does not parse;
 5. a file the summary reads (the handoff, the context log, the lessons, MEMORY.md) holds
-   control or invisible characters: a terminal escape sequence (colours, a title change,
-   an OSC 52 clipboard write), a bidi override, text a person cannot see but a model reads.
-   The summary shows them escaped (``files.show``); lint says where they are. The one
-   rule, ``files.is_shown_as_is``, is also what ``lets-session-checkpoint`` writes by: a
-   character of a value it would flag is written as its YAML escape.
+   control or invisible characters (terminal escapes, bidi overrides, text a person cannot
+   see but a model reads) by ``files.is_shown_as_is``, the rule the summary escapes by and
+   ``lets-session-checkpoint`` writes by.
 
 Every path shown is escaped so that no file name can forge an extra output line.
 """
@@ -29,11 +25,8 @@ import os
 import re
 
 from lets_hooks import state
+from lets_hooks.files import shown
 from lets_hooks.repo import Repo
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 LETS = ".lets"
 SESSIONS = ".lets/sessions"
@@ -59,13 +52,6 @@ class Finding:
 
     def __repr__(self) -> str:
         return f"Finding({self.path!r}, {self.problem!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, Finding) and self.path == other.path
-                and self.problem == other.problem)
-
-    def __hash__(self) -> int:
-        return hash((self.path, self.problem))
 
 
 def lint(repo: Repo, top: str, git_dir: str | None = None) -> list[Finding]:
@@ -98,11 +84,17 @@ def tracked_state(repo: Repo) -> list[Finding]:
 # -- 2 and 3. the state files on disk ------------------------------------------------------
 
 def state_files(store: state.Store) -> list[Finding]:
-    found: list[Finding] = []
     if store.problem is not None:
         return [Finding(LETS, store.problem)]
     folder = store.sessions
-    for name in _names(folder, found):
+    try:
+        names = sorted(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        names = []
+    except OSError as exc:
+        return [Finding(SESSIONS, f"cannot be listed ({exc.strerror})")]
+    found = []
+    for name in names:
         path = f"{SESSIONS}/{name}"
         if name == GLOBAL_REF:
             found.append(Finding(path, "non-slugged boundary file: it is never read (one file "
@@ -116,17 +108,6 @@ def state_files(store: state.Store) -> list[Finding]:
             if problem:
                 found.append(Finding(path, problem))
     return found
-
-
-def _names(folder: str, found: list[Finding]) -> Iterator[str]:
-    try:
-        names = sorted(os.listdir(folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return iter(())
-    except OSError as exc:
-        found.append(Finding(SESSIONS, f"cannot be listed ({exc.strerror})"))
-        return iter(())
-    return iter(names)
 
 
 def _task_problem(path: str) -> str | None:
@@ -199,14 +180,11 @@ def memory_files(top: str, git_dir: str | None = None) -> list[Finding]:
 
     from lets_hooks.summary.sources import PROJECT_READERS
 
-    root = Path(top)
-    warnings: list[str] = []
-    for reader in PROJECT_READERS:
-        warnings.extend(reader(root, git_dir).warnings)
     found = []
-    for warning in warnings:
-        path, sep, problem = warning.partition(": ")
-        found.append(Finding(path, problem) if sep else Finding(".", warning))
+    for reader in PROJECT_READERS:
+        for warning in reader(Path(top), git_dir).warnings:
+            path, sep, problem = warning.partition(": ")
+            found.append(Finding(path, problem) if sep else Finding(".", warning))
     return found
 
 
@@ -243,12 +221,3 @@ def hidden_text(top: str, git_dir: str | None = None) -> list[Finding]:
                 "first): a terminal escape sequence, a bidi control or text a reader cannot "
                 "see; the summary shows them escaped - remove them")))
     return found
-
-
-# -- display -------------------------------------------------------------------------------
-
-def shown(path: str) -> str:
-    """``path`` as one printable line (see ``files.shown``)."""
-    from lets_hooks import files
-
-    return files.shown(path)
