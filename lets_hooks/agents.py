@@ -116,19 +116,14 @@ def detect(payload: Mapping[str, object], environ: Mapping[str, str]) -> Agent:
 
 def records_at(agent: Agent, source: str | None) -> bool:
     """Is a SessionStart with this ``source`` recorded? Every source the agent sends is,
-    by the one rule (``record.touch``): a new session's id takes the line, a continued
-    session keeps its own line, and one that finds another session's line meanwhile
-    takes it below the commits it made (the ledger says which). A source the agent does
-    not send records nothing."""
+    by the one rule (``record.touch``); one it does not send records nothing."""
     return source in agent.sources
 
 
 def _json_line(answer: Mapping[str, object], encoding: str) -> str:
-    """``answer`` as one line of JSON for an agent to parse, written in ``encoding``.
-    Text as it is where the encoding carries all of it; else (an ASCII locale, a name's
-    undecodable byte, a lone surrogate the agent's own JSON escaped) every character
-    outside ASCII is escaped the JSON way, so the line is still JSON, and reads back as
-    it was."""
+    """``answer`` as one line of JSON in ``encoding``: where the encoding cannot carry
+    all of it (an ASCII locale, an undecodable byte, a lone surrogate), every character
+    outside ASCII escaped the JSON way, so the line still reads back as it was."""
     line = json.dumps(answer, ensure_ascii=False)
     try:
         line.encode(encoding)
@@ -199,10 +194,9 @@ def git_env(folder: str) -> str:
 
 def wrapped(agent: Agent, command: str, session_id: str, folder: str | None) -> str | None:
     """The command with what its agent does not give it in front: Gemini's commands get
-    ``export LETS_SESSION_ID=<id>`` (shell-quoted) and, with a hooks ``folder``, the git
-    environment; Codex's commands have their id (``CODEX_THREAD_ID``) and get the git
-    environment. None where nothing is to change (Claude Code: its env file gives the
-    same; no folder; a command that has it already)."""
+    ``export LETS_SESSION_ID=<id>`` and, with a hooks ``folder``, the git environment;
+    Codex's the git environment. None where nothing is to change (Claude Code has its env
+    file; no folder; a command that has it already)."""
     if command.startswith(HANDOFF_PREFIX) or (
             folder is not None and command.startswith(git_env(folder))):
         return None
@@ -232,16 +226,11 @@ def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
     changed = dict(tool_input)
     changed["command"] = changed_command
     if agent is GEMINI_CLI:
-        return before_tool_output(changed, encoding)
+        return _json_line({"hookSpecificOutput": {"hookEventName": "BeforeTool",
+                                                  "tool_input": changed}}, encoding)
     return _json_line({"hookSpecificOutput": {"hookEventName": "PreToolUse",
                                               "permissionDecision": "allow",
                                               "updatedInput": changed}}, encoding)
-
-
-def before_tool_output(tool_input: Mapping[str, object], encoding: str = "utf-8") -> str:
-    """Gemini's BeforeTool answer that replaces the tool's input (``encoding``: stdout's)."""
-    return _json_line({"hookSpecificOutput": {"hookEventName": "BeforeTool",
-                                              "tool_input": dict(tool_input)}}, encoding)
 
 
 def env_file_lines(agent: Agent, folder: str) -> bytes | None:
@@ -255,9 +244,7 @@ def env_file_lines(agent: Agent, folder: str) -> bytes | None:
 def pending_after(agent: Agent, source: str | None) -> bool:
     """Is a start hook's summary kept for the next prompt? Under Gemini after ``clear``
     (its /clear drops the start hook's context: ``clearCommand.ts``) and ``resume`` (the
-    interactive screen adds it to a history the resumed one may replace). Not after
-    ``startup``: the screen adds it to the history, after the first prompt when that one
-    came with the command (``-i``); kept, it would come twice."""
+    resumed history may replace it); not after ``startup``, where it would come twice."""
     return agent is GEMINI_CLI and source in ("clear", "resume")
 
 
@@ -268,22 +255,14 @@ def prompt_context(agent: Agent, text: str, encoding: str = "utf-8") -> str:
                                               "additionalContext": text}}, encoding)
 
 
-def session_of(agent: Agent, environ: Mapping[str, str]) -> tuple[str, str] | None:
-    """(variable, id) of this agent's session as a shell command of it sees it."""
-    name = agent.shell_id_env
-    if name and environ.get(name, "").strip():
-        return name, environ[name].strip()
-    return None
-
-
 def seen_from(environ: Mapping[str, str]) -> tuple[Agent, str] | None:
     """Which agent's session a command runs in, by the variable that agent gives its
     commands (Gemini gives none; its hooks hand ``LETS_SESSION_ID`` over, which names no
     agent): the agent and the variable, or None."""
     for agent in (CLAUDE_CODE, CODEX_CLI):
-        found = session_of(agent, environ)
-        if found is not None:
-            return agent, found[0]
+        name = agent.shell_id_env
+        if name and environ.get(name, "").strip():
+            return agent, name
     if environ.get("GEMINI_CLI") == "1" or environ.get(GEMINI_CLI.hook_id_env or ""):
         return GEMINI_CLI, HANDOFF_ENV if environ.get(HANDOFF_ENV) else ""
     return None
