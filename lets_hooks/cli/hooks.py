@@ -226,33 +226,20 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
 
 def parser_of(name: str) -> argparse.ArgumentParser:
     """The parser of command ``name``: what its ``--help`` prints and what it accepts."""
-    if name == "post-checkout":
-        return _post_checkout_parser()
-    if name == "post-rewrite":
-        return _post_rewrite_parser()
-    if name == "pre-push":
-        return _pre_push_parser()
     if name in _NOTING:
         return _noting_parser(name)
-    if name == "record":
-        return _record_parser()
-    if name == "status":
-        from lets_hooks.cli import status
+    here = {"post-checkout": _post_checkout_parser, "post-rewrite": _post_rewrite_parser,
+            "pre-push": _pre_push_parser, "record": _record_parser}.get(name)
+    if here is not None:
+        return here()
+    import importlib
 
-        return status.parser()
-    if name in ("install", "uninstall"):
-        from lets_hooks.cli import install
-
-        return install.install_parser() if name == "install" else install.uninstall_parser()
-    if name == "doctor":
-        from lets_hooks.cli import doctor
-
-        return doctor.parser()
-    if name == "lint":
-        from lets_hooks.cli import lint
-
-        return lint.parser()
-    raise KeyError(name)
+    module, function = {"status": ("status", "parser"), "doctor": ("doctor", "parser"),
+                        "install": ("install", "install_parser"), "lint": ("lint", "parser"),
+                        "uninstall": ("install", "uninstall_parser")}[name]
+    made: Callable[[], argparse.ArgumentParser] = getattr(
+        importlib.import_module(f"lets_hooks.cli.{module}"), function)
+    return made()
 
 
 def help_text() -> str:
