@@ -1,22 +1,8 @@
-"""What each coding agent hands its hooks and what it takes back (see docs/agents.md).
-
-One place for every agent's shape, so the hook commands stay the same for all of them:
-
-- Claude Code: hook JSON on stdin (``session_id``, ``cwd``, ``source``); a SessionStart
-  hook's plain stdout becomes the model's context (10,000 characters kept); its shell
-  commands see ``CLAUDE_CODE_SESSION_ID`` (older versions: only what a SessionStart hook
-  appended to ``$CLAUDE_ENV_FILE``); its shell tool is ``Bash``.
-- Codex CLI: Claude-compatible hook JSON (the same fields, plus ``turn_id``, ``model``,
-  ``permission_mode``); plain stdout becomes context; its shell commands see
-  ``CODEX_THREAD_ID`` (the hook JSON's ``session_id``), the hook process does not; no
-  env file (0.171); its shell tool is named ``Bash`` to hooks.
-- Gemini CLI: hook JSON (``session_id``, ``cwd``, ``source``, ``tool_input``, ``prompt``);
-  context only as JSON ``hookSpecificOutput.additionalContext`` (plain stdout is a message
-  to the user), from SessionStart (dropped after /clear) and BeforeAgent; hooks get
-  ``GEMINI_SESSION_ID``, shell commands get no id; a BeforeTool hook may hand back a
-  changed ``tool_input``; its shell tool is ``run_shell_command`` (``command``,
-  ``dir_path``), and it runs git with ``core.hooksPath`` empty (a ``GIT_CONFIG_COUNT``
-  pair) and refuses a command holding ``$(...)``.
+"""What each coding agent hands its hooks and what it takes back, in one place, so the hook
+commands stay the same for Claude Code, Codex CLI and Gemini CLI: their hook JSON, where
+context goes (plain stdout, or only Gemini's ``hookSpecificOutput.additionalContext``),
+the id their shell commands see, env files and shell tools. docs/agents.md says where each
+shape was read and what follows from it.
 
 Nothing here runs git or touches a file: the CLI (``lets_hooks.cli.summary``,
 ``lets_hooks.cli.agent``) reads and writes, these functions only say what the shapes are.
