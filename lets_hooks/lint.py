@@ -99,43 +99,27 @@ def state_files(store: state.Store) -> list[Finding]:
         if name == GLOBAL_REF:
             found.append(Finding(path, "non-slugged boundary file: it is never read (one file "
                                        "cannot answer for every branch) - delete it"))
-        elif name.startswith(TASK_PREFIX) and not TEMP_NAME.match(name):
-            problem = _task_problem(os.path.join(folder, name))
-            if problem:
-                found.append(Finding(path, problem))
-        elif name.startswith(LEGACY_PREFIX):
-            problem = _legacy_problem(os.path.join(folder, name))
+        elif name.startswith(LEGACY_PREFIX) or (
+                name.startswith(TASK_PREFIX) and not TEMP_NAME.match(name)):
+            problem = _file_problem(os.path.join(folder, name), name.startswith(LEGACY_PREFIX))
             if problem:
                 found.append(Finding(path, problem))
     return found
 
 
-def _task_problem(path: str) -> str | None:
+def _file_problem(path: str, legacy: bool) -> str | None:
+    """What is wrong with a task file's session line (``legacy``: a slugged file's first
+    line), or the reader's refusal without the file name it starts with (the path is
+    shown)."""
     data, problem = state.read_head(path)
     if problem or data is None:
-        return _refusal(path, problem)
+        name = os.path.basename(path) + " "
+        return problem[len(name):] if problem and problem.startswith(name) else problem
+    if legacy:
+        parts = state.tokens(state.first_line(data))
+        return _line_problem(parts[:1], "first line") if parts else None
     line = state.find_session_line(data)
-    if line is None:
-        return None
-    return _line_problem(state.tokens(line), "session line")
-
-
-def _legacy_problem(path: str) -> str | None:
-    data, problem = state.read_head(path)
-    if problem or data is None:
-        return _refusal(path, problem)
-    parts = state.tokens(state.first_line(data))
-    if not parts:
-        return None
-    return _line_problem(parts[:1], "first line")
-
-
-def _refusal(path: str, problem: str | None) -> str | None:
-    """A reader's refusal, without the file name it starts with (the path is shown)."""
-    name = os.path.basename(path) + " "
-    if problem is not None and problem.startswith(name):
-        return problem[len(name):]
-    return problem
+    return None if line is None else _line_problem(state.tokens(line), "session line")
 
 
 def _line_problem(parts: list[bytes], what: str) -> str | None:
@@ -207,11 +191,10 @@ def hidden_text(top: str, git_dir: str | None = None) -> list[Finding]:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             continue  # not text: the file's reader says so, once
-        bad: list[tuple[int, str]] = []
-        for number, line in enumerate(text.removeprefix("\ufeff").split("\n"), 1):
-            line = line.removesuffix("\r").replace("\t", " ")
-            if not files.is_shown_as_is(line):
-                bad.append((number, line))
+        lines = (line.removesuffix("\r").replace("\t", " ")
+                 for line in text.removeprefix("\ufeff").split("\n"))
+        bad = [(number, line) for number, line in enumerate(lines, 1)
+               if not files.is_shown_as_is(line)]
         if bad:
             number, line = bad[0]
             first = next(c for c in line if not files.is_shown_as_is(c))
