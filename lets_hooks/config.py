@@ -171,13 +171,9 @@ def _read_pyproject(path: str, problems: list[str],
 
     def table() -> dict[str, Any] | None:
         doc = _parse(path, data, problems)
-        if doc is None:
-            return None
-        tool = doc.get("tool")
+        tool = doc.get("tool") if doc is not None else None
         lets = tool.get("lets") if isinstance(tool, dict) else None
-        if lets is None:
-            return None
-        if not isinstance(lets, dict):
+        if lets is not None and not isinstance(lets, dict):
             problems.append(f"{_shown(path)}: [tool.lets] must be a table; ignored")
             return None
         return lets
@@ -232,19 +228,14 @@ class _Cache:
     NAME = "lets-config.cache"
 
     def __init__(self, git_dir: str) -> None:
-        self.path = os.path.join(git_dir, self.NAME)
-        self.entries: dict[str, Any] = {}
-        self.dirty = False
         from lets_hooks import files
 
+        self.path = os.path.join(git_dir, self.NAME)
         data, problem = files.read_capped(self.path, files.MAX_BYTES)
-        if data is None and problem is None:
-            return  # no cache yet
-        loaded = load_cache(data or b"")
-        if loaded is None:
-            self.dirty = True  # unreadable: written again, whole, on the way out
-        else:
-            self.entries = loaded
+        # no cache yet: nothing; unreadable: written again, whole, on the way out
+        loaded = {} if data is None and problem is None else load_cache(data or b"")
+        self.entries: dict[str, Any] = loaded or {}
+        self.dirty = loaded is None
 
     def get(self, path: str, key: tuple[int, ...]
             ) -> tuple[dict[str, Any] | None, list[str]] | None:
