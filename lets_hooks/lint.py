@@ -58,10 +58,8 @@ def lint(repo: Repo, top: str, git_dir: str | None = None) -> list[Finding]:
     """Every finding for the work tree at ``top``; ``repo`` must be opened at ``top``.
     ``git_dir``, when known, is fenced off from the memory files' readers like ``.git``."""
     findings = tracked_state(repo)
-    if not any(f.path in state.LINKABLE for f in findings):  # said once, not twice
-        findings += state_files(state.open_store(top, repo))
-    else:
-        findings += state_files(state.Store(top))
+    linked = any(f.path in state.LINKABLE for f in findings)  # said once, not twice
+    findings += state_files(state.Store(top) if linked else state.open_store(top, repo))
     findings += memory_files(top, git_dir)
     findings += hidden_text(top, git_dir)
     return findings
