@@ -59,20 +59,10 @@ class Config:
         session-id rule and has at least ``MIN_CONFIGURED_SID`` characters (a terminal's or
         a login's number is not a work session's id): a repository's files add a place to
         look, never decide over ``LETS_SESSION_ID``. The first value found that breaks the
-        rule means no session id at all (``session_id_problem`` says why).
+        rule means no session id at all (``load`` says why, in the problems).
         """
         found = self._first_id(environ)
         return (found[0], found[1]) if found is not None and found[2] is None else None
-
-    def session_id_problem(self, environ: Mapping[str, str]) -> str | None:
-        """Why the session id the environment gives is refused (``state.sid_problem``)."""
-        found = self._first_id(environ)
-        if found is None or found[2] is None:
-            return None
-        from lets_hooks import state
-
-        return (f"{found[0]}: the session id {state.shown_sid(found[1])} is {found[2]}; "
-                "read as no session id")
 
     def _first_id(self, environ: Mapping[str, str]) -> tuple[str, str, str | None] | None:
         from lets_hooks import state
@@ -144,9 +134,12 @@ def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None
         cache.save()
     for where, table in layers:  # lowest first: later layers win
         _apply(config, table, where)
-    refused = config.session_id_problem(environ)
-    if refused is not None:
-        config.problems.append(refused)
+    found = config._first_id(environ)
+    if found is not None and found[2] is not None:  # a refused id is no session id
+        from lets_hooks import state
+
+        config.problems.append(f"{found[0]}: the session id {state.shown_sid(found[1])} is "
+                               f"{found[2]}; read as no session id")
     merge = environ.get("LETS_MERGE_BRANCH", "").strip()
     if merge:
         problem = _branch_problem(merge)
