@@ -16,9 +16,6 @@ if TYPE_CHECKING:
 
     from lets_hooks.ladder import Boundary
 
-USAGE = "usage: lets-session-boundary [--version] [--json] [--branch NAME [--head REV]]"
-
-
 def _parse(argv: Sequence[str]) -> tuple[bool, str | None, str | None]:
     """(json, branch, head). The plain call skips argparse: it costs more than git does."""
     if not argv:
