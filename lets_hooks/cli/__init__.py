@@ -117,10 +117,6 @@ def leave(code: int) -> NoReturn:
     os._exit(code)
 
 
-def note(message: str) -> None:
-    say(f"NOTE: {message}")
-
-
 def use_color(stream: object) -> bool:
     """Colour only on a terminal, and never when NO_COLOR is set (to anything)."""
     if "NO_COLOR" in os.environ:

@@ -91,7 +91,7 @@ def run() -> NoReturn:
 
 
 def _main(args: Sequence[str]) -> int:
-    from lets_hooks.cli import note, out
+    from lets_hooks.cli import out, say
 
     try:
         result, as_json = compute(args)
@@ -100,7 +100,7 @@ def _main(args: Sequence[str]) -> int:
             out("\n".join(_fallback_lines()) + "\n")
         return 0
     except Exception as exc:  # fail closed, whatever happened
-        note(f"internal error ({type(exc).__name__}: {exc}) - reporting no boundary")
+        say(f"NOTE: internal error ({type(exc).__name__}: {exc}) - reporting no boundary")
         out("\n".join(_fallback_lines()) + "\n")
         return 0
     if as_json:
@@ -110,7 +110,7 @@ def _main(args: Sequence[str]) -> int:
     else:
         out("\n".join(result.lines()) + "\n")
     for line in result.notes:
-        note(line)
+        say(f"NOTE: {line}")
     return 0
 
 
