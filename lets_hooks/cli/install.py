@@ -102,11 +102,8 @@ def _run(name: str, act: Callable[[Setup], Report]) -> int:
     prog = f"lets-hooks {name}"
     try:
         report = act(install.survey(None))
-    except (install.InstallError, Refused) as exc:
-        say(f"{prog}: {exc}")
-        return 1
-    except GitError as exc:
-        say(f"{prog}: {reason(exc)}")
+    except (install.InstallError, Refused, GitError) as exc:
+        say(f"{prog}: {reason(exc) if isinstance(exc, GitError) else exc}")
         return 1
     from lets_hooks.files import show
 
