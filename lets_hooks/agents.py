@@ -78,13 +78,9 @@ def by_name(name: str) -> Agent:
 
 
 def detect(payload: Mapping[str, object], environ: Mapping[str, str]) -> Agent:
-    """Which agent runs a hook of the plugin Claude Code and Codex share (the same
-    command runs under both). Gemini runs its own extension's commands, which name it.
-
-    Codex's hook JSON carries ``turn_id`` (tool and stop hooks) or ``model`` with
-    ``permission_mode`` and a transcript under its home; Claude Code's hooks run with
-    ``CLAUDECODE=1`` or ``CLAUDE_ENV_FILE`` / ``CLAUDE_PROJECT_DIR`` set. Claude Code
-    when nothing tells.
+    """Which agent runs a hook of the plugin Claude Code and Codex share, by the
+    variables each sets and Codex's hook JSON (``turn_id``, a transcript under its home);
+    Claude Code when nothing tells. Gemini runs its own extension's commands, which name it.
     """
     if environ.get(GEMINI_CLI.hook_id_env or "") and "GEMINI_PROJECT_DIR" in environ:
         return GEMINI_CLI
@@ -169,9 +165,8 @@ GIT_ENV = "git-env"  # in the agent's hooks folder: what a command sources (cli.
 
 def git_env(folder: str) -> str:
     """Shell text (sh, bash, zsh) that makes git, in this shell and what it starts, run
-    its hooks from ``folder``: it sources the folder's ``git-env`` where it is there (no
-    ``$(...)``, which Gemini refuses in a command, and nothing at all where the file is
-    gone)."""
+    its hooks from ``folder``: the folder's ``git-env`` sourced where it exists (no
+    ``$(...)``, which Gemini refuses in a command)."""
     import shlex
 
     path = shlex.quote(os.path.join(folder, GIT_ENV))
@@ -198,11 +193,10 @@ def wrapped(agent: Agent, command: str, session_id: str, folder: str | None) -> 
 
 def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
          folder: str | None, encoding: str = "utf-8") -> str | None:
-    """The pre-tool hook's answer that hands the shell tool its changed command, in the
-    agent's shape, or None. Gemini: BeforeTool ``hookSpecificOutput.tool_input``.
-    Codex: PreToolUse ``updatedInput``, which it takes only with ``permissionDecision``
-    ``allow`` (0.171 decides nothing else from it: its approvals and sandbox stay).
-    ``encoding``: stdout's."""
+    """The pre-tool hook's answer handing the shell tool its changed command, or None:
+    Gemini's BeforeTool ``tool_input``; Codex's PreToolUse ``updatedInput``, taken only
+    with ``permissionDecision`` ``allow`` (its approvals and sandbox stay). ``encoding``:
+    stdout's."""
     command = tool_input.get("command")
     if not isinstance(command, str) or not command.strip():
         return None
