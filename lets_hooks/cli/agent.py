@@ -28,6 +28,7 @@ import os
 import sys
 
 from lets_hooks import files, gitfiles
+from lets_hooks.cli import say  # never raises, a closed stderr included
 from lets_hooks.cli.hooks import WRITERS
 
 TYPE_CHECKING = False
@@ -114,22 +115,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from lets_hooks import agents
 
     if event not in EVENTS or (name is not None and name not in agents.NAMES):
-        _say(USAGE)
+        say(USAGE)
         return 2
     try:
         _hook(event, name, os.environ)
     except Exception as exc:  # a hook never breaks the agent
-        _say(f"lets-agent-hook: internal error ({type(exc).__name__}: {exc})")
+        say(f"lets-agent-hook: internal error ({type(exc).__name__}: {exc})")
     return 0
-
-
-def _say(message: str) -> None:
-    try:
-        from lets_hooks.cli import say
-
-        say(message)
-    except Exception:  # pragma: no cover - a closed stderr
-        pass
 
 
 def read_input() -> dict[str, object] | None:
@@ -161,7 +153,7 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
 
     payload = read_input()
     if payload is None:
-        _say(f"lets-agent-hook {event}: no hook JSON object on stdin; nothing done")
+        say(f"lets-agent-hook {event}: no hook JSON object on stdin; nothing done")
         return
     if event == "post-tool":
         return  # a commit seen after the call may be anyone's: nothing is written
@@ -171,8 +163,8 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     problem = state.sid_problem(sid) if sid else None  # the one session-id rule
     if not sid or problem is not None:
         if problem is not None and event == "pre-tool":  # once a call, not twice
-            _say(f"lets-agent-hook: the hook input's session_id {state.shown_sid(sid)} is "
-                 f"{problem}; read as no session id, nothing written")
+            say(f"lets-agent-hook: the hook input's session_id {state.shown_sid(sid)} is "
+                f"{problem}; read as no session id, nothing written")
         return
     cwd = payload.get("cwd")
     start = cwd if isinstance(cwd, str) and files.is_folder(cwd) else os.getcwd()
@@ -191,7 +183,7 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     if git_dir is not None:
         folder, why = hooks_folder(gitfiles.common_dir(git_dir))
         if why:
-            _say(f"lets-agent-hook: {why}")
+            say(f"lets-agent-hook: {why}")
     answer = agents.wrap(agent, tool_input, sid, folder, out_encoding())
     if answer is not None:
         out(answer)
