@@ -272,19 +272,16 @@ def load_cache(data: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _read_bytes(path: str, problems: list[str], top: str | None = None) -> bytes | None:
-    """A settings file, read never blocking, within the state limit; with ``top``, never
-    through a link that leads out of the work tree."""
+def _read_bytes(path: str, problems: list[str], top: str) -> bytes | None:
+    """A settings file, read never blocking, within the state limit, never through a link
+    that leads out of the work tree ``top``."""
     from lets_hooks import files
 
-    if top is not None:
-        data, problem = files.read_inside(top, os.path.relpath(path, top), files.MAX_BYTES)
-    else:
-        data, problem = files.read_capped(path, files.MAX_BYTES, follow=True)
+    relative = os.path.relpath(path, top)
+    data, problem = files.read_inside(top, relative, files.MAX_BYTES)
     if problem is not None:
-        for name in (os.path.relpath(path, top) if top is not None else None,
-                     os.path.basename(path)):
-            if name is not None and problem.startswith(name + " "):
+        for name in (relative, os.path.basename(path)):
+            if problem.startswith(name + " "):
                 problem = problem[len(name) + 1:]
                 break
         problem = problem.removesuffix(" - ignored").removeprefix("is ")
