@@ -1,22 +1,8 @@
-"""What each coding agent hands its hooks and what it takes back (see docs/agents.md).
-
-One place for every agent's shape, so the hook commands stay the same for all of them:
-
-- Claude Code: hook JSON on stdin (``session_id``, ``cwd``, ``source``); a SessionStart
-  hook's plain stdout becomes the model's context (10,000 characters kept); its shell
-  commands see ``CLAUDE_CODE_SESSION_ID`` (older versions: only what a SessionStart hook
-  appended to ``$CLAUDE_ENV_FILE``); its shell tool is ``Bash``.
-- Codex CLI: Claude-compatible hook JSON (the same fields, plus ``turn_id``, ``model``,
-  ``permission_mode``); plain stdout becomes context; its shell commands see
-  ``CODEX_THREAD_ID`` (the hook JSON's ``session_id``), the hook process does not; no
-  env file (0.171); its shell tool is named ``Bash`` to hooks.
-- Gemini CLI: hook JSON (``session_id``, ``cwd``, ``source``, ``tool_input``, ``prompt``);
-  context only as JSON ``hookSpecificOutput.additionalContext`` (plain stdout is a message
-  to the user), from SessionStart (dropped after /clear) and BeforeAgent; hooks get
-  ``GEMINI_SESSION_ID``, shell commands get no id; a BeforeTool hook may hand back a
-  changed ``tool_input``; its shell tool is ``run_shell_command`` (``command``,
-  ``dir_path``), and it runs git with ``core.hooksPath`` empty (a ``GIT_CONFIG_COUNT``
-  pair) and refuses a command holding ``$(...)``.
+"""What each coding agent hands its hooks and what it takes back, in one place, so the hook
+commands stay the same for Claude Code, Codex CLI and Gemini CLI: their hook JSON, where
+context goes (plain stdout, or only Gemini's ``hookSpecificOutput.additionalContext``),
+the id their shell commands see, env files and shell tools. docs/agents.md says where each
+shape was read and what follows from it.
 
 Nothing here runs git or touches a file: the CLI (``lets_hooks.cli.summary``,
 ``lets_hooks.cli.agent``) reads and writes, these functions only say what the shapes are.
@@ -92,13 +78,9 @@ def by_name(name: str) -> Agent:
 
 
 def detect(payload: Mapping[str, object], environ: Mapping[str, str]) -> Agent:
-    """Which agent runs a hook of the plugin Claude Code and Codex share (the same
-    command runs under both). Gemini runs its own extension's commands, which name it.
-
-    Codex's hook JSON carries ``turn_id`` (tool and stop hooks) or ``model`` with
-    ``permission_mode`` and a transcript under its home; Claude Code's hooks run with
-    ``CLAUDECODE=1`` or ``CLAUDE_ENV_FILE`` / ``CLAUDE_PROJECT_DIR`` set. Claude Code
-    when nothing tells.
+    """Which agent runs a hook of the plugin Claude Code and Codex share, by the
+    variables each sets and Codex's hook JSON (``turn_id``, a transcript under its home);
+    Claude Code when nothing tells. Gemini runs its own extension's commands, which name it.
     """
     if environ.get(GEMINI_CLI.hook_id_env or "") and "GEMINI_PROJECT_DIR" in environ:
         return GEMINI_CLI
@@ -116,19 +98,14 @@ def detect(payload: Mapping[str, object], environ: Mapping[str, str]) -> Agent:
 
 def records_at(agent: Agent, source: str | None) -> bool:
     """Is a SessionStart with this ``source`` recorded? Every source the agent sends is,
-    by the one rule (``record.touch``): a new session's id takes the line, a continued
-    session keeps its own line, and one that finds another session's line meanwhile
-    takes it below the commits it made (the ledger says which). A source the agent does
-    not send records nothing."""
+    by the one rule (``record.touch``); one it does not send records nothing."""
     return source in agent.sources
 
 
 def _json_line(answer: Mapping[str, object], encoding: str) -> str:
-    """``answer`` as one line of JSON for an agent to parse, written in ``encoding``.
-    Text as it is where the encoding carries all of it; else (an ASCII locale, a name's
-    undecodable byte, a lone surrogate the agent's own JSON escaped) every character
-    outside ASCII is escaped the JSON way, so the line is still JSON, and reads back as
-    it was."""
+    """``answer`` as one line of JSON in ``encoding``: where the encoding cannot carry
+    all of it (an ASCII locale, an undecodable byte, a lone surrogate), every character
+    outside ASCII escaped the JSON way, so the line still reads back as it was."""
     line = json.dumps(answer, ensure_ascii=False)
     try:
         line.encode(encoding)
@@ -188,9 +165,8 @@ GIT_ENV = "git-env"  # in the agent's hooks folder: what a command sources (cli.
 
 def git_env(folder: str) -> str:
     """Shell text (sh, bash, zsh) that makes git, in this shell and what it starts, run
-    its hooks from ``folder``: it sources the folder's ``git-env`` where it is there (no
-    ``$(...)``, which Gemini refuses in a command, and nothing at all where the file is
-    gone)."""
+    its hooks from ``folder``: the folder's ``git-env`` sourced where it exists (no
+    ``$(...)``, which Gemini refuses in a command)."""
     import shlex
 
     path = shlex.quote(os.path.join(folder, GIT_ENV))
@@ -199,10 +175,9 @@ def git_env(folder: str) -> str:
 
 def wrapped(agent: Agent, command: str, session_id: str, folder: str | None) -> str | None:
     """The command with what its agent does not give it in front: Gemini's commands get
-    ``export LETS_SESSION_ID=<id>`` (shell-quoted) and, with a hooks ``folder``, the git
-    environment; Codex's commands have their id (``CODEX_THREAD_ID``) and get the git
-    environment. None where nothing is to change (Claude Code: its env file gives the
-    same; no folder; a command that has it already)."""
+    ``export LETS_SESSION_ID=<id>`` and, with a hooks ``folder``, the git environment;
+    Codex's the git environment. None where nothing is to change (Claude Code has its env
+    file; no folder; a command that has it already)."""
     if command.startswith(HANDOFF_PREFIX) or (
             folder is not None and command.startswith(git_env(folder))):
         return None
@@ -218,11 +193,10 @@ def wrapped(agent: Agent, command: str, session_id: str, folder: str | None) -> 
 
 def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
          folder: str | None, encoding: str = "utf-8") -> str | None:
-    """The pre-tool hook's answer that hands the shell tool its changed command, in the
-    agent's shape, or None. Gemini: BeforeTool ``hookSpecificOutput.tool_input``.
-    Codex: PreToolUse ``updatedInput``, which it takes only with ``permissionDecision``
-    ``allow`` (0.171 decides nothing else from it: its approvals and sandbox stay).
-    ``encoding``: stdout's."""
+    """The pre-tool hook's answer handing the shell tool its changed command, or None:
+    Gemini's BeforeTool ``tool_input``; Codex's PreToolUse ``updatedInput``, taken only
+    with ``permissionDecision`` ``allow`` (its approvals and sandbox stay). ``encoding``:
+    stdout's."""
     command = tool_input.get("command")
     if not isinstance(command, str) or not command.strip():
         return None
@@ -232,16 +206,11 @@ def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
     changed = dict(tool_input)
     changed["command"] = changed_command
     if agent is GEMINI_CLI:
-        return before_tool_output(changed, encoding)
+        return _json_line({"hookSpecificOutput": {"hookEventName": "BeforeTool",
+                                                  "tool_input": changed}}, encoding)
     return _json_line({"hookSpecificOutput": {"hookEventName": "PreToolUse",
                                               "permissionDecision": "allow",
                                               "updatedInput": changed}}, encoding)
-
-
-def before_tool_output(tool_input: Mapping[str, object], encoding: str = "utf-8") -> str:
-    """Gemini's BeforeTool answer that replaces the tool's input (``encoding``: stdout's)."""
-    return _json_line({"hookSpecificOutput": {"hookEventName": "BeforeTool",
-                                              "tool_input": dict(tool_input)}}, encoding)
 
 
 def env_file_lines(agent: Agent, folder: str) -> bytes | None:
@@ -255,9 +224,7 @@ def env_file_lines(agent: Agent, folder: str) -> bytes | None:
 def pending_after(agent: Agent, source: str | None) -> bool:
     """Is a start hook's summary kept for the next prompt? Under Gemini after ``clear``
     (its /clear drops the start hook's context: ``clearCommand.ts``) and ``resume`` (the
-    interactive screen adds it to a history the resumed one may replace). Not after
-    ``startup``: the screen adds it to the history, after the first prompt when that one
-    came with the command (``-i``); kept, it would come twice."""
+    resumed history may replace it); not after ``startup``, where it would come twice."""
     return agent is GEMINI_CLI and source in ("clear", "resume")
 
 
@@ -268,22 +235,14 @@ def prompt_context(agent: Agent, text: str, encoding: str = "utf-8") -> str:
                                               "additionalContext": text}}, encoding)
 
 
-def session_of(agent: Agent, environ: Mapping[str, str]) -> tuple[str, str] | None:
-    """(variable, id) of this agent's session as a shell command of it sees it."""
-    name = agent.shell_id_env
-    if name and environ.get(name, "").strip():
-        return name, environ[name].strip()
-    return None
-
-
 def seen_from(environ: Mapping[str, str]) -> tuple[Agent, str] | None:
     """Which agent's session a command runs in, by the variable that agent gives its
     commands (Gemini gives none; its hooks hand ``LETS_SESSION_ID`` over, which names no
     agent): the agent and the variable, or None."""
     for agent in (CLAUDE_CODE, CODEX_CLI):
-        found = session_of(agent, environ)
-        if found is not None:
-            return agent, found[0]
+        name = agent.shell_id_env
+        if name and environ.get(name, "").strip():
+            return agent, name
     if environ.get("GEMINI_CLI") == "1" or environ.get(GEMINI_CLI.hook_id_env or ""):
         return GEMINI_CLI, HANDOFF_ENV if environ.get(HANDOFF_ENV) else ""
     return None

@@ -1,13 +1,10 @@
 """Settings: environment, then ``.lets/config.toml``, then ``[tool.lets]`` in pyproject.toml.
 
-Both files are read by the TOML grammar (``tomllib``, or ``tomli`` before Python 3.11),
-and the table is looked up in what the parser returns, so every spelling of it counts
-(``[tool."lets"]``, ``[tool . lets]``, ``tool = {lets = {...}}``). Importing the parser
-costs a few milliseconds on a hook's hot path, so a ``pyproject.toml`` that cannot hold a
-``lets`` key is not parsed: a key spelled ``lets`` has those four bytes in the file, in a
-bare, literal or plain quoted key, unless a quoted key spells a letter with a ``\\u``
-escape, which needs a backslash. With neither in the file, the parse could only answer
-"no table"; ``tests/test_config.py`` checks that claim against the parser.
+Both files are read by the TOML parser (``tomllib``, or ``tomli`` before Python 3.11), so
+every spelling of the table counts (``[tool."lets"]``, ``tool = {lets = {...}}``). A
+``pyproject.toml`` without the bytes ``lets`` and without a backslash (a ``\\u`` escape)
+cannot hold a ``lets`` key and is not parsed, keeping the parser's import off a hook's path
+(``benchmarks/bench_config.py``; ``tests/test_config.py`` checks the claim).
 """
 
 from __future__ import annotations
@@ -58,27 +55,14 @@ class Config:
     def session_id_variable(self, environ: Mapping[str, str]) -> tuple[str, str] | None:
         """(variable, value) of the current session id, or None.
 
-        A variable a settings file added (not one of the defaults) counts only with a value
-        a session's id can have: the one session-id rule, and at least
-        ``MIN_CONFIGURED_SID`` characters (a terminal's or a login's number is not a work
-        session's id). A repository's files can so add a place to look, never decide over
-        ``LETS_SESSION_ID`` or turn some other value into a session id. The first value
-        found that breaks the session-id rule (``-``, say) means no session id at all
-        (``session_id_problem`` says why; ``load`` adds it to the problems, once).
+        A variable a settings file added counts only with a value that passes the
+        session-id rule and has at least ``MIN_CONFIGURED_SID`` characters (a terminal's or
+        a login's number is not a work session's id): a repository's files add a place to
+        look, never decide over ``LETS_SESSION_ID``. The first value found that breaks the
+        rule means no session id at all (``load`` says why, in the problems).
         """
         found = self._first_id(environ)
         return (found[0], found[1]) if found is not None and found[2] is None else None
-
-    def session_id_problem(self, environ: Mapping[str, str]) -> str | None:
-        """Why the session id the environment gives is refused (the one session-id rule:
-        ``state.sid_problem``), or None: a refused id is no session id, never an id."""
-        found = self._first_id(environ)
-        if found is None or found[2] is None:
-            return None
-        from lets_hooks import state
-
-        return (f"{found[0]}: the session id {state.shown_sid(found[1])} is {found[2]}; "
-                "read as no session id")
 
     def _first_id(self, environ: Mapping[str, str]) -> tuple[str, str, str | None] | None:
         from lets_hooks import state
@@ -87,21 +71,18 @@ class Config:
             value = environ.get(name, "").strip()
             if not value:
                 continue
-            if name not in DEFAULT_SESSION_ID_ENV and not configured_sid_ok(value):
+            problem = state.sid_problem(value)
+            if name not in DEFAULT_SESSION_ID_ENV and (
+                    len(value) < MIN_CONFIGURED_SID or problem is not None):
                 continue
-            return name, value, state.sid_problem(value)
+            return name, value, problem
         return None
-
-
-def configured_sid_ok(value: str) -> bool:
-    """May ``value``, read through a variable a settings file named, be a session id?"""
-    from lets_hooks import state
-
-    return len(value) >= MIN_CONFIGURED_SID and state.sid_problem(value) is None
 
 
 def session_variable_problem(name: object) -> str | None:
     """Why a settings file may not name ``name`` in session_id_env, or None."""
+    from lets_hooks import files
+
     if not isinstance(name, str) or not name:
         return "must be a list of variable names"
     if name in SHARED_SESSION_VARIABLES:
@@ -109,26 +90,16 @@ def session_variable_problem(name: object) -> str | None:
     if not (name.endswith(SESSION_ID_SUFFIX) and len(name) > len(SESSION_ID_SUFFIX)
             and name.isascii() and (name[0].isalpha() or name[0] == "_")
             and all(c.isalnum() or c == "_" for c in name)):
-        return (f"{_quoted(name)} is not a session id variable (only names ending in "
+        return (f"{files.quoted(name)} is not a session id variable (only names ending in "
                 f"{SESSION_ID_SUFFIX}, such as MY_TOOL_SESSION_ID)")
     return None
-
-
-def _quoted(text: str) -> str:
-    from lets_hooks import files
-
-    return files.quoted(text)
 
 
 def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None,
          store: Store | None = None) -> Config:
     """Read the settings for the work tree at ``top`` (None: no work tree, no files);
     ``store``: the work tree's state as the caller judged it already (``state.open_store``).
-
-    With ``git_dir``, what the TOML parser made of a file is kept in a small cache there
-    (``lets-config.cache``), keyed on the file's identity, size, times and a checksum of
-    its bytes: the parser (a few milliseconds to import, on every hook) then runs once per
-    change of the file, and still decides what the file says.
+    With ``git_dir``, what the parser made of a file is cached there (``_Cache``).
     """
     config = Config()
     cache = _Cache(git_dir) if git_dir is not None else None
@@ -153,16 +124,22 @@ def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None
             if os.path.islink(os.path.join(top, ".lets")):
                 fence = os.path.dirname(os.path.realpath(os.path.join(top, ".lets")))
                 own = os.path.join(fence, ".lets", "config.toml")
-            table = _read_toml(own, config.problems, cache, fence)
+            data = _read_bytes(own, config.problems, fence)
+            table = None if data is None else _cached(
+                cache, own, data, config.problems,
+                lambda: _parse(own, data, config.problems))
             if table is not None:
                 layers.append((".lets/config.toml", table))
     if cache is not None:
         cache.save()
     for where, table in layers:  # lowest first: later layers win
         _apply(config, table, where)
-    refused = config.session_id_problem(environ)
-    if refused is not None:
-        config.problems.append(refused)
+    found = config._first_id(environ)
+    if found is not None and found[2] is not None:  # a refused id is no session id
+        from lets_hooks import state
+
+        config.problems.append(f"{found[0]}: the session id {state.shown_sid(found[1])} is "
+                               f"{found[2]}; read as no session id")
     merge = environ.get("LETS_MERGE_BRANCH", "").strip()
     if merge:
         problem = _branch_problem(merge)
@@ -175,8 +152,7 @@ def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None
 
 
 def may_hold_lets(data: bytes) -> bool:
-    """Could a TOML document with these bytes have a key ``lets``? (See the docstring:
-    False only when the parser would certainly find none.)"""
+    """Could a TOML document with these bytes have a key ``lets``? (module docstring)"""
     return b"lets" in data or b"\\" in data
 
 
@@ -188,13 +164,9 @@ def _read_pyproject(path: str, problems: list[str],
 
     def table() -> dict[str, Any] | None:
         doc = _parse(path, data, problems)
-        if doc is None:
-            return None
-        tool = doc.get("tool")
+        tool = doc.get("tool") if doc is not None else None
         lets = tool.get("lets") if isinstance(tool, dict) else None
-        if lets is None:
-            return None
-        if not isinstance(lets, dict):
+        if lets is not None and not isinstance(lets, dict):
             problems.append(f"{_shown(path)}: [tool.lets] must be a table; ignored")
             return None
         return lets
@@ -206,14 +178,6 @@ def _shown(path: str) -> str:
     """A settings file as messages name it: relative to the work tree, like the keys'."""
     own = os.path.join(".lets", "config.toml")
     return own if path.endswith(os.sep + own) else os.path.basename(path)
-
-
-def _read_toml(path: str, problems: list[str], cache: _Cache | None = None,
-               top: str | None = None) -> dict[str, Any] | None:
-    data = _read_bytes(path, problems, top)
-    if data is None:
-        return None
-    return _cached(cache, path, data, problems, lambda: _parse(path, data, problems))
 
 
 def _cached(cache: _Cache | None, path: str, data: bytes, problems: list[str],
@@ -236,41 +200,35 @@ def _cached(cache: _Cache | None, path: str, data: bytes, problems: list[str],
 
 
 def _identity(path: str, data: bytes) -> tuple[int, ...] | None:
-    """What must not change for a cached answer to stand: the file's device, inode,
-    size, modification and change times (to the nanosecond), and a checksum of the
-    bytes just read (so a change between the stat and the read is caught too)."""
+    """What must not change for a cached answer to stand: the file's stat (times to the
+    nanosecond) and the CRC-32 of the bytes just read (a change between the two counts)."""
+    import zlib  # only where a settings file is read
+
     try:
         info = os.stat(path)
     except OSError:
         return None
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns,
-            len(data), checksum(data))
+            len(data), zlib.crc32(data))
 
 
 class _Cache:
     """``lets-config.cache`` in the git directory: path -> (identity, table, problems),
-    kept with ``marshal`` under a header that holds its length and CRC-32. A cache that
-    does not read back whole and valid (cut short, a flipped bit, someone else's bytes)
-    is ignored and written again
-    (``tests/test_config.py::test_a_corrupt_cache_is_ignored_and_rewritten``). Reading it
-    costs a fraction of a parse of ``pyproject.toml``: ``benchmarks/bench_config.py``."""
+    ``files.sealed``. One that does not read back whole and valid is ignored and written
+    again (``tests/test_config.py::test_a_corrupt_cache_is_ignored_and_rewritten``).
+    Guard: ``benchmarks/bench_config.py``."""
 
     NAME = "lets-config.cache"
 
     def __init__(self, git_dir: str) -> None:
-        self.path = os.path.join(git_dir, self.NAME)
-        self.entries: dict[str, Any] = {}
-        self.dirty = False
         from lets_hooks import files
 
+        self.path = os.path.join(git_dir, self.NAME)
         data, problem = files.read_capped(self.path, files.MAX_BYTES)
-        if data is None and problem is None:
-            return  # no cache yet
-        loaded = load_cache(data or b"")
-        if loaded is None:
-            self.dirty = True  # unreadable: written again, whole, on the way out
-        else:
-            self.entries = loaded
+        # no cache yet: nothing; unreadable: written again, whole, on the way out
+        loaded = {} if data is None and problem is None else load_cache(data or b"")
+        self.entries: dict[str, Any] = loaded or {}
+        self.dirty = loaded is None
 
     def get(self, path: str, key: tuple[int, ...]
             ) -> tuple[dict[str, Any] | None, list[str]] | None:
@@ -297,32 +255,13 @@ class _Cache:
         from lets_hooks import files
 
         try:
-            data = dump_cache(self.entries)
-        except ValueError:
-            return
-        try:
-            files.atomic_write(self.path, data)
-        except (files.Refused, OSError):
+            files.atomic_write(self.path, files.sealed(CACHE_MAGIC, self.entries))
+        except (ValueError, files.Refused, OSError):
             return  # a cache that cannot be written costs a parse next time, nothing more
 
 
 CACHE_MAGIC = b"lets-config-cache 3\n"  # then the entries, ``files.sealed``
 MARSHAL_VERSION = 4
-
-
-def checksum(data: bytes) -> int:
-    """CRC-32, its module loaded only where a configuration file is read (a command with
-    no file never pays for it: ``python -X importtime``)."""
-    import zlib
-
-    return zlib.crc32(data)
-
-
-def dump_cache(entries: dict[str, Any]) -> bytes:
-    """The cache file's bytes for ``entries`` (ValueError if a value cannot be kept)."""
-    from lets_hooks import files
-
-    return files.sealed(CACHE_MAGIC, entries)
 
 
 def load_cache(data: bytes) -> dict[str, Any] | None:
@@ -333,20 +272,16 @@ def load_cache(data: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _read_bytes(path: str, problems: list[str], top: str | None = None) -> bytes | None:
-    """A settings file: never blocking (a FIFO or a link to /dev/tty must not hang a
-    hook), never more than the state limit; with ``top``, never through a link that leads
-    out of the work tree."""
+def _read_bytes(path: str, problems: list[str], top: str) -> bytes | None:
+    """A settings file, read never blocking, within the state limit, never through a link
+    that leads out of the work tree ``top``."""
     from lets_hooks import files
 
-    if top is not None:
-        data, problem = files.read_inside(top, os.path.relpath(path, top), files.MAX_BYTES)
-    else:
-        data, problem = files.read_capped(path, files.MAX_BYTES, follow=True)
+    relative = os.path.relpath(path, top)
+    data, problem = files.read_inside(top, relative, files.MAX_BYTES)
     if problem is not None:
-        for name in (os.path.relpath(path, top) if top is not None else None,
-                     os.path.basename(path)):
-            if name is not None and problem.startswith(name + " "):
+        for name in (relative, os.path.basename(path)):
+            if problem.startswith(name + " "):
                 problem = problem[len(name) + 1:]
                 break
         problem = problem.removesuffix(" - ignored").removeprefix("is ")
@@ -374,6 +309,8 @@ def _parse(path: str, data: bytes, problems: list[str]) -> dict[str, Any] | None
 
 
 def _apply(config: Config, table: dict[str, Any], where: str) -> None:
+    from lets_hooks import files
+
     for key, value in table.items():
         if key == "merge_branch":
             problem = _branch_problem(value)
@@ -385,7 +322,7 @@ def _apply(config: Config, table: dict[str, Any], where: str) -> None:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 config.problems.append(
                     f"{where}: max_age_days: must be a whole number of days >= 0, "
-                    f"not {_shown_value(value)}; ignored")
+                    f"not {files.show(repr(value)[:80])}; ignored")
                 continue
             config.max_age_days = value
         elif key == "session_id_env":
@@ -418,15 +355,9 @@ def _apply(config: Config, table: dict[str, Any], where: str) -> None:
                 continue
             config.pre_push_strict = strict
         else:
-            config.problems.append(f"{where}: unknown key {_quoted(key)}; ignored")
+            config.problems.append(f"{where}: unknown key {files.quoted(key)}; ignored")
             continue
         config.sources[key] = where
-
-
-def _shown_value(value: object) -> str:
-    from lets_hooks import files
-
-    return files.show(repr(value)[:80])
 
 
 def _branch_problem(value: object) -> str | None:

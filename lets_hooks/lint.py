@@ -4,21 +4,17 @@
 ``(path, problem)`` records with the path relative to the top; it prints nothing. The
 checks, in order:
 
-1. anything at or under ``.lets/sessions`` or ``.lets/locks`` is tracked by git (state
-   is per work tree; a committed copy is someone else's boundary steering this clone),
-   and so is a tracked ``.lets``, ``.lets/sessions`` or ``.lets/locks`` that is itself a
-   file or symbolic link (a link that came with the repository is never followed);
-2. the non-slugged ``.lets/sessions/.session-start-ref`` exists (it is never read: one
-   global file answering a per-branch question);
+1. anything at or under ``.lets/sessions`` or ``.lets/locks`` is tracked by git (state is
+   per work tree), or ``.lets``, ``.lets/sessions`` or ``.lets/locks`` itself is tracked
+   (a file or a link that came with the repository, never followed);
+2. the non-slugged ``.lets/sessions/.session-start-ref`` exists (it is never read);
 3. a task file's session line, or a legacy slugged file's sha, is malformed, or the
    file cannot be read as a plain file (a symbolic link is refused, never followed);
 4. a memory file that ``lets-session-start`` reads does not parse;
 5. a file the summary reads (the handoff, the context log, the lessons, MEMORY.md) holds
-   control or invisible characters: a terminal escape sequence (colours, a title change,
-   an OSC 52 clipboard write), a bidi override, text a person cannot see but a model reads.
-   The summary shows them escaped (``files.show``); lint says where they are. The one
-   rule, ``files.is_shown_as_is``, is also what ``lets-session-checkpoint`` writes by: a
-   character of a value it would flag is written as its YAML escape.
+   control or invisible characters (terminal escapes, bidi overrides, text a person cannot
+   see but a model reads) by ``files.is_shown_as_is``, the rule the summary escapes by and
+   ``lets-session-checkpoint`` writes by.
 
 Every path shown is escaped so that no file name can forge an extra output line.
 """
@@ -29,11 +25,8 @@ import os
 import re
 
 from lets_hooks import state
+from lets_hooks.files import shown
 from lets_hooks.repo import Repo
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 LETS = ".lets"
 SESSIONS = ".lets/sessions"
@@ -60,22 +53,13 @@ class Finding:
     def __repr__(self) -> str:
         return f"Finding({self.path!r}, {self.problem!r})"
 
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, Finding) and self.path == other.path
-                and self.problem == other.problem)
-
-    def __hash__(self) -> int:
-        return hash((self.path, self.problem))
-
 
 def lint(repo: Repo, top: str, git_dir: str | None = None) -> list[Finding]:
     """Every finding for the work tree at ``top``; ``repo`` must be opened at ``top``.
     ``git_dir``, when known, is fenced off from the memory files' readers like ``.git``."""
     findings = tracked_state(repo)
-    if not any(f.path in state.LINKABLE for f in findings):  # said once, not twice
-        findings += state_files(state.open_store(top, repo))
-    else:
-        findings += state_files(state.Store(top))
+    linked = any(f.path in state.LINKABLE for f in findings)  # said once, not twice
+    findings += state_files(state.Store(top) if linked else state.open_store(top, repo))
     findings += memory_files(top, git_dir)
     findings += hidden_text(top, git_dir)
     return findings
@@ -98,63 +82,42 @@ def tracked_state(repo: Repo) -> list[Finding]:
 # -- 2 and 3. the state files on disk ------------------------------------------------------
 
 def state_files(store: state.Store) -> list[Finding]:
-    found: list[Finding] = []
     if store.problem is not None:
         return [Finding(LETS, store.problem)]
     folder = store.sessions
-    for name in _names(folder, found):
+    try:
+        names = sorted(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        names = []
+    except OSError as exc:
+        return [Finding(SESSIONS, f"cannot be listed ({exc.strerror})")]
+    found = []
+    for name in names:
         path = f"{SESSIONS}/{name}"
         if name == GLOBAL_REF:
             found.append(Finding(path, "non-slugged boundary file: it is never read (one file "
                                        "cannot answer for every branch) - delete it"))
-        elif name.startswith(TASK_PREFIX) and not TEMP_NAME.match(name):
-            problem = _task_problem(os.path.join(folder, name))
-            if problem:
-                found.append(Finding(path, problem))
-        elif name.startswith(LEGACY_PREFIX):
-            problem = _legacy_problem(os.path.join(folder, name))
+        elif name.startswith(LEGACY_PREFIX) or (
+                name.startswith(TASK_PREFIX) and not TEMP_NAME.match(name)):
+            problem = _file_problem(os.path.join(folder, name), name.startswith(LEGACY_PREFIX))
             if problem:
                 found.append(Finding(path, problem))
     return found
 
 
-def _names(folder: str, found: list[Finding]) -> Iterator[str]:
-    try:
-        names = sorted(os.listdir(folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return iter(())
-    except OSError as exc:
-        found.append(Finding(SESSIONS, f"cannot be listed ({exc.strerror})"))
-        return iter(())
-    return iter(names)
-
-
-def _task_problem(path: str) -> str | None:
+def _file_problem(path: str, legacy: bool) -> str | None:
+    """What is wrong with a task file's session line (``legacy``: a slugged file's first
+    line), or the reader's refusal without the file name it starts with (the path is
+    shown)."""
     data, problem = state.read_head(path)
     if problem or data is None:
-        return _refusal(path, problem)
+        name = os.path.basename(path) + " "
+        return problem[len(name):] if problem and problem.startswith(name) else problem
+    if legacy:
+        parts = state.tokens(state.first_line(data))
+        return _line_problem(parts[:1], "first line") if parts else None
     line = state.find_session_line(data)
-    if line is None:
-        return None
-    return _line_problem(state.tokens(line), "session line")
-
-
-def _legacy_problem(path: str) -> str | None:
-    data, problem = state.read_head(path)
-    if problem or data is None:
-        return _refusal(path, problem)
-    parts = state.tokens(state.first_line(data))
-    if not parts:
-        return None
-    return _line_problem(parts[:1], "first line")
-
-
-def _refusal(path: str, problem: str | None) -> str | None:
-    """A reader's refusal, without the file name it starts with (the path is shown)."""
-    name = os.path.basename(path) + " "
-    if problem is not None and problem.startswith(name):
-        return problem[len(name):]
-    return problem
+    return None if line is None else _line_problem(state.tokens(line), "session line")
 
 
 def _line_problem(parts: list[bytes], what: str) -> str | None:
@@ -199,14 +162,11 @@ def memory_files(top: str, git_dir: str | None = None) -> list[Finding]:
 
     from lets_hooks.summary.sources import PROJECT_READERS
 
-    root = Path(top)
-    warnings: list[str] = []
-    for reader in PROJECT_READERS:
-        warnings.extend(reader(root, git_dir).warnings)
     found = []
-    for warning in warnings:
-        path, sep, problem = warning.partition(": ")
-        found.append(Finding(path, problem) if sep else Finding(".", warning))
+    for reader in PROJECT_READERS:
+        for warning in reader(Path(top), git_dir).warnings:
+            path, sep, problem = warning.partition(": ")
+            found.append(Finding(path, problem) if sep else Finding(".", warning))
     return found
 
 
@@ -229,11 +189,10 @@ def hidden_text(top: str, git_dir: str | None = None) -> list[Finding]:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             continue  # not text: the file's reader says so, once
-        bad: list[tuple[int, str]] = []
-        for number, line in enumerate(text.removeprefix("\ufeff").split("\n"), 1):
-            line = line.removesuffix("\r").replace("\t", " ")
-            if not files.is_shown_as_is(line):
-                bad.append((number, line))
+        lines = (line.removesuffix("\r").replace("\t", " ")
+                 for line in text.removeprefix("\ufeff").split("\n"))
+        bad = [(number, line) for number, line in enumerate(lines, 1)
+               if not files.is_shown_as_is(line)]
         if bad:
             number, line = bad[0]
             first = next(c for c in line if not files.is_shown_as_is(c))
@@ -243,12 +202,3 @@ def hidden_text(top: str, git_dir: str | None = None) -> list[Finding]:
                 "first): a terminal escape sequence, a bidi control or text a reader cannot "
                 "see; the summary shows them escaped - remove them")))
     return found
-
-
-# -- display -------------------------------------------------------------------------------
-
-def shown(path: str) -> str:
-    """``path`` as one printable line (see ``files.shown``)."""
-    from lets_hooks import files
-
-    return files.shown(path)

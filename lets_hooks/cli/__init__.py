@@ -6,8 +6,7 @@ and chooses exit codes. One module per command family keeps each command's impor
 - ``summary``: ``lets-session-start`` and ``lets-observability``
 
 Every line goes out through ``out`` (results, stdout) or ``say`` (diagnostics, stderr,
-each line through ``files.show``),
-which keep three promises whatever happened to the streams: a closed or broken stderr
+each line through ``files.show``), which keep three promises: a closed or broken stderr
 never costs the result on stdout; a reader that went away (``| head -1``) ends the output
 quietly; text that cannot be encoded (a name that is not valid UTF-8) is printed escaped.
 """
@@ -25,8 +24,8 @@ if TYPE_CHECKING:
 
 
 def command_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """The argument parser of ``prog``, with ``--version``: the program's name and this
-    version (``lets-hooks 0.2.0`` for every ``lets-hooks`` command)."""
+    """The argument parser of ``prog``, with ``--version`` (``lets-hooks 0.2.0`` for every
+    ``lets-hooks`` command)."""
     import argparse
 
     from lets_hooks import __version__
@@ -51,8 +50,7 @@ def _escaped(stream: TextIO, text: str) -> str:
 
 
 def _silence_stdout() -> None:
-    """The reader went away: point stdout at /dev/null so nothing (not even the
-    interpreter's flush at exit) complains about the broken pipe."""
+    """The reader went away: stdout to /dev/null, so not even the flush at exit complains."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -62,8 +60,7 @@ def _silence_stdout() -> None:
 
 
 def out_encoding() -> str:
-    """The encoding ``out`` writes in (what a JSON answer must fit, escaped the JSON way
-    rather than by ``out``'s backslashes)."""
+    """The encoding ``out`` writes in (what a JSON answer must fit, escaped the JSON way)."""
     return getattr(sys.stdout, "encoding", None) or "utf-8"
 
 
@@ -82,9 +79,8 @@ def out(text: str) -> None:
 
 
 def say(message: str) -> None:
-    """A diagnostic line on stderr; never raises (a closed stderr costs nothing else).
-    Each line goes through ``files.show``: whatever outside text a message carries, no
-    control character, escape sequence or bidi control reaches the terminal."""
+    """A diagnostic line on stderr, each line through ``files.show`` (no control character,
+    escape sequence or bidi control reaches the terminal); never raises."""
     stream = sys.stderr
     if stream is None:
         return
@@ -99,22 +95,19 @@ def say(message: str) -> None:
 
 
 def own_process() -> None:
-    """A command run as a process of its own (a console script, a hook), not called by
-    another in the same one: Python's cyclic collector is turned off for the run. Nothing
-    a command builds is kept past its end, and the collector's passes over everything
-    the imports made are a millisecond or more of the contract command
-    (benchmarks/bench_boundary.py)."""
+    """A command run as a process of its own (a console script, a hook): the cyclic
+    collector is off for the run, nothing it builds outlives it (guard:
+    benchmarks/bench_boundary.py)."""
     import gc
 
     gc.disable()
 
 
 def leave(code: int) -> NoReturn:
-    """End a command's own process with ``code``, its output out, without the
-    interpreter's teardown (every module and object freed one by one: a tenth of the
-    contract command's run). For console scripts only, never for a caller in the same
-    process: each stream is flushed first (``out`` and ``say`` flush every line), and a
-    file the command writes is written and closed where it is written."""
+    """End a command's own process with ``code`` once its streams are flushed, without the
+    interpreter's teardown (guard: benchmarks/bench_boundary.py). For console scripts
+    only, never for a caller in the same process; a file a command writes is closed where
+    it is written."""
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:
@@ -124,16 +117,11 @@ def leave(code: int) -> NoReturn:
     os._exit(code)
 
 
-def note(message: str) -> None:
-    say(f"NOTE: {message}")
-
-
-def use_color(stream: object = None) -> bool:
+def use_color(stream: object) -> bool:
     """Colour only on a terminal, and never when NO_COLOR is set (to anything)."""
-    target = sys.stderr if stream is None else stream
     if "NO_COLOR" in os.environ:
         return False
-    isatty = getattr(target, "isatty", None)
+    isatty = getattr(stream, "isatty", None)
     try:
         return bool(isatty and isatty())
     except (OSError, ValueError):

@@ -5,26 +5,21 @@
     lets-agent-hook before-agent [--agent gemini]               (BeforeAgent)
 
 Which session made a commit is a fact only while git makes it, in the environment of the
-command that makes it. So the tool hook gives the command itself that environment: before
-the shell tool runs a command, ``pre-tool`` hands the agent the command back with a
+command that makes it. So ``pre-tool`` hands the agent the shell command back with a
 prefix (Gemini's BeforeTool ``tool_input``, Codex's PreToolUse ``updatedInput``) that
-sources the folder's ``git-env`` (and under Gemini exports the session id), which points
-git, through ``GIT_CONFIG_COUNT`` / ``GIT_CONFIG_KEY_n`` / ``GIT_CONFIG_VALUE_n``, at a
-hooks folder of ours (``<git common dir>/lets-hooks/agent-hooks``). There git runs the
-ledger's writers (post-commit, post-merge, post-applypatch, post-rewrite, post-checkout:
-the plain shims) for the commits that very command makes, then the repository's own
-hook of the same name, found as git would have found it without us and run in the
-environment it had (under Gemini, whose shell sets ``core.hooksPath`` empty, none: as
-before). Only processes the command starts inherit the
-prefix: a commit a person makes at another terminal meanwhile, or a second agent, is never
-written as this session's. Claude Code's commands get the same environment from its env
-file (``CLAUDE_ENV_FILE``, written by the start hook); its PreToolUse could change the
-input only together with a permission decision, which would skip the user's prompts.
+sources the folder's ``git-env`` (under Gemini also exporting the session id): through
+``GIT_CONFIG_COUNT`` / ``GIT_CONFIG_KEY_n`` / ``GIT_CONFIG_VALUE_n`` git runs the hooks of
+``<git common dir>/lets-hooks/agent-hooks``, the ledger's writers (the plain shims) for
+the commits that very command makes, then the repository's own hook of the same name,
+found and run as git would have without us. Only processes the command starts inherit
+the prefix: a commit made at another terminal, or by a second agent, is never written as
+this session's. Claude Code's commands get the same environment from its env file
+(``CLAUDE_ENV_FILE``); its PreToolUse could change the input only together with a
+permission decision, which would skip the user's prompts.
 
-A command that cannot be so wrapped gets nothing, and nothing is written for its commits
-afterwards (``post-tool`` writes nothing: a commit seen in the reflog after the call may
-be anyone's). A hook never stops the agent: whatever arrives, exit 0, nothing on stdout but
-what the agent is meant to read, at most one line on stderr.
+A command that cannot be so wrapped gets nothing (``post-tool`` writes nothing: a commit
+seen after the call may be anyone's). A hook never stops the agent: whatever arrives,
+exit 0, nothing on stdout but what the agent is meant to read, at most one line on stderr.
 """
 
 from __future__ import annotations
@@ -33,6 +28,8 @@ import os
 import sys
 
 from lets_hooks import files, gitfiles
+from lets_hooks.cli import say  # never raises, a closed stderr included
+from lets_hooks.cli.hooks import WRITERS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,7 +65,6 @@ GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit"
              "sendemail-validate", "fsmonitor-watchman", "p4-changelist",
              "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
              "post-index-change")
-WRITERS = ("post-checkout", "post-rewrite", "post-commit", "post-merge", "post-applypatch")
 CHAINED = ".pre-lets"  # the shims run <hook>.pre-lets first and pass its status on
 
 # Runs the repository's own hook: git's answer for its hooks folder with our entry taken
@@ -96,14 +92,16 @@ exec "$theirs/$hook" "$@"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from lets_hooks.cli import out
+
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("-h", "--help"):
-        _print(HELP + "\n")
+        out(HELP + "\n")
         return 0
     if args and args[0] == "--version":
         from lets_hooks import __version__
 
-        _print(f"lets-agent-hook {__version__}\n")
+        out(f"lets-agent-hook {__version__}\n")
         return 0
     event = args[0] if args else ""
     rest = args[1:]
@@ -117,28 +115,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from lets_hooks import agents
 
     if event not in EVENTS or (name is not None and name not in agents.NAMES):
-        _say(USAGE)
+        say(USAGE)
         return 2
     try:
         _hook(event, name, os.environ)
     except Exception as exc:  # a hook never breaks the agent
-        _say(f"lets-agent-hook: internal error ({type(exc).__name__}: {exc})")
+        say(f"lets-agent-hook: internal error ({type(exc).__name__}: {exc})")
     return 0
-
-
-def _say(message: str) -> None:
-    try:
-        from lets_hooks.cli import say
-
-        say(message)
-    except Exception:  # pragma: no cover - a closed stderr
-        pass
-
-
-def _print(text: str) -> None:
-    from lets_hooks.cli import out
-
-    out(text)
 
 
 def read_input() -> dict[str, object] | None:
@@ -165,29 +148,30 @@ def read_input() -> dict[str, object] | None:
 
 
 def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
-    from lets_hooks import agents
+    from lets_hooks import agents, state
+    from lets_hooks.cli import out, out_encoding
 
     payload = read_input()
     if payload is None:
-        _say(f"lets-agent-hook {event}: no hook JSON object on stdin; nothing done")
+        say(f"lets-agent-hook {event}: no hook JSON object on stdin; nothing done")
         return
     if event == "post-tool":
         return  # a commit seen after the call may be anyone's: nothing is written
     agent = agents.by_name(name) if name else agents.detect(payload, environ)
-    sid = session_id(payload)
-    if sid is None:
-        refused = sid_refused(payload)
-        if refused is not None and event == "pre-tool":  # once a call, not twice
-            _say(f"lets-agent-hook: {refused}; read as no session id, nothing written")
+    value = payload.get("session_id")
+    sid = value.strip() if isinstance(value, str) else ""
+    problem = state.sid_problem(sid) if sid else None  # the one session-id rule
+    if not sid or problem is not None:
+        if problem is not None and event == "pre-tool":  # once a call, not twice
+            say(f"lets-agent-hook: the hook input's session_id {state.shown_sid(sid)} is "
+                f"{problem}; read as no session id, nothing written")
         return
     cwd = payload.get("cwd")
     start = cwd if isinstance(cwd, str) and files.is_folder(cwd) else os.getcwd()
     if event == "before-agent":
         text = take_pending(start, sid, payload.get("prompt"))
         if text:
-            from lets_hooks.cli import out_encoding
-
-            _print(agents.prompt_context(agent, text, out_encoding()))
+            out(agents.prompt_context(agent, text, out_encoding()))
         return
     tool_input = agents.shell_tool_input(agent, payload)
     if tool_input is None or agent is agents.CLAUDE_CODE:
@@ -197,39 +181,12 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     git_dir = gitfiles.git_dir_holding(agents.tool_folder(agent, start, tool_input))
     folder = None
     if git_dir is not None:
-
-        folder, problem = hooks_folder(gitfiles.common_dir(git_dir))
-        if problem:
-            _say(f"lets-agent-hook: {problem}")
-    from lets_hooks.cli import out_encoding
-
+        folder, why = hooks_folder(gitfiles.common_dir(git_dir))
+        if why:
+            say(f"lets-agent-hook: {why}")
     answer = agents.wrap(agent, tool_input, sid, folder, out_encoding())
     if answer is not None:
-        _print(answer)
-
-
-def session_id(payload: Mapping[str, object]) -> str | None:
-    """The hook JSON's ``session_id`` when it passes the one session-id rule."""
-    value = payload.get("session_id")
-    if not isinstance(value, str) or not value.strip():
-        return None
-    from lets_hooks import state
-
-    value = value.strip()
-    return value if state.sid_problem(value) is None else None
-
-
-def sid_refused(payload: Mapping[str, object]) -> str | None:
-    """Why the hook JSON's ``session_id`` is refused by the session-id rule, or None."""
-    value = payload.get("session_id")
-    if not isinstance(value, str) or not value.strip():
-        return None
-    from lets_hooks import state
-
-    problem = state.sid_problem(value.strip())
-    if problem is None:
-        return None
-    return f"the hook input's session_id {state.shown_sid(value.strip())} is {problem}"
+        out(answer)
 
 
 # -- the hooks folder git runs for the agent's commands ----------------------------------------
@@ -250,7 +207,12 @@ def hooks_folder(common_dir: str) -> tuple[str | None, str | None]:
     if found == made_for:
         return folder, None
     try:
-        write_hooks_folder(folder, command, python, lib, made_for)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        for name, text in sorted(scripts(command, python, lib, folder).items()):
+            files.atomic_write(os.path.join(folder, name),
+                               text.encode("utf-8", "surrogateescape"), mode=0o755,
+                               keep_mode=False)
+        files.atomic_write(os.path.join(folder, STAMP), made_for, keep_mode=False)
     except (OSError, files.Refused) as exc:
         why = files.why(exc, "cannot write") if isinstance(exc, OSError) else str(exc)
         return None, f"the agent's hooks folder: {why}; its commits go unrecorded"
@@ -290,16 +252,6 @@ def scripts(command: str, python: str, lib: Sequence[str], folder: str) -> dict[
         found[hook] = install.shim(hook, command, python, lib)
         found[hook + CHAINED] = CHAIN
     return found
-
-
-def write_hooks_folder(folder: str, command: str, python: str, lib: Sequence[str],
-                       made_for: bytes) -> None:
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    for name, text in sorted(scripts(command, python, lib, folder).items()):
-        files.atomic_write(os.path.join(folder, name),
-                           text.encode("utf-8", "surrogateescape"), mode=0o755,
-                           keep_mode=False)
-    files.atomic_write(os.path.join(folder, STAMP), made_for, keep_mode=False)
 
 
 # -- a summary the model has not received yet (Gemini's /clear) --------------------------------

@@ -16,9 +16,6 @@ if TYPE_CHECKING:
 
     from lets_hooks.ladder import Boundary
 
-USAGE = "usage: lets-session-boundary [--version] [--json] [--branch NAME [--head REV]]"
-
-
 def _parse(argv: Sequence[str]) -> tuple[bool, str | None, str | None]:
     """(json, branch, head). The plain call skips argparse: it costs more than git does."""
     if not argv:
@@ -94,7 +91,7 @@ def run() -> NoReturn:
 
 
 def _main(args: Sequence[str]) -> int:
-    from lets_hooks.cli import note, out
+    from lets_hooks.cli import out, say
 
     try:
         result, as_json = compute(args)
@@ -103,7 +100,7 @@ def _main(args: Sequence[str]) -> int:
             out("\n".join(_fallback_lines()) + "\n")
         return 0
     except Exception as exc:  # fail closed, whatever happened
-        note(f"internal error ({type(exc).__name__}: {exc}) - reporting no boundary")
+        say(f"NOTE: internal error ({type(exc).__name__}: {exc}) - reporting no boundary")
         out("\n".join(_fallback_lines()) + "\n")
         return 0
     if as_json:
@@ -113,7 +110,7 @@ def _main(args: Sequence[str]) -> int:
     else:
         out("\n".join(result.lines()) + "\n")
     for line in result.notes:
-        note(line)
+        say(f"NOTE: {line}")
     return 0
 
 

@@ -9,10 +9,9 @@
 ``lets-hooks --help`` lists every command with its usage, taken from the command's own
 parser, so the list cannot promise an option that does not exist.
 
-The three hooks are the hot path: they run on every checkout, so this module imports
-only what the chosen command needs, and argparse only for the commands people type (and
-for a hook's ``--help``). Hooks exit 0 whatever happens (their trouble goes to stderr),
-except a strict pre-push.
+The hooks are the hot path: this module imports only what the chosen command needs, and
+argparse only for the commands people type (and a hook's ``--help``). Hooks exit 0
+whatever happens (their trouble goes to stderr), except a strict pre-push.
 """
 
 from __future__ import annotations
@@ -55,15 +54,13 @@ def _emit(result: Result) -> int:
     return result.code
 
 
-_ASKED = ("-h", "--help", "--version")
 # the ledger's writers, which an agent's hooks folder runs before the repository's own
-# hook (``lets_hooks.cli.agent``): set to the hook's name, they have run
+# hook (``lets_hooks.cli.agent``): LETS_HOOKS_DONE set to the hook's name, they have run
 WRITERS = ("post-checkout", "post-rewrite", "post-commit", "post-merge", "post-applypatch")
+HOOKS = (*WRITERS, "pre-push")
 
 
 def _post_checkout(args: Sequence[str]) -> int:
-    if args and args[0] in _ASKED:
-        return _hook_help("post-checkout", args)
     if len(args) >= 3 and args[2] != "1":
         return 0  # a file checkout: the cheapest possible no-op
     if not args and os.environ.get("PRE_COMMIT_CHECKOUT_TYPE", "1") != "1":
@@ -74,8 +71,6 @@ def _post_checkout(args: Sequence[str]) -> int:
 
 
 def _post_rewrite(args: Sequence[str]) -> int:
-    if args and args[0] in _ASKED:
-        return _hook_help("post-rewrite", args)
     from lets_hooks import hooks
 
     return _emit(hooks.post_rewrite(args, _stdin(), os.environ, _now()))
@@ -85,8 +80,6 @@ def _noting(hook: str) -> Callable[[Sequence[str]], int]:
     """post-commit, post-merge, post-applypatch: the session ledger's line."""
 
     def run(args: Sequence[str]) -> int:
-        if args and args[0] in _ASKED:
-            return _hook_help(hook, args)
         from lets_hooks import hooks
 
         return _emit(hooks.note_commit(hook, args, os.environ))
@@ -95,17 +88,9 @@ def _noting(hook: str) -> Callable[[Sequence[str]], int]:
 
 
 def _pre_push(args: Sequence[str]) -> int:
-    if args and args[0] in _ASKED:
-        return _hook_help("pre-push", args)
     from lets_hooks import hooks
 
     return _emit(hooks.pre_push(args, _stdin(), os.environ, _now()))
-
-
-def _hook_help(name: str, args: Sequence[str]) -> int:
-    """``--help`` or ``--version`` of a hook (git itself never passes either)."""
-    parser_of(name).parse_args(list(args))
-    return 0
 
 
 def _parser(name: str, description: str) -> argparse.ArgumentParser:
@@ -210,34 +195,17 @@ def _record(args: Sequence[str]) -> int:
     return code
 
 
-def _status(args: Sequence[str]) -> int:
-    from lets_hooks.cli import status
+def _elsewhere(module: str, function: str) -> Callable[[Sequence[str]], int]:
+    """A command of ``lets_hooks.cli.<module>``, imported only when it runs."""
 
-    return status.main(args)
+    def run(args: Sequence[str]) -> int:
+        import importlib
 
+        command: Callable[[Sequence[str]], int] = getattr(
+            importlib.import_module(f"lets_hooks.cli.{module}"), function)
+        return command(args)
 
-def _install(args: Sequence[str]) -> int:
-    from lets_hooks.cli import install
-
-    return install.install_main(args)
-
-
-def _uninstall(args: Sequence[str]) -> int:
-    from lets_hooks.cli import install
-
-    return install.uninstall_main(args)
-
-
-def _doctor(args: Sequence[str]) -> int:
-    from lets_hooks.cli import doctor
-
-    return doctor.main(args)
-
-
-def _lint(args: Sequence[str]) -> int:
-    from lets_hooks.cli import lint
-
-    return lint.main(args)
+    return run
 
 
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
@@ -248,45 +216,30 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "post-merge": _noting("post-merge"),
     "post-applypatch": _noting("post-applypatch"),
     "record": _record,
-    "status": _status,
-    "install": _install,
-    "uninstall": _uninstall,
-    "doctor": _doctor,
-    "lint": _lint,
+    "status": _elsewhere("status", "main"),
+    "install": _elsewhere("install", "install_main"),
+    "uninstall": _elsewhere("install", "uninstall_main"),
+    "doctor": _elsewhere("doctor", "main"),
+    "lint": _elsewhere("lint", "main"),
 }
-HOOKS = ("post-checkout", "post-rewrite", "pre-push", "post-commit", "post-merge",
-         "post-applypatch")
 
 
 def parser_of(name: str) -> argparse.ArgumentParser:
     """The parser of command ``name``: what its ``--help`` prints and what it accepts."""
-    if name == "post-checkout":
-        return _post_checkout_parser()
-    if name == "post-rewrite":
-        return _post_rewrite_parser()
-    if name == "pre-push":
-        return _pre_push_parser()
     if name in _NOTING:
         return _noting_parser(name)
-    if name == "record":
-        return _record_parser()
-    if name == "status":
-        from lets_hooks.cli import status
+    here = {"post-checkout": _post_checkout_parser, "post-rewrite": _post_rewrite_parser,
+            "pre-push": _pre_push_parser, "record": _record_parser}.get(name)
+    if here is not None:
+        return here()
+    import importlib
 
-        return status.parser()
-    if name in ("install", "uninstall"):
-        from lets_hooks.cli import install
-
-        return install.install_parser() if name == "install" else install.uninstall_parser()
-    if name == "doctor":
-        from lets_hooks.cli import doctor
-
-        return doctor.parser()
-    if name == "lint":
-        from lets_hooks.cli import lint
-
-        return lint.parser()
-    raise KeyError(name)
+    module, function = {"status": ("status", "parser"), "doctor": ("doctor", "parser"),
+                        "install": ("install", "install_parser"), "lint": ("lint", "parser"),
+                        "uninstall": ("install", "uninstall_parser")}[name]
+    made: Callable[[], argparse.ArgumentParser] = getattr(
+        importlib.import_module(f"lets_hooks.cli.{module}"), function)
+    return made()
 
 
 def help_text() -> str:
@@ -308,8 +261,7 @@ def help_text() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``lets-hooks``: the console script and git's hooks (``argv`` None: a process of
-    its own, left at once when the command is done, ``leave``: the interpreter's teardown
-    is skipped, guard benchmarks/bench_hooks.py), or a caller's ``argv``."""
+    its own, ended by ``leave``, guard benchmarks/bench_hooks.py), or a caller's ``argv``."""
     from lets_hooks.cli import guarded, leave, own_process
 
     if argv is not None:
@@ -341,6 +293,8 @@ def _main(argv: Sequence[str]) -> int:
     if os.environ.get("LETS_HOOKS_DONE") == args[0] and args[0] in WRITERS:
         return 0  # an agent's hooks folder ran this writer, then chained here
     try:
+        if args[0] in HOOKS and args[1:] and args[1] in ("-h", "--help", "--version"):
+            parser_of(args[0]).parse_args(args[1:])  # exits (git never passes these)
         return handler(args[1:])
     except KeyboardInterrupt:
         return 130

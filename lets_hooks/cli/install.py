@@ -68,22 +68,20 @@ def install_parser() -> argparse.ArgumentParser:
 def uninstall_parser() -> argparse.ArgumentParser:
     from lets_hooks.cli import command_parser
 
-    parser = command_parser(
+    return command_parser(
         "lets-hooks uninstall",
         "Remove what lets-hooks install added (the shims, or the husky lines) "
         "and put every hook it had kept as <hook>.pre-lets back, byte for "
         "byte. A shim edited since is kept as <hook>.lets-backup. Leaves "
         "husky, lefthook and pre-commit as they were. Safe to run again.")
-    return parser
 
 
 def install_main(argv: Sequence[str]) -> int:
     opts = install_parser().parse_args(list(argv))
     from lets_hooks import install
 
-    command, python, lib = _own_command()
-    if opts.command is not None:
-        command, python, lib = opts.command, "", []
+    command, python, lib = (_own_command() if opts.command is None
+                            else (opts.command, "", []))
     return _run("install", lambda setup: install.install(setup, command, python,
                                                          opts.hooks_dir_ok, lib))
 
@@ -104,11 +102,8 @@ def _run(name: str, act: Callable[[Setup], Report]) -> int:
     prog = f"lets-hooks {name}"
     try:
         report = act(install.survey(None))
-    except (install.InstallError, Refused) as exc:
-        say(f"{prog}: {exc}")
-        return 1
-    except GitError as exc:
-        say(f"{prog}: {reason(exc)}")
+    except (install.InstallError, Refused, GitError) as exc:
+        say(f"{prog}: {reason(exc) if isinstance(exc, GitError) else exc}")
         return 1
     from lets_hooks.files import show
 

@@ -41,11 +41,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _main(argv: Sequence[str]) -> int:
-    args = parser().parse_args(list(argv))
-    return run(args.root)
-
-
-def run(root: str | None) -> int:
+    root = parser().parse_args(list(argv)).root
     from lets_hooks import lint
     from lets_hooks.cli import out, say
     from lets_hooks.repo import GitError, Repo, reason

@@ -60,7 +60,7 @@ def render(table: list[Row], color: bool = False) -> str:
     """The table; with ``color``, the trust column in colour (a terminal, no NO_COLOR)."""
     if not table:
         return "no local branches\n"
-    lines = [HEADER]
+    lines = [("  " + HEADER[0], *HEADER[1:])]
     for row in table:
         b = row.boundary
         lines.append((
@@ -70,7 +70,6 @@ def render(table: list[Row], color: bool = False) -> str:
             "-" if b.commits is None else str(b.commits),
             shown(row.reason()),
         ))
-    lines[0] = ("  " + HEADER[0], *HEADER[1:])
     widths = [max(len(line[k]) for line in lines) for k in range(4)]
     out = []
     for line in lines:
