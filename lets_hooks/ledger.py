@@ -595,10 +595,11 @@ def _index(common_dir: str, data: bytes) -> Index | None:
         return None
     if _last_index is not None and _last_index[0] == data:
         return _last_index[1]
-    where = os.path.join(folder(common_dir), INDEX)
+    home = folder(common_dir)
+    where = os.path.join(home, INDEX)
     found = _load_index(where, data)
     if (found is None or len(data) - found.covered > INDEXED) \
-            and os.access(folder(common_dir), os.W_OK):
+            and os.access(home, os.W_OK) and not os.path.islink(home):  # as the ledger's
         import zlib
         from contextlib import suppress
 

@@ -393,3 +393,19 @@ def test_the_ledger_is_read_once_a_process_while_it_is_unchanged(
         out.write(f"c {Y} {B}\n")
     assert ledger.read_bytes(str(tmp_path)).endswith(f"c {Y} {B}\n".encode())
     assert len(reads) == 5
+
+
+def test_no_index_is_written_through_a_link(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index is written as the ledger is: never into a ``lets-hooks`` folder that is a
+    symbolic link (the reader still answers, picking the lines out)."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / ledger.NAME).write_text(f"s {X} {A}\nc {Y} {A}\n")
+    common = tmp_path / "common"
+    common.mkdir()
+    (common / ledger.FOLDER).symlink_to(elsewhere)
+    monkeypatch.setattr(ledger, "INDEXED", 0)
+    monkeypatch.setattr(ledger, "_last_index", None)
+    assert ledger.read_from(str(common), X, A, [Y]).status(Y, A) == ledger.SESSION
+    assert sorted(p.name for p in elsewhere.iterdir()) == [ledger.NAME]
