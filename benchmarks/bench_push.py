@@ -2,6 +2,7 @@
 
     python benchmarks/make_repo.py /tmp/bench-repo
     python benchmarks/bench_push.py /tmp/bench-repo [--runs 5] [--counts 500,1000,2000,4000]
+        [--ledger-bytes 4194304]
 
 Works on a copy of the repository (the original is left as it was). Adds as many branches
 as the largest count asks (``bench_hooks.add_branches``: 1 to 3 commits off main's last
@@ -96,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--counts", default="500,1000,2000,4000",
                         help="numbers of branches pushed, comma-separated")
+    parser.add_argument("--ledger-bytes", type=int, default=0,
+                        help="grow the copy's ledger to this size first (4194304: where it "
+                             "is compacted)")
     args = parser.parse_args(argv)
     counts = [int(c) for c in args.counts.split(",")]
     lets = command("lets-hooks")
@@ -106,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
         scratch = Path(tmp)
         repo = scratch / "repo"
         shutil.copytree(args.repo, repo, symlinks=True)
+        if args.ledger_bytes:
+            from bench_boundary import grow_ledger
+
+            grow_ledger(repo / ".git" / "lets-hooks" / "ledger", args.ledger_bytes)
         print(f"repository: {int(git(repo, 'rev-list', '--count', '--all')):,} commits")
         bench_push(repo, lets, env, args.runs, counts, scratch)
     return 0
