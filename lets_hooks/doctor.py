@@ -85,7 +85,9 @@ def diagnose(cwd: str | None, environ: Mapping[str, str]) -> Diagnosis:
     try:
         _merge_branch(top_repo, where, settings, found)
         _session_id(settings, environ, found)
-        _only_a_note(found, "session id")
+        for check in found.checks:  # no session id: said, not a failure (doctor exits 0)
+            if check.name == "session id" and check.status == WARN:
+                check.status = NOTE
         if not setup.bare:
             _ignored(top_repo, setup.top, found)
             _witness(repo, where, found)
@@ -277,7 +279,10 @@ def _probed(setup: Setup, hook: str, path: str, shim: install.Shim, found: Diagn
         return
     key = (shim.python, shim.lib, shim.command)
     if key not in probes:  # shims of one install start lets-hooks the same way: ask once
-        probes[key] = _probe(path, setup.top, environ)
+        from lets_hooks.repo import run_program
+
+        probes[key] = run_program(["/bin/sh", path], cwd=setup.top,
+                                  environ={**environ, "LETS_HOOKS_PROBE": "1"})
     code, out, err = probes[key]
     runs = [line[len("runs: "):] for line in out.splitlines() if line.startswith("runs: ")]
     kind, _, what = (runs[-1] if runs else "").partition(" ")
@@ -297,13 +302,6 @@ def _probed(setup: Setup, hook: str, path: str, shim: install.Shim, found: Diagn
                   "lets-hooks install (with the lets-hooks you use now)")
     else:
         found.add(hook, OK, f"{text}, runs {what} (found on PATH)")
-
-
-def _probe(path: str, top: str, environ: Mapping[str, str]) -> tuple[int, str, str]:
-    from lets_hooks.repo import run_program
-
-    return run_program(["/bin/sh", path], cwd=top,
-                       environ={**environ, "LETS_HOOKS_PROBE": "1"})
 
 
 def _runner(shim: install.Shim) -> str | None:
@@ -521,14 +519,6 @@ def _session_id(settings: Config, environ: Mapping[str, str], found: Diagnosis) 
               "install the lets-hooks Gemini CLI extension (its BeforeTool hook hands "
               f"{names[0]} to each command)" if gemini else
               f"export {names[0]}=<an id for this session> in the session's environment")
-
-
-def _only_a_note(found: Diagnosis, name: str) -> None:
-    """Said, but not a failure: the hooks are installed and working without a session id
-    (a person's shell seldom has one; an agent's session sets it), so doctor exits 0."""
-    for check in found.checks:
-        if check.name == name and check.status == WARN:
-            check.status = NOTE
 
 
 def _ignored(repo: Repo, top: str, found: Diagnosis) -> None:

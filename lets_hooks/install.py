@@ -347,7 +347,8 @@ def read_shim(text: str) -> Shim | None:
         else:
             key, eq, value = line.partition("=")
             if eq and key in values:
-                values[key] = _sh_unquote(value)
+                quoted = len(value) >= 2 and value[0] == value[-1] == "'"
+                values[key] = value[1:-1].replace("'\\''", "'") if quoted else value
     python = values["py"]
     body, _, seal = text.rstrip("\n").rpartition("\n")
     if seal.startswith(DIGEST):
@@ -356,12 +357,6 @@ def read_shim(text: str) -> Shim | None:
     blanked = "\n".join("lets=" if line.startswith("lets=") else "py=" if line.startswith(
         "py=") else line for line in lines)
     return Shim(version, _digest(blanked) in _LEGACY, python)
-
-
-def _sh_unquote(text: str) -> str:
-    if text.startswith("'") and text.endswith("'") and len(text) >= 2:
-        return text[1:-1].replace("'\\''", "'")
-    return text
 
 
 def newer(version: str) -> bool:

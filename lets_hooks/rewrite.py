@@ -36,6 +36,8 @@ Every step is linear in the commits the rewrite touched (``benchmarks/bench_rewr
 
 from __future__ import annotations
 
+from functools import partial
+
 from lets_hooks import files, gitfiles, reflog, state
 from lets_hooks.repo import GitError
 
@@ -416,7 +418,7 @@ def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
         if not _bounded(repo, target, old, onto):
             continue  # it did not bound this history before the rewrite either
         moved = place(target.boundary, target.old_tip, target.new_tip, onto, images, old, new,
-                      copies, guessed, _below(repo, target.boundary))
+                      copies, guessed, partial(repo.is_ancestor, target.boundary))
         moved = _not_above_session(repo, where, target, moved, old)
         moved = _below_a_changed_boundary(where, target, moved, new, sid)
         messages += _write(store, target, moved, names)
@@ -573,14 +575,6 @@ def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
                           "boundary: it stays")
     return Move(parents[0], f"the session's commit {made[-1][:12]} came back below where "
                             "the rewrite would put the boundary: the boundary goes under it")
-
-
-def _below(repo: Repo, boundary: str) -> Callable[[str], bool]:
-    """``is the boundary an ancestor of commit``, asked of git."""
-    def below(commit: str) -> bool:
-        return repo.is_ancestor(boundary, commit)
-
-    return below
 
 
 def rebased_branch(repo: Repo, where: Location) -> str | None:
