@@ -516,7 +516,7 @@ def _picked(data: bytes, shas: Collection[str], start: int = 0) -> dict[int, byt
 _BUCKETS = 1 << 14  # records grouped by the first 14 bits of their commit's name
 _KEY = 8  # a record: the first 8 bytes of the commit's name, then its line's offset (4)
 _RECORD = _KEY + 4
-_INDEX_MAGIC = b"lets-ledger-index 1\n"
+_INDEX_MAGIC = b"lets-ledger-index 2\n"
 
 
 class Index:
@@ -597,7 +597,11 @@ def _index(common_dir: str, data: bytes) -> Index | None:
         return _last_index[1]
     home = folder(common_dir)
     where = os.path.join(home, INDEX)
-    found = _load_index(where, data)
+    try:
+        file = os.lstat(os.path.join(home, NAME)).st_ino
+    except OSError:
+        return None
+    found = _load_index(where, data, file)
     if (found is None or len(data) - found.covered > INDEXED) \
             and os.access(home, os.W_OK) and not os.path.islink(home):  # as the ledger's
         import zlib
@@ -606,8 +610,9 @@ def _index(common_dir: str, data: bytes) -> Index | None:
         found = build_index(data)
         with suppress(files.Refused, OSError):  # not kept: the next reader makes it again
             files.atomic_write(where, files.sealed(_INDEX_MAGIC, (
-                found.covered, zlib.crc32(memoryview(data)[:found.covered]), found.lines,
-                found.records, found.starts)), mode=0o600, shown=f"{FOLDER}/{INDEX}")
+                file, found.covered, zlib.crc32(memoryview(data)[:found.covered]),
+                found.lines, found.records, found.starts)), mode=0o600,
+                shown=f"{FOLDER}/{INDEX}")
     _last_index = (data, found)
     return found
 
@@ -615,19 +620,20 @@ def _index(common_dir: str, data: bytes) -> Index | None:
 _last_index: tuple[bytes, Index | None] | None = None
 
 
-def _load_index(where: str, data: bytes) -> Index | None:
-    """The index kept at ``where``, when it reads back whole and the ledger's bytes it
-    covers are the ones it was made from (their CRC-32); else None."""
+def _load_index(where: str, data: bytes, file: int) -> Index | None:
+    """The index kept at ``where``, when it reads back whole and was made from this very
+    ledger file (``file``: its inode; a compaction writes a new one) and its bytes, as far
+    as it covers them (their CRC-32); else None."""
     kept, _ = files.read_capped(where, READ_LIMIT)
     value = files.unsealed(_INDEX_MAGIC, kept or b"")
-    if not (isinstance(value, tuple) and len(value) == 5
-            and all(isinstance(v, int) for v in value[:3])
-            and all(isinstance(v, bytes) for v in value[3:])):
+    if not (isinstance(value, tuple) and len(value) == 6
+            and all(isinstance(v, int) for v in value[:4])
+            and all(isinstance(v, bytes) for v in value[4:])):
         return None
-    covered, crc, lines, records, starts = value
+    inode, covered, crc, lines, records, starts = value
     import zlib
 
-    if not (0 < covered <= len(data) and data[covered - 1] == 10
+    if not (inode == file and 0 < covered <= len(data) and data[covered - 1] == 10
             and len(records) % _RECORD == 0 and len(starts) == 4 * (_BUCKETS + 1)
             and int.from_bytes(starts[-4:], "big") * _RECORD == len(records)
             and zlib.crc32(memoryview(data)[:covered]) == crc):
