@@ -89,11 +89,6 @@ def reason(exc: BaseException) -> str:
 NO_NETWORK = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": ""}
 
 
-def _lazy_fetch_refused(code: int, err: bytes) -> bool:
-    """Did git stop because the fetch of a missing object was refused (``NO_NETWORK``)?
-    It then dies of SIGPIPE, or says why its fetch subprocess failed."""
-    return code in (-13, 128 + 13) or b"not allowed" in err or b"fetch subprocess" in err
-
 
 def git_environment() -> dict[str, str]:
     """The environment every git process gets: the caller's, with the network shut."""
@@ -117,9 +112,8 @@ def run_program(argv: list[str], cwd: str | None = None,
             done.stderr.decode("utf-8", "replace"))
 
 
-# ``cat-file --batch`` reads a few objects by name: loading git's commit-graph to peel
-# ``^{commit}`` costs more than the lookups; the objects it prints are the same
-# (guard: benchmarks/bench_boundary.py)
+# ``cat-file --batch`` of a few names: loading the commit-graph costs more than the
+# lookups, and the answers are the same (guard: benchmarks/bench_boundary.py)
 _BATCH = ("-c", "core.commitGraph=false", "cat-file", "--batch")
 _FLOOR = ("rev-list", "--parents", "--stdin")
 _ABOVE = ("rev-list", "--boundary", "--stdin")
@@ -172,7 +166,7 @@ def _memory_file(name: str) -> int:
 
 
 class Started:
-    """A git process writing into memory files, not yet waited for (``Repo.start``);
+    """A git process writing into memory files, not yet waited for (``Repo._started``);
     ``feed``: the pipe its input is still to come through (``Repo.prepare_objects``)."""
 
     __slots__ = ("err", "feed", "out", "pid")
@@ -184,8 +178,7 @@ class Started:
         self.feed = feed
 
     def send(self, data: bytes) -> None:
-        """Its whole input, then the end of it. git reads as it answers into memory, so
-        a long input never waits on a full output."""
+        """Its whole input, then its end (git answers into memory: never a full pipe)."""
         try:
             _write_all(self.feed, data)
         except BrokenPipeError:
@@ -328,8 +321,6 @@ class Floor:
         newest first (git's default order, as ``Repo.above`` lists a range): on a linear
         line, the line itself."""
         raw, width = self.raw, self.width
-        if not raw:
-            return []
         if self.linear:
             step = 2 * width + 2
             return [raw[i:i + width].decode("ascii") for i in range(0, len(raw), step)]
@@ -338,14 +329,10 @@ class Floor:
     def frontier(self) -> list[str]:
         """The parents of printed commits that were not printed (reachable from a stop),
         each once: where the head's history meets the stops'."""
-        printed: set[bytes] = set()
-        parents: list[bytes] = []
-        for line in self.raw.split(b"\n"):
-            if line:
-                fields = line.split()
-                printed.add(fields[0])
-                parents += fields[1:]
-        return list(dict.fromkeys(p.decode("ascii") for p in parents if p not in printed))
+        rows = [line.split() for line in self.raw.split(b"\n") if line]
+        printed = {row[0] for row in rows}
+        parents = (p for row in rows for p in row[1:] if p not in printed)
+        return list(dict.fromkeys(p.decode("ascii") for p in parents))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Floor):
@@ -427,10 +414,8 @@ class Repo:
         if inside == "true":
             top = self._one("rev-parse", "--show-toplevel") or None
         else:
-            # not inside a work tree, yet git may name one (``GIT_WORK_TREE``, or
-            # ``core.worktree`` as a submodule's git dir has it): git works on that work
-            # tree from here (``git status``, ``git commit``), and so is its state read.
-            # A bare repository and a plain ``.git`` name none: git refuses the question.
+            # outside a work tree git may still work on one (``GIT_WORK_TREE``, a
+            # submodule's ``core.worktree``); a bare repository or a plain ``.git`` has none
             code, out = self.run("rev-parse", "--show-toplevel")
             if code == 0:
                 shown = out.decode("utf-8", "surrogateescape")
@@ -480,8 +465,10 @@ class Repo:
             answered = self._parse_batch(todo, raw, found)
             if code == 0:
                 break
-            if answered >= len(todo) or not _lazy_fetch_refused(code, self.last_error):
-                raise failure(("cat-file",), code, self.last_error)
+            err = self.last_error  # NO_NETWORK refused a fetch: git died of SIGPIPE or said so
+            refused = code in (-13, 128 + 13) or b"not allowed" in err or b"fetch subprocess" in err
+            if answered >= len(todo) or not refused:
+                raise failure(("cat-file",), code, err)
             found[todo[answered]] = ObjectInfo(todo[answered], None, None)
             todo = todo[answered + 1:]
         return [found.get(n, ObjectInfo(n, None, None)) for n in names]
@@ -499,9 +486,8 @@ class Repo:
             self._where = self._started(_LOCATE)
 
     def _started(self, args: Sequence[str], fed: bool = False) -> Started | None:
-        """``git ARGS`` started, to be waited for later; None where git's answers come
-        through ``subprocess`` (then it is asked in turn when needed). Guard:
-        ``benchmarks/bench_boundary.py --trace``."""
+        """``git ARGS`` started, to be waited for later; None without memory files (then
+        it is asked when needed). Guard: ``benchmarks/bench_boundary.py --trace``."""
         if not _MEMFD:
             return None
         argv = [self.git, *args]
@@ -618,8 +604,7 @@ class Repo:
 
     # -- history ----------------------------------------------------------------------
     def merge_base(self, a: str, b: str) -> str | None:
-        """``git merge-base a b`` for two object names already checked to be shas; None
-        when they have no common ancestor."""
+        """``git merge-base a b`` of two shas; None when they have no common ancestor."""
         _require_sha(a, b)
         code, out = self.run("merge-base", a, b)
         if code == 1 and not out.strip():
@@ -629,8 +614,7 @@ class Repo:
         return out.decode("ascii", "replace").strip() or None
 
     def is_ancestor(self, a: str, b: str) -> bool:
-        """``git merge-base --is-ancestor a b``; raises when git fails (exit 128), never
-        reads a failure as "no"."""
+        """``git merge-base --is-ancestor a b``; a failure raises, never reads as "no"."""
         _require_sha(a, b)
         code, _ = self.run("merge-base", "--is-ancestor", a, b)
         if code not in (0, 1):
@@ -646,11 +630,6 @@ class Repo:
         if len(parts) != 2 or not all(p.isdigit() for p in parts):
             return None
         return int(parts[0]), int(parts[1])
-
-    def count(self, base: str, head: str) -> int | None:
-        _require_sha(base, head)
-        out = self._must("rev-list", "--count", f"{base}..{head}", "--").strip()
-        return int(out) if out.isdigit() else None
 
     def listing(self, head: str, exclude: Sequence[str]) -> list[str]:
         """The commits reachable from ``head`` and from none of ``exclude``, children
@@ -700,9 +679,8 @@ class Repo:
         return out.decode("ascii", "replace").split()
 
     def reached(self, tip: str, candidates: Sequence[str]) -> list[str]:
-        """Which of ``candidates`` ``tip`` reaches: one ``rev-list`` of what the candidates
-        reach and ``tip`` does not (a walk as long as the candidates are far from ``tip``'s
-        history, not as long as the history); the names travel on stdin."""
+        """Which of ``candidates`` ``tip`` reaches: one ``rev-list`` of what they reach
+        and ``tip`` does not (as long as they are far from ``tip``'s history)."""
         _require_sha(tip, *candidates)
         if not candidates:
             return []
@@ -842,12 +820,9 @@ class Repo:
         """The branch names of ``origin`` (``refs/remotes/origin/*``, less ``HEAD``)."""
         prefix = "refs/remotes/origin/"
         raw = self._must("for-each-ref", "--format=%(refname)%00", "refs/remotes/origin/")
-        names = []
-        for record in raw.split(b"\0"):
-            ref = record.lstrip(b"\n").decode("utf-8", "surrogateescape")
-            if ref.startswith(prefix) and ref != prefix + "HEAD":
-                names.append(ref[len(prefix):])
-        return names
+        refs = (r.lstrip(b"\n").decode("utf-8", "surrogateescape") for r in raw.split(b"\0"))
+        return [ref[len(prefix):] for ref in refs
+                if ref.startswith(prefix) and ref != prefix + "HEAD"]
 
     def _worktree_records(self) -> list[dict[str, str]]:
         """``git worktree list --porcelain``, one dict per work tree, asked once for this
@@ -989,12 +964,8 @@ class Repo:
         """The commits of ``head``'s history whose committer time is ``since`` (seconds
         since the epoch) or later, newest first, as (sha, parents, committer time, the
         paths each changed), at most ``limit`` of them, and whether more were left unread.
-
-        One ``log -z --name-only --no-renames --since``: a rename is its old path deleted
-        and its new one added, so both names show; paths are relative to the folder the
-        repository was opened at (``--relative``: changes outside it show no path) and
-        split on NUL only; a merge lists no paths (git shows no diff for it by default).
-        The walk stops at commits older than ``since``: its cost follows what it returns.
+        A rename shows both paths (``--no-renames``), a merge none; paths are relative to
+        the folder the repository was opened at (``--relative``), split on NUL only.
         """
         _require_sha(head)
         since = max(0, since)
