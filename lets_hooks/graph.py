@@ -71,9 +71,6 @@ class Graph:
     def __len__(self) -> int:
         return len(self.parents)
 
-    def __contains__(self, sha: str) -> bool:
-        return sha.encode() in self.index
-
     def find(self, sha: str) -> int | None:
         return self.index.get(sha.encode())
 
@@ -357,12 +354,6 @@ class BatchRepo(Repo):
         if pair is None:
             return super().ahead_behind(base, head)
         return self.graph.ahead_behind(*pair)
-
-    def count(self, base: str, head: str) -> int | None:
-        pair = self._indexes([base, head])
-        if pair is None:
-            return super().count(base, head)
-        return self.graph.ahead_behind(*pair)[1]
 
     def _indexes(self, shas: Sequence[str]) -> list[int] | None:
         found = []
