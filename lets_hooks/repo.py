@@ -318,8 +318,7 @@ class Floor:
 
     def commits(self) -> list[str]:
         """The commits the walk printed (reachable from the head and from no stop),
-        newest first (git's default order, as ``Repo.above`` lists a range): on a linear
-        line, the line itself."""
+        newest first (as ``Repo.above`` lists a range)."""
         raw, width = self.raw, self.width
         if self.linear:
             step = 2 * width + 2
@@ -640,11 +639,9 @@ class Repo:
 
     def above(self, base: str, head: str) -> tuple[bool, list[str]]:
         """(whether ``base`` is an ancestor of ``head``, and then ``base..head`` in git's
-        default order): one ``rev-list --boundary`` walk. ``base`` is printed as a
-        boundary (``-base``) exactly when ``head`` reaches it, whatever the dates. No
-        ``--topo-order``: its sort is the slowest part of a long merge-heavy walk
-        (benchmarks/bench_boundary.py, walk-heavy).
-        """
+        default order): one ``rev-list --boundary`` walk, which prints ``-base`` exactly
+        when ``head`` reaches it. No ``--topo-order``: its sort is the slowest part of a
+        long merge-heavy walk (benchmarks/bench_boundary.py, walk-heavy)."""
         _require_sha(base, head)
         if base == head:
             return True, []
@@ -691,8 +688,7 @@ class Repo:
 
     def on_first_parent_line(self, tip: str, commit: str) -> bool:
         """Is ``commit`` on ``tip``'s first-parent line (committed or pulled there, not on
-        the side a merge brought in)? One walk of ``tip``'s first parents down to where it
-        meets ``commit``'s parents' history: as long as ``tip`` is ahead of ``commit``."""
+        the side a merge brought in)? One walk, as long as ``tip`` is ahead of ``commit``."""
         _require_sha(tip, commit)
         if tip == commit:
             return True
@@ -701,8 +697,7 @@ class Repo:
 
     def first_parents_above(self, tip: str, stops: Sequence[str]) -> list[str]:
         """``tip``'s first-parent line down to where one of ``stops`` reaches it: one walk
-        that prints the line alone (a commit the line reaches below a reached one is
-        reached too). The names travel on stdin."""
+        that prints the line alone; the names travel on stdin."""
         _require_sha(tip, *stops)
         out = self._must("rev-list", "--first-parent", "--stdin", stdin=_revs(tip, stops))
         return _lines(out.decode("ascii", "replace"))
@@ -750,15 +745,11 @@ class Repo:
         of ``stops`` (a stop reaches itself), and count what is reachable from ``head``
         and from no stop: see ``Floor``. None when git fails.
 
-        One ``git rev-list --parents head ^stops...``, no ``--topo-order`` (nothing read
-        here needs it: benchmarks/bench_history.py, seen). Where no printed commit is a
-        merge, they are the first-parent line itself and the last line's parent is the
-        floor: the output (up to 100,000 lines) is then measured, never split: a
-        one-parent commit's line is ``2*width+1`` bytes, so the listing is all such lines
-        exactly when a line end stands every ``2*width+2`` bytes (a merge's line is
-        longer, a root's shorter, and only the last may be a root). Otherwise the first
-        parents are followed through what was printed. (The date heuristic noted at
-        ``count_outside`` applies here too.)
+        One ``git rev-list --parents head ^stops...`` (no ``--topo-order``: nothing here
+        needs it, benchmarks/bench_history.py, seen; ``count_outside``'s date heuristic
+        applies). With no merge printed, the lines are the first-parent line and the last
+        one's parent is the floor: that is measured, never split (all lines are
+        ``2*width+1`` bytes but a root's, the last). Else the first parents are followed.
         """
         _require_sha(head, *stops)
         code, out = self.run(*_FLOOR, stdin=_revs(head, stops))
@@ -782,9 +773,7 @@ class Repo:
                 and out[step - 1:start:step] == b"\n" * (lines - 1)):
             stop = last[width + 1:2 * width + 1].decode("ascii") if len(last) > width else None
             return Floor(stop, lines, True, lines, out, width)
-        floor = _follow_first_parents(out, out[:width].decode("ascii"), lines)
-        floor.raw, floor.width = out, width
-        return floor
+        return _follow_first_parents(out, width, lines)
 
     # -- for the hooks, status and install ----------------------------------------------
     def branches(self) -> list[tuple[str, str]]:
@@ -853,8 +842,7 @@ class Repo:
         return found
 
     def worktree_heads(self) -> list[tuple[str, str | None, str | None]]:
-        """Every work tree as (top, HEAD commit or None, checked-out branch or None), in
-        one process."""
+        """Every work tree as (top, HEAD commit or None, checked-out branch or None)."""
         found: list[tuple[str, str | None, str | None]] = []
         for record in self._worktree_records():
             if "worktree" not in record or "bare" in record:
@@ -990,10 +978,8 @@ class Repo:
         return commits[:limit], len(commits) > limit
 
     def deleted(self, paths: Sequence[str]) -> set[str]:
-        """Which of ``paths`` a commit of HEAD's history deleted (a rename counts: it
-        deletes the old name). One ``log --diff-filter=D``, the paths read literally (no
-        pathspec magic), after ``--``, relative to the folder the repository was opened at
-        (and answered so: ``--relative``)."""
+        """Which of ``paths`` (literal, relative to the folder the repository was opened
+        at) a commit of HEAD's history deleted (a rename deletes the old name)."""
         clean = [path for path in paths if path and "\0" not in path]
         if not clean:
             return set()
@@ -1108,9 +1094,8 @@ def _short_remote(ref: str | None) -> str | None:
 
 def _batch_answers(asked: Sequence[str], raw: bytes
                    ) -> Iterator[tuple[str, list[str] | None, bytes]]:
-    """``cat-file --batch``'s answer to each of ``asked`` in turn: (name, [sha, type,
-    size] or None when it is missing, the object); stops where git's output is cut short
-    (git died while writing it)."""
+    """``cat-file --batch``'s answer to each of ``asked``: (name, [sha, type, size] or None
+    when missing, the object), up to where git's output is cut short (it died)."""
     pos = 0
     for name in asked:
         end = raw.find(b"\n", pos)
@@ -1146,8 +1131,8 @@ def _commit_header(body: bytes) -> tuple[int | None, int]:
     return None, parents
 
 
-def _follow_first_parents(out: bytes, head: str, lines: int) -> Floor:
-    """The floor from a ``rev-list --parents`` listing that holds merges."""
+def _follow_first_parents(out: bytes, width: int, lines: int) -> Floor:
+    """The floor from a ``rev-list --parents`` listing (``lines`` lines) that holds merges."""
     first: dict[str, str | None] = {}
     merges: set[str] = set()
     for line in out.decode("ascii").split("\n"):
@@ -1158,12 +1143,12 @@ def _follow_first_parents(out: bytes, head: str, lines: int) -> Floor:
                 merges.add(parts[0])
     count = 0
     linear = True
-    commit: str | None = head
+    commit: str | None = out[:width].decode("ascii")
     while commit is not None and commit in first:
         count += 1
         linear = linear and commit not in merges
         commit = first[commit]
-    return Floor(commit, count, linear, lines)
+    return Floor(commit, count, linear, lines, out, width)
 
 
 def _revs(head: str, negated: Sequence[str]) -> bytes:
