@@ -264,14 +264,11 @@ class Graph:
 class _Reached:
     """Which commits are reachable from some sources, found lazily.
 
-    A source whose reach the graph has marked (``Graph.reach``) answers by its mark. The
-    others are walked down together in topological order (smallest index first), pruned
-    at marked commits: a commit reachable from a marked one is marked itself, so no path
-    through it can decide anything. Asked about commit ``i``, the walk first takes every
-    queued commit with a smaller index; every path from a source to ``i`` runs through
-    smaller indexes only, so ``i`` is then found exactly when it is reachable. The walk
-    only moves forward: questions in any order cost, together, the commits reachable from
-    the unmarked sources above the largest index asked about, each taken once.
+    A source whose reach the graph has marked (``Graph.reach``) answers by its mark; the
+    others are walked down together, smallest index first, pruned at marked commits.
+    Asked about ``i``, the walk takes every queued commit with a smaller index: every
+    path from a source to ``i`` runs through those, so ``i`` is then found exactly when
+    it is reachable. The walk only moves forward: each commit is taken once.
     """
 
     __slots__ = ("heap", "marks", "parents", "seen")
