@@ -154,8 +154,7 @@ def amends(message: str) -> bool:
 
 def split_line(line: bytes) -> tuple[str, str, int, bytes] | None:
     """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>`` as (old, new, time,
-    message), or None when it is not that shape. Byte slicing only: a 10,000-entry tail
-    is read in milliseconds."""
+    message), or None when it is not that shape."""
     tab = line.find(b"\t")
     head = line if tab < 0 else line[:tab]
     first = head.find(b" ")
@@ -229,9 +228,8 @@ def head_log(repo: Repo | None, git_dir: str, head: str,
 
 def ends(oldest_first: Iterable[bytes], newest_first: Iterable[bytes]
           ) -> tuple[str | None, bytes]:
-    """The commit the newest entry names, and the oldest entry (a line of either hash's
-    shape; others are skipped), from the same lines read from each end: None and b""
-    for a log with no entry."""
+    """The commit the newest entry names and the oldest entry (lines of either hash's
+    shape), from the same lines read from each end: None and b"" for an empty log."""
     oldest = next((line for line in oldest_first if line.find(b" ") in (40, 64)), b"")
     if not oldest:
         return None, b""
@@ -309,8 +307,7 @@ def _reftable_lines(repo: Repo) -> Iterable[bytes]:
 
 def tail(path: str, count: int) -> list[tuple[str, str]]:
     """The newest ``count`` entries of a ``files``-backend reflog as (commit, message),
-    newest first, read as ``read_newest`` reads a log; a line not of an entry's shape is
-    skipped."""
+    newest first (``read_newest``); a line not of an entry's shape is skipped."""
     data, _ = read_newest(path)
     entries: list[tuple[str, str]] = []
     for line in backward(data or b""):
