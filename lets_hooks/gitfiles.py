@@ -35,11 +35,10 @@ def _one_line(data: bytes | None) -> str | None:
 
 
 def git_dir_holding(folder: str) -> str | None:
-    """The git dir of the repository holding ``folder`` (an agent's tool call's folder):
-    the ``.git`` (read by ``git_dir_at``) of the first folder at or above it that has one,
-    never going up into a ``GIT_CEILING_DIRECTORIES`` entry, as git's discovery goes; None
-    outside any, or where ``GIT_DIR`` or ``GIT_WORK_TREE`` decides (ask git then).
-    ``core.worktree`` moves the work tree only: the git dir is the same."""
+    """The git dir of the repository holding ``folder``, as git's discovery finds it
+    (the first ``.git`` at or above, never in a ``GIT_CEILING_DIRECTORIES`` entry; a
+    ``core.worktree`` moves only the work tree); None outside any, or where ``GIT_DIR``
+    or ``GIT_WORK_TREE`` decides (ask git then)."""
     if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
         return None
     ceilings = {os.path.normpath(c) for c in
