@@ -702,15 +702,14 @@ class Repo:
         out = self._must("rev-list", "--first-parent", "--stdin", stdin=_revs(tip, stops))
         return _lines(out.decode("ascii", "replace"))
 
-    def on_first_parent_lines(self, tips: Sequence[str], commits: Sequence[str],
-                              most: int = 64) -> set[str]:
+    def on_first_parent_lines(self, tips: Sequence[str], commits: Sequence[str]) -> set[str]:
         """Which of ``commits`` lie on the first-parent line of one of ``tips`` (the merge
         branch's own line: committed or pulled there). Only those a tip reaches are walked
-        for, the first ``most`` of them; the rest are said not to."""
+        for, the first 64 of them; the rest are said not to."""
         found: set[str] = set()
         for tip in tips:
             left = [c for c in commits if c not in found]
-            for commit in self.reached(tip, left)[:most] if left else []:
+            for commit in self.reached(tip, left)[:64] if left else []:
                 if self.on_first_parent_line(tip, commit):
                     found.add(commit)
         return found
@@ -899,11 +898,8 @@ class Repo:
         if code != 0:
             raise failure(("config",), code, self.last_error)
         fields = out.decode("utf-8", "surrogateescape").split("\0")
-        found = []
-        for origin, entry in zip(fields[0::2], fields[1::2]):
-            key, _, value = entry.partition("\n")
-            found.append((origin, key, value))
-        return found
+        entries = (entry.partition("\n") for entry in fields[1::2])
+        return [(origin, key, value) for origin, (key, _, value) in zip(fields[0::2], entries)]
 
     def version(self) -> tuple[int, ...]:
         """git's version as numbers (``git version 2.39.5`` -> (2, 39, 5))."""
