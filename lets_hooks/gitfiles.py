@@ -111,10 +111,8 @@ def index_may_hold(top: str, rel: str) -> bool:
     certainly does not: a version 2 or 3 index (each entry's full path, then NUL) without
     a split or sparse index, read whole, that has no ``rel`` followed by NUL. Anything
     unusual is left to git."""
-    if os.environ.get("GIT_INDEX_FILE"):
-        return True
     git_dir = git_dir_at(top)
-    if git_dir is None:
+    if git_dir is None or os.environ.get("GIT_INDEX_FILE"):
         return True
     data, problem = files.read_capped(os.path.join(git_dir, "index"), _INDEX_SCAN_LIMIT)
     if problem is not None:
