@@ -566,18 +566,15 @@ class Repo:
         ``--no-optional-locks``: it never takes the index lock another git command needs.
         """
         raw = self._must("--no-optional-locks", "status", "--porcelain", "-z")
-        fields = raw.split(b"\0")
+        fields = iter(raw.split(b"\0"))
         entries: list[tuple[str, str]] = []
-        index = 0
-        while index < len(fields):
-            field = fields[index]
-            index += 1
+        for field in fields:
             if len(field) < 4 or field[2:3] != b" ":
                 continue
             code = field[:2].decode("ascii", "replace")
             entries.append((code, field[3:].decode("utf-8", "surrogateescape")))
             if "R" in code or "C" in code:
-                index += 1  # the original path of a rename or copy
+                next(fields, None)  # the original path of a rename or copy
         return entries
 
     def is_ignored(self, path: str) -> bool:
