@@ -1,30 +1,13 @@
 """git's on-disk facts, in one place: what the files git keeps in its directory say, read
 with no process (only ``lets_hooks.repo`` runs git; it asks here first, and asks git where
-these files cannot answer plainly).
+these files cannot answer plainly: each function answers None, or True for "may").
 
-- ``git_dir_holding(folder)``: the git dir of the repository holding a folder, as git's
-  discovery finds it (up to the first ``.git``, never into a ``GIT_CEILING_DIRECTORIES``
-  entry; ``core.worktree`` moves the work tree, not the git dir); None where git's
-  environment decides (``GIT_DIR``, ``GIT_WORK_TREE``, ``GIT_COMMON_DIR``) or none is found.
-- ``git_dir_at(top)``: a work tree's git dir from its ``.git`` (a folder, or a linked work
-  tree's ``gitdir:`` file); None where git's environment decides (``GIT_DIR``,
-  ``GIT_COMMON_DIR``) or the file does not say plainly: ask git then.
-- ``common_dir(git_dir)``: the git dir every work tree shares (``commondir``).
-- ``uses_reftable(git_dir)``: refs and their logs in the ``reftable`` backend, where no
-  file can be read for them (git is asked).
-- ``log_path(git_dir, ref)``: where the ``files`` backend keeps a ref's log (``HEAD``'s in
-  the work tree's own git dir, every other in the common one); the one reader of logs is
-  ``lets_hooks.witness`` and ``Repo.reflog``, through this.
-- ``has_commit_graph(git_dir)``; ``index_may_hold(top, path)``: whether the index can
-  hold a path (one git process off every state write, post-checkout's first touch:
-  ``benchmarks/bench_hooks.py``).
-- ``rebase_state(git_dir)`` and ``rebasing(git_dir)``: a rebase in progress, from its
-  folder (``rebase-merge/``, or ``rebase-apply/`` with ``rebasing``: ``git am`` uses the
-  same folder without it). The plain shims' shell asks the same question the same way
-  (``install._NOTE``).
-
-``ORIG_HEAD`` is a ref (in the ref store on ``reftable``), so it is asked of git
-(``Repo.ref_commit``), never read here.
+Where git dirs are (``git_dir_holding``, ``git_dir_at``, ``common_dir``), which ref backend
+(``uses_reftable``) and where the ``files`` backend keeps a ref's log (``log_path``),
+whether there is a commit-graph or the index may hold a path (``index_may_hold``: one git
+process off post-checkout's first touch, ``benchmarks/bench_hooks.py``), and a rebase in
+progress (``rebasing``, ``rebase_state``). ``ORIG_HEAD`` is a ref (in the ref store on
+``reftable``), so it is asked of git (``Repo.ref_commit``), never read here.
 """
 
 from __future__ import annotations
@@ -52,18 +35,10 @@ def _one_line(data: bytes | None) -> str | None:
 
 
 def git_dir_holding(folder: str) -> str | None:
-    """The git dir of the repository holding ``folder`` (an agent's tool call's folder):
-    the ``.git`` of the first folder at or above it that has one, as git's own discovery
-    goes, read by ``git_dir_at``; None outside any, or where git's environment decides
-    (ask git then). ``core.worktree`` moves the work tree only: the git dir is the same."""
-    top = _dot_git_above(folder)
-    return None if top is None else git_dir_at(top)
-
-
-def _dot_git_above(folder: str) -> str | None:
-    """The first folder at or above ``folder`` with a ``.git`` (git's discovery does not
-    go up into a folder listed in ``GIT_CEILING_DIRECTORIES``); None outside any, or
-    where ``GIT_DIR`` or ``GIT_WORK_TREE`` names the repository."""
+    """The git dir of the repository holding ``folder``, as git's discovery finds it
+    (the first ``.git`` at or above, never in a ``GIT_CEILING_DIRECTORIES`` entry; a
+    ``core.worktree`` moves only the work tree); None outside any, or where ``GIT_DIR``
+    or ``GIT_WORK_TREE`` decides (ask git then)."""
     if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
         return None
     ceilings = {os.path.normpath(c) for c in
@@ -74,7 +49,7 @@ def _dot_git_above(folder: str) -> str | None:
         return None
     while True:
         if os.path.lexists(os.path.join(here, ".git")):
-            return here
+            return git_dir_at(here)
         parent = os.path.dirname(here)
         if parent == here or parent in ceilings:
             return None
@@ -104,9 +79,7 @@ def common_dir(git_dir: str) -> str:
     """The git dir every work tree shares, from a work tree's own (its ``commondir``
     file; none: it is the common one)."""
     pointer = _one_line(_small(os.path.join(git_dir, "commondir")))
-    if pointer is None:
-        return git_dir
-    return os.path.normpath(os.path.join(git_dir, pointer))
+    return git_dir if pointer is None else os.path.normpath(os.path.join(git_dir, pointer))
 
 
 def uses_reftable(git_dir: str) -> bool:
@@ -138,10 +111,8 @@ def index_may_hold(top: str, rel: str) -> bool:
     certainly does not: a version 2 or 3 index (each entry's full path, then NUL) without
     a split or sparse index, read whole, that has no ``rel`` followed by NUL. Anything
     unusual is left to git."""
-    if os.environ.get("GIT_INDEX_FILE"):
-        return True
     git_dir = git_dir_at(top)
-    if git_dir is None:
+    if git_dir is None or os.environ.get("GIT_INDEX_FILE"):
         return True
     data, problem = files.read_capped(os.path.join(git_dir, "index"), _INDEX_SCAN_LIMIT)
     if problem is not None:

@@ -21,11 +21,10 @@ A tip every branch is asked about (the merge branch's) has its whole history mar
 (``reach``); any other name a question excludes is walked lazily (``_Reached``), in
 topological order and only as far down as the question needs.
 
-``BatchRepo`` is a ``Repo`` whose history questions are answered from a ``Graph`` and
-whose object lookups come from one prefetched ``cat-file``; anything it cannot answer
-(a name not prefetched, a commit outside the graph, a pair with several merge bases,
-where git's own choice among them is the answer) goes to git as before. The ladder runs
-on it unchanged: the one ladder, fed by batched facts.
+``BatchRepo`` is a ``Repo`` answering history questions from a ``Graph`` and object
+lookups from one prefetched ``cat-file``; what it cannot answer (a name not prefetched, a
+commit outside the graph, a pair with several merge bases: git's choice) goes to git.
+The ladder runs on it unchanged.
 """
 
 from __future__ import annotations
@@ -53,9 +52,7 @@ class Graph:
         if width < 0:
             width = len(lines[0])
         self.width = width
-        index: dict[bytes, int] = {}
-        for i, line in enumerate(lines):
-            index[line[:width]] = i
+        index = {line[:width]: i for i, line in enumerate(lines)}
         single = 2 * width + 1
         parents: list[tuple[int, ...]] = []
         for line in lines:
@@ -73,9 +70,6 @@ class Graph:
 
     def __len__(self) -> int:
         return len(self.parents)
-
-    def __contains__(self, sha: str) -> bool:
-        return sha.encode() in self.index
 
     def find(self, sha: str) -> int | None:
         return self.index.get(sha.encode())
@@ -190,31 +184,15 @@ class Graph:
 
     def count_outside(self, head: int, base: int, excluded: Sequence[int]) -> int:
         """Commits reachable from ``head`` and from neither ``base`` nor any of
-        ``excluded``.
-
-        A walk down from ``head`` that stops at every commit reachable from the others
-        (the answer is decided per commit by ``_Reached``): the cost is the commits
-        counted, their frontier, and the others' own commits above that frontier.
-        """
-        below = _Reached(self, [base, *excluded])
-        if below.reaches(head):
-            return 0
-        parents = self.parents
-        seen = {head}
-        stack = [head]
-        count = 0
-        while stack:
-            count += 1
-            for p in parents[stack.pop()]:
-                if p not in seen:
-                    seen.add(p)
-                    if not below.reaches(p):
-                        stack.append(p)
-        return count
+        ``excluded``: ``outside``'s walk, counted."""
+        return len(self.outside(head, [base, *excluded]))
 
     def outside(self, head: int, stops: Sequence[int]) -> list[int]:
-        """Commits reachable from ``head`` and from none of ``stops``, children first
-        (``count_outside``'s walk, listing what it counts)."""
+        """Commits reachable from ``head`` and from none of ``stops``, children first.
+
+        A walk down from ``head`` that stops at every commit reachable from a stop
+        (decided per commit by ``_Reached``): the cost is the commits listed, their
+        frontier, and the stops' own commits above that frontier."""
         below = _Reached(self, stops)
         if below.reaches(head):
             return []
@@ -239,12 +217,9 @@ class Graph:
         ``stops``, or None at a root; how many line commits come before it; whether none
         of those has several parents).
 
-        Linear in what it walks: the line down to the floor, plus, for a stop whose reach
-        is not marked already (a branch's own boundary), the commits reachable from it
-        that no marked stop reaches, and only those above the floor: ``_Reached`` pops
-        commits in index order and stops at the line commit it is asked about, so each
-        commit is taken once and nothing below the floor is ever touched. A stop on the
-        line costs nothing at all (nothing above it is reachable from it).
+        It walks the line down to the floor, and of an unmarked stop's history only what
+        lies above the floor (``_Reached`` stops at the line commit asked about), each
+        commit once.
         """
         below = _Reached(self, stops)
         parents = self.parents
@@ -289,14 +264,11 @@ class Graph:
 class _Reached:
     """Which commits are reachable from some sources, found lazily.
 
-    A source whose reach the graph has marked (``Graph.reach``) answers by its mark. The
-    others are walked down together in topological order (smallest index first), pruned
-    at marked commits: a commit reachable from a marked one is marked itself, so no path
-    through it can decide anything. Asked about commit ``i``, the walk first takes every
-    queued commit with a smaller index; every path from a source to ``i`` runs through
-    smaller indexes only, so ``i`` is then found exactly when it is reachable. The walk
-    only moves forward: questions in any order cost, together, the commits reachable from
-    the unmarked sources above the largest index asked about, each taken once.
+    A source whose reach the graph has marked (``Graph.reach``) answers by its mark; the
+    others are walked down together, smallest index first, pruned at marked commits.
+    Asked about ``i``, the walk takes every queued commit with a smaller index: every
+    path from a source to ``i`` runs through those, so ``i`` is then found exactly when
+    it is reachable. The walk only moves forward: each commit is taken once.
     """
 
     __slots__ = ("heap", "marks", "parents", "seen")
@@ -357,15 +329,8 @@ class BatchRepo(Repo):
                 self.known[info.name] = info
         return [self.known[n] for n in names]
 
-    def _both(self, a: str, b: str) -> tuple[int, int] | None:
-        i, j = self.graph.find(a), self.graph.find(b)
-        if i is None or j is None:
-            self.fallbacks += 1
-            return None
-        return i, j
-
     def merge_base(self, a: str, b: str) -> str | None:
-        pair = self._both(a, b)
+        pair = self._indexes([a, b])
         if pair is None:
             return super().merge_base(a, b)
         self.graph.reach(pair[1])  # b is a merge tip, asked about again for every branch
@@ -376,22 +341,16 @@ class BatchRepo(Repo):
         return self.graph.sha(bases[0]) if bases else None
 
     def is_ancestor(self, a: str, b: str) -> bool:
-        pair = self._both(a, b)
+        pair = self._indexes([a, b])
         if pair is None:
             return super().is_ancestor(a, b)
         return self.graph.is_ancestor(*pair)
 
     def ahead_behind(self, base: str, head: str) -> tuple[int, int] | None:
-        pair = self._both(base, head)
+        pair = self._indexes([base, head])
         if pair is None:
             return super().ahead_behind(base, head)
         return self.graph.ahead_behind(*pair)
-
-    def count(self, base: str, head: str) -> int | None:
-        pair = self._both(base, head)
-        if pair is None:
-            return super().count(base, head)
-        return self.graph.ahead_behind(*pair)[1]
 
     def _indexes(self, shas: Sequence[str]) -> list[int] | None:
         found = []
@@ -454,7 +413,7 @@ class BatchRepo(Repo):
         return [self.graph.sha(i) for i in self.graph.outside(found[0], found[1:])]
 
     def above(self, base: str, head: str) -> tuple[bool, list[str]]:
-        pair = self._both(base, head)
+        pair = self._indexes([base, head])
         if pair is None:
             return super().above(base, head)
         if not self.graph.is_ancestor(*pair):
@@ -462,7 +421,7 @@ class BatchRepo(Repo):
         return True, [self.graph.sha(i) for i in self.graph.outside(pair[1], [pair[0]])]
 
     def merge_bases(self, a: str, b: str) -> list[str]:
-        pair = self._both(a, b)
+        pair = self._indexes([a, b])
         if pair is None:
             return super().merge_bases(a, b)
         self.graph.reach(pair[1])
@@ -473,22 +432,17 @@ class BatchRepo(Repo):
         if found is None or len(tips) != 1:
             return super().walk(tips, exclude)
         graph = self.graph
-        lines = []
-        for i in graph.outside(found[0], found[1:]):
-            lines.append(" ".join([graph.sha(i), *(graph.sha(p) for p in graph.parents[i])]))
+        lines = [" ".join([graph.sha(i), *(graph.sha(p) for p in graph.parents[i])])
+                 for i in graph.outside(found[0], found[1:])]
         return ("\n".join(lines) + "\n").encode() if lines else b""
 
     def reached(self, tip: str, candidates: Sequence[str]) -> list[str]:
         at = self.graph.find(tip)
         if at is None:
             return super().reached(tip, candidates)
-        found = []
-        for sha in candidates:
-            i = self.graph.find(sha)
-            # a commit outside the graph is reachable from no tip, so not from this one
-            if i is not None and self.graph.is_ancestor(i, at):
-                found.append(sha)
-        return found
+        # a commit outside the graph is reachable from no tip, so not from this one
+        found = ((sha, self.graph.find(sha)) for sha in candidates)
+        return [sha for sha, i in found if i is not None and self.graph.is_ancestor(i, at)]
 
 
 class GraphFloor(Floor):
@@ -499,10 +453,8 @@ class GraphFloor(Floor):
     printed: list[int]
 
     def commits(self) -> list[str]:
-        if self.linear:
-            line = self.printed[:self.count]
-            return [self.graph.sha(i) for i in line]
-        return [self.graph.sha(i) for i in self.printed]
+        printed = self.printed[:self.count] if self.linear else self.printed
+        return [self.graph.sha(i) for i in printed]
 
     def frontier(self) -> list[str]:
         inside = set(self.printed)

@@ -65,7 +65,10 @@ def classify(message: str) -> str:
         return CREATED
     if detail.startswith("Merge made by"):
         return CREATED  # merge X / pull: the merge commit itself
-    base, sub = _split_sub(action)
+    base, sub = action, None  # "rebase (pick)": "rebase", "pick"
+    start = action.rfind(" (")
+    if action.endswith(")") and start > 0:
+        base, sub = action[:start], action[start + 2:-1]
     if base.startswith(("rebase", "pull")):
         if sub is not None:
             return COPY if sub in _COPYING else MOVED
@@ -83,14 +86,6 @@ def classify_remote(message: str) -> str:
     first = action.split(" ", 1)[0]
     return ARRIVED if first in ("fetch", "pull", "clone") else MOVED
 
-
-def _split_sub(action: str) -> tuple[str, str | None]:
-    """``rebase (pick)`` -> (``rebase``, ``pick``); ``rebase`` -> (``rebase``, None)."""
-    if action.endswith(")"):
-        start = action.rfind(" (")
-        if start > 0:
-            return action[:start], action[start + 2:-1]
-    return action, None
 
 
 # -- what an entry names besides its commit (a branch it moved from or to, a rename) ----------
@@ -159,8 +154,7 @@ def amends(message: str) -> bool:
 
 def split_line(line: bytes) -> tuple[str, str, int, bytes] | None:
     """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>`` as (old, new, time,
-    message), or None when it is not that shape. Byte slicing only: a 10,000-entry tail
-    is read in milliseconds."""
+    message), or None when it is not that shape."""
     tab = line.find(b"\t")
     head = line if tab < 0 else line[:tab]
     first = head.find(b" ")
@@ -177,17 +171,12 @@ def split_line(line: bytes) -> tuple[str, str, int, bytes] | None:
             b"" if tab < 0 else line[tab + 1:])
 
 
-# -- where the log is ---------------------------------------------------------------------------
-
 # -- the verdict --------------------------------------------------------------------------------
 
 NO_LOG = ("no HEAD reflog in this work tree (core.logAllRefUpdates=false, or it was "
           "removed): where commits the session ledger does not name came from cannot be told")
 EMPTY_LOG = ("the HEAD reflog of this work tree is empty: where commits the session ledger "
              "does not name came from cannot be told")
-def not_head(newest: str, head: str) -> str:
-    return (f"the HEAD reflog's newest entry ({newest[:12]}) is not HEAD ({head[:12]}): it is "
-            "not a record of this work tree's commits")
 
 
 def head_log(repo: Repo | None, git_dir: str, head: str,
@@ -197,10 +186,8 @@ def head_log(repo: Repo | None, git_dir: str, head: str,
     reaches back to the start of the history, and why it cannot be read (None: it can).
     On the files backend the log's newest ``WHOLE_LIMIT`` bytes are read, no process; on
     reftable one ``git log -g`` (``repo`` None: not asked, nothing known). ``wanted``:
-    only these commits are asked about; a few of them are searched for in the log's
-    bytes, so only the lines that name them are read
-    (a 100,000-entry log is not parsed for two pulled commits), and of many, only the
-    entries that name one of them are told apart (the rest are not in the answer)."""
+    only these commits are asked about (``lines_naming``), and only entries naming one
+    of them are told apart (the rest are not in the answer)."""
     lines: Iterable[bytes]
     if gitfiles.uses_reftable(git_dir):
         if repo is None:
@@ -217,7 +204,8 @@ def head_log(repo: Repo | None, git_dir: str, head: str,
     if newest is None:
         return {}, False, EMPTY_LOG
     if newest != head:
-        return {}, False, not_head(newest, head)
+        return {}, False, (f"the HEAD reflog's newest entry ({newest[:12]}) is not HEAD "
+                           f"({head[:12]}): it is not a record of this work tree's commits")
     kinds: dict[str, str] = {}
     asked = None if wanted is None else wanted if isinstance(wanted, (set, frozenset)) \
         else set(wanted)
@@ -240,9 +228,8 @@ def head_log(repo: Repo | None, git_dir: str, head: str,
 
 def ends(oldest_first: Iterable[bytes], newest_first: Iterable[bytes]
           ) -> tuple[str | None, bytes]:
-    """The commit the newest entry names, and the oldest entry (a line of either hash's
-    shape; others are skipped), from the same lines read from each end: None and b""
-    for a log with no entry."""
+    """The commit the newest entry names and the oldest entry (lines of either hash's
+    shape), from the same lines read from each end: None and b"" for an empty log."""
     oldest = next((line for line in oldest_first if line.find(b" ") in (40, 64)), b"")
     if not oldest:
         return None, b""
@@ -278,14 +265,8 @@ def lines_naming(data: bytes, wanted: Collection[str] | None) -> list[bytes]:
     pulled commits: ``benchmarks/bench_boundary.py``, pulled); else every line."""
     if wanted is None or len(wanted) > SEARCHED:
         return data.split(b"\n")
-    return naming(data, wanted)
-
-
-def naming(data: bytes, shas: Iterable[str]) -> list[bytes]:
-    """The lines of a log whose entry names one of ``shas`` as the commit it moved to,
-    found by searching the bytes for each (no line of the rest is read)."""
     found: list[bytes] = []
-    for sha in shas:
+    for sha in wanted:
         needle = sha.encode("ascii", "replace")
         at = data.find(needle)
         while at >= 0:
@@ -305,18 +286,11 @@ def read_newest(path: str) -> tuple[bytes | None, bool]:
                      | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None, False
-    try:
+    with open(fd, "rb") as log:
         size = os.fstat(fd).st_size
         start = max(0, size - WHOLE_LIMIT)
-        os.lseek(fd, start, os.SEEK_SET)
-        data = os.read(fd, size - start)
-        while len(data) < size - start:
-            more = os.read(fd, size - start - len(data))
-            if not more:
-                break
-            data += more
-    finally:
-        os.close(fd)
+        log.seek(start)
+        data = log.read(size - start)
     if start > 0:
         data = data[data.find(b"\n") + 1:]
     return data, start == 0
@@ -333,8 +307,7 @@ def _reftable_lines(repo: Repo) -> Iterable[bytes]:
 
 def tail(path: str, count: int) -> list[tuple[str, str]]:
     """The newest ``count`` entries of a ``files``-backend reflog as (commit, message),
-    newest first, read as ``read_newest`` reads a log; a line not of an entry's shape is
-    skipped."""
+    newest first (``read_newest``); a line not of an entry's shape is skipped."""
     data, _ = read_newest(path)
     entries: list[tuple[str, str]] = []
     for line in backward(data or b""):

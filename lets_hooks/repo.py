@@ -17,7 +17,7 @@ from lets_hooks import files, gitfiles, reflog
 
 TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
 NULL_SHA = "0" * 40
 _ERR_KEEP = 4096  # enough of git's stderr for its first line
@@ -50,12 +50,8 @@ def failure(args: Sequence[str], code: int, err: bytes) -> GitError:
         elif not word.startswith("-"):
             sub = word
             break
-    first = ""
-    for line in err.decode("utf-8", "backslashreplace").split("\n"):
-        line = line.strip()
-        if line:
-            first = line
-            break
+    lines = (line.strip() for line in err.decode("utf-8", "backslashreplace").split("\n"))
+    first = next((line for line in lines if line), "")
     for lead in ("fatal: ", "error: "):
         if first.startswith(lead):
             first = first[len(lead):]
@@ -82,31 +78,21 @@ def reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-# Nothing lets-hooks asks git needs the network, and in a partial clone git fetches an
-# object it lacks from the promisor remote on its own (a sha recorded in another clone
-# would cost a fetch per process, and a slow remote hangs the hook). Two switches, for
-# every git process started here (tests/test_fences.py::test_a_partial_clone_never_fetches):
-# - GIT_NO_LAZY_FETCH=1 (git 2.44 and later, and the May 2024 security releases of older
-#   lines, 2.39.4 on): a missing object is missing, no fetch starts;
-# - GIT_ALLOW_PROTOCOL set to no protocol at all (read since git 2.6): the fetch an older
-#   git starts refuses every transport at once ("transport 'file' not allowed"), before it
-#   connects or starts a remote helper, whatever protocol.*.allow the config says
-#   (``objects`` copes with a cat-file that dies with it:
+# Nothing asked of git needs the network, yet in a partial clone git fetches a missing
+# object on its own (a slow remote hangs the hook). For every git process started here
+# (tests/test_fences.py::test_a_partial_clone_never_fetches):
+# - GIT_NO_LAZY_FETCH=1 (git 2.44 on, and 2.39.4 on): a missing object is missing;
+# - GIT_ALLOW_PROTOCOL empty (git 2.6 on): an older git's fetch refuses every transport
+#   before it connects, whatever protocol.*.allow says (``objects`` copes with a
+#   cat-file that dies with it:
 #   tests/test_fences.py::test_without_the_no_lazy_fetch_switch_no_transport_starts).
 NO_NETWORK = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": ""}
 
 
-def _lazy_fetch_refused(code: int, err: bytes) -> bool:
-    """Did git stop because the fetch of a missing object was refused (``NO_NETWORK``)?
-    It then dies of SIGPIPE, or says why its fetch subprocess failed."""
-    return code in (-13, 128 + 13) or b"not allowed" in err or b"fetch subprocess" in err
-
 
 def git_environment() -> dict[str, str]:
     """The environment every git process gets: the caller's, with the network shut."""
-    env = dict(os.environ)
-    env.update(NO_NETWORK)
-    return env
+    return {**os.environ, **NO_NETWORK}
 
 
 def run_program(argv: list[str], cwd: str | None = None,
@@ -126,9 +112,8 @@ def run_program(argv: list[str], cwd: str | None = None,
             done.stderr.decode("utf-8", "replace"))
 
 
-# ``cat-file --batch`` reads a few objects by name: loading git's commit-graph to peel
-# ``^{commit}`` costs more than the lookups; the objects it prints are the same
-# (guard: benchmarks/bench_boundary.py)
+# ``cat-file --batch`` of a few names: loading the commit-graph costs more than the
+# lookups, and the answers are the same (guard: benchmarks/bench_boundary.py)
 _BATCH = ("-c", "core.commitGraph=false", "cat-file", "--batch")
 _FLOOR = ("rev-list", "--parents", "--stdin")
 _ABOVE = ("rev-list", "--boundary", "--stdin")
@@ -160,11 +145,10 @@ def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, 
     return done.returncode, done.stdout, done.stderr[:_ERR_KEEP]
 
 
-# Linux: git writes its answers into memory files and reads its input from one. A long
-# answer (100,000 shas, 4 MB) is then written at git's own pace and read back in one
-# call, not handed over a pipe's 4 KB at a time with a poll and a wake-up between (the
-# walk-heavy path spent as long on that as git spent walking: docs/speed.md); and no
-# process left holding the output open can keep the reader waiting for its end.
+# Linux: git writes its answers into memory files and reads its input from one: a long
+# answer (4 MB of shas) is read back in one call, not through a pipe 4 KB at a time
+# (guard: benchmarks/bench_boundary.py, walk-heavy), and no process left holding the
+# output open can keep the reader waiting.
 _MEMFD = hasattr(os, "memfd_create") and hasattr(os, "posix_spawnp")
 
 
@@ -182,7 +166,7 @@ def _memory_file(name: str) -> int:
 
 
 class Started:
-    """A git process writing into memory files, not yet waited for (``Repo.start``);
+    """A git process writing into memory files, not yet waited for (``Repo._started``);
     ``feed``: the pipe its input is still to come through (``Repo.prepare_objects``)."""
 
     __slots__ = ("err", "feed", "out", "pid")
@@ -194,8 +178,7 @@ class Started:
         self.feed = feed
 
     def send(self, data: bytes) -> None:
-        """Its whole input, then the end of it. git reads as it answers into memory, so
-        a long input never waits on a full output."""
+        """Its whole input, then its end (git answers into memory: never a full pipe)."""
         try:
             _write_all(self.feed, data)
         except BrokenPipeError:
@@ -213,7 +196,8 @@ class Started:
         try:
             self._end_input()
             _, status = os.waitpid(self.pid, 0)
-            return _exit_code(status), _read_back(self.out, -1), _read_back(self.err, _ERR_KEEP)
+            return (os.waitstatus_to_exitcode(status), _read_back(self.out, -1),
+                    _read_back(self.err, _ERR_KEEP))
         finally:
             os.close(self.out)
             os.close(self.err)
@@ -284,12 +268,6 @@ def _read_back(fd: int, cap: int) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _exit_code(status: int) -> int:
-    if hasattr(os, "waitstatus_to_exitcode"):
-        return os.waitstatus_to_exitcode(status)
-    return -(status & 0x7F) if status & 0x7F else status >> 8  # pragma: no cover - 3.8
-
-
 class Location:
     """Where we are: work tree (None when there is none), git dir, HEAD."""
 
@@ -322,31 +300,26 @@ class ObjectInfo:
 class Floor:
     """Where a commit's first-parent line meets the history of some stops.
 
-    ``stop`` is the first commit of the line (full sha) reachable from a stop, or None
-    when the line ends at a root without meeting one; ``count`` is how many commits of the
-    line come before it; ``linear`` is True when none of those has more than one parent;
-    ``outside`` is how many commits in all are reachable from the head and from no stop
-    (the line's commits, and when it is not linear, what its merges brought in).
+    ``stop``: the first commit of the line (full sha) reachable from a stop, or None at a
+    root; ``count``: the line's commits before it; ``linear``: none of those is a merge;
+    ``outside``: all commits reachable from the head and from no stop.
     """
 
     __slots__ = ("count", "linear", "outside", "raw", "stop", "width")
 
-    def __init__(self, stop: str | None, count: int, linear: bool,
-                 outside: int | None = None, raw: bytes = b"", width: int = 40) -> None:
+    def __init__(self, stop: str | None, count: int, linear: bool, outside: int,
+                 raw: bytes = b"", width: int = 40) -> None:
         self.stop = stop
         self.count = count
         self.linear = linear
-        self.outside = count if outside is None else outside
+        self.outside = outside
         self.raw = raw  # the walk's own listing (``rev-list --parents``), when it made one
         self.width = width
 
     def commits(self) -> list[str]:
         """The commits the walk printed (reachable from the head and from no stop),
-        newest first (git's default order, as ``Repo.above`` lists a range): on a linear
-        line, the line itself."""
+        newest first (as ``Repo.above`` lists a range)."""
         raw, width = self.raw, self.width
-        if not raw:
-            return []
         if self.linear:
             step = 2 * width + 2
             return [raw[i:i + width].decode("ascii") for i in range(0, len(raw), step)]
@@ -355,14 +328,10 @@ class Floor:
     def frontier(self) -> list[str]:
         """The parents of printed commits that were not printed (reachable from a stop),
         each once: where the head's history meets the stops'."""
-        printed: set[bytes] = set()
-        parents: list[bytes] = []
-        for line in self.raw.split(b"\n"):
-            if line:
-                fields = line.split()
-                printed.add(fields[0])
-                parents += fields[1:]
-        return list(dict.fromkeys(p.decode("ascii") for p in parents if p not in printed))
+        rows = [line.split() for line in self.raw.split(b"\n") if line]
+        printed = {row[0] for row in rows}
+        parents = (p for row in rows for p in row[1:] if p not in printed)
+        return list(dict.fromkeys(p.decode("ascii") for p in parents))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Floor):
@@ -396,9 +365,7 @@ class Repo:
     def _out(self, *args: str, stdin: bytes | None = None) -> str | None:
         """git's output as text, or None when git failed (the caller decides)."""
         code, out = self.run(*args, stdin=stdin)
-        if code != 0:
-            return None
-        return out.decode("utf-8", "surrogateescape")
+        return out.decode("utf-8", "surrogateescape") if code == 0 else None
 
     def _must(self, *args: str, stdin: bytes | None = None) -> bytes:
         """git's output; a failure raises ``GitError`` with git's own reason."""
@@ -409,12 +376,9 @@ class Repo:
 
     # -- where are we -----------------------------------------------------------------
     def locate(self) -> Location:
-        """Work tree, git dir, HEAD, its branch and ``origin/HEAD``'s target: one process.
-
-        ``rev-parse`` prints its answers in order and stops at the first name it cannot
-        resolve, so ``origin/HEAD`` goes last and its absence just shortens the answer.
-        The two paths sit between answers of known shape, so a path holding a newline is
-        still read whole. An unborn HEAD or a folder with no work tree takes the slow path.
+        """Work tree, git dir, HEAD, its branch and ``origin/HEAD``'s target: one process
+        (``_LOCATE``). The two paths sit between answers of known shape, so a path holding
+        a newline is still read whole. An unborn HEAD or no work tree takes the slow path.
         """
         started, self._where = self._where, None
         if started is not None:  # asked already (``prepare_locate``)
@@ -449,17 +413,16 @@ class Repo:
         if inside == "true":
             top = self._one("rev-parse", "--show-toplevel") or None
         else:
-            # not inside a work tree, yet git may name one (``GIT_WORK_TREE``, or
-            # ``core.worktree`` as a submodule's git dir has it): git works on that work
-            # tree from here (``git status``, ``git commit``), and so is its state read.
-            # A bare repository and a plain ``.git`` name none: git refuses the question.
+            # outside a work tree git may still work on one (``GIT_WORK_TREE``, a
+            # submodule's ``core.worktree``); a bare repository or a plain ``.git`` has none
             code, out = self.run("rev-parse", "--show-toplevel")
             if code == 0:
                 shown = out.decode("utf-8", "surrogateescape")
                 top = (shown[:-1] if shown.endswith("\n") else shown) or None
         ref = (self._out("symbolic-ref", "-q", "HEAD") or "").strip()
         head = (self._out("rev-parse", "--verify", "-q", "HEAD") or "").strip() or None
-        origin = self.symref("refs/remotes/origin/HEAD")
+        origin = (self._out("symbolic-ref", "-q", "--end-of-options",
+                            "refs/remotes/origin/HEAD") or "").strip() or None
         return Location(top, git_dir, _branch_of(ref) if ref else None, head,
                         _short_remote(origin))
 
@@ -477,16 +440,12 @@ class Repo:
 
     # -- objects ----------------------------------------------------------------------
     def objects(self, names: Sequence[str]) -> list[ObjectInfo]:
-        """Resolve names (shas, abbreviations, refs) with one ``cat-file --batch``.
+        """Resolve names (shas, abbreviations, refs) with one ``cat-file --batch``, the
+        names on stdin (none can act as an option); a commit's time is read from its header.
 
-        Names travel on stdin, never as arguments, so no name can act as an option.
-        A commit's committer time is read from its header.
-
-        In a partial clone, a git without ``GIT_NO_LAZY_FETCH`` starts a fetch for a missing
-        object; with every transport refused (``NO_NETWORK``) that fetch exits at once, and
-        ``cat-file`` may die with it (writing the object's name to a fetch that is gone).
-        Its answers up to then stand; the name it died on is missing, and the names after
-        it are asked again: one more process per missing object, never a fetch.
+        In a partial clone, a git without ``GIT_NO_LAZY_FETCH`` may die with the refused
+        fetch of a missing object (``NO_NETWORK``): its answers up to then stand, the name
+        it died on is missing, and the names after it are asked again.
         """
         clean = [n for n in names if n and "\n" not in n]
         if not clean:
@@ -505,8 +464,10 @@ class Repo:
             answered = self._parse_batch(todo, raw, found)
             if code == 0:
                 break
-            if answered >= len(todo) or not _lazy_fetch_refused(code, self.last_error):
-                raise failure(("cat-file",), code, self.last_error)
+            err = self.last_error  # NO_NETWORK refused a fetch: git died of SIGPIPE or said so
+            refused = code in (-13, 128 + 13) or b"not allowed" in err or b"fetch subprocess" in err
+            if answered >= len(todo) or not refused:
+                raise failure(("cat-file",), code, err)
             found[todo[answered]] = ObjectInfo(todo[answered], None, None)
             todo = todo[answered + 1:]
         return [found.get(n, ObjectInfo(n, None, None)) for n in names]
@@ -524,9 +485,8 @@ class Repo:
             self._where = self._started(_LOCATE)
 
     def _started(self, args: Sequence[str], fed: bool = False) -> Started | None:
-        """``git ARGS`` started, to be waited for later; None where git's answers come
-        through ``subprocess`` (then it is asked in turn when needed). Guard:
-        ``benchmarks/bench_boundary.py --trace``."""
+        """``git ARGS`` started, to be waited for later; None without memory files (then
+        it is asked when needed). Guard: ``benchmarks/bench_boundary.py --trace``."""
         if not _MEMFD:
             return None
         argv = [self.git, *args]
@@ -550,26 +510,14 @@ class Repo:
     @staticmethod
     def _parse_batch(asked: Sequence[str], raw: bytes, found: dict[str, ObjectInfo]) -> int:
         """Read ``cat-file --batch`` answers into ``found``; how many names were answered."""
-        pos = 0
         answered = 0
-        for name in asked:
-            end = raw.find(b"\n", pos)
-            if end < 0:
-                break
-            header = raw[pos:end].decode("utf-8", "surrogateescape").split(" ")
-            pos = end + 1
-            if len(header) == 3 and header[2].isdigit():
-                sha, kind, size = header[0], header[1], int(header[2])
-                if pos + size > len(raw):
-                    break  # cut short: git died while writing it
-                body = raw[pos:pos + size]
-                pos += size + 1
-                if kind == "commit":
-                    found[name] = ObjectInfo(name, sha, kind, *_commit_header(body))
-                else:
-                    found[name] = ObjectInfo(name, sha, kind)
-            else:
+        for name, header, body in _batch_answers(asked, raw):
+            if header is None:
                 found[name] = ObjectInfo(name, None, None)
+            elif header[1] == "commit":
+                found[name] = ObjectInfo(name, header[0], "commit", *_commit_header(body))
+            else:
+                found[name] = ObjectInfo(name, header[0], header[1])
             answered += 1
         return answered
 
@@ -581,37 +529,19 @@ class Repo:
             return {}
         raw = self._must(*_BATCH, stdin="".join(s + "\n" for s in shas).encode())
         found: dict[str, bytes] = {}
-        pos = 0
-        for sha in shas:
-            end = raw.find(b"\n", pos)
-            if end < 0:
-                break
-            header = raw[pos:end].split(b" ")
-            pos = end + 1
-            if len(header) != 3 or header[1] != b"commit" or not header[2].isdigit():
+        for sha, header, body in _batch_answers(shas, raw):
+            if header is None or header[1] != "commit":
                 continue
-            size = int(header[2])
-            body = raw[pos:pos + size]
-            pos += size + 1
             head, _, message = body.partition(b"\n\n")
             author = next((line for line in head.split(b"\n") if line.startswith(b"author ")),
                           b"")
             found[sha] = author + b"\n\n" + message
         return found
 
-    def symref(self, ref: str) -> str | None:
-        """The target of a symbolic ref (e.g. ``refs/remotes/origin/HEAD``), or None."""
-        out = self._out("symbolic-ref", "-q", "--end-of-options", ref)
-        return out.strip() or None if out else None
-
     # -- the index ----------------------------------------------------------------------
     def tracked(self, prefix: str) -> list[str]:
-        """Paths in the index at or under ``prefix``, relative to the work tree top.
-
-        One ``ls-files -z`` (no quoting, any byte in a name survives). ``prefix`` is a
-        constant of the caller's, passed after ``--`` so it can only ever be a path; the
-        repository must have been opened at its top.
-        """
+        """Paths in the index at or under ``prefix`` (a constant of the caller's, after
+        ``--``), relative to the work tree top, where the repository must be opened."""
         if not prefix or prefix.startswith(("-", ":")):
             raise GitError(f"refusing to pass {prefix!r} to git as a path")
         raw = self._must("ls-files", "-z", "--full-name", "--", prefix)
@@ -625,11 +555,7 @@ class Repo:
 
     def listed_files(self) -> list[str]:
         """The files git knows of under the folder the repository was opened at: tracked
-        ones and untracked ones it does not ignore, relative to that folder, each once.
-
-        One ``ls-files -z --cached --others --exclude-standard``: NUL-separated, so any
-        byte in a name survives, and no argument comes from outside.
-        """
+        ones and untracked ones it does not ignore, relative to that folder, each once."""
         raw = self._must("ls-files", "-z", "--cached", "--others", "--exclude-standard")
         names = (p.decode("utf-8", "surrogateescape") for p in raw.split(b"\0") if p)
         return list(dict.fromkeys(names))  # an unmerged path is listed once per stage
@@ -637,24 +563,18 @@ class Repo:
     def status_entries(self) -> list[tuple[str, str]]:
         """The working tree's changes as ``(XY, path)`` pairs, ``XY`` being the two status
         letters of ``git status --porcelain`` (index, then work tree; ``??`` untracked).
-
-        One ``status --porcelain -z``, read-only (``--no-optional-locks``: it neither takes
-        nor refreshes the index lock, so it never gets in the way of another git command).
-        A rename's or copy's second field, the path it came from, is skipped.
+        ``--no-optional-locks``: it never takes the index lock another git command needs.
         """
         raw = self._must("--no-optional-locks", "status", "--porcelain", "-z")
-        fields = raw.split(b"\0")
+        fields = iter(raw.split(b"\0"))
         entries: list[tuple[str, str]] = []
-        index = 0
-        while index < len(fields):
-            field = fields[index]
-            index += 1
+        for field in fields:
             if len(field) < 4 or field[2:3] != b" ":
                 continue
             code = field[:2].decode("ascii", "replace")
             entries.append((code, field[3:].decode("utf-8", "surrogateescape")))
             if "R" in code or "C" in code:
-                index += 1  # the original path of a rename or copy
+                next(fields, None)  # the original path of a rename or copy
         return entries
 
     def is_ignored(self, path: str) -> bool:
@@ -680,8 +600,7 @@ class Repo:
 
     # -- history ----------------------------------------------------------------------
     def merge_base(self, a: str, b: str) -> str | None:
-        """``git merge-base a b`` for two object names already checked to be shas; None
-        when they have no common ancestor."""
+        """``git merge-base a b`` of two shas; None when they have no common ancestor."""
         _require_sha(a, b)
         code, out = self.run("merge-base", a, b)
         if code == 1 and not out.strip():
@@ -691,8 +610,7 @@ class Repo:
         return out.decode("ascii", "replace").strip() or None
 
     def is_ancestor(self, a: str, b: str) -> bool:
-        """``git merge-base --is-ancestor a b``; raises when git fails (exit 128), never
-        reads a failure as "no"."""
+        """``git merge-base --is-ancestor a b``; a failure raises, never reads as "no"."""
         _require_sha(a, b)
         code, _ = self.run("merge-base", "--is-ancestor", a, b)
         if code not in (0, 1):
@@ -700,22 +618,14 @@ class Repo:
         return code == 0
 
     def ahead_behind(self, base: str, head: str) -> tuple[int, int] | None:
-        """(commits only in base, commits only in head) in one walk of ``base...head``.
-
-        ``base`` is an ancestor of ``head`` exactly when the first number is 0, and then
-        the second is ``git rev-list --count base..head``.
-        """
+        """(commits only in base, commits only in head) in one walk of ``base...head``:
+        ``base`` is an ancestor of ``head`` exactly when the first is 0."""
         _require_sha(base, head)
         out = self._must("rev-list", "--left-right", "--count", f"{base}...{head}", "--")
         parts = out.split()
         if len(parts) != 2 or not all(p.isdigit() for p in parts):
             return None
         return int(parts[0]), int(parts[1])
-
-    def count(self, base: str, head: str) -> int | None:
-        _require_sha(base, head)
-        out = self._must("rev-list", "--count", f"{base}..{head}", "--").strip()
-        return int(out) if out.isdigit() else None
 
     def listing(self, head: str, exclude: Sequence[str]) -> list[str]:
         """The commits reachable from ``head`` and from none of ``exclude``, children
@@ -726,14 +636,9 @@ class Repo:
 
     def above(self, base: str, head: str) -> tuple[bool, list[str]]:
         """(whether ``base`` is an ancestor of ``head``, and then ``base..head`` in git's
-        default order): one ``rev-list --boundary`` walk answers both, where
-        ``is-ancestor`` and a listing walk twice. ``base`` is printed as a boundary
-        (``-base``) exactly when it is the parent of a listed commit, so exactly when
-        ``head`` reaches it (the walk never drops a commit ``head`` reaches and ``base``
-        does not, whatever the dates). No ``--topo-order``: the range's readers take git's
-        newest-first order, and the sort is the slowest part of a long merge-heavy walk
-        (benchmarks/bench_boundary.py, walk-heavy).
-        """
+        default order): one ``rev-list --boundary`` walk, which prints ``-base`` exactly
+        when ``head`` reaches it. No ``--topo-order``: its sort is the slowest part of a
+        long merge-heavy walk (benchmarks/bench_boundary.py, walk-heavy)."""
         _require_sha(base, head)
         if base == head:
             return True, []
@@ -768,9 +673,8 @@ class Repo:
         return out.decode("ascii", "replace").split()
 
     def reached(self, tip: str, candidates: Sequence[str]) -> list[str]:
-        """Which of ``candidates`` ``tip`` reaches: one ``rev-list`` of what the candidates
-        reach and ``tip`` does not (a walk as long as the candidates are far from ``tip``'s
-        history, not as long as the history); the names travel on stdin."""
+        """Which of ``candidates`` ``tip`` reaches: one ``rev-list`` of what they reach
+        and ``tip`` does not (as long as they are far from ``tip``'s history)."""
         _require_sha(tip, *candidates)
         if not candidates:
             return []
@@ -781,8 +685,7 @@ class Repo:
 
     def on_first_parent_line(self, tip: str, commit: str) -> bool:
         """Is ``commit`` on ``tip``'s first-parent line (committed or pulled there, not on
-        the side a merge brought in)? One walk of ``tip``'s first parents down to where it
-        meets ``commit``'s parents' history: as long as ``tip`` is ahead of ``commit``."""
+        the side a merge brought in)? One walk, as long as ``tip`` is ahead of ``commit``."""
         _require_sha(tip, commit)
         if tip == commit:
             return True
@@ -791,21 +694,19 @@ class Repo:
 
     def first_parents_above(self, tip: str, stops: Sequence[str]) -> list[str]:
         """``tip``'s first-parent line down to where one of ``stops`` reaches it: one walk
-        that prints the line alone (a commit the line reaches below a reached one is
-        reached too). The names travel on stdin."""
+        that prints the line alone; the names travel on stdin."""
         _require_sha(tip, *stops)
         out = self._must("rev-list", "--first-parent", "--stdin", stdin=_revs(tip, stops))
         return _lines(out.decode("ascii", "replace"))
 
-    def on_first_parent_lines(self, tips: Sequence[str], commits: Sequence[str],
-                              most: int = 64) -> set[str]:
+    def on_first_parent_lines(self, tips: Sequence[str], commits: Sequence[str]) -> set[str]:
         """Which of ``commits`` lie on the first-parent line of one of ``tips`` (the merge
         branch's own line: committed or pulled there). Only those a tip reaches are walked
-        for, the first ``most`` of them; the rest are said not to."""
+        for, the first 64 of them; the rest are said not to."""
         found: set[str] = set()
         for tip in tips:
             left = [c for c in commits if c not in found]
-            for commit in self.reached(tip, left)[:most] if left else []:
+            for commit in self.reached(tip, left)[:64] if left else []:
                 if self.on_first_parent_line(tip, commit):
                     found.add(commit)
         return found
@@ -826,13 +727,10 @@ class Repo:
 
     def count_outside(self, head: str, base: str, excluded: Sequence[str]) -> int | None:
         """Commits reachable from ``head`` and from neither ``base`` nor any of
-        ``excluded``: ``git rev-list --count head ^base ^excluded...``, one process.
+        ``excluded``: ``git rev-list --count head ^base ^excluded...``, names on stdin.
 
-        The names travel on stdin (``--stdin``), so however many there are none can act as
-        an option. Like every ``rev-list`` with a ``^`` name, git decides "reachable from
-        ``base``" with a commit-date heuristic: a history whose committer dates run
-        backwards for long stretches can make it count commits it should not (the graph
-        in ``lets_hooks.graph`` answers by topology and is exact).
+        git decides "reachable from ``base``" with a commit-date heuristic that dates
+        running backwards can mislead (``lets_hooks.graph`` goes by topology, exactly).
         """
         _require_sha(head, base, *excluded)
         out = self._out("rev-list", "--count", "--stdin", stdin=_revs(head, [base, *excluded]))
@@ -843,19 +741,11 @@ class Repo:
         of ``stops`` (a stop reaches itself), and count what is reachable from ``head``
         and from no stop: see ``Floor``. None when git fails.
 
-        One process: ``git rev-list --parents head ^stops...`` prints every commit
-        reachable from ``head`` and from no stop, ``head`` first, each with all its
-        parents. No ``--topo-order``: what is read here needs no order
-        (benchmarks/bench_history.py, seen), and where none of the
-        printed commits is a merge they are the first-parent line itself, in its order
-        whatever the dates (git sees each only after its child), and the last line's
-        parent is the floor: the output (up to
-        100,000 lines) is then measured, never split: every line of a one-parent commit
-        is ``2*width+1`` bytes (40- or 64-hex names), so the listing is one such line
-        after another exactly when a line end stands every ``2*width+2`` bytes (a merge's
-        line is longer, a root's shorter, and only the last may be a root).
-        Otherwise the first parents are followed from ``head`` through what was printed.
-        (The date heuristic noted at ``count_outside`` applies here too.)
+        One ``git rev-list --parents head ^stops...`` (no ``--topo-order``: nothing here
+        needs it, benchmarks/bench_history.py, seen; ``count_outside``'s date heuristic
+        applies). With no merge printed, the lines are the first-parent line and the last
+        one's parent is the floor: that is measured, never split (all lines are
+        ``2*width+1`` bytes but a root's, the last). Else the first parents are followed.
         """
         _require_sha(head, *stops)
         code, out = self.run(*_FLOOR, stdin=_revs(head, stops))
@@ -863,9 +753,8 @@ class Repo:
             return None
         if not out:  # head itself is reachable from a stop
             if len(head) not in (40, 64):  # abbreviated: the floor is named in full
-                full = self._out("rev-parse", "--verify", "-q", "--end-of-options",
-                                 head + "^{commit}")
-                return Floor(full.strip(), 0, True, 0) if full else None
+                full = self.ref_commit(head)
+                return Floor(full, 0, True, 0) if full else None
             return Floor(head, 0, True, 0)
         if not out.endswith(b"\n"):
             out += b"\n"
@@ -880,9 +769,7 @@ class Repo:
                 and out[step - 1:start:step] == b"\n" * (lines - 1)):
             stop = last[width + 1:2 * width + 1].decode("ascii") if len(last) > width else None
             return Floor(stop, lines, True, lines, out, width)
-        floor = _follow_first_parents(out, out[:width].decode("ascii"), lines)
-        floor.raw, floor.width = out, width
-        return floor
+        return _follow_first_parents(out, width, lines)
 
     # -- for the hooks, status and install ----------------------------------------------
     def branches(self) -> list[tuple[str, str]]:
@@ -918,18 +805,13 @@ class Repo:
         """The branch names of ``origin`` (``refs/remotes/origin/*``, less ``HEAD``)."""
         prefix = "refs/remotes/origin/"
         raw = self._must("for-each-ref", "--format=%(refname)%00", "refs/remotes/origin/")
-        names = []
-        for record in raw.split(b"\0"):
-            ref = record.lstrip(b"\n").decode("utf-8", "surrogateescape")
-            if ref.startswith(prefix) and ref != prefix + "HEAD":
-                names.append(ref[len(prefix):])
-        return names
+        refs = (r.lstrip(b"\n").decode("utf-8", "surrogateescape") for r in raw.split(b"\0"))
+        return [ref[len(prefix):] for ref in refs
+                if ref.startswith(prefix) and ref != prefix + "HEAD"]
 
     def _worktree_records(self) -> list[dict[str, str]]:
-        """``git worktree list --porcelain``, one dict per work tree; NUL-separated
-        (``-z``, git 2.36 and later) so that a path may hold a newline. Asked of git once
-        for this ``Repo`` (a command's): what every later question about the work trees
-        is answered from."""
+        """``git worktree list --porcelain``, one dict per work tree, asked once for this
+        ``Repo``; NUL-separated (``-z``, git 2.36 on) so that a path may hold a newline."""
         if self._worktree_list is not None:
             return self._worktree_list
         code, raw = self.run("worktree", "list", "--porcelain", "-z")
@@ -938,17 +820,11 @@ class Repo:
             raw = self._must("worktree", "list", "--porcelain")
             sep = b"\n"
         records: list[dict[str, str]] = []
-        current: dict[str, str] = {}
-        for field in raw.split(sep):
-            if not field:
-                if current:
-                    records.append(current)
-                current = {}
-                continue
-            key, _, value = field.decode("utf-8", "surrogateescape").partition(" ")
-            current[key] = value
-        if current:
-            records.append(current)
+        for block in raw.split(sep + sep):  # an empty field ends a record
+            fields = [f.decode("utf-8", "surrogateescape").partition(" ")
+                      for f in block.split(sep) if f]
+            if fields:
+                records.append({key: value for key, _, value in fields})
         self._worktree_list = records
         return records
 
@@ -962,8 +838,7 @@ class Repo:
         return found
 
     def worktree_heads(self) -> list[tuple[str, str | None, str | None]]:
-        """Every work tree as (top, HEAD commit or None, checked-out branch or None), in
-        one process."""
+        """Every work tree as (top, HEAD commit or None, checked-out branch or None)."""
         found: list[tuple[str, str | None, str | None]] = []
         for record in self._worktree_records():
             if "worktree" not in record or "bare" in record:
@@ -975,11 +850,8 @@ class Repo:
 
     def reflog(self, git_dir: str, ref: str, count: int) -> list[tuple[str, str]]:
         """The newest ``count`` entries of a ref's reflog as (commit, message), newest
-        first: ``HEAD`` (this work tree's own) or ``refs/heads/<name>``.
-
-        On the ``files`` ref backend the log is a file git appends to, and its tail is read
-        without a process; on any other backend (``reftable``: a ``reftable`` folder in the
-        common git directory) git reads it (``log -g``). No reflog: an empty list.
+        first: ``HEAD`` (this work tree's own) or ``refs/heads/<name>``; none: an empty
+        list. The ``files`` backend's log is read with no process; ``reftable``'s by git.
         """
         if not ref or ref.startswith("-") or "\n" in ref or ".." in ref:
             raise GitError(f"refusing to read the reflog of {ref!r}")
@@ -989,11 +861,8 @@ class Repo:
 
     def hooks_dir(self) -> str:
         """The folder git runs hooks from (``core.hooksPath`` honoured), as an absolute path.
-
-        git before 2.31 does not know ``--path-format`` and prints it back as a line of
-        its answer instead of failing: the answer is judged by its shape, not by the exit
-        status.
-        """
+        git before 2.31 prints an unknown ``--path-format`` back instead of failing: the
+        answer is judged by its shape, not by the exit status."""
         out = self._out("rev-parse", "--path-format=absolute", "--git-path", "hooks")
         if out is None or "--path-format" in out or out.rstrip("\n").count("\n"):
             out = self._one("rev-parse", "--git-path", "hooks")
@@ -1003,12 +872,8 @@ class Repo:
         return os.path.normpath(path)
 
     def config_origin(self, key: str) -> tuple[str, str] | None:
-        """(where, value) of the value of ``key`` that git uses, or None when it is unset.
-
-        ``where`` is git's own ``--show-origin`` answer: ``file:<path>`` (relative to the
-        repository for its own config), ``command line:``, ``blob:...``. ``--show-scope``
-        would say it in a word, but git 2.25 does not know it.
-        """
+        """(where, value) of the value of ``key`` that git uses, or None when it is unset;
+        ``where`` is ``--show-origin``'s (``--show-scope`` is unknown to git 2.25)."""
         if not key or key.startswith("-"):
             raise GitError(f"refusing to pass {key!r} to git as a config key")
         code, out = self.run("config", "--show-origin", "-z", "--get", "--end-of-options",
@@ -1030,29 +895,21 @@ class Repo:
         if code != 0:
             raise failure(("config",), code, self.last_error)
         fields = out.decode("utf-8", "surrogateescape").split("\0")
-        found = []
-        for origin, entry in zip(fields[0::2], fields[1::2]):
-            key, _, value = entry.partition("\n")
-            found.append((origin, key, value))
-        return found
+        entries = (entry.partition("\n") for entry in fields[1::2])
+        return [(origin, key, value) for origin, (key, _, value) in zip(fields[0::2], entries)]
 
     def version(self) -> tuple[int, ...]:
         """git's version as numbers (``git version 2.39.5`` -> (2, 39, 5))."""
+        from itertools import takewhile
+
         out = self._must("--version").decode("ascii", "replace").split()
         text = out[2] if len(out) >= 3 else ""
-        numbers = []
-        for part in text.split("."):
-            if not part.isdigit():
-                break
-            numbers.append(int(part))
-        return tuple(numbers)
+        return tuple(int(part) for part in takewhile(str.isdigit, text.split(".")))
 
     def runs_config_hooks(self) -> bool:
-        """Does this git run hooks set in its config (``hook.<name>.command`` and
-        ``.event``)? Asked by behaviour, not by version number: a hook given on the
-        command line is listed by ``git hook list`` only by a git that runs such hooks
-        (2.54 and later, and snapshots of its next branch that report an older number);
-        an older git has no ``hook list`` (or no ``git hook``). Nothing is run."""
+        """Does this git run hooks set in its config (``hook.<name>.command``)? Asked by
+        behaviour, not version (snapshots report older numbers): only such a git lists a
+        hook given on the command line in ``git hook list``. Nothing is run."""
         code, out = self.run("-c", "hook.lets-hooks-probe.command=true",
                              "-c", "hook.lets-hooks-probe.event=pre-push",
                              "hook", "list", "pre-push")
@@ -1088,13 +945,8 @@ class Repo:
         """The commits of ``head``'s history whose committer time is ``since`` (seconds
         since the epoch) or later, newest first, as (sha, parents, committer time, the
         paths each changed), at most ``limit`` of them, and whether more were left unread.
-
-        One ``log -z --name-only --no-renames --since``: a rename is its old path deleted
-        and its new one added, so both names show; paths are relative to the folder the
-        repository was opened at (``--relative``: changes outside it show no path) and
-        split on NUL only; a merge
-        lists no paths (git shows no diff for it by default). The walk stops at commits
-        older than ``since``, so its cost follows the commits it returns.
+        A rename shows both paths (``--no-renames``), a merge none; paths are relative to
+        the folder the repository was opened at (``--relative``), split on NUL only.
         """
         _require_sha(head)
         since = max(0, since)
@@ -1119,10 +971,8 @@ class Repo:
         return commits[:limit], len(commits) > limit
 
     def deleted(self, paths: Sequence[str]) -> set[str]:
-        """Which of ``paths`` a commit of HEAD's history deleted (a rename counts: it
-        deletes the old name). One ``log --diff-filter=D``, the paths read literally (no
-        pathspec magic), after ``--``, relative to the folder the repository was opened at
-        (and answered so: ``--relative``)."""
+        """Which of ``paths`` (literal, relative to the folder the repository was opened
+        at) a commit of HEAD's history deleted (a rename deletes the old name)."""
         clean = [path for path in paths if path and "\0" not in path]
         if not clean:
             return set()
@@ -1137,11 +987,8 @@ class Repo:
                 ) -> list[tuple[str, str, list[tuple[str, str, str | None]]]]:
         """What each of ``commits`` changed against its first parent, in the order given:
         (sha, subject, [(status letter and score, path, new path of a rename or None)]).
-
-        One ``log --no-walk=unsorted --stdin`` over the list, never a walk or a diff of a
-        range; ``-M`` finds renames, ``--root`` lists a root commit's files as added, and
-        ``--no-merges`` leaves merge commits out (what a merge brings in is its other
-        parent's). Paths are relative to the top of the work tree and split on NUL only."""
+        One ``log --no-walk=unsorted --stdin``, no walk; merges left out (what a merge
+        brings in is its other parent's); paths relative to the top, split on NUL only."""
         if not commits:
             return []
         _require_sha(*commits)
@@ -1182,12 +1029,8 @@ class Repo:
         if not diff:
             return []
         out = self._must("patch-id", "--stable", stdin=diff).decode("ascii", "replace")
-        found = []
-        for line in out.split("\n"):
-            parts = line.split()
-            if len(parts) == 2:
-                found.append((parts[0], parts[1]))
-        return found
+        pairs = (line.split() for line in out.split("\n"))
+        return [(parts[0], parts[1]) for parts in pairs if len(parts) == 2]
 
     def ref_commit(self, name: str) -> str | None:
         """The commit a ref names (``ORIG_HEAD``, ``refs/heads/x``), read by git from
@@ -1242,6 +1085,27 @@ def _short_remote(ref: str | None) -> str | None:
     return ref[len(prefix):] if ref and ref.startswith(prefix) else None
 
 
+def _batch_answers(asked: Sequence[str], raw: bytes
+                   ) -> Iterator[tuple[str, list[str] | None, bytes]]:
+    """``cat-file --batch``'s answer to each of ``asked``: (name, [sha, type, size] or None
+    when missing, the object), up to where git's output is cut short (it died)."""
+    pos = 0
+    for name in asked:
+        end = raw.find(b"\n", pos)
+        if end < 0:
+            return
+        header = raw[pos:end].decode("utf-8", "surrogateescape").split(" ")
+        pos = end + 1
+        if len(header) != 3 or not header[2].isdigit():
+            yield name, None, b""
+            continue
+        size = int(header[2])
+        if pos + size > len(raw):
+            return
+        yield name, header, raw[pos:pos + size]
+        pos += size + 1
+
+
 def _commit_header(body: bytes) -> tuple[int | None, int]:
     """A commit's committer time (None when unreadable) and its count of parents, from
     its header (the parents come before the committer line)."""
@@ -1260,8 +1124,8 @@ def _commit_header(body: bytes) -> tuple[int | None, int]:
     return None, parents
 
 
-def _follow_first_parents(out: bytes, head: str, lines: int) -> Floor:
-    """The floor from a ``rev-list --parents`` listing that holds merges."""
+def _follow_first_parents(out: bytes, width: int, lines: int) -> Floor:
+    """The floor from a ``rev-list --parents`` listing (``lines`` lines) that holds merges."""
     first: dict[str, str | None] = {}
     merges: set[str] = set()
     for line in out.decode("ascii").split("\n"):
@@ -1272,12 +1136,12 @@ def _follow_first_parents(out: bytes, head: str, lines: int) -> Floor:
                 merges.add(parts[0])
     count = 0
     linear = True
-    commit: str | None = head
+    commit: str | None = out[:width].decode("ascii")
     while commit is not None and commit in first:
         count += 1
         linear = linear and commit not in merges
         commit = first[commit]
-    return Floor(commit, count, linear, lines)
+    return Floor(commit, count, linear, lines, out, width)
 
 
 def _revs(head: str, negated: Sequence[str]) -> bytes:

@@ -603,7 +603,8 @@ def test_a_log_read_from_its_middle_skips_the_first_line(tmp_path: Path) -> None
     finally:
         reflog.WHOLE_LIMIT = kept
     assert (data, whole) == (lines[2].encode() + b"\n", False)
-    assert data is not None and reflog.naming(data, [_SHAS[2], _SHAS[3]]) == [lines[2].encode()]
+    assert data is not None
+    assert reflog.lines_naming(data, [_SHAS[2], _SHAS[3]]) == [lines[2].encode()]
 
 
 @settings(max_examples=200, deadline=None)
