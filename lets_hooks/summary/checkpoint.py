@@ -142,7 +142,7 @@ def _block(lines: Sequence[str], marker: int
     if index >= len(lines):
         return None, None, index, "state-snapshot marker with no block after it"
     opener = lines[index].strip()
-    if opener.startswith("```") or opener.startswith("~~~"):
+    if opener.startswith(("```", "~~~")):
         fence = opener[:3]
         for end in range(index + 1, len(lines)):
             closer = lines[end].strip()
@@ -799,15 +799,14 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
         except FileExistsError:  # another writer made the file meanwhile: plan on it
             merged, data = True, _read(root, git_dir)
             continue
-        except files.Refused as exc:
-            _discard(aside)
-            raise Refusal(f"{_line(str(exc))}; nothing written") from None
-        except OSError as exc:
-            _discard(aside)
-            raise Refusal(files.why(exc, f"cannot write {HANDOFF}") + "; nothing written"
-                          ) from None
-        except BaseException:
-            _discard(aside)
+        except BaseException as exc:
+            for link in aside:
+                files.discard(link)
+            if isinstance(exc, files.Refused):
+                raise Refusal(f"{_line(str(exc))}; nothing written") from None
+            if isinstance(exc, OSError):
+                raise Refusal(files.why(exc, f"cannot write {HANDOFF}") + "; nothing written"
+                              ) from None
             raise
         if aside:
             _after_replace(target, aside[0], data, made.data)
@@ -848,13 +847,6 @@ def _unchanged(root: Path, git_dir: str | None, planned_from: bytes | None,
                 aside.remove(link)
             raise _Changed(now)
     return check
-
-
-def _discard(links: list[str]) -> None:
-    from lets_hooks import files
-
-    for link in links:
-        files.discard(link)
 
 
 def _after_replace(target: str, link: str, planned_from: bytes | None, new: bytes) -> None:
