@@ -326,8 +326,7 @@ def section_items(lines: Sequence[str]) -> Items:
                 current = None
                 continue
             current = [text]
-            found.open.append("")  # filled in below, when the item is complete
-            _set_last(found, current)
+            found.open.append(one_line(text))
             continue
         if not stripped:
             current = None
@@ -336,17 +335,13 @@ def section_items(lines: Sequence[str]) -> Items:
             continue
         if current is not None:
             current.append(stripped)
-            _set_last(found, current)
+            found.open[-1] = one_line(" ".join(current))
         elif not found.listed and not paragraph_done:
             paragraph.append(stripped)
     if not found.listed and paragraph:
         found.open.append(one_line(" ".join(paragraph)))
     found.open = [item for item in found.open if item]
     return found
-
-
-def _set_last(found: Items, parts: list[str]) -> None:
-    found.open[-1] = one_line(" ".join(parts))
 
 
 _BOLD = re.compile(r"\*\*(?=[^\s*])([^*\n]+?)(?<=\S)\*\*")
@@ -685,8 +680,7 @@ def _in_name(text: str, start: int, end: int) -> bool:
     """Is ``text[start:end]`` part of a path or a name (``docs/moved/x.md``, ``gone_fn``,
     ``gone.py``) rather than a word of the sentence (``were removed.``)?"""
     before, after, then = text[start - 1:start], text[end:end + 1], text[end + 1:end + 2]
-    return (before in _IN_NAME and before != "") or (after in _IN_NAME and after != "."
-                                                     and after != "") or (
+    return before in _IN_NAME or (after in _IN_NAME and after != ".") or (
         after == "." and then.isalnum())
 
 
@@ -741,7 +735,7 @@ def reference_claims(text: str, names: Sequence[str]
     wanted = [name for name in dict.fromkeys(names) if name]
     if not wanted:
         return frozenset(), frozenset()
-    for block in _blocks(text.replace("\\", "/") if "\\" in text else text):
+    for block in _blocks(text.replace("\\", "/")):
         if (_REMOVAL.search(block) is None and _ADDITION.search(block) is None
                 and (not _hangul(block) or (re.search(_KO_REMOVAL, block) is None
                                             and re.search(_KO_ADDITION, block) is None))):
