@@ -25,21 +25,22 @@ code, ``top_level``) and one Range block (``RANGE_MARKER`` and the fence below i
 every other line of the handoff is a person's, kept.
 
 Importing this module costs nothing beyond the summary's readers: the write
-(``plan``/``checkpoint``) imports ``files`` and the ladder's record only when it runs.
+(``checkpoint``) imports ``files`` only when it runs.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lets_hooks import state
-from lets_hooks.summary.sources.text import parse_yaml
+from lets_hooks.summary.sources.text import lines_of, parse_yaml
 
-TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
+TYPE_CHECKING = False  # typing is not imported at run time; mypy reads this as True
 if TYPE_CHECKING:
     from typing import Any
 
@@ -482,8 +483,6 @@ def plan(old: bytes | None, asked: Asked, range_lines: Sequence[str],
 
     ``diff``: the session's changes and how many more were left out, or None when the
     range is not known (the previous block's ``diff`` is then kept)."""
-    from lets_hooks.summary.sources.text import lines_of
-
     bom = b""
     text = ""
     if old is not None:
@@ -773,8 +772,6 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
     that old file is read again once the new one is in place: an editor that saved into it
     between the compare and the rename (or after it, through a file it had open) has its
     bytes kept (``_after_replace``), and ``Refusal`` says what was done."""
-    import os
-
     from lets_hooks import files
 
     data = _read(root, git_dir)
