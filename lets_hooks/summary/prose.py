@@ -269,6 +269,9 @@ class Items:
     listed: bool = False  # the section holds a list
 
 
+_ORDERED = re.compile(r"[0-9]{1,9}[.)]")
+
+
 def list_item(line: str) -> tuple[int, str] | None:
     """(indentation, text) of a list item line (``-``, ``*``, ``+``, ``1.`` or ``1)``)."""
     body = line.lstrip(" \t")
@@ -276,12 +279,10 @@ def list_item(line: str) -> tuple[int, str] | None:
     if body[:1] in ("-", "*", "+"):
         rest = body[1:]
     else:
-        digits = 0
-        while digits < 9 and digits < len(body) and body[digits] in "0123456789":
-            digits += 1
-        if not digits or body[digits:digits + 1] not in (".", ")"):
+        number = _ORDERED.match(body)
+        if number is None:
             return None
-        rest = body[digits + 1:]
+        rest = body[number.end():]
     if not rest or rest[0] not in " \t":
         return None
     return indent, rest.strip()
