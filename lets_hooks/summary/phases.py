@@ -146,9 +146,6 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
     )
 
 
-# --------------------------------------------------------------------------- text helpers
-
-
 def _clip(text: str, limit: int = SUMMARY_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 

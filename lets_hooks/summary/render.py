@@ -122,7 +122,6 @@ class Part:
         self.cut += 1
 
     def restore_one(self) -> None:
-        """Put back the item cut last."""
         item = self._removed.pop()
         self.items.append(item)
         self._listed += size_of(self.bullet + item) + 1
