@@ -1,21 +1,11 @@
 """Reading a prose handoff as people write it (pure: records in, records out).
 
-A heading gives its section a *role* by what it means (the table of heading words is in
-docs/summary.md, and a test holds it to ``role_of``):
-
-- ``Priority 1``, ``P2``, ``Priority #1: Fix the reader``: a numbered priority; the
-  text after the number, when there is one, is the task itself;
-- ``Next steps``, ``TODO``, ``Tomorrow``, ``Remaining work``, ``Not done yet``: priorities;
-- ``Done``, ``Completed``, ``Problems solved today``, ``Decision log``, ``Decisions made``:
-  done work (feeds no line; a handoff with only these gets the done-work warning);
-- ``Context notes``, ``Failed approaches``, ``Dead ends``, ``Don't retry``, ``Tried``: what
-  not to repeat;
-- ``Risks``, ``Gotchas``, ``Pitfalls``, ``Caveats``: risks and gotchas, a line of their own;
-- ``Open questions``, ``Questions for the user``, ``Decisions needed``: outstanding
-  decisions;
-- ``Blockers``, ``Known issues``, ``Remaining issues``, ``Bugs``: active blockers;
-- ``Notes on the CRLF bug``, ``Background``: notes (feed no line). What a heading is
-  about comes before a topic word (*on*, *about*, *for*...), so a note on a bug is a note.
+A heading gives its section a *role* by what it means (the table of heading words, in
+English and Korean, is in docs/summary.md, and a test holds it to ``role_of``): a numbered
+priority (``Priority 1``, ``P2``, ``Priority #1: Fix the reader``: the text after the
+number is the task), priorities, done work, what not to repeat, risks and gotchas,
+outstanding decisions, active blockers, or notes (feed no line). What a heading is about
+comes before a topic word (*on*, *about*, *for*...): ``Notes on the CRLF bug`` is notes.
 
 A heading without a role of its own (any level) belongs to the nearest heading above it
 of a lower level that has one: ``### 1. Fix the reader`` under ``## Next steps`` is a
