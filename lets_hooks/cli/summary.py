@@ -142,9 +142,7 @@ def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
         session_id = None
     if cwd is not None and not files.is_folder(cwd):
         if problem is None:
-            from lets_hooks.files import quoted
-
-            problem = (f"the hook input's cwd {quoted(cwd)} is not a folder here; the "
+            problem = (f"the hook input's cwd {files.quoted(cwd)} is not a folder here; the "
                        "current folder is used")
         cwd = None
     return HookInput(session_id, cwd, hook.source, hook.fields), problem
