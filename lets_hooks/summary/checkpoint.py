@@ -210,8 +210,7 @@ class Snapshot:
         mapping["next"] = list(self.next)
         mapping["blocked"] = list(self.blocked)
         mapping["diff"] = [*self.diff, *([more_item(self.more)] if self.more else [])]
-        for key, value in self.extra:
-            mapping[key] = value
+        mapping.update(self.extra)
         return mapping
 
 
