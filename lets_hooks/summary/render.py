@@ -431,11 +431,9 @@ def render_markdown(summary: Summary, budget: int | None = DEFAULT_BUDGET) -> st
 
 def _listing(items: Listing | Sequence[object] | None) -> dict[str, object]:
     """Every list of the JSON has this one shape; an absent list is an empty one."""
-    if items is None:
-        return {"items": [], "more": 0}
     if isinstance(items, Listing):
         return {"items": list(items.items), "more": items.more}
-    return {"items": list(items), "more": 0}
+    return {"items": list(items or ()), "more": 0}
 
 
 def iso_date(value: HandoffDate | None) -> str | None:
