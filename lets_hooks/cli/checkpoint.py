@@ -130,9 +130,8 @@ def hook_input() -> tuple[str | None, str | None, str | None]:
         say(f"{PROG}: the hook input's session_id {state.shown_sid(session_id)} is"
             f" {state.sid_problem(session_id)}; the environment's session id is used")
         session_id = None
-    folder = cwd if isinstance(cwd, str) and "\0" not in cwd and os.path.isabs(cwd) else None
-    if folder is not None and not os.path.isdir(folder):
-        folder = None
+    folder = cwd if (isinstance(cwd, str) and "\0" not in cwd and os.path.isabs(cwd)
+                     and os.path.isdir(cwd)) else None
     return session_id, folder, None
 
 
@@ -216,18 +215,15 @@ def _said(result: Written) -> str:
     from lets_hooks.summary.checkpoint import HANDOFF
 
     snapshot = result.plan.snapshot
+    paths = len(snapshot.diff) + snapshot.more
     counts = (f"{len(snapshot.next)} next, {len(snapshot.blocked)} blocked,"
-              f" {_paths(len(snapshot.diff) + snapshot.more)}")
+              f" {paths} changed path{'' if paths == 1 else 's'}")
     if not result.written:
         return f"{HANDOFF}: already up to date ({counts})"
     what = "created" if result.created else "written"
     if result.merged:
         what += " on top of a change made to it meanwhile"
     return f"{HANDOFF}: state snapshot and range {what} ({counts})"
-
-
-def _paths(count: int) -> str:
-    return f"{count} changed path{'' if count == 1 else 's'}"
 
 
 def _json(result: Written, boundary: Boundary, dry_run: bool) -> str:

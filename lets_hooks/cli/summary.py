@@ -142,9 +142,7 @@ def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
         session_id = None
     if cwd is not None and not files.is_folder(cwd):
         if problem is None:
-            from lets_hooks.files import quoted
-
-            problem = (f"the hook input's cwd {quoted(cwd)} is not a folder here; the "
+            problem = (f"the hook input's cwd {files.quoted(cwd)} is not a folder here; the "
                        "current folder is used")
         cwd = None
     return HookInput(session_id, cwd, hook.source, hook.fields), problem
@@ -152,13 +150,11 @@ def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
 
 def export_session_id(environ: Mapping[str, str], session_id: str,
                       agent: Agent | None = None) -> str | None:
-    """Append ``export CLAUDE_CODE_SESSION_ID=<id>`` to ``$CLAUDE_ENV_FILE`` (the file
-    Claude Code sources before each command of the session) when the environment does not
-    already carry this id (an older Claude Code), so every later command has it. The id
-    has passed the session-id rule; it is shell-quoted all the same. The line starts on a
-    line of its own and every byte already there stays as it was, whatever the file's
-    size. Agents without an env file (Codex CLI, Gemini CLI) get nothing. Returns the
-    problem, if the line could not be written."""
+    """Append ``export CLAUDE_CODE_SESSION_ID=<id>`` (shell-quoted) to ``$CLAUDE_ENV_FILE``
+    (the file Claude Code sources before each command of the session) when the environment
+    does not already carry this id (an older Claude Code), through ``append_env_line``.
+    Agents without an env file (Codex CLI, Gemini CLI) get nothing. Returns the problem,
+    if the line could not be written."""
     from lets_hooks import agents
 
     agent = agent or agents.CLAUDE_CODE
@@ -344,7 +340,7 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
                 say(f"lets-session-start: {problem}")
         return 0
     out(render.render_json(summary) if args.json else render.render_markdown(summary, budget))
-    return 0 if hook is not None else status  # a hook never stops a session from starting
+    return status  # (a hook's summary returned above: a hook never stops a session)
 
 
 def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent | None) -> None:

@@ -25,21 +25,22 @@ code, ``top_level``) and one Range block (``RANGE_MARKER`` and the fence below i
 every other line of the handoff is a person's, kept.
 
 Importing this module costs nothing beyond the summary's readers: the write
-(``plan``/``checkpoint``) imports ``files`` and the ladder's record only when it runs.
+(``checkpoint``) imports ``files`` only when it runs.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lets_hooks import state
-from lets_hooks.summary.sources.text import parse_yaml
+from lets_hooks.summary.sources.text import lines_of, parse_yaml
 
-TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
+TYPE_CHECKING = False  # typing is not imported at run time; mypy reads this as True
 if TYPE_CHECKING:
     from typing import Any
 
@@ -65,11 +66,6 @@ def is_marker(line: str, words: tuple[str, str] = ("state-snapshot", "v1")) -> b
     if not (text.startswith("<!--") and text.endswith("-->")) or len(text) < 7:
         return False
     return text[4:-3].split() == list(words)
-
-
-def is_range_marker(line: str) -> bool:
-    """``<!-- session-range v1 -->``: the line before the Range block the checkpoint owns."""
-    return is_marker(line, ("session-range", "v1"))
 
 
 def top_level(lines: Sequence[str], start: int = 0) -> Iterator[int]:
@@ -147,7 +143,7 @@ def _block(lines: Sequence[str], marker: int
     if index >= len(lines):
         return None, None, index, "state-snapshot marker with no block after it"
     opener = lines[index].strip()
-    if opener.startswith("```") or opener.startswith("~~~"):
+    if opener.startswith(("```", "~~~")):
         fence = opener[:3]
         for end in range(index + 1, len(lines)):
             closer = lines[end].strip()
@@ -214,8 +210,7 @@ class Snapshot:
         mapping["next"] = list(self.next)
         mapping["blocked"] = list(self.blocked)
         mapping["diff"] = [*self.diff, *([more_item(self.more)] if self.more else [])]
-        for key, value in self.extra:
-            mapping[key] = value
+        mapping.update(self.extra)
         return mapping
 
 
@@ -284,10 +279,7 @@ def block_lines(snapshot: Snapshot) -> list[str]:
     kept = dict(snapshot.verbatim)
     lines: list[str] = []
     for key, value in snapshot.values().items():
-        if key in kept and key not in FIELDS:
-            lines.extend(kept[key])
-        else:
-            lines.extend(_mapping({key: value}, 0))
+        lines.extend(kept[key] if key in kept else _mapping({key: value}, 0))
     return [MARKER, "```yaml", *lines, "```"]
 
 
@@ -301,9 +293,7 @@ def kept_lines(yaml_lines: Sequence[str], label: str = HANDOFF
     groups: list[list[str]] = []
     pending: list[str] = []  # comments at the margin: they go with the key below them
     for line in yaml_lines:
-        if line.lstrip().startswith(("```", "~~~")):
-            return {}
-        if line.startswith(("---", "...", "%")):
+        if line.lstrip().startswith(("```", "~~~")) or line.startswith(("---", "...", "%")):
             return {}
         if line.startswith("#"):
             pending.append(line)
@@ -344,12 +334,11 @@ def quoted(text: str) -> str:
         code = ord(char)
         if char == '"' or char == "\\":
             out.append("\\" + char)
-        elif 0x20 <= code <= 0x7E or ((0xA0 <= code <= 0xFFFD or code > 0xFFFF) and code not in (
-                0x2028, 0x2029, 0xFEFF) and not 0xD800 <= code <= 0xDFFF
-                and is_shown_as_is(char)):
-            out.append(char)
         elif 0xD800 <= code <= 0xDFFF:
             raise ValueError("text that is not valid UTF-8 cannot be written")
+        elif 0x20 <= code <= 0x7E or ((0xA0 <= code <= 0xFFFD or code > 0xFFFF) and code not in (
+                0x2028, 0x2029, 0xFEFF) and is_shown_as_is(char)):
+            out.append(char)
         elif code <= 0xFF:
             out.append(f"\\x{code:02x}")
         elif code <= 0xFFFF:
@@ -464,10 +453,6 @@ def changes_of(commits: Sequence[tuple[str, str, Sequence[tuple[str, str, str | 
     return [change for _, _, change in found]
 
 
-def change_mapping(change: Change) -> dict[str, object]:
-    return {"op": change.op, "item": change.item, "why": change.why}
-
-
 # --------------------------------------------------------------------------- the plan
 
 @dataclass(frozen=True)
@@ -497,8 +482,6 @@ def plan(old: bytes | None, asked: Asked, range_lines: Sequence[str],
 
     ``diff``: the session's changes and how many more were left out, or None when the
     range is not known (the previous block's ``diff`` is then kept)."""
-    from lets_hooks.summary.sources.text import lines_of
-
     bom = b""
     text = ""
     if old is not None:
@@ -510,14 +493,11 @@ def plan(old: bytes | None, asked: Asked, range_lines: Sequence[str],
             raise Refusal(f"{HANDOFF}: not valid UTF-8 (first bad byte at offset"
                           f" {exc.start + len(bom)}); nothing written") from None
     pieces = text.split("\n")
-    ends = ["\n"] * (len(pieces) - 1) + [""]
-    if pieces and pieces[-1] == "":
+    ends = ["\r\n" if piece.endswith("\r") else "\n" for piece in pieces[:-1]] + [""]
+    if pieces[-1] == "":
         pieces.pop()
         ends.pop()
     lines = lines_of(text)
-    assert len(lines) == len(pieces)
-    ends = [("\r\n" if piece.endswith("\r") else "\n") if end else "" for piece, end
-            in zip(pieces, ends)]
     newline = next((end for end in ends if end), "\n")
 
     where = layout(lines)
@@ -532,8 +512,8 @@ def plan(old: bytes | None, asked: Asked, range_lines: Sequence[str],
                 f"{HANDOFF}: state-snapshot block cannot be read")
             if where.yaml_lines is None:
                 problem = next((p for p in where.problems if "state-snapshot" in p), problem)
-            raise Refusal(f"{_trim(problem)}; fix or remove the block, then run again;"
-                          " nothing written")
+            raise Refusal(f"{problem.removesuffix('; ignored')}; fix or remove the block,"
+                          " then run again; nothing written")
         previous = mapping
     before = snapshot_of(previous)
     snapshot = Snapshot(
@@ -543,7 +523,7 @@ def plan(old: bytes | None, asked: Asked, range_lines: Sequence[str],
             item for item in (value.strip() for value in asked.next) if item),
         blocked=before.blocked if asked.blocked is None else tuple(
             parse_blocked(item) for item in asked.blocked if item.strip()),
-        diff=before.diff if diff is None else tuple(change_mapping(c) for c in diff[0]),
+        diff=before.diff if diff is None else tuple(map(asdict, diff[0])),
         more=before.more if diff is None else diff[1],
         extra=before.extra,
         verbatim=tuple(kept_lines(where.yaml_lines).items()) if (
@@ -565,10 +545,6 @@ def plan(old: bytes | None, asked: Asked, range_lines: Sequence[str],
         raise Refusal(f"{HANDOFF}: would be {len(data)} bytes, over the {limit >> 20} MiB the"
                       " summary reads; nothing written")
     return Plan(data, snapshot, tuple(range_lines), tuple(notes))
-
-
-def _trim(problem: str) -> str:
-    return problem[:-len("; ignored")] if problem.endswith("; ignored") else problem
 
 
 def _blank(row: tuple[str, str]) -> bool:
@@ -686,10 +662,6 @@ def _closing(lines: Sequence[str], start: int, fence: str) -> int | None:
     return None
 
 
-def _is_range(level: int, title: str) -> bool:
-    return level == 3 and title.lower() == "range"
-
-
 def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
                 newline: str, notes: list[str]) -> list[tuple[str, str]]:
     """``rows`` with the one Range block the checkpoint owns holding ``range_lines``: the
@@ -738,7 +710,7 @@ def range_lines(lines: Sequence[str], body: int) -> list[str] | None:
 def _owned_range(lines: Sequence[str], body: int) -> tuple[int, int] | None:
     """(marker, closing fence) of the first marked Range block outside fenced code."""
     for index in top_level(lines, body):
-        if is_range_marker(lines[index]) and index + 1 < len(lines):
+        if is_marker(lines[index], ("session-range", "v1")) and index + 1 < len(lines):
             opened = _FENCE.match(lines[index + 1])
             if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
                 close = _closing(lines, index + 2, opened.group(1))
@@ -756,7 +728,7 @@ def _older_range(lines: Sequence[str], body: int) -> tuple[int, int] | None:
     heads = [(index + body, level, title)
              for index, level, title in _headings(lines[body:])]
     for position, (start, level, title) in enumerate(heads):
-        if not _is_range(level, title):
+        if level != 3 or title.lower() != "range":
             continue
         end = next((i for i, lvl, _ in heads[position + 1:] if lvl <= 3), len(lines))
         index = start + 1
@@ -799,8 +771,6 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
     that old file is read again once the new one is in place: an editor that saved into it
     between the compare and the rename (or after it, through a file it had open) has its
     bytes kept (``_after_replace``), and ``Refusal`` says what was done."""
-    import os
-
     from lets_hooks import files
 
     data = _read(root, git_dir)
@@ -825,15 +795,14 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
         except FileExistsError:  # another writer made the file meanwhile: plan on it
             merged, data = True, _read(root, git_dir)
             continue
-        except files.Refused as exc:
-            _discard(aside)
-            raise Refusal(f"{_line(str(exc))}; nothing written") from None
-        except OSError as exc:
-            _discard(aside)
-            raise Refusal(files.why(exc, f"cannot write {HANDOFF}") + "; nothing written"
-                          ) from None
-        except BaseException:
-            _discard(aside)
+        except BaseException as exc:
+            for link in aside:
+                files.discard(link)
+            if isinstance(exc, files.Refused):
+                raise Refusal(f"{_line(str(exc))}; nothing written") from None
+            if isinstance(exc, OSError):
+                raise Refusal(files.why(exc, f"cannot write {HANDOFF}") + "; nothing written"
+                              ) from None
             raise
         if aside:
             _after_replace(target, aside[0], data, made.data)
@@ -874,13 +843,6 @@ def _unchanged(root: Path, git_dir: str | None, planned_from: bytes | None,
                 aside.remove(link)
             raise _Changed(now)
     return check
-
-
-def _discard(links: list[str]) -> None:
-    from lets_hooks import files
-
-    for link in links:
-        files.discard(link)
 
 
 def _after_replace(target: str, link: str, planned_from: bytes | None, new: bytes) -> None:

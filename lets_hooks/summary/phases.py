@@ -54,7 +54,6 @@ from lets_hooks.summary.records import (
     ContextRot,
     Handoff,
     HandoffDate,
-    HandoffReading,
     HandoffView,
     Inputs,
     Lesson,
@@ -147,9 +146,6 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
     )
 
 
-# --------------------------------------------------------------------------- text helpers
-
-
 def _clip(text: str, limit: int = SUMMARY_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
@@ -166,18 +162,16 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
     the done-work warning."""
     if handoff is None or handoff.empty:
         return None
-    reading = handoff.reading or read_handoff_once(handoff)
+    reading = handoff.reading
+    if reading is None:  # a record built by hand, without its reader
+        from lets_hooks.summary.sources.handoff import read
+
+        reading = read(handoff)
     snapshot = handoff.snapshot
-    priorities = list(reading.next_items)
-    source = "state-snapshot" if priorities else "prose"
-    if not priorities:
-        priorities = list(reading.priorities)
+    priorities = list(reading.next_items or reading.priorities)
     blockers = unique_blockers((*reading.blocked, *reading.blockers))
-    done_only = None
-    if not priorities and (reading.changes or reading.done):
-        done_only = DONE_ONLY
     return HandoffView(
-        source=source,
+        source="state-snapshot" if reading.next_items else "prose",
         priority_1=priorities[0] if priorities else NOTHING_ACTIONABLE,
         priority_2=priorities[1] if len(priorities) > 1 else None,
         more_steps=max(0, len(priorities) - 2),
@@ -189,7 +183,7 @@ def handoff_view(handoff: Handoff | None) -> HandoffView | None:
         do_not_repeat=listing(reading.avoid),
         risks=listing(reading.risks),
         approvals=listing([_clip(item) for item in reading.approvals]),
-        done_only=done_only,
+        done_only=DONE_ONLY if not priorities and (reading.changes or reading.done) else None,
         date=reading.date,
     )
 
@@ -216,13 +210,6 @@ def unique_blockers(items: Iterable[str]) -> list[str]:
                                 and _RISK_NOTE.search(found[key]) is None):
             found[key] = item
     return list(found.values())
-
-
-def read_handoff_once(handoff: Handoff) -> HandoffReading:
-    """The reading of a handoff made without its reader (a record built by hand)."""
-    from lets_hooks.summary.sources.handoff import read
-
-    return read(handoff)
 
 
 HANDOFF_FILE = "memory/session-handoff-LATEST.md"
@@ -332,8 +319,6 @@ class _Touches:
     def which(self, paths: Iterable[str]) -> list[str]:
         """The named paths that the changed ``paths`` touch, in the order found."""
         found: dict[str, None] = {}
-        if not self.named:
-            return []
         for path in paths:
             if path in self.named:
                 found.setdefault(path)
@@ -560,21 +545,7 @@ def memory_view(memory: MemoryIndex | None) -> MemoryView | None:
     return MemoryView(always, on_demand, True)
 
 
-def promotion_key(entry: LogEntry) -> tuple[str, str]:
-    return f"[{entry.date.isoformat()}]", entry.title
-
-
 _DATE_TAG = re.compile(r"\[\d{4}-\d{2}-\d{2}\]")
-
-
-def _lines_by_date(memory_text: str) -> dict[str, list[str]]:
-    """MEMORY.md's lines under each ``[YYYY-MM-DD]`` tag they hold."""
-    found: dict[str, list[str]] = {}
-    for line in memory_text.split("\n"):
-        if "[" in line:
-            for tag in dict.fromkeys(_DATE_TAG.findall(line)):
-                found.setdefault(tag, []).append(line)
-    return found
 
 
 def not_yet_promoted(entries: Iterable[LogEntry], memory_text: str) -> tuple[LogEntry, ...]:
@@ -582,13 +553,16 @@ def not_yet_promoted(entries: Iterable[LogEntry], memory_text: str) -> tuple[Log
     both the entry's ``[date]`` and its title, and MEMORY.md does not say its title or its
     first body line in other case, emphasis or punctuation (``Facts``); each date and
     title once, in log order."""
-    by_date = _lines_by_date(memory_text)
+    by_date: dict[str, list[str]] = {}  # MEMORY.md's lines under each date tag they hold
+    for line in memory_text.split("\n"):
+        for tag in dict.fromkeys(_DATE_TAG.findall(line)):
+            by_date.setdefault(tag, []).append(line)
     facts: Facts | None = None
     chosen: dict[tuple[str, str], LogEntry] = {}
     for entry in entries:
         if entry.ref < PROMOTE_REF:
             continue
-        key = promotion_key(entry)
+        key = (f"[{entry.date.isoformat()}]", entry.title)
         if key in chosen or any(key[1] in line for line in by_date.get(key[0], ())):
             continue
         facts = facts or Facts(memory_text)
@@ -686,13 +660,6 @@ def memory_alerts(memory: MemoryIndex | None, confirmed: Sequence[tuple[str, str
 # --------------------------------------------------------------------------- the one write
 
 
-def promotion_line(entry: LogEntry) -> str:
-    line = f"- {candidate_text(entry)}"
-    if entry.summary:
-        line += f" — {_clip(one_line(entry.summary))}"
-    return line
-
-
 def plan_promotion(memory_text: str, entries: Sequence[LogEntry]) -> PromotionPlan:
     """Add a line for each entry (ref ≥ ``PROMOTE_REF``) not already in ``memory_text``.
 
@@ -706,7 +673,9 @@ def plan_promotion(memory_text: str, entries: Sequence[LogEntry]) -> PromotionPl
     if not added:
         return PromotionPlan(memory_text, ())
     newline = "\r\n" if "\r\n" in memory_text else "\n"
-    new_lines = [promotion_line(entry) for entry in added]
+    new_lines = [f"- {candidate_text(entry)}"
+                 + (f" — {_clip(one_line(entry.summary))}" if entry.summary else "")
+                 for entry in added]
     ending = "" if not memory_text or memory_text.endswith("\n") else newline
     base = memory_text + ending
     pieces = base.split("\n")  # ends with "" since ``base`` ends with a line end
@@ -741,14 +710,9 @@ def _promoted_section_end(pieces: Sequence[str]) -> int | None:
                 start = index
         elif level <= 2:
             return _last_filled(pieces, start, index)
-    if start is None:
-        return None
-    return _last_filled(pieces, start, len(pieces))
+    return None if start is None else _last_filled(pieces, start, len(pieces))
 
 
 def _last_filled(pieces: Sequence[str], start: int, end: int) -> int:
-    last = start
-    for index in range(start, end):
-        if pieces[index].strip():
-            last = index
-    return last + 1
+    return 1 + max((index for index in range(start, end) if pieces[index].strip()),
+                   default=start)

@@ -1,21 +1,11 @@
 """Reading a prose handoff as people write it (pure: records in, records out).
 
-A heading gives its section a *role* by what it means (the table of heading words is in
-docs/summary.md, and a test holds it to ``role_of``):
-
-- ``Priority 1``, ``P2``, ``Priority #1: Fix the reader``: a numbered priority; the
-  text after the number, when there is one, is the task itself;
-- ``Next steps``, ``TODO``, ``Tomorrow``, ``Remaining work``, ``Not done yet``: priorities;
-- ``Done``, ``Completed``, ``Problems solved today``, ``Decision log``, ``Decisions made``:
-  done work (feeds no line; a handoff with only these gets the done-work warning);
-- ``Context notes``, ``Failed approaches``, ``Dead ends``, ``Don't retry``, ``Tried``: what
-  not to repeat;
-- ``Risks``, ``Gotchas``, ``Pitfalls``, ``Caveats``: risks and gotchas, a line of their own;
-- ``Open questions``, ``Questions for the user``, ``Decisions needed``: outstanding
-  decisions;
-- ``Blockers``, ``Known issues``, ``Remaining issues``, ``Bugs``: active blockers;
-- ``Notes on the CRLF bug``, ``Background``: notes (feed no line). What a heading is
-  about comes before a topic word (*on*, *about*, *for*...), so a note on a bug is a note.
+A heading gives its section a *role* by what it means (the table of heading words, in
+English and Korean, is in docs/summary.md, and a test holds it to ``role_of``): a numbered
+priority (``Priority 1``, ``P2``, ``Priority #1: Fix the reader``: the text after the
+number is the task), priorities, done work, what not to repeat, risks and gotchas,
+outstanding decisions, active blockers, or notes (feed no line). What a heading is about
+comes before a topic word (*on*, *about*, *for*...): ``Notes on the CRLF bug`` is notes.
 
 A heading without a role of its own (any level) belongs to the nearest heading above it
 of a lower level that has one: ``### 1. Fix the reader`` under ``## Next steps`` is a
@@ -189,12 +179,12 @@ def role_of(heading: str) -> Role | None:
     numbered = numbered_priority(heading)
     if numbered is not None:
         return numbered
-    lead = _lead(heading)
-    for text in ((lead, heading) if lead != heading else (heading,)):
+    texts = dict.fromkeys((_lead(heading), heading))
+    for text in texts:
         role = _role_of_words(_words_of(text))
         if role is not None:
             return role
-    for text in ((lead, heading) if lead != heading else (heading,)):
+    for text in texts:
         role = _korean_role(text)
         if role is not None:
             return role
@@ -214,18 +204,10 @@ def _lead(heading: str) -> str:
 
 
 def _role_of_words(words: str) -> Role | None:
-    head = _head(words)
-    if head != words:
-        kind = _kind(head)
+    for text in dict.fromkeys((_head(words), words)):
+        kind = _kind(text) or (NOTES if _says(text, _NOTES) else None)
         if kind is not None:
             return Role(kind)
-        if _says(head, _NOTES):
-            return Role(NOTES)
-    kind = _kind(words)
-    if kind is not None:
-        return Role(kind)
-    if _says(words, _NOTES):
-        return Role(NOTES)
     return None
 
 
@@ -241,18 +223,10 @@ def _head(words: str) -> str:
 
 
 def _kind(words: str) -> str | None:
-    if _says(words, _STILL_OPEN):
-        return PRIORITIES
-    if _says(words, _AVOID):
-        return AVOID
-    if _says(words, _DONE):
-        return DONE
-    if _says(words, _RISKS):
-        return RISKS
-    if _says(words, _DECISIONS):
-        return DECISIONS
-    if _says(words, _BLOCKERS):
-        return BLOCKERS
+    for kind, phrases in ((PRIORITIES, _STILL_OPEN), (AVOID, _AVOID), (DONE, _DONE),
+                          (RISKS, _RISKS), (DECISIONS, _DECISIONS), (BLOCKERS, _BLOCKERS)):
+        if _says(words, phrases):
+            return kind
     if _says(words, _PRIORITIES) or words.startswith(" next ") or words.endswith(" next "):
         return PRIORITIES
     return None
@@ -265,10 +239,7 @@ def numbered_priority(heading: str) -> Role | None:
     match = _NUMBERED.match(text)
     if match is None:
         return None
-    tail = text[match.end():].strip()
-    while tail[:1] and tail[0] in _SEPARATORS:
-        tail = tail[1:]
-    tail = tail.strip()
+    tail = text[match.end():].strip().lstrip(_SEPARATORS).strip()
     if tail.startswith("(") and tail.endswith(")"):
         tail = ""  # "Priority 1 (urgent)": a note about the priority, not its task
     return Role(PRIORITIES, int(match.group("n") or match.group("k")), tail or None)
@@ -288,6 +259,9 @@ class Items:
     listed: bool = False  # the section holds a list
 
 
+_ORDERED = re.compile(r"[0-9]{1,9}[.)]")
+
+
 def list_item(line: str) -> tuple[int, str] | None:
     """(indentation, text) of a list item line (``-``, ``*``, ``+``, ``1.`` or ``1)``)."""
     body = line.lstrip(" \t")
@@ -295,12 +269,10 @@ def list_item(line: str) -> tuple[int, str] | None:
     if body[:1] in ("-", "*", "+"):
         rest = body[1:]
     else:
-        digits = 0
-        while digits < 9 and digits < len(body) and body[digits] in "0123456789":
-            digits += 1
-        if not digits or body[digits:digits + 1] not in (".", ")"):
+        number = _ORDERED.match(body)
+        if number is None:
             return None
-        rest = body[digits + 1:]
+        rest = body[number.end():]
     if not rest or rest[0] not in " \t":
         return None
     return indent, rest.strip()
@@ -345,8 +317,7 @@ def section_items(lines: Sequence[str]) -> Items:
                 current = None
                 continue
             current = [text]
-            found.open.append("")  # filled in below, when the item is complete
-            _set_last(found, current)
+            found.open.append(one_line(text))
             continue
         if not stripped:
             current = None
@@ -355,17 +326,13 @@ def section_items(lines: Sequence[str]) -> Items:
             continue
         if current is not None:
             current.append(stripped)
-            _set_last(found, current)
+            found.open[-1] = one_line(" ".join(current))
         elif not found.listed and not paragraph_done:
             paragraph.append(stripped)
     if not found.listed and paragraph:
         found.open.append(one_line(" ".join(paragraph)))
     found.open = [item for item in found.open if item]
     return found
-
-
-def _set_last(found: Items, parts: list[str]) -> None:
-    found.open[-1] = one_line(" ".join(parts))
 
 
 _BOLD = re.compile(r"\*\*(?=[^\s*])([^*\n]+?)(?<=\S)\*\*")
@@ -381,12 +348,8 @@ def real_items(items: Iterable[str]) -> list[str]:
     """The items as plain text (``**bold**`` markers dropped), without the empty ones and
     the placeholders that say there are none (``sources.text.is_placeholder``: "None.",
     "_none_", "(none)", "No blockers.", "N/A"...); "none of the tests pass" is an item."""
-    found = []
-    for item in items:
-        text = plain(item).strip()
-        if text and not is_placeholder(text):
-            found.append(text)
-    return found
+    texts = (plain(item).strip() for item in items)
+    return [text for text in texts if text and not is_placeholder(text)]
 
 
 def step_text(heading: str) -> tuple[bool, str]:
@@ -457,9 +420,7 @@ def priorities(found: Sequence[Part]) -> list[str]:
                       key=lambda part: part.role.number or 0)
     ordered: list[str] = []
     for part in numbered:
-        task = real_items([part.role.task or ""])
-        first = task or part.open_items[:1]
-        ordered.extend(first)
+        ordered.extend(real_items([part.role.task or ""]) or part.open_items[:1])
     ordered.extend(item for part in found
                    if part.role.kind == PRIORITIES and part.role.number is None
                    for item in part.open_items)
@@ -486,8 +447,6 @@ def scalar(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return "; ".join(scalar(v) for v in value)
     return one_line(str(value))
-
-
 
 
 def pick(mapping: Mapping[object, object], *keys: str) -> str | None:
@@ -651,29 +610,6 @@ def _sentences(text: str) -> list[str]:
     return [sentence for sentence in _SENTENCE_END.split(text) if sentence]
 
 
-def _granting_sentences(text: str) -> list[str]:
-    """The sentences of ``text`` that say something was approved (``grants``): only
-    those holding one of the words are judged, so a long line costs one scan."""
-    starts = [match.start() for match in _GRANTED.finditer(text.replace("\u2019", "'"))]
-    if not starts:
-        return []
-    found: list[str] = []
-    at = next_start = 0
-    for sentence in _SENTENCE_END.split(text):
-        end = at + len(sentence)
-        while next_start < len(starts) and starts[next_start] < at:
-            next_start += 1
-        if next_start < len(starts) and starts[next_start] < end and grants(sentence):
-            found.append(sentence)
-        at = end
-        if next_start >= len(starts):
-            break
-        gap = _SENTENCE_END.match(text, at)
-        if gap is not None:
-            at = gap.end()
-    return found
-
-
 def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[str]:
     """The sentences of the prose's items and lines (and of ``extra`` texts, the
     state-snapshot's) that say something was approved, allowed or enabled: each once,
@@ -688,16 +624,13 @@ def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[st
                 continue
             if in_fence or not stripped:
                 continue
-            korean = may_grant_ko(stripped)
-            if not korean and (not may_grant(stripped)
-                               or _GRANTED.search(stripped.replace("\u2019", "'")) is None):
+            if not may_grant_ko(stripped) and (
+                    not may_grant(stripped)
+                    or _GRANTED.search(stripped.replace("\u2019", "'")) is None):
                 continue
             item = list_item(line)
             text = one_line(_checkbox(item[1])[1] if item else stripped)
-            sentences = ([sentence for sentence in _sentences(text) if grants(sentence)]
-                         if korean else _granting_sentences(text))
-            for sentence in sentences:
-                found.setdefault(sentence)
+            found.update(dict.fromkeys(s for s in _sentences(text) if grants(s)))
     for text in extra:
         if grants(text):
             found.setdefault(one_line(text))
@@ -738,8 +671,7 @@ def _in_name(text: str, start: int, end: int) -> bool:
     """Is ``text[start:end]`` part of a path or a name (``docs/moved/x.md``, ``gone_fn``,
     ``gone.py``) rather than a word of the sentence (``were removed.``)?"""
     before, after, then = text[start - 1:start], text[end:end + 1], text[end + 1:end + 2]
-    return (before in _IN_NAME and before != "") or (after in _IN_NAME and after != "."
-                                                     and after != "") or (
+    return before in _IN_NAME or (after in _IN_NAME and after != ".") or (
         after == "." and then.isalnum())
 
 
@@ -753,11 +685,6 @@ def _said(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
         if not any(word in _NOT_DONE or word.endswith("n't") for word in before):
             return match
     return None
-
-
-def _said_ko(pattern: str, sentence: str) -> re.Match[str] | None:
-    """The first match of a Korean ``pattern`` (which leaves out what is not done)."""
-    return re.search(pattern, sentence)
 
 
 def _after_name(sentence: str, end: int) -> str:
@@ -799,7 +726,7 @@ def reference_claims(text: str, names: Sequence[str]
     wanted = [name for name in dict.fromkeys(names) if name]
     if not wanted:
         return frozenset(), frozenset()
-    for block in _blocks(text.replace("\\", "/") if "\\" in text else text):
+    for block in _blocks(text.replace("\\", "/")):
         if (_REMOVAL.search(block) is None and _ADDITION.search(block) is None
                 and (not _hangul(block) or (re.search(_KO_REMOVAL, block) is None
                                             and re.search(_KO_ADDITION, block) is None))):
@@ -818,10 +745,10 @@ def _judge(sentence: str, names: Sequence[str], removed: set[str], claimed: set[
     gone = _said(_REMOVAL, sentence)
     korean = gone is None and _hangul(sentence)
     if korean:
-        gone = _said_ko(_KO_REMOVAL, sentence)
+        gone = re.search(_KO_REMOVAL, sentence)
     if gone is None:
         if _said(_ADDITION, sentence) is not None or (
-                _hangul(sentence) and _said_ko(_KO_ADDITION, sentence) is not None):
+                _hangul(sentence) and re.search(_KO_ADDITION, sentence) is not None):
             claimed.update(names)
         return
     spots = sorted((at, name) for name in names for at in _occurrences(sentence, name))

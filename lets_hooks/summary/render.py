@@ -55,16 +55,12 @@ def size_of(text: str) -> int:
 def shown_text(text: str) -> str:
     """``text`` safe to print: each line through ``files.shown`` (tabs as blanks first),
     the line ends kept."""
-    if text.isascii() and text.isprintable():
-        return text  # (what ``files.shown`` returns as it is, found without a copy)
-    if "\n" not in text:
-        return files.shown(text.expandtabs(4) if "\t" in text else text)
     return "\n".join(files.shown(line.expandtabs(4)) for line in text.split("\n"))
 
 
 def _line(text: str) -> str:
     """One line of the block: escaped, and shortened past ``LINE_CHARS``."""
-    safe = files.shown(text.expandtabs(4) if "\t" in text else text)
+    safe = files.shown(text.expandtabs(4))
     return safe if len(safe) <= LINE_CHARS else safe[: LINE_CHARS - 1] + "…"
 
 
@@ -126,7 +122,6 @@ class Part:
         self.cut += 1
 
     def restore_one(self) -> None:
-        """Put back the item cut last."""
         item = self._removed.pop()
         self.items.append(item)
         self._listed += size_of(self.bullet + item) + 1
@@ -257,7 +252,7 @@ def summary_parts(summary: Summary) -> list[Part]:
     parts.append(_list_part("Global", "Global", summary.global_items, 50, 7))
     if summary.environment_alerts:
         parts.append(_list_part("Environment alerts", "Environment alerts",
-                                listing_of(summary.environment_alerts), 50, 7))
+                                Listing(summary.environment_alerts), 50, 7))
 
     metrics = [metric.line for metric in (summary.model_tags, summary.context_rot,
                                           summary.autoimmunity) if metric is not None]
@@ -286,10 +281,6 @@ def summary_parts(summary: Summary) -> list[Part]:
                           more_text="more on-demand sections (in memory/MEMORY.md)",
                           more_one="more on-demand section (in memory/MEMORY.md)"))
     return parts
-
-
-def listing_of(value: Listing | Sequence[str]) -> Listing:
-    return value if isinstance(value, Listing) else Listing(tuple(value))
 
 
 # --------------------------------------------------------------------------- the budget
@@ -440,11 +431,9 @@ def render_markdown(summary: Summary, budget: int | None = DEFAULT_BUDGET) -> st
 
 def _listing(items: Listing | Sequence[object] | None) -> dict[str, object]:
     """Every list of the JSON has this one shape; an absent list is an empty one."""
-    if items is None:
-        return {"items": [], "more": 0}
     if isinstance(items, Listing):
         return {"items": list(items.items), "more": items.more}
-    return {"items": list(items), "more": 0}
+    return {"items": list(items or ()), "more": 0}
 
 
 def iso_date(value: HandoffDate | None) -> str | None:
@@ -471,23 +460,12 @@ def jsonable(value: object, depth: int = 0) -> object:
     if isinstance(value, bytes):
         return base64.b64encode(value).decode("ascii")
     if isinstance(value, Mapping):
-        return {_key(key): jsonable(item, depth + 1) for key, item in value.items()}
+        return {str(jsonable(key)): jsonable(item, depth + 1) for key, item in value.items()}
     if isinstance(value, (set, frozenset)):
         return sorted((jsonable(item, depth + 1) for item in value), key=repr)
     if isinstance(value, (list, tuple)):
         return [jsonable(item, depth + 1) for item in value]
     return str(value)
-
-
-def _key(key: object) -> str:
-    converted = jsonable(key)
-    return converted if isinstance(converted, str) else str(converted)
-
-
-def summary_dict(summary: Summary) -> dict[str, object]:
-    """The summary as JSON data, every string escaped (see ``safe``); the shape is in
-    docs/summary.md, and ``tests/test_summary_output.py`` walks it."""
-    return safe(_summary_data(summary))  # type: ignore[return-value]
 
 
 def safe(value: object) -> object:
@@ -502,6 +480,8 @@ def safe(value: object) -> object:
 
 
 def _summary_data(summary: Summary) -> dict[str, object]:
+    """The summary as JSON data (before ``safe``); the shape is in docs/summary.md, and
+    ``tests/test_summary_output.py`` walks it."""
     handoff = summary.handoff
     handoff_data: dict[str, object] | None = None
     if handoff is not None:
@@ -587,4 +567,4 @@ def _summary_data(summary: Summary) -> dict[str, object]:
 def render_json(summary: Summary) -> str:
     import json
 
-    return json.dumps(summary_dict(summary), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(safe(_summary_data(summary)), indent=2, ensure_ascii=False) + "\n"
