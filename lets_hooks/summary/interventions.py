@@ -152,15 +152,11 @@ def record_date(record: dict[str, object]) -> dt.date | None:
     has a date part (``2026-11-28``, ``2026-11-28T10:00:00Z``): a number (seconds since
     the epoch) has none, so such a record is undated, like one without a ``ts``."""
     for key in ("date", "ts"):
-        if key in record:
-            found = _as_date(record[key])
-            if found is not None:
-                return found
+        value = record.get(key)
+        found = iso_date(value[:10]) if isinstance(value, str) else None
+        if found is not None:
+            return found
     return None
-
-
-def _as_date(value: object) -> dt.date | None:
-    return _date_prefix(value) if isinstance(value, str) else None
 
 
 def iso_date(text: str) -> dt.date | None:
@@ -178,10 +174,6 @@ def iso_date(text: str) -> dt.date | None:
         return None
 
 
-def _date_prefix(text: str) -> dt.date | None:
-    return iso_date(text[:10])
-
-
 # --------------------------------------------------------------------------- reader
 
 
@@ -193,10 +185,6 @@ class LogRead:
     warnings: tuple[str, ...]
 
 
-def interventions_dir(home: Path) -> Path:
-    return home.joinpath(*INTERVENTIONS_DIR)
-
-
 def read_interventions(home: Path) -> LogRead:
     """Read every ``*.jsonl`` file of the interventions folder, in name order.
 
@@ -204,7 +192,7 @@ def read_interventions(home: Path) -> LogRead:
     JSON objects (a truncated last line, say), each give one warning per file; every
     readable record is still counted.
     """
-    folder = interventions_dir(home)
+    folder = home.joinpath(*INTERVENTIONS_DIR)
     try:
         entries = sorted(entry.name for entry in os.scandir(folder))
     except FileNotFoundError:
@@ -212,10 +200,10 @@ def read_interventions(home: Path) -> LogRead:
     except NotADirectoryError:
         return LogRead(None, (f"{INTERVENTIONS_LABEL}: not a folder; not read",))
     except OSError as exc:
-        return LogRead(None, (f"{INTERVENTIONS_LABEL}: cannot list ({_reason(exc)})",))
+        reason = exc.strerror or type(exc).__name__
+        return LogRead(None, (f"{INTERVENTIONS_LABEL}: cannot list ({reason})",))
 
-    # Counts are kept per raw ``ts`` date prefix while reading (a slice and one dict
-    # lookup a record) and turned into dates once at the end, a few hundred at most.
+    # Counted per raw ``ts`` date prefix while reading; turned into dates once at the end.
     by_key: dict[object, list[int]] = {}
     warnings: list[str] = []
     files = records = 0
@@ -236,7 +224,7 @@ def read_interventions(home: Path) -> LogRead:
 
     counts: dict[dt.date | None, list[int]] = {}
     for key, bucket in by_key.items():
-        day = key if key is None or isinstance(key, dt.date) else _date_prefix(str(key))
+        day = key if key is None or isinstance(key, dt.date) else iso_date(str(key)[:10])
         merged = counts.setdefault(day, [0] * len(bucket))
         for index, value in enumerate(bucket):
             merged[index] += value
@@ -249,16 +237,13 @@ def read_interventions(home: Path) -> LogRead:
 
 def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
     """Count one file's records into ``by_key``: [total, rejections, tagged, labelled,
-    false positives] per day key
-    (the first ten characters of a string ``ts``; else the record's date, or None).
-    Returns how many records there were and the numbers of the lines that are not
-    exactly one JSON object.
+    false positives] per day key (a string ``ts``'s first ten characters, else the
+    record's date, or None). Returns the record count and the numbers of the lines that
+    are not exactly one JSON object.
 
-    Each line is judged on its own: the json module's scanner decodes one value from the
-    line's first character, and the line is good only when that value is an object that
-    ends the line. This saves slicing every line out first (``json.loads`` per line is a
-    third slower on a large log); a line that does not start with ``{`` goes through
-    ``json.loads``.
+    The json scanner decodes one value from each line's first character (no slicing of
+    every line: ``benchmarks/bench_summary.py``); a line that does not start with ``{``
+    goes through ``json.loads``.
     """
     import json
 
@@ -364,7 +349,3 @@ def read_user_text(path: Path, label: str) -> tuple[str | None, str | None]:
     if data is None:
         return None, problem
     return decode(data, label)
-
-
-def _reason(exc: OSError) -> str:
-    return exc.strerror or type(exc).__name__
