@@ -129,8 +129,6 @@ def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git |
         functions=tuple(text for text, _ in functions),
         missing_functions=search.missing,
         unchecked_functions=search.unchecked,
-        searched_files=search.files,
-        searched_bytes=search.size,
         said_removed=tuple(name for name in (*paths, *(t for t, _ in functions))
                            if name in removed),
         said_added=tuple(sorted(added)),

@@ -234,8 +234,6 @@ class References:
     functions: tuple[str, ...] = ()
     missing_functions: tuple[str, ...] = ()
     unchecked_functions: tuple[str, ...] = ()
-    searched_files: int = 0
-    searched_bytes: int = 0
     said_removed: tuple[str, ...] = ()  # the handoff says so: not checked, never stale
     said_added: tuple[str, ...] = ()  # the handoff says they were added (or a new name)
     deleted: tuple[str, ...] = ()  # missing paths a commit deleted or renamed away

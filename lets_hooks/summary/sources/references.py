@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from lets_hooks import files
@@ -103,22 +104,16 @@ def under_dependencies(path: str) -> bool:
     return any(part in DEPENDENCY_FOLDERS for part in path.split("/")[:-1])
 
 
+@dataclass(frozen=True)
 class Search:
     """The outcome of ``search_names``: which names were not found, which could not be
-    checked (a cap was reached first), and what the search cost. ``reasons`` says, for a
-    name checked by its module path, why it is missing."""
+    checked (``capped``: the cap reached first, as said to the user), and, for a name
+    checked by its module path, why it is missing."""
 
-    __slots__ = ("capped", "files", "missing", "reasons", "size", "unchecked")
-
-    def __init__(self, missing: tuple[str, ...], unchecked: tuple[str, ...], files: int,
-                 size: int, reasons: tuple[tuple[str, str], ...] = (),
-                 capped: str | None = None) -> None:
-        self.missing = missing
-        self.unchecked = unchecked
-        self.files = files
-        self.size = size
-        self.reasons = reasons
-        self.capped = capped  # which cap stopped the search, as said to the user
+    missing: tuple[str, ...]
+    unchecked: tuple[str, ...] = ()
+    reasons: tuple[tuple[str, str], ...] = ()
+    capped: str | None = None
 
 
 def search_order(listed: Iterable[str]) -> list[str]:
@@ -128,21 +123,12 @@ def search_order(listed: Iterable[str]) -> list[str]:
     return sorted(kept, key=lambda name: name.rpartition(".")[2].lower() not in CODE_SUFFIXES)
 
 
-def module_names(listed: Iterable[str], wanted: Iterable[str] | None = None) -> frozenset[str]:
-    """The project's module names, lower-cased: every listed file's stem and folder; with
-    ``wanted``, only those of ``wanted`` (looked for in one pass over the names joined, so
-    a monorepo's thousands of paths cost one string search a name)."""
-    if wanted is not None:
-        names = "\n/" + "\n/".join(listed).lower() + "\n"
-        return frozenset(name for name in {word.lower() for word in wanted}
-                         if f"/{name}/" in names or f"/{name}." in names
-                         or f"/{name}\n" in names)
-    found: set[str] = set()
-    for path in listed:
-        *folders, name = path.split("/")
-        found.update(folder.lower() for folder in folders)
-        found.add(name.partition(".")[0].lower())
-    return frozenset(found)
+def module_names(listed: Iterable[str], wanted: Iterable[str]) -> frozenset[str]:
+    """Those of ``wanted`` that are a listed file's stem or folder, lower-cased (one string
+    search a name over the listed paths joined: a monorepo has thousands)."""
+    names = "\n/" + "\n/".join(listed).lower() + "\n"
+    return frozenset(name for name in {word.lower() for word in wanted}
+                     if f"/{name}/" in names or f"/{name}." in names or f"/{name}\n" in names)
 
 
 _PACKAGE_FILES = frozenset({"__init__", "index", "mod", "lib"})
@@ -205,12 +191,6 @@ class Modules:
         return None
 
 
-def prefixes(dotted: str) -> list[str]:
-    """``a.b.c`` → ``a``, ``a.b`` (the leading parts a module path may be)."""
-    parts = dotted.split(".")
-    return [".".join(parts[:end]) for end in range(1, len(parts))]
-
-
 def check_functions(root: Path, listed: Sequence[str] | None,
                     references: Sequence[tuple[str, str]], git_dir: str | None = None
                     ) -> Search:
@@ -221,13 +201,13 @@ def check_functions(root: Path, listed: Sequence[str] | None,
     files are read whatever the search's caps. Other dotted names outside the project's
     modules are not looked for (neither missing nor unchecked); the rest are looked for by
     their last part in the project's files (``search_names``)."""
-    if not references:
-        return Search((), (), 0, 0)
     dotted_names = [dotted for _, dotted in references if "." in dotted]
     modules = (module_names(listed, (name.partition(".")[0] for name in dotted_names))
                if listed is not None and dotted_names else frozenset())
-    by_path = (Modules(listed, (prefix for name in dotted_names for prefix in prefixes(name)))
-               if listed is not None and dotted_names else None)
+    # the leading parts a module path may be: ``a`` and ``a.b`` of ``a.b.c``
+    leading = (".".join(name.split(".")[:end]) for name in dotted_names
+               for end in range(1, name.count(".") + 1))
+    by_path = Modules(listed, leading) if listed is not None and dotted_names else None
     wanted: dict[str, list[str]] = {}
     missing: list[str] = []
     reasons: list[tuple[str, str]] = []
@@ -249,7 +229,7 @@ def check_functions(root: Path, listed: Sequence[str] | None,
     order = {text: index for index, (text, _) in enumerate(references)}
     return Search(tuple(sorted(missing, key=order.__getitem__)),
                   tuple(text for name in search.unchecked for text in wanted[name]),
-                  search.files, search.size, tuple(reasons), search.capped)
+                  tuple(reasons), search.capped)
 
 
 def _module_reason(folders: _Folders, module: str, paths: Sequence[str],
@@ -284,10 +264,8 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
 
     ``listed`` None (no repository, or git failed): every name is unchecked.
     """
-    if not names:
-        return Search((), (), 0, 0)
     if listed is None:
-        return Search((), tuple(names), 0, 0)
+        return Search((), tuple(names))
     wanted = {name: (name.encode("utf-8"), _word_pattern(name)) for name in names}
     read_files = read_bytes = 0
     capped: str | None = None
@@ -313,8 +291,8 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
             del wanted[name]
     not_found = tuple(name for name in names if name in wanted)
     if capped:
-        return Search((), not_found, read_files, read_bytes, capped=capped)
-    return Search(not_found, (), read_files, read_bytes)
+        return Search((), not_found, capped=capped)
+    return Search(not_found)
 
 
 class _Folders:
