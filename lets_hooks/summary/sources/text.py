@@ -88,9 +88,7 @@ def heading(line: str) -> tuple[int, str] | None:
     surrounding blanks; a closing run of ``#`` is dropped only after a blank, so
     ``## C#`` keeps its ``#``. Plain string operations: linear in the line's length.
     """
-    level = 0
-    while level < 7 and level < len(line) and line[level] == "#":
-        level += 1
+    level = len(line) - len(line.lstrip("#"))
     if not 1 <= level <= 6:
         return None
     rest = line[level:]
@@ -139,13 +137,6 @@ def strip_frontmatter(lines: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- YAML
 
 
-def _load_yaml(text: str) -> object:
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)  # a safe loader, chosen above
-
-
 def _yaml_problem(exc: Exception, first_line: int) -> str:
     """One line about a YAML failure, with the file's line number when known."""
     mark = getattr(exc, "problem_mark", None)
@@ -156,8 +147,7 @@ def _yaml_problem(exc: Exception, first_line: int) -> str:
     where = ""
     if mark is not None and isinstance(getattr(mark, "line", None), int):
         where = f" at line {first_line + mark.line}"
-    detail = f": {problem}" if problem else ""
-    return f"not valid YAML{where}{detail}"
+    return f"not valid YAML{where}: {problem}"
 
 
 def _too_big(value: object, budget: int = 20_000) -> bool:
@@ -180,8 +170,10 @@ def _too_big(value: object, budget: int = 20_000) -> bool:
 
 def parse_yaml(text: str, label: str, what: str, first_line: int
                ) -> tuple[object, str | None]:
-    try:
-        value = _load_yaml(text)
+    import yaml
+
+    try:  # a safe loader, the C one when there is one
+        value = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except Exception as exc:  # yaml.YAMLError, and ValueError for impossible dates
         return None, f"{label}: {what} {_yaml_problem(exc, first_line)}; ignored"
     if _too_big(value):
@@ -254,21 +246,15 @@ def _bare(text: str) -> str:
 
 
 def is_placeholder(text: str) -> bool:
-    """Does this item say there is nothing (so it is no item at all)?
+    """Does this item say there is nothing (so every reader that lists items drops it)?
 
     True for "none" in its common spellings, in any emphasis, quotes or brackets, with
-    the usual tails: ``_none_``, ``*None*``, ``**None.**``, ``(none)``, ``[none]``,
-    ``None.``, ``None at the moment.``, ``none yet``, ``Nothing yet``, ``n/a``, ``N/A``,
-    ``—``, ``-``, an empty string; their Korean readings (``없음``, ``해당 없음``, ``아직
-    없음``, ``블로커 없음``); and for "no <kind of item>", such as ``No blockers.``,
-    ``No open questions at this time``, ``no decisions pending``. A remark in brackets
-    after it is allowed: ``None (all resolved)``.
-
-    False for anything that says something: ``none of the tests pass``, ``No network
-    access on the CI runner``, ``Nothing is cached, so reads are slow``. Every reader that
-    lists items (blockers, decisions, next steps, STATE.md's items, do-not-repeat notes)
-    drops the items this is True for. Text longer than ``PLACEHOLDER_CHARS`` is never a
-    placeholder; the work is linear in the text's length.
+    the usual tails (``**None.**``, ``(none)``, ``none yet``, ``N/A``, ``—``, ``""``), in
+    Korean (``없음``, ``해당 없음``), and for "no <kind of item>" (``No blockers.``, ``no
+    decisions pending``); a remark in brackets may follow (``None (all resolved)``).
+    False for anything that says something: ``none of the tests pass``, ``Nothing is
+    cached, so reads are slow``. Text longer than ``PLACEHOLDER_CHARS`` never is; the
+    work is linear in the text's length.
     """
     if len(text) > PLACEHOLDER_CHARS:
         return False
