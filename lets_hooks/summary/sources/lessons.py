@@ -69,7 +69,6 @@ class _Problems:
 
 
 def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
-    label = LESSONS
     raw = read_project_text(root, LESSONS, git_dir)
     if raw.value is None:
         return Read(None, raw.warnings)
@@ -121,8 +120,8 @@ def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
         parsed, problem = _gate_table(gate_rows)
         gates = parsed
         if problem:
-            warnings.append(f"{label}: Graduated Gates {problem}")
-    warnings.extend(problems.warnings(label))
+            warnings.append(f"{LESSONS}: Graduated Gates {problem}")
+    warnings.extend(problems.warnings(LESSONS))
     return Read(LessonsFile(None if gates is None else tuple(gates), tuple(lessons)),
                 tuple(warnings))
 
@@ -143,7 +142,7 @@ class _LessonDraft:
         if not stripped:
             return
         self.body_lines += 1
-        if stripped.startswith(">") and _looks_like_meta(stripped):
+        if stripped.startswith(">") and _META_HINT.search(stripped):
             if self.body_lines > 1:
                 problems.misplaced_meta.append(number)
                 return
@@ -174,10 +173,6 @@ class _LessonDraft:
             model=self.model or (model if isinstance(model, str) else None),
             summary=self.summary, has_meta=self.has_meta, line=self.line,
         )
-
-
-def _looks_like_meta(line: str) -> bool:
-    return _META_HINT.search(line) is not None
 
 
 def _parse_meta(text: str) -> dict[str, object] | None:
