@@ -16,6 +16,7 @@ from lets_hooks.summary.records import ContextLog, LogEntry, Read
 from lets_hooks.summary.sources.text import is_fence, lines_of, lines_phrase, read_project_text
 
 CONTEXT_LOG = "memory/context-log.md"
+KEEP_SUMMARY_FROM_REF = 3  # entries with this ref or more keep their first body line
 
 _LOG_HEADER = re.compile(r"##[ \t]*\[(\d{4}-\d{2}-\d{2})\][ \t]*((?:\[[^\]\n]*\][ \t]*)*)(.*)$")
 # The form the usual writer produces, parsed in one step; anything else takes the
@@ -27,20 +28,18 @@ _REF = re.compile(r"ref[ \t]*:[ \t]*(\d+)$", re.IGNORECASE)
 _TTL = re.compile(r"ttl[ \t]*:[ \t]*(\d+)[ \t]*d?$", re.IGNORECASE)
 
 
-def read_context_log(root: Path, git_dir: str | None = None, keep_summary_from_ref: int = 3
-                     ) -> Read[ContextLog]:
-    label = CONTEXT_LOG
+def read_context_log(root: Path, git_dir: str | None = None) -> Read[ContextLog]:
     raw = read_project_text(root, CONTEXT_LOG, git_dir)
     if raw.value is None:
         return Read(None, raw.warnings)
     text = raw.value
     if "```" in text or "~~~" in text:
-        headers, entries, bad = _log_by_lines(text, keep_summary_from_ref)
+        headers, entries, bad = _log_by_lines(text, KEEP_SUMMARY_FROM_REF)
     else:  # no fenced code to step over: let the regex engine find the headers
-        headers, entries, bad = _log_by_headers(text, keep_summary_from_ref)
+        headers, entries, bad = _log_by_headers(text, KEEP_SUMMARY_FROM_REF)
     warnings = list(raw.warnings)
     if bad:
-        warnings.append(f"{label}: {lines_phrase(bad)} an entry header without a readable"
+        warnings.append(f"{CONTEXT_LOG}: {lines_phrase(bad)} an entry header without a readable"
                         " [YYYY-MM-DD] date and [ref:N]; not counted as entries")
     return Read(ContextLog(headers, tuple(entries)), tuple(warnings))
 
@@ -122,17 +121,16 @@ def _first_body_line(body: str) -> str | None:
 
 def _day(text: str, dates: dict[str, dt.date | None]) -> dt.date | None:
     """``YYYY-MM-DD`` → date (None when impossible), through a per-file cache."""
-    if text in dates:
-        return dates[text]
-    day = dates[text] = iso_date(text)
-    return day
+    if text not in dates:
+        dates[text] = iso_date(text)
+    return dates[text]
 
 
 def _log_entry(line: str, number: int, dates: dict[str, dt.date | None]) -> LogEntry | None:
     canonical = _LOG_CANONICAL.match(line)
     if canonical is not None:
         date_text, kind_text, ttl_text, ref_text, title = canonical.groups()
-        day = dates[date_text] if date_text in dates else _day(date_text, dates)
+        day = _day(date_text, dates)
         if day is None:
             return None
         return LogEntry(day, kind_text.strip(), int(ttl_text), int(ref_text), title.strip(),
