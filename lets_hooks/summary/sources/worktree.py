@@ -1,11 +1,9 @@
 """Where the work stands, from git: the ladder's answer, the branch, the working tree.
 
-Every git process goes through one ``Repo`` (``lets_hooks/repo.py``, the one door to
-git), which counts them. ``open_repository`` starts one ``rev-parse``; ``Git.settle`` the
-ladder's few (``cat-file``, ``rev-list``) and one ``status``; ``Git.commits_since`` one
-``log`` when the handoff has a date (the commits from its time on), and
-``Git.listed_files`` one ``ls-files`` when the handoff names functions to look for or
-paths not found where written.
+Every git process goes through one ``Repo``, which counts them: ``open_repository`` one
+``rev-parse``; ``Git.settle`` the ladder's few and one ``status``; ``Git.commits_since``
+one ``log`` when the handoff has a date; ``Git.listed_files`` one ``ls-files`` when the
+handoff names functions or paths not found where written.
 
 Never raises: outside a repository, or when git fails, the answer says so (the range line
 is then the ladder's ``none`` description) and the summary goes on without git.
@@ -16,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from lets_hooks.repo import Location, Repo
+from lets_hooks.repo import GitError, Location, NotARepository, Repo, reason
 from lets_hooks.summary.records import Since, TreeCounts, Where
 
 SINCE_LIMIT = 1000  # commits from the handoff's time on, read for its age
@@ -36,7 +34,6 @@ class Git:
                session_id: str | None = None) -> Where:
         """Ask the ladder and ``git status``; the answer is also kept as ``where``."""
         from lets_hooks import config, ladder
-        from lets_hooks.repo import reason
 
         location = self.location
         if location is None:
@@ -61,8 +58,6 @@ class Git:
         say. A commit of the window reached from the boundary through its parents is not
         one of the range; the rest are (the walk stops at older commits, so an ancestor of
         the boundary older than the window is never seen)."""
-        from lets_hooks.repo import GitError
-
         head = self.where.head
         if head is None:
             return None
@@ -85,8 +80,6 @@ class Git:
 
     def ignored(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` git ignores (one ``check-ignore``); none when it cannot say."""
-        from lets_hooks.repo import GitError
-
         if not self.where.repository or not paths:
             return set()
         try:
@@ -97,8 +90,6 @@ class Git:
     def deleted(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` a commit deleted or renamed away (one ``log``); none when git
         cannot say."""
-        from lets_hooks.repo import GitError
-
         if not self.where.repository or self.where.head is None or not paths:
             return set()
         try:
@@ -108,8 +99,6 @@ class Git:
 
     def listed_files(self) -> list[str] | None:
         """Tracked and untracked-but-not-ignored files (one ``ls-files``), else None."""
-        from lets_hooks.repo import GitError
-
         if not self.where.repository:
             return None
         try:
@@ -121,7 +110,6 @@ class Git:
 def open_repository(root: Path) -> Git:
     """The repository at ``root``: one ``rev-parse``. Never raises."""
     from lets_hooks import ladder
-    from lets_hooks.repo import NotARepository, reason
 
     repo = Repo(str(root))
     try:
@@ -155,8 +143,6 @@ def status_counts(repo: Repo) -> TreeCounts | None:
     A path both staged and modified again since counts in both; an unmerged path
     (``UU``, ``AA``, ``DD``, or a ``U`` on either side) only as conflicted.
     """
-    from lets_hooks.repo import GitError
-
     try:
         entries = repo.status_entries()
     except GitError:
