@@ -1,20 +1,13 @@
-"""The handoff's references: the paths and function names it mentions (read from its
-text, ``spelled_path_references`` and ``function_references``), and checked against the project:
-do the paths it names exist, and do the function names still occur in its files?
+"""The handoff's references: the paths and function names it mentions
+(``spelled_path_references``, ``function_references``), checked against the project.
 
-Paths are looked up on disk (``~/`` paths under home, the rest under the root); nothing is
-read. A function name is looked for by its last part (``render_toc`` of ``render_toc()``,
-``read_handoff`` of ``sources.read_handoff``), as a whole word, in the files git lists
-(tracked, and untracked but not ignored: a function the last session wrote in a new file
-is not stale), read through the project's fence. A dotted name is looked for only when
-its first part is one of the project's own modules (a file or folder of that name, any
-case): ``os.walk`` or ``self.render`` name code that is not the project's, and are left
-alone. The search is capped so that a large tree stays fast: at most
-``MAX_SEARCH_FILES`` files and ``MAX_SEARCH_BYTES`` bytes in all, files over
-``MAX_SEARCH_FILE_BYTES`` and binary files skipped, the summary's own input files
-(``memory/``, ``tasks/lessons.md``) left out since they name the functions too. It stops
-as soon as every name is found. A name not found before a cap is reached is *unchecked*,
-never reported as stale: no false alarms.
+Paths are looked up on disk (``~/`` paths under home, the rest under the root). A function
+name is looked for by its last part, as a whole word, in the files git lists (tracked, and
+untracked but not ignored), read through the project's fence; a dotted name only when its
+first part is one of the project's own modules (``os.walk`` is not the project's). The
+search stops once every name is found and is capped (``MAX_SEARCH_FILES``,
+``MAX_SEARCH_BYTES``; larger and binary files and the summary's own inputs skipped): a
+name not found before a cap is *unchecked*, never reported as stale.
 """
 
 from __future__ import annotations
@@ -194,13 +187,11 @@ class Modules:
 def check_functions(root: Path, listed: Sequence[str] | None,
                     references: Sequence[tuple[str, str]], git_dir: str | None = None
                     ) -> Search:
-    """``references`` are (what the handoff says, the dotted name); the answer names
-    them by what the handoff says. A dotted name whose first part is one of the
-    project's modules is checked by its module path: the module must exist, and the name
-    after it must occur in the module's file (a package: its ``__init__``); these few
-    files are read whatever the search's caps. Other dotted names outside the project's
-    modules are not looked for (neither missing nor unchecked); the rest are looked for by
-    their last part in the project's files (``search_names``)."""
+    """``references`` are (what the handoff says, the dotted name), named in the answer by
+    what the handoff says. A dotted name that resolves to one of the project's modules is
+    checked there (the name after it must occur in the module's file, a package's
+    ``__init__``; read whatever the caps); other dotted names outside the project's
+    modules are left alone; the rest go to ``search_names`` by their last part."""
     dotted_names = [dotted for _, dotted in references if "." in dotted]
     modules = (module_names(listed, (name.partition(".")[0] for name in dotted_names))
                if listed is not None and dotted_names else frozenset())
