@@ -24,7 +24,6 @@ import os
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import Callable
 
 from lets_hooks import files
 
@@ -240,45 +239,26 @@ def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
     false positives] per day key (a string ``ts``'s first ten characters, else the
     record's date, or None). Returns the record count and the numbers of the lines that
     are not exactly one JSON object.
-
-    The json scanner decodes one value from each line's first character (no slicing of
-    every line: ``benchmarks/bench_summary.py``); a line that does not start with ``{``
-    goes through ``json.loads``.
     """
     import json
 
-    scan: Callable[[str, int], tuple[object, int]] | None = getattr(
-        json.JSONDecoder(), "scan_once", None)
-    loads = json.loads
-    find = text.find
-    size = len(text)
+    decoder = json.JSONDecoder()
     bad: list[int] = []
-    start = number = records = 0
-    while start < size:
-        number += 1
-        stop = find("\n", start)
-        if stop < 0:
-            stop = size
-        begin, start = start, stop + 1
+    records = 0
+    for number, line in enumerate(text.split("\n"), 1):
         value: object = None
-        if scan is not None and text[begin] == "{":
-            try:
-                value, end = scan(text, begin)
-            except (StopIteration, ValueError, RecursionError):
-                bad.append(number)
+        try:
+            if line.startswith("{"):
+                value, end = decoder.raw_decode(line)
+                if line[end:].strip():
+                    raise ValueError("the line holds more than the object")
+            elif not line.strip():
                 continue
-            if end > stop or (end < stop and text[end:stop].strip()):
-                bad.append(number)  # the value runs past the line, or the line has more
-                continue
-        else:
-            line = text[begin:stop]
-            if not line.strip():
-                continue
-            try:
-                value = loads(line)
-            except (ValueError, RecursionError):
-                bad.append(number)
-                continue
+            else:
+                value = json.loads(line)
+        except (ValueError, RecursionError):
+            bad.append(number)
+            continue
         if not isinstance(value, dict):
             bad.append(number)
             continue
