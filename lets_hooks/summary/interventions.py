@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -210,16 +211,18 @@ def read_interventions(home: Path) -> LogRead:
         if not name.endswith(".jsonl"):
             continue
         label = f"{INTERVENTIONS_LABEL}/{name}"
-        text, problem = read_user_text(folder / name, label)
+        data, problem = read_user_bytes(folder / name, label)
+        if data is not None:
+            text, problem = decode(data, label)
         if problem:
             warnings.append(problem)
-        if text is None:
+        if data is None:
             continue
         files += 1
         folded, bad_lines = _fold(text, by_key)
         records += folded
         if bad_lines:
-            warnings.append(_bad_lines_warning(label, bad_lines))
+            warnings.append(f"{label}: {line_numbers(bad_lines)} not a JSON object; skipped")
 
     counts: dict[dt.date | None, list[int]] = {}
     for key, bucket in by_key.items():
@@ -282,11 +285,11 @@ def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
     return records, bad
 
 
-def _bad_lines_warning(label: str, numbers: list[int]) -> str:
-    shown = ", ".join(str(n) for n in numbers[:3])
+def line_numbers(numbers: Sequence[int]) -> str:
+    """``line 4`` / ``lines 4, 9, 12 and 2 more``."""
     more = f" and {len(numbers) - 3} more" if len(numbers) > 3 else ""
     noun = "line" if len(numbers) == 1 else "lines"
-    return f"{label}: {noun} {shown}{more} not a JSON object; skipped"
+    return f"{noun} {', '.join(str(n) for n in numbers[:3])}{more}"
 
 
 def read_user_bytes(path: Path, label: str) -> tuple[bytes | None, str | None]:
@@ -321,11 +324,3 @@ def decode(data: bytes, label: str) -> tuple[str, str | None]:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, problem
-
-
-def read_user_text(path: Path, label: str) -> tuple[str | None, str | None]:
-    """A user file's text (None when it cannot be used) and at most one warning."""
-    data, problem = read_user_bytes(path, label)
-    if data is None:
-        return None, problem
-    return decode(data, label)

@@ -18,7 +18,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from lets_hooks import files
-from lets_hooks.summary.interventions import MAX_FILE_BYTES, decode, problem_line, read_user_bytes
+from lets_hooks.summary.interventions import (
+    MAX_FILE_BYTES,
+    decode,
+    line_numbers,
+    problem_line,
+    read_user_bytes,
+)
 from lets_hooks.summary.records import Read, Section
 
 
@@ -70,12 +76,8 @@ def is_fence(line: str) -> bool:
 
 
 def lines_phrase(numbers: Sequence[int]) -> str:
-    """``line 4 has`` / ``lines 4, 9 and 2 more have``."""
-    shown = ", ".join(str(n) for n in numbers[:3])
-    more = f" and {len(numbers) - 3} more" if len(numbers) > 3 else ""
-    if len(numbers) == 1:
-        return f"line {shown} has"
-    return f"lines {shown}{more} have"
+    """``line 4 has`` / ``lines 4, 9, 12 and 2 more have``."""
+    return line_numbers(numbers) + (" has" if len(numbers) == 1 else " have")
 
 
 # --------------------------------------------------------------------------- markdown
@@ -227,11 +229,6 @@ def _korean_placeholder(bare: str) -> bool:
         re.fullmatch(_KO_PLACEHOLDER, _bare(bare[:opening])))
 
 
-# Every first word a placeholder can have (``n/a`` begins with ``n``).
-_FIRST_WORDS = frozenset(("none", "nothing", "nil", "null", "n", "na", "not", "nada", "empty",
-                          "no", "currently", "still", "so", "for", "as", "there"))
-
-
 def _bare(text: str) -> str:
     """``text`` without what wraps a word: emphasis, quotes, brackets, dashes, list
     punctuation; lowercase, blanks collapsed."""
@@ -260,14 +257,6 @@ def is_placeholder(text: str) -> bool:
         return False
     if ("없" in text or "무" in text) and _korean_placeholder(_bare(text)):
         return True
-    for index, char in enumerate(text):  # most items fail on their first word, cheaply
-        if char.isalnum():
-            end = index
-            while end < len(text) and text[end].isalpha():
-                end += 1
-            if text[index:end].lower() not in _FIRST_WORDS:
-                return False
-            break
     bare = _bare(text)
     if not bare:
         return True
@@ -282,7 +271,6 @@ def is_placeholder(text: str) -> bool:
 # --------------------------------------------------------------------------- facts
 
 FACT_WORDS = 3  # a shorter text is too common to say a fact is already written down
-# (``Facts`` indexes the text by its first three words: keep the two in step)
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -293,25 +281,13 @@ def words(text: str) -> list[str]:
 
 
 class Facts:
-    """What a text (MEMORY.md) already says, for ``holds``: built once, linear in the
-    text's length; each question costs about the length of the fact asked about."""
+    """What a text (MEMORY.md) already says, for ``holds``: its words, read once."""
 
     def __init__(self, text: str) -> None:
-        self._words = words(text)
-        self._starts: dict[tuple[str, ...], list[int]] = {}
-        for index in range(len(self._words) - FACT_WORDS + 1):
-            key = tuple(self._words[index:index + FACT_WORDS])
-            self._starts.setdefault(key, []).append(index)
+        self._words = " " + " ".join(words(text)) + " "
 
     def holds(self, fact: str) -> bool:
         """Does the text say ``fact`` in the same words, whatever its case, emphasis,
         punctuation and line breaks? Never for a fact of fewer than ``FACT_WORDS`` words."""
         wanted = words(fact)
-        if len(wanted) < FACT_WORDS:
-            return False
-        starts = self._starts.get((wanted[0], wanted[1], wanted[2]))
-        if not starts:
-            return False
-        size = len(wanted)
-        found = self._words
-        return any(found[start:start + size] == wanted for start in starts)
+        return len(wanted) >= FACT_WORDS and f" {' '.join(wanted)} " in self._words
