@@ -131,44 +131,32 @@ class Modules:
     """The project's modules by dotted path, from the files git lists: ``a/b/c.py`` is
     ``a.b.c`` (and ``b.c`` and ``c``: a path may start below a ``src/`` or a monorepo's
     service folder), ``a/b/__init__.py`` is the package ``a.b``; each folder is a
-    package too. Only the dotted paths in ``wanted`` are kept (one set look-up a file
-    for most of them: its name must be the last part of one)."""
+    package too. Only the dotted paths in ``wanted`` are kept."""
 
     def __init__(self, listed: Iterable[str], wanted: Iterable[str]) -> None:
         self.files: dict[str, list[str]] = {}
         self.folders: set[str] = set()
         wanted = frozenset(wanted)
-        last = frozenset(name.rpartition(".")[2] for name in wanted)
         seen: set[str] = set()
         for path in listed:
             folder, _, name = path.rpartition("/")
+            parts = folder.split("/") if folder else []
             if folder not in seen:
                 seen.add(folder)
-                self._folder(folder, wanted, last)
+                for end in range(1, len(parts) + 1):
+                    for begin in range(end):
+                        module = ".".join(parts[begin:end])
+                        if module in wanted:
+                            self.folders.add(module)
             stem, dot, suffix = name.rpartition(".")
             if not dot or suffix.lower() not in CODE_SUFFIXES:
                 continue
-            if stem in _PACKAGE_FILES:
-                if not folder or folder.rpartition("/")[2] not in last:
-                    continue
-                parts = folder.split("/")
-            elif stem in last:
-                parts = [*folder.split("/"), stem] if folder else [stem]
-            else:
-                continue
+            if stem not in _PACKAGE_FILES:
+                parts = [*parts, stem]
             for begin in range(len(parts)):
                 module = ".".join(parts[begin:])
                 if module in wanted:
                     self.files.setdefault(module, []).append(path)
-
-    def _folder(self, folder: str, wanted: frozenset[str], last: frozenset[str]) -> None:
-        parts = folder.split("/") if folder else []
-        for end in range(1, len(parts) + 1):
-            if parts[end - 1] in last:
-                for begin in range(end):
-                    module = ".".join(parts[begin:end])
-                    if module in wanted:
-                        self.folders.add(module)
 
     def resolve(self, dotted: str) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
         """(the module's dotted path, its files, the names after it) for the longest
@@ -406,12 +394,8 @@ def spelled_path_references(text: str) -> tuple[tuple[str, str], ...]:
     and paths that climb out with ``..`` are left out; the first ``MAX_PATH_REFERENCES``
     count."""
     found: dict[str, str] = {}
-    seen: set[str] = set()  # spans already judged (a long handoff repeats them)
     for line in text.split("\n"):
         for span in _CODE_SPAN.findall(line):
-            if span in seen:
-                continue
-            seen.add(span)
             candidate = _path_candidate(span, quoted=True)
             if candidate:
                 found.setdefault(candidate, _written(span))
@@ -468,12 +452,8 @@ def function_references(text: str) -> tuple[tuple[str, str], ...]:
     dotted name only when its first part is one of the project's modules.)"""
     builtin = _builtin_names()
     found: dict[str, str] = {}
-    seen: set[str] = set()
     for line in text.split("\n"):
         for span in _CODE_SPAN.findall(line):
-            if span in seen:
-                continue
-            seen.add(span)
             text = span.strip()
             if _path_candidate(text, quoted=True) is not None:
                 continue
