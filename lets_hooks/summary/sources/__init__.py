@@ -1,23 +1,12 @@
-"""The summary's readers, one module per input:
+"""The summary's readers, one module per input (each names its file), plus ``worktree``
+(git's answers), ``references`` (what the handoff names, checked) and ``text`` (what they
+share). The interventions log is read by ``lets_hooks.summary.interventions``.
 
-- ``handoff``: ``memory/session-handoff-LATEST.md``
-- ``lessons``: ``tasks/lessons.md``
-- ``context_log``: ``memory/context-log.md``
-- ``memory_index``: ``memory/MEMORY.md``
-- ``state``, ``settings``, ``ledger``: ``~/.claude/STATE.md``, ``settings.json`` and
-  ``settings.local.json``, ``memory/model-diff-ledger.md`` (the interventions log is read
-  by ``lets_hooks.summary.interventions``, which ``lets-observability`` shares)
-- ``worktree``: git's answers (the ladder, the branch, the working tree)
-- ``references``: the paths and function names the handoff mentions, checked
-
-``text`` holds what they share: reading through the fences, lines, headings, YAML.
-
-Each reader returns a ``Read``: the file's content as plain records (``None`` when the
-file does not exist, so its phase is skipped) and a tuple of one-line warnings. Readers
-never raise on bad input: an unreadable, oversized, non-UTF-8 or malformed file becomes a
-warning, and whatever could be read is still returned. Readers parse; they do not decide
-anything (that is ``phases``). Files are named in warnings the way the user knows them
-(``memory/MEMORY.md``, ``~/.claude/settings.json``), never by absolute path.
+Each reader returns a ``Read``: plain records (``None`` when the file does not exist, so
+its phase is skipped) and one-line warnings. Readers never raise on bad input (an
+unreadable, oversized, non-UTF-8 or malformed file is a warning; what could be read is
+returned), parse without deciding (that is ``phases``), and name files the way the user
+knows them (``memory/MEMORY.md``, ``~/.claude/settings.json``), never by absolute path.
 """
 
 from __future__ import annotations
