@@ -88,11 +88,10 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
 
 def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git | None
                      ) -> References:
-    """The paths and function names the handoff mentions, checked: those it says were
-    removed are left alone; a path not found where written is looked for as a path
-    under a package folder among the files git lists, skipped when git ignores it or it
-    lies under installed code (``.venv``, ``site-packages``, ``node_modules``), and
-    confirmed stale when a commit deleted it."""
+    """The paths and function names the handoff mentions, checked; those it says were
+    removed are left alone. A path not found where written is looked for under a package
+    folder among the listed files, skipped when git ignores it or it lies under installed
+    code, and confirmed stale when a commit deleted it."""
     from lets_hooks.summary.records import References
     from lets_hooks.summary.sources import references as refs
 
