@@ -2,9 +2,7 @@
 
 The log is ``~/.claude/.harness/interventions/*.jsonl``: one JSON object a line with a
 ``ts`` (or ``date``), a ``type``, an optional ``model`` and an optional ``false_positive``.
-The reader folds the records into per-day counts as it parses, so a log of a hundred
-thousand lines costs one pass and a few hundred small records; the counters are pure
-functions of those day counts.
+The reader folds the records into per-day counts; the counters are pure functions of them.
 
 - ``model_tag_count``: records that carry a non-empty ``model`` field.
 - ``rejection_rate``: ``type == "rejection"`` records among all records dated inside the
