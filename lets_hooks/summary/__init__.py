@@ -54,21 +54,18 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
 
     references = check_references(root, home, handoff.value, git)
 
+    reading = handoff.value.reading if handoff.value is not None else None
     where = None
     if git is not None:
         where = git.where
-        reading = handoff.value.reading if handoff.value is not None else None
-        date = reading.date if reading is not None else None
-        if date is not None:
+        if reading is not None and reading.date is not None:
             where = replace(where, since=git.commits_since(where.boundary,
-                                                           date_floor(date)))
+                                                           date_floor(reading.date)))
         where = replace(where, git_calls=git.repo.calls)
 
-    reading = handoff.value.reading if handoff.value is not None else None
     unplaced = (unplaced_warning(reading.unplaced),) if reading and reading.unplaced else ()
     warnings = (*settings.warnings, *allow.warnings, *handoff.warnings, *unplaced,
-                *lessons.warnings,
-                *context_log.warnings, *memory.warnings, *state.warnings,
+                *lessons.warnings, *context_log.warnings, *memory.warnings, *state.warnings,
                 *interventions.warnings, *ledger.warnings)
     return Inputs(
         handoff=handoff.value,
@@ -95,14 +92,8 @@ def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git |
     from lets_hooks.summary.records import References
     from lets_hooks.summary.sources import references as refs
 
-    if handoff is None or handoff.empty:
-        return References()
-    reading = handoff.reading
-    if reading is None:  # a record built by hand, without its reader
-        from lets_hooks.summary.sources.handoff import read
-
-        reading = read(handoff)
-    if not (reading.paths or reading.functions):
+    reading = handoff.reading if handoff is not None and not handoff.empty else None
+    if reading is None or not (reading.paths or reading.functions):
         return References()
     paths, functions = reading.paths, reading.functions
     removed, added = reading.said_removed, reading.said_added
