@@ -109,13 +109,6 @@ class Search:
     capped: str | None = None
 
 
-def search_order(listed: Iterable[str]) -> list[str]:
-    """The files worth searching, source code first (where functions are defined)."""
-    kept = [name for name in listed
-            if not name.startswith(SKIPPED_PREFIXES) and name not in SKIPPED_FILES]
-    return sorted(kept, key=lambda name: name.rpartition(".")[2].lower() not in CODE_SUFFIXES)
-
-
 def module_names(listed: Iterable[str], wanted: Iterable[str]) -> frozenset[str]:
     """Those of ``wanted`` that are a listed file's stem or folder, lower-cased (one string
     search a name over the listed paths joined: a monorepo has thousands)."""
@@ -249,7 +242,11 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
     read_files = read_bytes = 0
     capped: str | None = None
     folders = _Folders(str(root), git_dir)
-    for relative in search_order(listed):
+    kept = [name for name in listed
+            if not name.startswith(SKIPPED_PREFIXES) and name not in SKIPPED_FILES]
+    # source code first: that is where functions are defined
+    for relative in sorted(kept, key=lambda name: name.rpartition(".")[2].lower()
+                           not in CODE_SUFFIXES):
         if not wanted:
             break
         if read_files >= MAX_SEARCH_FILES or read_bytes >= MAX_SEARCH_BYTES:
@@ -417,13 +414,6 @@ _QUOTED_CALL = re.compile(r"(" + _DOTTED + r")(\([^()]*\))?")
 _BARE_CALL = re.compile(r"(?<![\w.])(" + _DOTTED + r")\(\)")
 
 
-def _builtin_names() -> frozenset[str]:
-    import builtins
-    import keyword
-
-    return frozenset((*dir(builtins), *keyword.kwlist, "self", "cls", "this"))
-
-
 def _function_candidate(text: str, quoted: bool, builtin: frozenset[str]) -> str | None:
     """The dotted name when ``text`` names a function: ``name()``, ``name(args)``,
     ``module.func`` (quoted only) or ``module.func()``; None for anything else."""
@@ -450,7 +440,10 @@ def function_references(text: str) -> tuple[tuple[str, str], ...]:
     Names of the language's built-ins and very short names are left out; the first
     ``MAX_FUNCTION_REFERENCES`` count. (``check_functions`` decides which are looked for: a
     dotted name only when its first part is one of the project's modules.)"""
-    builtin = _builtin_names()
+    import builtins
+    import keyword
+
+    builtin = frozenset((*dir(builtins), *keyword.kwlist, "self", "cls", "this"))
     found: dict[str, str] = {}
     for line in text.split("\n"):
         for span in _CODE_SPAN.findall(line):
