@@ -28,29 +28,23 @@ HANDOFF = "memory/session-handoff-LATEST.md"
 
 
 def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
-    label = HANDOFF
     raw = read_project_text(root, HANDOFF, git_dir)
     if raw.value is None:
         return Read(None, raw.warnings)
-    warnings = list(raw.warnings)
     lines = lines_of(raw.value)
     # where the parts are, and the block's values: the checkpoint's own schema
-    where = checkpoint.layout(lines, label)
-    frontmatter, start = where.frontmatter, where.body
-    warnings.extend(where.problems)
-
-    body = list(lines[start:])
+    where = checkpoint.layout(lines, HANDOFF)
+    start = where.body
+    warnings = [*raw.warnings, *where.problems]
+    body = lines[start:]
     snapshot: Mapping[str, object] | None = None
     prose_lines = body
     if where.marker is not None:
-        mapping, problems = checkpoint.parse_block(where, label)
+        snapshot, problems = checkpoint.parse_block(where, HANDOFF)
         warnings.extend(problems)
-        snapshot = mapping
         prose_lines = body[:where.marker - start] + body[where.after - start:]
-
     text = "\n".join(body)
-    empty = not text.strip()
-    handoff = Handoff(frontmatter, snapshot, sections(prose_lines), text, empty)
+    handoff = Handoff(where.frontmatter, snapshot, sections(prose_lines), text, not text.strip())
     reading = replace(read(handoff), last_range=last_range(lines, start))
     return Read(replace(handoff, reading=reading), tuple(warnings))
 
