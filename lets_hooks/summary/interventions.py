@@ -119,10 +119,7 @@ def tagged_after(log: InterventionLog, after: dt.date) -> int:
 
 
 def earliest_tagged(log: InterventionLog) -> dt.date | None:
-    for day in log.days:
-        if day.day is not None and day.tagged:
-            return day.day
-    return None
+    return next((day.day for day in log.days if day.day is not None and day.tagged), None)
 
 
 def format_model_tag_count(count: int) -> str:
@@ -225,9 +222,7 @@ def read_interventions(home: Path) -> LogRead:
     counts: dict[dt.date | None, list[int]] = {}
     for key, bucket in by_key.items():
         day = key if key is None or isinstance(key, dt.date) else iso_date(str(key)[:10])
-        merged = counts.setdefault(day, [0] * len(bucket))
-        for index, value in enumerate(bucket):
-            merged[index] += value
+        counts[day] = [a + b for a, b in zip(counts.get(day, [0] * len(bucket)), bucket)]
     days = tuple(
         DayCount(day, *counts[day])
         for day in sorted(counts, key=lambda d: (d is not None, d or dt.date.min))
@@ -291,12 +286,9 @@ def line_numbers(numbers: Sequence[int]) -> str:
 
 
 def read_user_bytes(path: Path, label: str) -> tuple[bytes | None, str | None]:
-    """A user file's bytes (at most ``MAX_FILE_BYTES``) and at most one warning.
-
-    Missing → (None, None). Through its links, but never into a git directory
-    (``files.read_outside_git``); a folder, a named pipe or a device (which could block or
-    never end), a larger file, or one that cannot be read → (None, warning).
-    """
+    """A user file's bytes (at most ``MAX_FILE_BYTES``) and at most one warning: missing
+    → (None, None); refused by ``files.read_outside_git`` (a link into a git directory, a
+    folder, a pipe or a device), larger or unreadable → (None, warning)."""
     data, problem = files.read_outside_git(str(path), MAX_FILE_BYTES, name=label)
     return data, problem_line(label, problem)
 
