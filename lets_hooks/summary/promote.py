@@ -128,9 +128,7 @@ def _written(plan: PromotionPlan, merged: bool) -> tuple[str, ...]:
     blank line as a bare ``+``)."""
     count = len(plan.added)
     noun = "entry" if count == 1 else "entries"
-    added = plan.inserted.split("\n")
-    if added and added[-1] == "":
-        added.pop()
+    added = plan.inserted.removesuffix("\n").split("\n")
     notes = [note for note, holds in (("CRLF line ends", "\r\n" in plan.inserted),
                                       ("after a line end for its last line", plan.completed))
              if holds]
