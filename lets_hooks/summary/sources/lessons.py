@@ -74,7 +74,7 @@ def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
         return Read(None, raw.warnings)
     lines = lines_of(raw.value)
 
-    gates: list[Gate] | None = None
+    has_gates = False
     gate_rows: list[tuple[int, str]] = []
     lessons: list[Lesson] = []
     problems = _Problems()
@@ -100,8 +100,7 @@ def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
             current = None
         in_gates = False
         if is_gates_heading(line):
-            in_gates = True
-            gates = gates or []
+            in_gates = has_gates = True
             continue
         match = _LESSON.match(line)
         if match:
@@ -116,14 +115,14 @@ def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
         lessons.append(current.done())
 
     warnings = list(raw.warnings)
-    if gates is not None:
-        parsed, problem = _gate_table(gate_rows)
-        gates = parsed
+    gates: tuple[Gate, ...] | None = None
+    if has_gates:
+        found, problem = _gate_table(gate_rows)
+        gates = tuple(found)
         if problem:
             warnings.append(f"{LESSONS}: Graduated Gates {problem}")
     warnings.extend(problems.warnings(LESSONS))
-    return Read(LessonsFile(None if gates is None else tuple(gates), tuple(lessons)),
-                tuple(warnings))
+    return Read(LessonsFile(gates, tuple(lessons)), tuple(warnings))
 
 
 class _LessonDraft:
