@@ -42,30 +42,14 @@ def model_tag(line: str) -> str | None:
     return text[6:].strip() or None
 
 
-class _Problems:
-    """Line numbers of what could not be read as written, one list per kind."""
-
-    def __init__(self) -> None:
-        self.bad_meta: list[int] = []
-        self.misplaced_meta: list[int] = []
-        self.bad_dates: list[int] = []
-        self.undated: list[int] = []
-
-    def warnings(self, label: str) -> list[str]:
-        found = []
-        if self.bad_meta:
-            found.append(f"{label}: {lines_phrase(self.bad_meta)} metadata that cannot be"
-                         " read; read as legacy lessons")
-        if self.misplaced_meta:
-            found.append(f"{label}: {lines_phrase(self.misplaced_meta)} a metadata line that"
-                         " is not the first line of its lesson; ignored (move it up)")
-        if self.bad_dates:
-            found.append(f"{label}: {lines_phrase(self.bad_dates)} a lesson header with an"
-                         " impossible date; skipped")
-        if self.undated:
-            found.append(f"{label}: {lines_phrase(self.undated)} a ### lesson header without"
-                         " a [YYYY-MM-DD] date; not read as a lesson")
-        return found
+# What could not be read as written, by kind: the warning's words after the line numbers.
+_PROBLEMS = {
+    "bad_meta": "metadata that cannot be read; read as legacy lessons",
+    "misplaced_meta": ("a metadata line that is not the first line of its lesson; ignored"
+                       " (move it up)"),
+    "bad_dates": "a lesson header with an impossible date; skipped",
+    "undated": "a ### lesson header without a [YYYY-MM-DD] date; not read as a lesson",
+}
 
 
 def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
@@ -77,7 +61,7 @@ def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
     has_gates = False
     gate_rows: list[tuple[int, str]] = []
     lessons: list[Lesson] = []
-    problems = _Problems()
+    problems: dict[str, list[int]] = {kind: [] for kind in _PROBLEMS}
     in_gates = in_fence = False
     current: _LessonDraft | None = None
 
@@ -106,11 +90,11 @@ def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
         if match:
             day = iso_date(match.group(1))
             if day is None:
-                problems.bad_dates.append(number)
+                problems["bad_dates"].append(number)
                 continue
             current = _LessonDraft(day, match.group(2).strip(), number)
         elif line.startswith("###") and line[3:4] in (" ", "\t"):
-            problems.undated.append(number)
+            problems["undated"].append(number)
     if current is not None:
         lessons.append(current.done())
 
@@ -121,7 +105,8 @@ def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
         gates = tuple(found)
         if problem:
             warnings.append(f"{LESSONS}: Graduated Gates {problem}")
-    warnings.extend(problems.warnings(LESSONS))
+    warnings.extend(f"{LESSONS}: {lines_phrase(numbers)} {_PROBLEMS[kind]}"
+                    for kind, numbers in problems.items() if numbers)
     return Read(LessonsFile(gates, tuple(lessons)), tuple(warnings))
 
 
@@ -136,18 +121,18 @@ class _LessonDraft:
         self.summary: str | None = None
         self.body_lines = 0
 
-    def add(self, line: str, number: int, problems: _Problems) -> None:
+    def add(self, line: str, number: int, problems: dict[str, list[int]]) -> None:
         stripped = line.strip()
         if not stripped:
             return
         self.body_lines += 1
         if stripped.startswith(">") and _META_HINT.search(stripped):
             if self.body_lines > 1:
-                problems.misplaced_meta.append(number)
+                problems["misplaced_meta"].append(number)
                 return
             meta = _parse_meta(stripped.lstrip(">").strip())
             if meta is None:
-                problems.bad_meta.append(number)
+                problems["bad_meta"].append(number)
             else:
                 self.meta, self.has_meta = meta, True
             return
