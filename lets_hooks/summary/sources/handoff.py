@@ -90,11 +90,9 @@ def read(handoff: Handoff) -> HandoffReading:
     if handoff.empty:
         return HandoffReading()
     snapshot = handoff.snapshot
-    next_items: list[str] = []
-    changes: list[str] = []
-    blocked: list[str] = []
-    if snapshot is not None:  # read as the checkpoint writes it
-        next_items, changes, blocked = checkpoint.item_texts(snapshot)
+    # the snapshot read as the checkpoint writes it
+    next_items, changes, blocked = (checkpoint.item_texts(snapshot) if snapshot is not None
+                                    else ([], [], []))
     unplaced: list[str] = []
     parts = prose.parts(handoff.sections, unplaced)
     by_kind: dict[str, list[str]] = {}
