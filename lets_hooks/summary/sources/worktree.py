@@ -51,8 +51,7 @@ class Git:
                            boundary_time=boundary.boundary_time)
         return self.where
 
-    def commits_since(self, boundary: str | None, since: int, limit: int = SINCE_LIMIT
-                      ) -> Since | None:
+    def commits_since(self, boundary: str | None, since: int) -> Since | None:
         """HEAD's commits from ``since`` (seconds since the epoch) on, each marked for
         whether it is one of ``boundary..HEAD`` (one ``log``), else None when git cannot
         say. A commit of the window reached from the boundary through its parents is not
@@ -62,7 +61,7 @@ class Git:
         if head is None:
             return None
         try:
-            commits, more = self.repo.commits_since_time(head, since, limit)
+            commits, more = self.repo.commits_since_time(head, since, SINCE_LIMIT)
         except GitError:
             return None
         parents = {sha: up for sha, up, _, _ in commits}
