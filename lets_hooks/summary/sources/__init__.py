@@ -17,11 +17,7 @@ if TYPE_CHECKING:
     from lets_hooks.summary.sources.handoff import HANDOFF, read_handoff
     from lets_hooks.summary.sources.ledger import MODEL_LEDGER, read_model_ledger
     from lets_hooks.summary.sources.lessons import LESSONS, read_lessons
-    from lets_hooks.summary.sources.memory_index import (
-        MEMORY_INDEX,
-        parse_memory_index,
-        read_memory_index,
-    )
+    from lets_hooks.summary.sources.memory_index import MEMORY_INDEX, read_memory_index
     from lets_hooks.summary.sources.settings import (
         LOCAL_SETTINGS,
         SETTINGS,
@@ -39,8 +35,7 @@ _HOME = {
     "HANDOFF": "handoff", "read_handoff": "handoff",
     "MODEL_LEDGER": "ledger", "read_model_ledger": "ledger",
     "LESSONS": "lessons", "read_lessons": "lessons",
-    "MEMORY_INDEX": "memory_index", "parse_memory_index": "memory_index",
-    "read_memory_index": "memory_index",
+    "MEMORY_INDEX": "memory_index", "read_memory_index": "memory_index",
     "LOCAL_SETTINGS": "settings", "SETTINGS": "settings", "read_local_settings": "settings",
     "read_settings": "settings",
     "STATE": "state", "read_state": "state",
@@ -63,7 +58,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "CONTEXT_LOG", "HANDOFF", "LESSONS", "LOCAL_SETTINGS", "MEMORY_INDEX", "MODEL_LEDGER",
-    "PROJECT_READERS", "SETTINGS", "STATE", "parse_memory_index", "read_context_log",
-    "read_handoff", "read_lessons", "read_local_settings", "read_memory_index",
-    "read_model_ledger", "read_settings", "read_state",
+    "PROJECT_READERS", "SETTINGS", "STATE", "read_context_log", "read_handoff", "read_lessons",
+    "read_local_settings", "read_memory_index", "read_model_ledger", "read_settings",
+    "read_state",
 ]
