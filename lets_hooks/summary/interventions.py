@@ -181,12 +181,9 @@ class LogRead:
 
 
 def read_interventions(home: Path) -> LogRead:
-    """Read every ``*.jsonl`` file of the interventions folder, in name order.
-
-    Never raises: an unreadable, oversized or non-UTF-8 file, and lines that are not
-    JSON objects (a truncated last line, say), each give one warning per file; every
-    readable record is still counted.
-    """
+    """Read every ``*.jsonl`` file of the interventions folder, in name order. Never
+    raises: a file that cannot be read whole, and its lines that are not JSON objects,
+    give one warning each per file; every readable record is still counted."""
     folder = home.joinpath(*INTERVENTIONS_DIR)
     try:
         entries = sorted(entry.name for entry in os.scandir(folder))
