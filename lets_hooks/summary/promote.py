@@ -56,12 +56,9 @@ def promote(root: Path, git_dir: str | None = None, *,
             before_replace: Callable[[], None] | None = None,
             attempts: int = ATTEMPTS) -> PromotionResult:
     """Copy context-log entries with ref ≥ 3 that MEMORY.md lacks into MEMORY.md.
-
-    ``git_dir`` is the repository's git directory, fenced off like ``.git``.
-    ``before_replace`` runs once the new bytes are in a synced temporary file, just
-    before MEMORY.md is read again and the temporary file renamed over it: the window
-    where a concurrent writer's save lands (tests use it to be that writer).
-    """
+    ``before_replace`` runs in the window where a concurrent writer's save lands (once
+    the new bytes are synced, before MEMORY.md is read again): tests use it to be that
+    writer."""
     log = read_context_log(root, git_dir)
     if log.value is None:
         return _stop(True, f"{CONTEXT_LOG} not found; nothing to promote", *log.warnings)
