@@ -2,10 +2,8 @@
 and memory files, the user's ``~/.claude`` files, and where the work stands in git.
 
 ``collect`` runs every reader (``sources``, ``interventions``), ``phases.summarize``
-decides (pure, on the ``records``), and ``render`` prints. ``promote`` is the one write.
-
-Nothing is imported here at import time: ``lets-observability`` imports
-``lets_hooks.summary.interventions`` and must not pay for the rest.
+decides (pure, on the ``records``), ``render`` prints; ``promote`` is the one write.
+Nothing is imported here at import time: ``lets-observability`` must not pay for it.
 """
 
 from __future__ import annotations
@@ -20,11 +18,9 @@ if TYPE_CHECKING:
 
 
 def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
-    """Read every input. Never raises on bad input: problems become warnings.
-
-    ``git`` (from ``sources.worktree.look``) is where the work stands; without it git is
-    not asked at all (no range and branch lines, function names left unchecked).
-    """
+    """Read every input; problems become warnings, never exceptions. Without ``git``
+    (``sources.worktree``) git is not asked at all: no range and branch lines, function
+    names left unchecked."""
     from dataclasses import replace
 
     from lets_hooks.summary.interventions import read_interventions
