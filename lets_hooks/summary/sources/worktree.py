@@ -137,11 +137,8 @@ def _nowhere(desc: str) -> Where:
 
 
 def status_counts(repo: Repo) -> TreeCounts | None:
-    """Staged, modified, untracked and conflicted paths, from one ``status --porcelain``.
-
-    A path both staged and modified again since counts in both; an unmerged path
-    (``UU``, ``AA``, ``DD``, or a ``U`` on either side) only as conflicted.
-    """
+    """Staged, modified, untracked and conflicted paths, from one ``status --porcelain``
+    (a path staged and modified again counts in both; an unmerged one only as conflicted)."""
     try:
         entries = repo.status_entries()
     except GitError:
