@@ -1,14 +1,11 @@
 """What every reader shares: reading a file as text behind the fences, lines, markdown
 headings and sections, and YAML.
 
-Project files (under the root) are read through ``files.read_inside``: a link that leads
-out of the project, or into the git directory, is refused, so a cloned repository cannot
-make the summary print a private file or the repository's own config. The user's files
-(under home) are read through ``files.read_outside_git``: their links are followed (a
-dotfiles folder), but never into a git directory. Both stop at ``MAX_FILE_BYTES``.
-
-Every pattern here runs in time linear in its input (no nested or overlapping repeats);
-a heading line of a megabyte is as cheap as any other line.
+Project files are read through ``files.read_inside`` (a link out of the project or into
+the git directory is refused: a cloned repository cannot make the summary print a private
+file or its own config); the user's files through ``files.read_outside_git`` (links
+followed, never into a git directory). Both stop at ``MAX_FILE_BYTES``. Every pattern here
+runs in time linear in its input (``tests/test_summary_linear.py``).
 """
 
 from __future__ import annotations
@@ -36,13 +33,9 @@ def home_label(relative: str) -> str:
 
 
 def read_project_text(root: Path, relative: str, git_dir: str | None = None) -> Read[str]:
-    """A project file's text, bounded and fenced (see the module's docstring).
-
-    Missing → ``Read(None)`` silently. Refused (a link out, into the git directory, a
-    folder, a named pipe), larger than the limit, or unreadable → ``Read(None, (warning,))``.
-    Not valid UTF-8 → the text with the bad bytes replaced (U+FFFD) and a warning. A
-    leading byte-order mark is dropped.
-    """
+    """A project file's text, bounded and fenced: missing → ``Read(None)`` silently;
+    refused, too large or unreadable → ``Read(None, (warning,))``; bad UTF-8 replaced
+    (U+FFFD) with a warning; a leading byte-order mark dropped."""
     data, problem = files.read_inside(str(root), relative, MAX_FILE_BYTES, git_dir)
     return _text(data, problem_line(relative, problem), relative)
 
