@@ -2,10 +2,8 @@
 ``<!-- state-snapshot v1 -->`` marker and its YAML block (fenced, or bare lines up to a
 blank one), then prose sections.
 
-The reader parses, then reads what it says in one pass (``read``: the snapshot's items,
-the prose's sections by their headings' meaning, approvals, its own date, the paths and
-function names it mentions and what it says of them) into one ``HandoffReading``;
-``phases`` only decides with that record."""
+The reader parses, then reads what it says in one pass (``read``) into one
+``HandoffReading``; ``phases`` only decides with that record."""
 
 from __future__ import annotations
 
