@@ -353,7 +353,8 @@ def _spaced_path(token: str) -> bool:
 
 def _path_candidate(token: str, quoted: bool) -> str | None:
     """The path ``token`` names, with slashes (a Windows ``src\\a\\b.py`` is checked as
-    ``src/a/b.py``), or None when it names none."""
+    ``src/a/b.py``), or None: never an absolute path, a URL, a host, a version, or a path
+    that climbs out with ``..``."""
     token = _LINE_SUFFIX.sub("", token.strip().rstrip(".,;:)"))
     if "\\" in token:
         if _DRIVE.match(token) or token.startswith("\\"):
@@ -382,12 +383,9 @@ def _path_candidate(token: str, quoted: bool) -> str | None:
 
 
 def spelled_path_references(text: str) -> tuple[tuple[str, str], ...]:
-    """File paths the handoff names, each with how the handoff wrote it (backslashes,
-    ``./``): in backticks (with a ``/`` or a known file extension; blanks allowed,
-    ``_spaced_path``), or bare with a ``/`` and an extension; a Windows path with
-    backslashes as the same path with slashes. Absolute paths, URLs, host names, versions
-    and paths that climb out with ``..`` are left out; the first ``MAX_PATH_REFERENCES``
-    count."""
+    """File paths the handoff names (in backticks, or bare with a ``/`` and an extension;
+    see ``_path_candidate``), each with how the handoff wrote it; the first
+    ``MAX_PATH_REFERENCES`` count."""
     found: dict[str, str] = {}
     for line in text.split("\n"):
         for span in _CODE_SPAN.findall(line):
@@ -434,10 +432,8 @@ def _function_candidate(text: str, quoted: bool, builtin: frozenset[str]) -> str
 
 def function_references(text: str) -> tuple[tuple[str, str], ...]:
     """Function names the handoff mentions, as (what it says, the dotted name):
-    ``render_toc()`` or ``module.func`` in backticks, and ``name()`` calls in the text.
-    Names of the language's built-ins and very short names are left out; the first
-    ``MAX_FUNCTION_REFERENCES`` count. (``check_functions`` decides which are looked for: a
-    dotted name only when its first part is one of the project's modules.)"""
+    ``render_toc()`` or ``module.func`` in backticks, and ``name()`` calls in the text;
+    not built-ins or very short names. The first ``MAX_FUNCTION_REFERENCES`` count."""
     import builtins
     import keyword
 
