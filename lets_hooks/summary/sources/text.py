@@ -77,12 +77,9 @@ def lines_phrase(numbers: Sequence[int]) -> str:
 
 
 def heading(line: str) -> tuple[int, str] | None:
-    """An ATX heading: (level, text), or None.
-
-    One to six ``#``, then a blank or tab (or nothing more), then the text without its
-    surrounding blanks; a closing run of ``#`` is dropped only after a blank, so
-    ``## C#`` keeps its ``#``. Plain string operations: linear in the line's length.
-    """
+    """An ATX heading, (level, text), or None: one to six ``#``, then a blank or tab (or
+    nothing more), then the text without its surrounding blanks; a closing run of ``#``
+    is dropped only after a blank, so ``## C#`` keeps its ``#``."""
     level = len(line) - len(line.lstrip("#"))
     if not 1 <= level <= 6:
         return None
