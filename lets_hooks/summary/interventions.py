@@ -156,10 +156,8 @@ def record_date(record: dict[str, object]) -> dt.date | None:
 
 def iso_date(text: str) -> dt.date | None:
     """Exactly ``YYYY-MM-DD`` → a date; anything else (or an impossible date) → None.
-
-    Stricter than ``date.fromisoformat``, which from Python 3.11 on also takes week dates
-    and the basic format: the same input must mean the same on every supported Python.
-    """
+    Stricter than ``date.fromisoformat``, which from Python 3.11 also takes week dates and
+    the basic format: the same input must mean the same on every supported Python."""
     if (len(text) != 10 or text[4] != "-" or text[7] != "-"
             or not (text[:4] + text[5:7] + text[8:]).isdigit() or not text.isascii()):
         return None
