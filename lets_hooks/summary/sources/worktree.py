@@ -3,10 +3,8 @@
 Every git process goes through one ``Repo``, which counts them: ``open_repository`` one
 ``rev-parse``; ``Git.settle`` the ladder's few and one ``status``; ``Git.commits_since``
 one ``log`` when the handoff has a date; ``Git.listed_files`` one ``ls-files`` when the
-handoff names functions or paths not found where written.
-
-Never raises: outside a repository, or when git fails, the answer says so (the range line
-is then the ladder's ``none`` description) and the summary goes on without git.
+handoff names functions or paths not found where written. Never raises: outside a
+repository, or when git fails, the answer says so and the summary goes on without git.
 """
 
 from __future__ import annotations
@@ -117,8 +115,7 @@ def open_repository(root: Path) -> Git:
         return Git(repo, None, _nowhere(ladder.not_a_repository().desc))
     except Exception as exc:  # git missing, git refusing: say so, go on without git
         return Git(repo, None, _nowhere(ladder.unknown(reason(exc)).desc))
-    pending = _nowhere(ladder.unknown("not asked yet").desc)
-    return Git(repo, location, pending)
+    return Git(repo, location, _nowhere(ladder.unknown("not asked yet").desc))
 
 
 def look(root: Path, environ: Mapping[str, str], now: float,
