@@ -97,15 +97,12 @@ def _log_entry(line: str, number: int) -> LogEntry | None:
     ref: int | None = None
     for tag in _TAG.findall(match.group(2)):
         tag = tag.strip()
-        ref_match = _REF.match(tag)
+        ref_match, ttl_match = _REF.match(tag), _TTL.match(tag)
         if ref_match:
             ref = int(ref_match.group(1))
-            continue
-        ttl_match = _TTL.match(tag)
-        if ttl_match:
+        elif ttl_match:
             ttl = int(ttl_match.group(1))
-            continue
-        if kind is None and tag and ":" not in tag:
+        elif kind is None and tag and ":" not in tag:
             kind = tag
     if ref is None:
         return None
