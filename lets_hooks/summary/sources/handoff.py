@@ -146,9 +146,8 @@ def handoff_date(handoff: Handoff) -> HandoffDate | None:
                 parsed = _parse_when(mapping[key], f"{where} {key}")
                 if parsed is not None:
                     found.append(parsed)
-    if not found:
-        return None
-    return max(found, key=lambda d: (d.day, d.instant is not None, d.instant or 0.0))
+    return max(found, key=lambda d: (d.day, d.instant is not None, d.instant or 0.0),
+               default=None)
 
 
 def _parse_when(value: object, source: str) -> HandoffDate | None:
