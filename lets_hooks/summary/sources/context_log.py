@@ -40,8 +40,8 @@ def read_context_log(root: Path, git_dir: str | None = None) -> Read[ContextLog]
 
 
 def _log_by_lines(text: str, keep: int) -> tuple[int, list[LogEntry], list[int]]:
-    """Every ``##`` line outside fenced code is an entry header (``#`` and ``###`` lines
-    are titles and sub-headings); an entry kept with a summary gets its first body line."""
+    """(headers, entries, lines of unreadable headers); an entry whose ref is ``keep`` or
+    more gets its first body line as its summary."""
     headers = 0
     entries: list[LogEntry] = []
     bad: list[int] = []
