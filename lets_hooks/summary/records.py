@@ -202,10 +202,9 @@ class Where:
 
 @dataclass(frozen=True)
 class Since:
-    """The commits of HEAD's history from the handoff's time on, newest first: each one's
-    committer time, the paths it changed (a rename as both names), and whether it is one
-    of the commits since the session boundary (``boundary..HEAD``). ``more`` when some
-    were left unread."""
+    """HEAD's commits from the handoff's time on, newest first: each one's committer time,
+    the paths it changed (a rename as both names), and whether it is in ``boundary..HEAD``.
+    ``more`` when some were left unread."""
 
     commits: tuple[tuple[int, tuple[str, ...], bool], ...]
     more: bool = False
