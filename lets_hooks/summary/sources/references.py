@@ -39,16 +39,10 @@ CODE_SUFFIXES = frozenset({
 
 
 def check_paths(root: Path, home: Path, references: Iterable[str]) -> tuple[str, ...]:
-    """The references that do not exist (one that cannot be checked is not listed)."""
-    missing: list[str] = []
-    for reference in references:
-        base, rest = (home, reference[2:]) if reference.startswith("~/") else (root, reference)
-        try:
-            if not os.path.lexists(base / rest):
-                missing.append(reference)
-        except (OSError, ValueError):
-            continue  # cannot tell: do not raise an alarm
-    return tuple(missing)
+    """The references that do not exist (``~/`` ones under home, the rest under root)."""
+    return tuple(reference for reference in references
+                 if not os.path.lexists(home / reference[2:] if reference.startswith("~/")
+                                        else root / reference))
 
 
 # Folders of installed or generated code: a path under one is not the project's to keep.
