@@ -193,9 +193,7 @@ def _parse_meta(text: str) -> dict[str, object] | None:
 
 
 def _split_row(line: str) -> list[str]:
-    body = line.strip()
-    if body.startswith("|"):
-        body = body[1:]
+    body = line.strip().removeprefix("|")
     if body.endswith("|") and not body.endswith("\\|"):
         body = body[:-1]
     cells = re.split(r"(?<!\\)\|", body)
