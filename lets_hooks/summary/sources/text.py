@@ -64,8 +64,7 @@ def lines_of(text: str) -> list[str]:
 
 
 def is_fence(line: str) -> bool:
-    stripped = line.lstrip()
-    return stripped.startswith("```") or stripped.startswith("~~~")
+    return line.lstrip().startswith(("```", "~~~"))
 
 
 def lines_phrase(numbers: Sequence[int]) -> str:
