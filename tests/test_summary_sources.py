@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from lets_hooks.summary import records, sources
 from lets_hooks.summary.records import Gate, LogEntry, Read, Section
-from lets_hooks.summary.sources import context_log
 
 
 def put(root: Path, name: str, body: str | bytes) -> Path:
@@ -234,24 +233,6 @@ def test_no_reader_raises_on_any_bytes(tmp_path_factory: pytest.TempPathFactory,
         put(root, name, data)
         read = reader(root)
         assert all(isinstance(w, str) and "\n" not in w for w in read.warnings)
-
-
-LOG_LINES = st.sampled_from([
-    "## [2026-11-01][NOTE][ttl:7d][ref:0] a", "## [2026-11-02][BUG][ttl:30d][ref:3] b",
-    "## [2026-11-03] [X] [ref:5] [risk:H] c", "## [2026-02-30][N][ttl:1d][ref:4] bad date",
-    "## no brackets", "##", "##[2026-11-04][ref:9]", "### sub", "# title", "#tag line",
-    "", "   ", "body text", "  indented body", "- a list item", "####", "##\r",
-])
-
-
-@settings(max_examples=200, deadline=None)
-@given(lines=st.lists(LOG_LINES, max_size=30), crlf=st.booleans(), final=st.booleans())
-def test_the_two_context_log_readers_agree(lines: list[str], crlf: bool, final: bool) -> None:
-    """The header-only reader (used when there is no fenced code) and the line-by-line
-    reader give the same entries, summaries, line numbers and problems."""
-    newline = "\r\n" if crlf else "\n"
-    text = newline.join(lines) + (newline if final else "")
-    assert context_log._log_by_headers(text, 3) == context_log._log_by_lines(text, 3)
 
 
 @pytest.mark.parametrize(("line", "heading"), [

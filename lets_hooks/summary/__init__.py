@@ -2,10 +2,8 @@
 and memory files, the user's ``~/.claude`` files, and where the work stands in git.
 
 ``collect`` runs every reader (``sources``, ``interventions``), ``phases.summarize``
-decides (pure, on the ``records``), and ``render`` prints. ``promote`` is the one write.
-
-Nothing is imported here at import time: ``lets-observability`` imports
-``lets_hooks.summary.interventions`` and must not pay for the rest.
+decides (pure, on the ``records``), ``render`` prints; ``promote`` is the one write.
+Nothing is imported here at import time: ``lets-observability`` must not pay for it.
 """
 
 from __future__ import annotations
@@ -20,11 +18,9 @@ if TYPE_CHECKING:
 
 
 def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
-    """Read every input. Never raises on bad input: problems become warnings.
-
-    ``git`` (from ``sources.worktree.look``) is where the work stands; without it git is
-    not asked at all (no range and branch lines, function names left unchecked).
-    """
+    """Read every input; problems become warnings, never exceptions. Without ``git``
+    (``sources.worktree``) git is not asked at all: no range and branch lines, function
+    names left unchecked."""
     from dataclasses import replace
 
     from lets_hooks.summary.interventions import read_interventions
@@ -54,21 +50,18 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
 
     references = check_references(root, home, handoff.value, git)
 
+    reading = handoff.value.reading if handoff.value is not None else None
     where = None
     if git is not None:
         where = git.where
-        reading = handoff.value.reading if handoff.value is not None else None
-        date = reading.date if reading is not None else None
-        if date is not None:
+        if reading is not None and reading.date is not None:
             where = replace(where, since=git.commits_since(where.boundary,
-                                                           date_floor(date)))
+                                                           date_floor(reading.date)))
         where = replace(where, git_calls=git.repo.calls)
 
-    reading = handoff.value.reading if handoff.value is not None else None
     unplaced = (unplaced_warning(reading.unplaced),) if reading and reading.unplaced else ()
     warnings = (*settings.warnings, *allow.warnings, *handoff.warnings, *unplaced,
-                *lessons.warnings,
-                *context_log.warnings, *memory.warnings, *state.warnings,
+                *lessons.warnings, *context_log.warnings, *memory.warnings, *state.warnings,
                 *interventions.warnings, *ledger.warnings)
     return Inputs(
         handoff=handoff.value,
@@ -88,22 +81,15 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
 
 def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git | None
                      ) -> References:
-    """The paths and function names the handoff mentions, checked: those it says were
-    removed are left alone; a path not found where written is looked for as a path
-    under a package folder among the files git lists, skipped when git ignores it or it
-    lies under installed code (``.venv``, ``site-packages``, ``node_modules``), and
-    confirmed stale when a commit deleted it."""
+    """The paths and function names the handoff mentions, checked; those it says were
+    removed are left alone. A path not found where written is looked for under a package
+    folder among the listed files, skipped when git ignores it or it lies under installed
+    code, and confirmed stale when a commit deleted it."""
     from lets_hooks.summary.records import References
     from lets_hooks.summary.sources import references as refs
 
-    if handoff is None or handoff.empty:
-        return References()
-    reading = handoff.reading
-    if reading is None:  # a record built by hand, without its reader
-        from lets_hooks.summary.sources.handoff import read
-
-        reading = read(handoff)
-    if not (reading.paths or reading.functions):
+    reading = handoff.reading if handoff is not None and not handoff.empty else None
+    if reading is None or not (reading.paths or reading.functions):
         return References()
     paths, functions = reading.paths, reading.functions
     removed, added = reading.said_removed, reading.said_added
@@ -129,8 +115,6 @@ def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git |
         functions=tuple(text for text, _ in functions),
         missing_functions=search.missing,
         unchecked_functions=search.unchecked,
-        searched_files=search.files,
-        searched_bytes=search.size,
         said_removed=tuple(name for name in (*paths, *(t for t, _ in functions))
                            if name in removed),
         said_added=tuple(sorted(added)),

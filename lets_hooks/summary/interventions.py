@@ -2,9 +2,7 @@
 
 The log is ``~/.claude/.harness/interventions/*.jsonl``: one JSON object a line with a
 ``ts`` (or ``date``), a ``type``, an optional ``model`` and an optional ``false_positive``.
-The reader folds the records into per-day counts as it parses, so a log of a hundred
-thousand lines costs one pass and a few hundred small records; the counters are pure
-functions of those day counts.
+The reader folds the records into per-day counts; the counters are pure functions of them.
 
 - ``model_tag_count``: records that carry a non-empty ``model`` field.
 - ``rejection_rate``: ``type == "rejection"`` records among all records dated inside the
@@ -21,10 +19,10 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import Callable
 
 from lets_hooks import files
 
@@ -121,10 +119,7 @@ def tagged_after(log: InterventionLog, after: dt.date) -> int:
 
 
 def earliest_tagged(log: InterventionLog) -> dt.date | None:
-    for day in log.days:
-        if day.day is not None and day.tagged:
-            return day.day
-    return None
+    return next((day.day for day in log.days if day.day is not None and day.tagged), None)
 
 
 def format_model_tag_count(count: int) -> str:
@@ -152,23 +147,17 @@ def record_date(record: dict[str, object]) -> dt.date | None:
     has a date part (``2026-11-28``, ``2026-11-28T10:00:00Z``): a number (seconds since
     the epoch) has none, so such a record is undated, like one without a ``ts``."""
     for key in ("date", "ts"):
-        if key in record:
-            found = _as_date(record[key])
-            if found is not None:
-                return found
+        value = record.get(key)
+        found = iso_date(value[:10]) if isinstance(value, str) else None
+        if found is not None:
+            return found
     return None
-
-
-def _as_date(value: object) -> dt.date | None:
-    return _date_prefix(value) if isinstance(value, str) else None
 
 
 def iso_date(text: str) -> dt.date | None:
     """Exactly ``YYYY-MM-DD`` → a date; anything else (or an impossible date) → None.
-
-    Stricter than ``date.fromisoformat``, which from Python 3.11 on also takes week dates
-    and the basic format: the same input must mean the same on every supported Python.
-    """
+    Stricter than ``date.fromisoformat``, which from Python 3.11 also takes week dates and
+    the basic format: the same input must mean the same on every supported Python."""
     if (len(text) != 10 or text[4] != "-" or text[7] != "-"
             or not (text[:4] + text[5:7] + text[8:]).isdigit() or not text.isascii()):
         return None
@@ -176,10 +165,6 @@ def iso_date(text: str) -> dt.date | None:
         return dt.date(int(text[0:4]), int(text[5:7]), int(text[8:10]))
     except ValueError:
         return None
-
-
-def _date_prefix(text: str) -> dt.date | None:
-    return iso_date(text[:10])
 
 
 # --------------------------------------------------------------------------- reader
@@ -193,18 +178,11 @@ class LogRead:
     warnings: tuple[str, ...]
 
 
-def interventions_dir(home: Path) -> Path:
-    return home.joinpath(*INTERVENTIONS_DIR)
-
-
 def read_interventions(home: Path) -> LogRead:
-    """Read every ``*.jsonl`` file of the interventions folder, in name order.
-
-    Never raises: an unreadable, oversized or non-UTF-8 file, and lines that are not
-    JSON objects (a truncated last line, say), each give one warning per file; every
-    readable record is still counted.
-    """
-    folder = interventions_dir(home)
+    """Read every ``*.jsonl`` file of the interventions folder, in name order. Never
+    raises: a file that cannot be read whole, and its lines that are not JSON objects,
+    give one warning each per file; every readable record is still counted."""
+    folder = home.joinpath(*INTERVENTIONS_DIR)
     try:
         entries = sorted(entry.name for entry in os.scandir(folder))
     except FileNotFoundError:
@@ -212,10 +190,10 @@ def read_interventions(home: Path) -> LogRead:
     except NotADirectoryError:
         return LogRead(None, (f"{INTERVENTIONS_LABEL}: not a folder; not read",))
     except OSError as exc:
-        return LogRead(None, (f"{INTERVENTIONS_LABEL}: cannot list ({_reason(exc)})",))
+        reason = exc.strerror or type(exc).__name__
+        return LogRead(None, (f"{INTERVENTIONS_LABEL}: cannot list ({reason})",))
 
-    # Counts are kept per raw ``ts`` date prefix while reading (a slice and one dict
-    # lookup a record) and turned into dates once at the end, a few hundred at most.
+    # Counted per raw ``ts`` date prefix while reading; turned into dates once at the end.
     by_key: dict[object, list[int]] = {}
     warnings: list[str] = []
     files = records = 0
@@ -223,23 +201,23 @@ def read_interventions(home: Path) -> LogRead:
         if not name.endswith(".jsonl"):
             continue
         label = f"{INTERVENTIONS_LABEL}/{name}"
-        text, problem = read_user_text(folder / name, label)
+        data, problem = read_user_bytes(folder / name, label)
+        if data is not None:
+            text, problem = decode(data, label)
         if problem:
             warnings.append(problem)
-        if text is None:
+        if data is None:
             continue
         files += 1
         folded, bad_lines = _fold(text, by_key)
         records += folded
         if bad_lines:
-            warnings.append(_bad_lines_warning(label, bad_lines))
+            warnings.append(f"{label}: {line_numbers(bad_lines)} not a JSON object; skipped")
 
     counts: dict[dt.date | None, list[int]] = {}
     for key, bucket in by_key.items():
-        day = key if key is None or isinstance(key, dt.date) else _date_prefix(str(key))
-        merged = counts.setdefault(day, [0] * len(bucket))
-        for index, value in enumerate(bucket):
-            merged[index] += value
+        day = key if key is None or isinstance(key, dt.date) else iso_date(str(key)[:10])
+        counts[day] = [a + b for a, b in zip(counts.get(day, [0] * len(bucket)), bucket)]
     days = tuple(
         DayCount(day, *counts[day])
         for day in sorted(counts, key=lambda d: (d is not None, d or dt.date.min))
@@ -249,51 +227,29 @@ def read_interventions(home: Path) -> LogRead:
 
 def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
     """Count one file's records into ``by_key``: [total, rejections, tagged, labelled,
-    false positives] per day key
-    (the first ten characters of a string ``ts``; else the record's date, or None).
-    Returns how many records there were and the numbers of the lines that are not
-    exactly one JSON object.
-
-    Each line is judged on its own: the json module's scanner decodes one value from the
-    line's first character, and the line is good only when that value is an object that
-    ends the line. This saves slicing every line out first (``json.loads`` per line is a
-    third slower on a large log); a line that does not start with ``{`` goes through
-    ``json.loads``.
+    false positives] per day key (a string ``ts``'s first ten characters, else the
+    record's date, or None). Returns the record count and the numbers of the lines that
+    are not exactly one JSON object.
     """
     import json
 
-    scan: Callable[[str, int], tuple[object, int]] | None = getattr(
-        json.JSONDecoder(), "scan_once", None)
-    loads = json.loads
-    find = text.find
-    size = len(text)
+    decoder = json.JSONDecoder()
     bad: list[int] = []
-    start = number = records = 0
-    while start < size:
-        number += 1
-        stop = find("\n", start)
-        if stop < 0:
-            stop = size
-        begin, start = start, stop + 1
+    records = 0
+    for number, line in enumerate(text.split("\n"), 1):
         value: object = None
-        if scan is not None and text[begin] == "{":
-            try:
-                value, end = scan(text, begin)
-            except (StopIteration, ValueError, RecursionError):
-                bad.append(number)
+        try:
+            if line.startswith("{"):
+                value, end = decoder.raw_decode(line)
+                if line[end:].strip():
+                    raise ValueError("the line holds more than the object")
+            elif not line.strip():
                 continue
-            if end > stop or (end < stop and text[end:stop].strip()):
-                bad.append(number)  # the value runs past the line, or the line has more
-                continue
-        else:
-            line = text[begin:stop]
-            if not line.strip():
-                continue
-            try:
-                value = loads(line)
-            except (ValueError, RecursionError):
-                bad.append(number)
-                continue
+            else:
+                value = json.loads(line)
+        except (ValueError, RecursionError):
+            bad.append(number)
+            continue
         if not isinstance(value, dict):
             bad.append(number)
             continue
@@ -317,20 +273,17 @@ def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
     return records, bad
 
 
-def _bad_lines_warning(label: str, numbers: list[int]) -> str:
-    shown = ", ".join(str(n) for n in numbers[:3])
+def line_numbers(numbers: Sequence[int]) -> str:
+    """``line 4`` / ``lines 4, 9, 12 and 2 more``."""
     more = f" and {len(numbers) - 3} more" if len(numbers) > 3 else ""
     noun = "line" if len(numbers) == 1 else "lines"
-    return f"{label}: {noun} {shown}{more} not a JSON object; skipped"
+    return f"{noun} {', '.join(str(n) for n in numbers[:3])}{more}"
 
 
 def read_user_bytes(path: Path, label: str) -> tuple[bytes | None, str | None]:
-    """A user file's bytes (at most ``MAX_FILE_BYTES``) and at most one warning.
-
-    Missing → (None, None). Through its links, but never into a git directory
-    (``files.read_outside_git``); a folder, a named pipe or a device (which could block or
-    never end), a larger file, or one that cannot be read → (None, warning).
-    """
+    """A user file's bytes (at most ``MAX_FILE_BYTES``) and at most one warning: missing
+    → (None, None); refused by ``files.read_outside_git`` (a link into a git directory, a
+    folder, a pipe or a device), larger or unreadable → (None, warning)."""
     data, problem = files.read_outside_git(str(path), MAX_FILE_BYTES, name=label)
     return data, problem_line(label, problem)
 
@@ -356,15 +309,3 @@ def decode(data: bytes, label: str) -> tuple[str, str | None]:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, problem
-
-
-def read_user_text(path: Path, label: str) -> tuple[str | None, str | None]:
-    """A user file's text (None when it cannot be used) and at most one warning."""
-    data, problem = read_user_bytes(path, label)
-    if data is None:
-        return None, problem
-    return decode(data, label)
-
-
-def _reason(exc: OSError) -> str:
-    return exc.strerror or type(exc).__name__

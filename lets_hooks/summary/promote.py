@@ -1,28 +1,18 @@
-"""The summary's one write: promote well-referenced context-log entries into MEMORY.md.
+"""The summary's one write (kept apart, so the readers stay read-only): promote
+well-referenced context-log entries into MEMORY.md.
 
-Other writers (a checkpoint tool, another session, an editor) change MEMORY.md too, and
-they take no lock, so the write is a compare-and-swap: the file's bytes are read, the new
-text is planned from them and written to a temporary file in the same folder and synced;
-then, immediately before the rename (``files.write_inside``'s ``before_rename``), the file
-is read again, and only if it is byte for byte what was planned from is the temporary file
-renamed over it. A save that lands while the new bytes are being written is therefore
-seen, never replaced: the temporary file is removed and the plan is made again on top of
-the new content (the other writer's change is kept, and entries it already added are not
-added twice); after ``ATTEMPTS`` changed reads in a row it gives up and writes nothing.
-What is left is the moment between that last read and the rename itself, which no writer
-that takes no lock can close.
+Other writers change MEMORY.md too and take no lock, so the write is a compare-and-swap:
+the new text is planned from the bytes read and written to a synced temporary file; right
+before the rename (``files.write_inside``'s ``before_rename``) the file is read again, and
+only when it is still byte for byte what was planned from is it replaced. Otherwise the
+plan is made again on top of the new content (the other change kept, its entries not added
+twice), up to ``ATTEMPTS`` times. Only the moment between that last read and the rename
+stays open, as for any writer that takes no lock.
 
-An entry is not promoted when MEMORY.md already holds it: a line with its ``[date]`` and
-title, or its title or first body line in MEMORY.md's own case, emphasis and punctuation
-(``phases.not_yet_promoted``). The message shows exactly the lines that were added.
-
-Reads and the write go through the same fence as the summary's readers
-(``files.read_inside`` / ``files.write_inside``): a MEMORY.md that links out of the project,
-or into the git directory, is refused for writing exactly as it is for reading. A link
-that stays inside the project is written through, and stays a link.
-
-This module is kept apart from the readers so that everything else in the summary stays
-read-only by construction.
+An entry MEMORY.md already holds is not promoted (``phases.not_yet_promoted``); the
+message shows exactly the lines added. Reads and the write go through the readers' fence
+(``files.read_inside`` / ``files.write_inside``): a MEMORY.md linking out of the project or
+into the git directory is refused; a link that stays inside is written through.
 """
 
 from __future__ import annotations
@@ -66,12 +56,9 @@ def promote(root: Path, git_dir: str | None = None, *,
             before_replace: Callable[[], None] | None = None,
             attempts: int = ATTEMPTS) -> PromotionResult:
     """Copy context-log entries with ref ≥ 3 that MEMORY.md lacks into MEMORY.md.
-
-    ``git_dir`` is the repository's git directory, fenced off like ``.git``.
-    ``before_replace`` runs once the new bytes are in a synced temporary file, just
-    before MEMORY.md is read again and the temporary file renamed over it: the window
-    where a concurrent writer's save lands (tests use it to be that writer).
-    """
+    ``before_replace`` runs in the window where a concurrent writer's save lands (once
+    the new bytes are synced, before MEMORY.md is read again): tests use it to be that
+    writer."""
     log = read_context_log(root, git_dir)
     if log.value is None:
         return _stop(True, f"{CONTEXT_LOG} not found; nothing to promote", *log.warnings)
@@ -138,9 +125,7 @@ def _written(plan: PromotionPlan, merged: bool) -> tuple[str, ...]:
     blank line as a bare ``+``)."""
     count = len(plan.added)
     noun = "entry" if count == 1 else "entries"
-    added = plan.inserted.split("\n")
-    if added and added[-1] == "":
-        added.pop()
+    added = plan.inserted.removesuffix("\n").split("\n")
     notes = [note for note, holds in (("CRLF line ends", "\r\n" in plan.inserted),
                                       ("after a line end for its last line", plan.completed))
              if holds]

@@ -53,9 +53,8 @@ class Handoff:
 
 @dataclass(frozen=True)
 class LastRange:
-    """The previous session's range, as its checkpoint wrote it in the handoff's
-    ``### Range`` section: the ladder's four values (``SESSION_RANGE_DESC`` always names
-    the trust level in words; ``trust`` is the level itself)."""
+    """The previous session's range, the ladder's four values as its checkpoint wrote them
+    in the handoff's ``### Range`` section."""
 
     boundary: str
     trust: str
@@ -66,14 +65,8 @@ class LastRange:
 @dataclass(frozen=True)
 class HandoffReading:
     """What the handoff says, read in one pass by its reader; the phases only decide
-    with it (which source wins, what is shown, what is warned about).
-
-    Items are plain text (``**bold**`` markers dropped, placeholders left out): the
-    state-snapshot's ``next``, ``diff`` and ``blocked``; the prose's priorities (numbered
-    ones first, then next steps), decisions, blockers, what not to repeat, risks and
-    gotchas; how many finished items it records; the sentences that say something was
-    approved; its own date; and the paths and function names it mentions, with those it
-    says were removed and those it says were added."""
+    with it. Items are plain text (``**bold**`` dropped, placeholders left out); the
+    priorities are the numbered ones first, then the next steps."""
 
     next_items: tuple[str, ...] = ()
     changes: tuple[str, ...] = ()
@@ -193,12 +186,8 @@ class TreeCounts:
 
 @dataclass(frozen=True)
 class Where:
-    """Where the work stands, from git: the ladder's answer and the working tree.
-
-    ``repository`` is False outside a git work tree (then everything else is empty).
-    ``boundary_time`` is the committer time of the session boundary's commit, asked for
-    only when the handoff has a date to compare it with.
-    """
+    """Where the work stands, from git: the ladder's answer and the working tree
+    (``repository`` False outside a git work tree: then everything else is empty)."""
 
     repository: bool
     range_desc: str
@@ -206,17 +195,16 @@ class Where:
     head: str | None
     boundary: str | None
     tree: TreeCounts | None  # None: not known
-    boundary_time: int | None = None
+    boundary_time: int | None = None  # the boundary commit's committer time
     git_calls: int = 0
     since: Since | None = None  # commits from the handoff's time on (when it has one)
 
 
 @dataclass(frozen=True)
 class Since:
-    """The commits of HEAD's history from the handoff's time on, newest first: each one's
-    committer time, the paths it changed (a rename as both names), and whether it is one
-    of the commits since the session boundary (``boundary..HEAD``). ``more`` when some
-    were left unread."""
+    """HEAD's commits from the handoff's time on, newest first: each one's committer time,
+    the paths it changed (a rename as both names), and whether it is in ``boundary..HEAD``.
+    ``more`` when some were left unread."""
 
     commits: tuple[tuple[int, tuple[str, ...], bool], ...]
     more: bool = False
@@ -225,17 +213,14 @@ class Since:
 
 @dataclass(frozen=True)
 class References:
-    """What the handoff names, checked: paths by whether they exist (``~/`` paths under
-    home, the rest under the root), function names by a capped search of the files git
-    lists. A reference that could not be checked is in neither ``missing`` list."""
+    """What the handoff names, checked (``sources.references``); a reference that could
+    not be checked is in neither ``missing`` list."""
 
     paths: tuple[str, ...] = ()
     missing_paths: tuple[str, ...] = ()
     functions: tuple[str, ...] = ()
     missing_functions: tuple[str, ...] = ()
     unchecked_functions: tuple[str, ...] = ()
-    searched_files: int = 0
-    searched_bytes: int = 0
     said_removed: tuple[str, ...] = ()  # the handoff says so: not checked, never stale
     said_added: tuple[str, ...] = ()  # the handoff says they were added (or a new name)
     deleted: tuple[str, ...] = ()  # missing paths a commit deleted or renamed away
@@ -277,11 +262,8 @@ class HandoffView:
 
 @dataclass(frozen=True)
 class HandoffDate:
-    """When the handoff was written, from its frontmatter or state-snapshot block.
-
-    ``instant`` is seconds since the epoch when the value has a time of day (a value
-    without a zone is read as UTC); otherwise only the day is known.
-    """
+    """When the handoff was written, from its frontmatter or state-snapshot block;
+    ``instant`` (seconds since the epoch, UTC when no zone is given) only with a time."""
 
     day: dt.date
     instant: float | None

@@ -1,23 +1,12 @@
-"""The summary's readers, one module per input:
+"""The summary's readers, one module per input (each names its file), plus ``worktree``
+(git's answers), ``references`` (what the handoff names, checked) and ``text`` (what they
+share). The interventions log is read by ``lets_hooks.summary.interventions``.
 
-- ``handoff``: ``memory/session-handoff-LATEST.md``
-- ``lessons``: ``tasks/lessons.md``
-- ``context_log``: ``memory/context-log.md``
-- ``memory_index``: ``memory/MEMORY.md``
-- ``state``, ``settings``, ``ledger``: ``~/.claude/STATE.md``, ``settings.json`` and
-  ``settings.local.json``, ``memory/model-diff-ledger.md`` (the interventions log is read
-  by ``lets_hooks.summary.interventions``, which ``lets-observability`` shares)
-- ``worktree``: git's answers (the ladder, the branch, the working tree)
-- ``references``: the paths and function names the handoff mentions, checked
-
-``text`` holds what they share: reading through the fences, lines, headings, YAML.
-
-Each reader returns a ``Read``: the file's content as plain records (``None`` when the
-file does not exist, so its phase is skipped) and a tuple of one-line warnings. Readers
-never raise on bad input: an unreadable, oversized, non-UTF-8 or malformed file becomes a
-warning, and whatever could be read is still returned. Readers parse; they do not decide
-anything (that is ``phases``). Files are named in warnings the way the user knows them
-(``memory/MEMORY.md``, ``~/.claude/settings.json``), never by absolute path.
+Each reader returns a ``Read``: plain records (``None`` when the file does not exist, so
+its phase is skipped) and one-line warnings. Readers never raise on bad input (an
+unreadable, oversized, non-UTF-8 or malformed file is a warning; what could be read is
+returned), parse without deciding (that is ``phases``), and name files the way the user
+knows them (``memory/MEMORY.md``, ``~/.claude/settings.json``), never by absolute path.
 """
 
 from __future__ import annotations
@@ -28,11 +17,7 @@ if TYPE_CHECKING:
     from lets_hooks.summary.sources.handoff import HANDOFF, read_handoff
     from lets_hooks.summary.sources.ledger import MODEL_LEDGER, read_model_ledger
     from lets_hooks.summary.sources.lessons import LESSONS, read_lessons
-    from lets_hooks.summary.sources.memory_index import (
-        MEMORY_INDEX,
-        parse_memory_index,
-        read_memory_index,
-    )
+    from lets_hooks.summary.sources.memory_index import MEMORY_INDEX, read_memory_index
     from lets_hooks.summary.sources.settings import (
         LOCAL_SETTINGS,
         SETTINGS,
@@ -50,8 +35,7 @@ _HOME = {
     "HANDOFF": "handoff", "read_handoff": "handoff",
     "MODEL_LEDGER": "ledger", "read_model_ledger": "ledger",
     "LESSONS": "lessons", "read_lessons": "lessons",
-    "MEMORY_INDEX": "memory_index", "parse_memory_index": "memory_index",
-    "read_memory_index": "memory_index",
+    "MEMORY_INDEX": "memory_index", "read_memory_index": "memory_index",
     "LOCAL_SETTINGS": "settings", "SETTINGS": "settings", "read_local_settings": "settings",
     "read_settings": "settings",
     "STATE": "state", "read_state": "state",
@@ -74,7 +58,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "CONTEXT_LOG", "HANDOFF", "LESSONS", "LOCAL_SETTINGS", "MEMORY_INDEX", "MODEL_LEDGER",
-    "PROJECT_READERS", "SETTINGS", "STATE", "parse_memory_index", "read_context_log",
-    "read_handoff", "read_lessons", "read_local_settings", "read_memory_index",
-    "read_model_ledger", "read_settings", "read_state",
+    "PROJECT_READERS", "SETTINGS", "STATE", "read_context_log", "read_handoff", "read_lessons",
+    "read_local_settings", "read_memory_index", "read_model_ledger", "read_settings",
+    "read_state",
 ]

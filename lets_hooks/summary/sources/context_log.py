@@ -6,7 +6,6 @@ lines are titles and sub-headings)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -16,10 +15,11 @@ from lets_hooks.summary.records import ContextLog, LogEntry, Read
 from lets_hooks.summary.sources.text import is_fence, lines_of, lines_phrase, read_project_text
 
 CONTEXT_LOG = "memory/context-log.md"
+KEEP_SUMMARY_FROM_REF = 3  # entries with this ref or more keep their first body line
 
 _LOG_HEADER = re.compile(r"##[ \t]*\[(\d{4}-\d{2}-\d{2})\][ \t]*((?:\[[^\]\n]*\][ \t]*)*)(.*)$")
-# The form the usual writer produces, parsed in one step; anything else takes the
-# general path above (spaces between tags, extra tags, tags in another order).
+# The form the usual writer produces; anything else takes the general pattern above
+# (spaces between tags, extra tags, tags in another order).
 _LOG_CANONICAL = re.compile(
     r"## \[(\d{4}-\d{2}-\d{2})\]\[([^\]\[:\n]+)\]\[ttl:(\d+)d\]\[ref:(\d+)\] (.*)$")
 _TAG = re.compile(r"\[([^\]\n]*)\]")
@@ -27,33 +27,26 @@ _REF = re.compile(r"ref[ \t]*:[ \t]*(\d+)$", re.IGNORECASE)
 _TTL = re.compile(r"ttl[ \t]*:[ \t]*(\d+)[ \t]*d?$", re.IGNORECASE)
 
 
-def read_context_log(root: Path, git_dir: str | None = None, keep_summary_from_ref: int = 3
-                     ) -> Read[ContextLog]:
-    label = CONTEXT_LOG
+def read_context_log(root: Path, git_dir: str | None = None) -> Read[ContextLog]:
     raw = read_project_text(root, CONTEXT_LOG, git_dir)
     if raw.value is None:
         return Read(None, raw.warnings)
-    text = raw.value
-    if "```" in text or "~~~" in text:
-        headers, entries, bad = _log_by_lines(text, keep_summary_from_ref)
-    else:  # no fenced code to step over: let the regex engine find the headers
-        headers, entries, bad = _log_by_headers(text, keep_summary_from_ref)
+    headers, entries, bad = _log_by_lines(raw.value, KEEP_SUMMARY_FROM_REF)
     warnings = list(raw.warnings)
     if bad:
-        warnings.append(f"{label}: {lines_phrase(bad)} an entry header without a readable"
+        warnings.append(f"{CONTEXT_LOG}: {lines_phrase(bad)} an entry header without a readable"
                         " [YYYY-MM-DD] date and [ref:N]; not counted as entries")
     return Read(ContextLog(headers, tuple(entries)), tuple(warnings))
 
 
 def _log_by_lines(text: str, keep: int) -> tuple[int, list[LogEntry], list[int]]:
-    """Every ``##`` line outside fenced code is an entry header (``#`` and ``###`` lines
-    are titles and sub-headings); an entry kept with a summary gets its first body line."""
+    """(headers, entries, lines of unreadable headers); an entry whose ref is ``keep`` or
+    more gets its first body line as its summary."""
     headers = 0
     entries: list[LogEntry] = []
     bad: list[int] = []
     in_fence = False
     pending: LogEntry | None = None  # an entry whose summary line is still to come
-    dates: dict[str, dt.date | None] = {}
     for number, line in enumerate(lines_of(text), 1):
         first = line[:1]
         if first and first in "`~ \t" and is_fence(line):
@@ -68,7 +61,7 @@ def _log_by_lines(text: str, keep: int) -> tuple[int, list[LogEntry], list[int]]
             if pending is not None:
                 entries.append(pending)
                 pending = None
-            entry = _log_entry(line, number, dates)
+            entry = _log_entry(line, number)
             if entry is None:
                 bad.append(number)
             elif entry.ref >= keep:
@@ -84,55 +77,11 @@ def _log_by_lines(text: str, keep: int) -> tuple[int, list[LogEntry], list[int]]
     return headers, entries, bad
 
 
-_LOG_HEADER_LINE = re.compile(r"^##(?!#)[^\n]*", re.MULTILINE)
-
-
-def _log_by_headers(text: str, keep: int) -> tuple[int, list[LogEntry], list[int]]:
-    """``_log_by_lines`` for a log without fenced code, visiting only the header lines
-    (a large log is mostly body text). The two agree on every such log (tested)."""
-    matches = list(_LOG_HEADER_LINE.finditer(text))
-    entries: list[LogEntry] = []
-    bad: list[int] = []
-    dates: dict[str, dt.date | None] = {}
-    number, counted_to = 1, 0
-    for index, match in enumerate(matches):
-        number += text.count("\n", counted_to, match.start())
-        counted_to = match.start()
-        line = match.group()
-        entry = _log_entry(line[:-1] if line.endswith("\r") else line, number, dates)
-        if entry is None:
-            bad.append(number)
-            continue
-        if entry.ref >= keep:
-            end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
-            summary = _first_body_line(text[match.end():end])
-            if summary is not None:
-                entry = replace(entry, summary=summary)
-        entries.append(entry)
-    return len(matches), entries, bad
-
-
-def _first_body_line(body: str) -> str | None:
-    for line in body.split("\n"):
-        stripped = line.strip()
-        if stripped and not line.startswith("#"):
-            return stripped
-    return None
-
-
-def _day(text: str, dates: dict[str, dt.date | None]) -> dt.date | None:
-    """``YYYY-MM-DD`` → date (None when impossible), through a per-file cache."""
-    if text in dates:
-        return dates[text]
-    day = dates[text] = iso_date(text)
-    return day
-
-
-def _log_entry(line: str, number: int, dates: dict[str, dt.date | None]) -> LogEntry | None:
+def _log_entry(line: str, number: int) -> LogEntry | None:
     canonical = _LOG_CANONICAL.match(line)
     if canonical is not None:
         date_text, kind_text, ttl_text, ref_text, title = canonical.groups()
-        day = dates[date_text] if date_text in dates else _day(date_text, dates)
+        day = iso_date(date_text)
         if day is None:
             return None
         return LogEntry(day, kind_text.strip(), int(ttl_text), int(ref_text), title.strip(),
@@ -140,7 +89,7 @@ def _log_entry(line: str, number: int, dates: dict[str, dt.date | None]) -> LogE
     match = _LOG_HEADER.match(line)
     if match is None:
         return None
-    day = _day(match.group(1), dates)
+    day = iso_date(match.group(1))
     if day is None:
         return None
     kind: str | None = None
@@ -148,15 +97,12 @@ def _log_entry(line: str, number: int, dates: dict[str, dt.date | None]) -> LogE
     ref: int | None = None
     for tag in _TAG.findall(match.group(2)):
         tag = tag.strip()
-        ref_match = _REF.match(tag)
+        ref_match, ttl_match = _REF.match(tag), _TTL.match(tag)
         if ref_match:
             ref = int(ref_match.group(1))
-            continue
-        ttl_match = _TTL.match(tag)
-        if ttl_match:
+        elif ttl_match:
             ttl = int(ttl_match.group(1))
-            continue
-        if kind is None and tag and ":" not in tag:
+        elif kind is None and tag and ":" not in tag:
             kind = tag
     if ref is None:
         return None

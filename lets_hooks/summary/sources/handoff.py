@@ -2,10 +2,8 @@
 ``<!-- state-snapshot v1 -->`` marker and its YAML block (fenced, or bare lines up to a
 blank one), then prose sections.
 
-The reader parses, then reads what it says in one pass (``read``: the snapshot's items,
-the prose's sections by their headings' meaning, approvals, its own date, the paths and
-function names it mentions and what it says of them) into one ``HandoffReading``;
-``phases`` only decides with that record."""
+The reader parses, then reads what it says in one pass (``read``) into one
+``HandoffReading``; ``phases`` only decides with that record."""
 
 from __future__ import annotations
 
@@ -28,29 +26,23 @@ HANDOFF = "memory/session-handoff-LATEST.md"
 
 
 def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
-    label = HANDOFF
     raw = read_project_text(root, HANDOFF, git_dir)
     if raw.value is None:
         return Read(None, raw.warnings)
-    warnings = list(raw.warnings)
     lines = lines_of(raw.value)
     # where the parts are, and the block's values: the checkpoint's own schema
-    where = checkpoint.layout(lines, label)
-    frontmatter, start = where.frontmatter, where.body
-    warnings.extend(where.problems)
-
-    body = list(lines[start:])
+    where = checkpoint.layout(lines, HANDOFF)
+    start = where.body
+    warnings = [*raw.warnings, *where.problems]
+    body = lines[start:]
     snapshot: Mapping[str, object] | None = None
     prose_lines = body
     if where.marker is not None:
-        mapping, problems = checkpoint.parse_block(where, label)
+        snapshot, problems = checkpoint.parse_block(where, HANDOFF)
         warnings.extend(problems)
-        snapshot = mapping
         prose_lines = body[:where.marker - start] + body[where.after - start:]
-
     text = "\n".join(body)
-    empty = not text.strip()
-    handoff = Handoff(frontmatter, snapshot, sections(prose_lines), text, empty)
+    handoff = Handoff(where.frontmatter, snapshot, sections(prose_lines), text, not text.strip())
     reading = replace(read(handoff), last_range=last_range(lines, start))
     return Read(replace(handoff, reading=reading), tuple(warnings))
 
@@ -96,11 +88,9 @@ def read(handoff: Handoff) -> HandoffReading:
     if handoff.empty:
         return HandoffReading()
     snapshot = handoff.snapshot
-    next_items: list[str] = []
-    changes: list[str] = []
-    blocked: list[str] = []
-    if snapshot is not None:  # read as the checkpoint writes it
-        next_items, changes, blocked = checkpoint.item_texts(snapshot)
+    # the snapshot read as the checkpoint writes it
+    next_items, changes, blocked = (checkpoint.item_texts(snapshot) if snapshot is not None
+                                    else ([], [], []))
     unplaced: list[str] = []
     parts = prose.parts(handoff.sections, unplaced)
     by_kind: dict[str, list[str]] = {}
@@ -156,9 +146,8 @@ def handoff_date(handoff: Handoff) -> HandoffDate | None:
                 parsed = _parse_when(mapping[key], f"{where} {key}")
                 if parsed is not None:
                     found.append(parsed)
-    if not found:
-        return None
-    return max(found, key=lambda d: (d.day, d.instant is not None, d.instant or 0.0))
+    return max(found, key=lambda d: (d.day, d.instant is not None, d.instant or 0.0),
+               default=None)
 
 
 def _parse_when(value: object, source: str) -> HandoffDate | None:

@@ -42,43 +42,26 @@ def model_tag(line: str) -> str | None:
     return text[6:].strip() or None
 
 
-class _Problems:
-    """Line numbers of what could not be read as written, one list per kind."""
-
-    def __init__(self) -> None:
-        self.bad_meta: list[int] = []
-        self.misplaced_meta: list[int] = []
-        self.bad_dates: list[int] = []
-        self.undated: list[int] = []
-
-    def warnings(self, label: str) -> list[str]:
-        found = []
-        if self.bad_meta:
-            found.append(f"{label}: {lines_phrase(self.bad_meta)} metadata that cannot be"
-                         " read; read as legacy lessons")
-        if self.misplaced_meta:
-            found.append(f"{label}: {lines_phrase(self.misplaced_meta)} a metadata line that"
-                         " is not the first line of its lesson; ignored (move it up)")
-        if self.bad_dates:
-            found.append(f"{label}: {lines_phrase(self.bad_dates)} a lesson header with an"
-                         " impossible date; skipped")
-        if self.undated:
-            found.append(f"{label}: {lines_phrase(self.undated)} a ### lesson header without"
-                         " a [YYYY-MM-DD] date; not read as a lesson")
-        return found
+# What could not be read as written, by kind: the warning's words after the line numbers.
+_PROBLEMS = {
+    "bad_meta": "metadata that cannot be read; read as legacy lessons",
+    "misplaced_meta": ("a metadata line that is not the first line of its lesson; ignored"
+                       " (move it up)"),
+    "bad_dates": "a lesson header with an impossible date; skipped",
+    "undated": "a ### lesson header without a [YYYY-MM-DD] date; not read as a lesson",
+}
 
 
 def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
-    label = LESSONS
     raw = read_project_text(root, LESSONS, git_dir)
     if raw.value is None:
         return Read(None, raw.warnings)
     lines = lines_of(raw.value)
 
-    gates: list[Gate] | None = None
+    has_gates = False
     gate_rows: list[tuple[int, str]] = []
     lessons: list[Lesson] = []
-    problems = _Problems()
+    problems: dict[str, list[int]] = {kind: [] for kind in _PROBLEMS}
     in_gates = in_fence = False
     current: _LessonDraft | None = None
 
@@ -101,30 +84,30 @@ def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
             current = None
         in_gates = False
         if is_gates_heading(line):
-            in_gates = True
-            gates = gates or []
+            in_gates = has_gates = True
             continue
         match = _LESSON.match(line)
         if match:
             day = iso_date(match.group(1))
             if day is None:
-                problems.bad_dates.append(number)
+                problems["bad_dates"].append(number)
                 continue
             current = _LessonDraft(day, match.group(2).strip(), number)
         elif line.startswith("###") and line[3:4] in (" ", "\t"):
-            problems.undated.append(number)
+            problems["undated"].append(number)
     if current is not None:
         lessons.append(current.done())
 
     warnings = list(raw.warnings)
-    if gates is not None:
-        parsed, problem = _gate_table(gate_rows)
-        gates = parsed
+    gates: tuple[Gate, ...] | None = None
+    if has_gates:
+        found, problem = _gate_table(gate_rows)
+        gates = tuple(found)
         if problem:
-            warnings.append(f"{label}: Graduated Gates {problem}")
-    warnings.extend(problems.warnings(label))
-    return Read(LessonsFile(None if gates is None else tuple(gates), tuple(lessons)),
-                tuple(warnings))
+            warnings.append(f"{LESSONS}: Graduated Gates {problem}")
+    warnings.extend(f"{LESSONS}: {lines_phrase(numbers)} {_PROBLEMS[kind]}"
+                    for kind, numbers in problems.items() if numbers)
+    return Read(LessonsFile(gates, tuple(lessons)), tuple(warnings))
 
 
 class _LessonDraft:
@@ -138,18 +121,18 @@ class _LessonDraft:
         self.summary: str | None = None
         self.body_lines = 0
 
-    def add(self, line: str, number: int, problems: _Problems) -> None:
+    def add(self, line: str, number: int, problems: dict[str, list[int]]) -> None:
         stripped = line.strip()
         if not stripped:
             return
         self.body_lines += 1
-        if stripped.startswith(">") and _looks_like_meta(stripped):
+        if stripped.startswith(">") and _META_HINT.search(stripped):
             if self.body_lines > 1:
-                problems.misplaced_meta.append(number)
+                problems["misplaced_meta"].append(number)
                 return
             meta = _parse_meta(stripped.lstrip(">").strip())
             if meta is None:
-                problems.bad_meta.append(number)
+                problems["bad_meta"].append(number)
             else:
                 self.meta, self.has_meta = meta, True
             return
@@ -174,10 +157,6 @@ class _LessonDraft:
             model=self.model or (model if isinstance(model, str) else None),
             summary=self.summary, has_meta=self.has_meta, line=self.line,
         )
-
-
-def _looks_like_meta(line: str) -> bool:
-    return _META_HINT.search(line) is not None
 
 
 def _parse_meta(text: str) -> dict[str, object] | None:
@@ -214,9 +193,7 @@ def _parse_meta(text: str) -> dict[str, object] | None:
 
 
 def _split_row(line: str) -> list[str]:
-    body = line.strip()
-    if body.startswith("|"):
-        body = body[1:]
+    body = line.strip().removeprefix("|")
     if body.endswith("|") and not body.endswith("\\|"):
         body = body[:-1]
     cells = re.split(r"(?<!\\)\|", body)

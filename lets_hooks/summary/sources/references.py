@@ -1,20 +1,13 @@
-"""The handoff's references: the paths and function names it mentions (read from its
-text, ``spelled_path_references`` and ``function_references``), and checked against the project:
-do the paths it names exist, and do the function names still occur in its files?
+"""The handoff's references: the paths and function names it mentions
+(``spelled_path_references``, ``function_references``), checked against the project.
 
-Paths are looked up on disk (``~/`` paths under home, the rest under the root); nothing is
-read. A function name is looked for by its last part (``render_toc`` of ``render_toc()``,
-``read_handoff`` of ``sources.read_handoff``), as a whole word, in the files git lists
-(tracked, and untracked but not ignored: a function the last session wrote in a new file
-is not stale), read through the project's fence. A dotted name is looked for only when
-its first part is one of the project's own modules (a file or folder of that name, any
-case): ``os.walk`` or ``self.render`` name code that is not the project's, and are left
-alone. The search is capped so that a large tree stays fast: at most
-``MAX_SEARCH_FILES`` files and ``MAX_SEARCH_BYTES`` bytes in all, files over
-``MAX_SEARCH_FILE_BYTES`` and binary files skipped, the summary's own input files
-(``memory/``, ``tasks/lessons.md``) left out since they name the functions too. It stops
-as soon as every name is found. A name not found before a cap is reached is *unchecked*,
-never reported as stale: no false alarms.
+Paths are looked up on disk (``~/`` paths under home, the rest under the root). A function
+name is looked for by its last part, as a whole word, in the files git lists (tracked, and
+untracked but not ignored), read through the project's fence; a dotted name only when its
+first part is one of the project's own modules (``os.walk`` is not the project's). The
+search stops once every name is found and is capped (``MAX_SEARCH_FILES``,
+``MAX_SEARCH_BYTES``; larger and binary files and the summary's own inputs skipped): a
+name not found before a cap is *unchecked*, never reported as stale.
 """
 
 from __future__ import annotations
@@ -22,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from lets_hooks import files
@@ -45,16 +39,10 @@ CODE_SUFFIXES = frozenset({
 
 
 def check_paths(root: Path, home: Path, references: Iterable[str]) -> tuple[str, ...]:
-    """The references that do not exist (one that cannot be checked is not listed)."""
-    missing: list[str] = []
-    for reference in references:
-        base, rest = (home, reference[2:]) if reference.startswith("~/") else (root, reference)
-        try:
-            if not os.path.lexists(base / rest):
-                missing.append(reference)
-        except (OSError, ValueError):
-            continue  # cannot tell: do not raise an alarm
-    return tuple(missing)
+    """The references that do not exist (``~/`` ones under home, the rest under root)."""
+    return tuple(reference for reference in references
+                 if not os.path.lexists(home / reference[2:] if reference.startswith("~/")
+                                        else root / reference))
 
 
 # Folders of installed or generated code: a path under one is not the project's to keep.
@@ -74,9 +62,7 @@ def resolve_relative(missing: Iterable[str], listed: Sequence[str] | None
     wanted = [path for path in missing if not path.startswith("~/")]
     if not wanted or not listed:
         return tuple(missing), {}
-    by_name: dict[str, list[str]] = {}
-    for path in wanted:
-        by_name.setdefault(path.rstrip("/").rsplit("/", 1)[-1], [])
+    by_name: dict[str, list[str]] = {path.rstrip("/").rsplit("/", 1)[-1]: [] for path in wanted}
     folders = {path.rstrip("/") for path in wanted if path.endswith("/")}
     for name in listed:
         last = name.rsplit("/", 1)[-1]
@@ -103,46 +89,24 @@ def under_dependencies(path: str) -> bool:
     return any(part in DEPENDENCY_FOLDERS for part in path.split("/")[:-1])
 
 
+@dataclass(frozen=True)
 class Search:
     """The outcome of ``search_names``: which names were not found, which could not be
-    checked (a cap was reached first), and what the search cost. ``reasons`` says, for a
-    name checked by its module path, why it is missing."""
+    checked (``capped``: the cap reached first, as said to the user), and, for a name
+    checked by its module path, why it is missing."""
 
-    __slots__ = ("capped", "files", "missing", "reasons", "size", "unchecked")
-
-    def __init__(self, missing: tuple[str, ...], unchecked: tuple[str, ...], files: int,
-                 size: int, reasons: tuple[tuple[str, str], ...] = (),
-                 capped: str | None = None) -> None:
-        self.missing = missing
-        self.unchecked = unchecked
-        self.files = files
-        self.size = size
-        self.reasons = reasons
-        self.capped = capped  # which cap stopped the search, as said to the user
+    missing: tuple[str, ...]
+    unchecked: tuple[str, ...] = ()
+    reasons: tuple[tuple[str, str], ...] = ()
+    capped: str | None = None
 
 
-def search_order(listed: Iterable[str]) -> list[str]:
-    """The files worth searching, source code first (where functions are defined)."""
-    kept = [name for name in listed
-            if not name.startswith(SKIPPED_PREFIXES) and name not in SKIPPED_FILES]
-    return sorted(kept, key=lambda name: name.rpartition(".")[2].lower() not in CODE_SUFFIXES)
-
-
-def module_names(listed: Iterable[str], wanted: Iterable[str] | None = None) -> frozenset[str]:
-    """The project's module names, lower-cased: every listed file's stem and folder; with
-    ``wanted``, only those of ``wanted`` (looked for in one pass over the names joined, so
-    a monorepo's thousands of paths cost one string search a name)."""
-    if wanted is not None:
-        names = "\n/" + "\n/".join(listed).lower() + "\n"
-        return frozenset(name for name in {word.lower() for word in wanted}
-                         if f"/{name}/" in names or f"/{name}." in names
-                         or f"/{name}\n" in names)
-    found: set[str] = set()
-    for path in listed:
-        *folders, name = path.split("/")
-        found.update(folder.lower() for folder in folders)
-        found.add(name.partition(".")[0].lower())
-    return frozenset(found)
+def module_names(listed: Iterable[str], wanted: Iterable[str]) -> frozenset[str]:
+    """Those of ``wanted`` that are a listed file's stem or folder, lower-cased (one string
+    search a name over the listed paths joined: a monorepo has thousands)."""
+    names = "\n/" + "\n/".join(listed).lower() + "\n"
+    return frozenset(name for name in {word.lower() for word in wanted}
+                     if f"/{name}/" in names or f"/{name}." in names or f"/{name}\n" in names)
 
 
 _PACKAGE_FILES = frozenset({"__init__", "index", "mod", "lib"})
@@ -152,44 +116,32 @@ class Modules:
     """The project's modules by dotted path, from the files git lists: ``a/b/c.py`` is
     ``a.b.c`` (and ``b.c`` and ``c``: a path may start below a ``src/`` or a monorepo's
     service folder), ``a/b/__init__.py`` is the package ``a.b``; each folder is a
-    package too. Only the dotted paths in ``wanted`` are kept (one set look-up a file
-    for most of them: its name must be the last part of one)."""
+    package too. Only the dotted paths in ``wanted`` are kept."""
 
     def __init__(self, listed: Iterable[str], wanted: Iterable[str]) -> None:
         self.files: dict[str, list[str]] = {}
         self.folders: set[str] = set()
         wanted = frozenset(wanted)
-        last = frozenset(name.rpartition(".")[2] for name in wanted)
         seen: set[str] = set()
         for path in listed:
             folder, _, name = path.rpartition("/")
+            parts = folder.split("/") if folder else []
             if folder not in seen:
                 seen.add(folder)
-                self._folder(folder, wanted, last)
+                for end in range(1, len(parts) + 1):
+                    for begin in range(end):
+                        module = ".".join(parts[begin:end])
+                        if module in wanted:
+                            self.folders.add(module)
             stem, dot, suffix = name.rpartition(".")
             if not dot or suffix.lower() not in CODE_SUFFIXES:
                 continue
-            if stem in _PACKAGE_FILES:
-                if not folder or folder.rpartition("/")[2] not in last:
-                    continue
-                parts = folder.split("/")
-            elif stem in last:
-                parts = [*folder.split("/"), stem] if folder else [stem]
-            else:
-                continue
+            if stem not in _PACKAGE_FILES:
+                parts = [*parts, stem]
             for begin in range(len(parts)):
                 module = ".".join(parts[begin:])
                 if module in wanted:
                     self.files.setdefault(module, []).append(path)
-
-    def _folder(self, folder: str, wanted: frozenset[str], last: frozenset[str]) -> None:
-        parts = folder.split("/") if folder else []
-        for end in range(1, len(parts) + 1):
-            if parts[end - 1] in last:
-                for begin in range(end):
-                    module = ".".join(parts[begin:end])
-                    if module in wanted:
-                        self.folders.add(module)
 
     def resolve(self, dotted: str) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
         """(the module's dotted path, its files, the names after it) for the longest
@@ -205,29 +157,21 @@ class Modules:
         return None
 
 
-def prefixes(dotted: str) -> list[str]:
-    """``a.b.c`` → ``a``, ``a.b`` (the leading parts a module path may be)."""
-    parts = dotted.split(".")
-    return [".".join(parts[:end]) for end in range(1, len(parts))]
-
-
 def check_functions(root: Path, listed: Sequence[str] | None,
                     references: Sequence[tuple[str, str]], git_dir: str | None = None
                     ) -> Search:
-    """``references`` are (what the handoff says, the dotted name); the answer names
-    them by what the handoff says. A dotted name whose first part is one of the
-    project's modules is checked by its module path: the module must exist, and the name
-    after it must occur in the module's file (a package: its ``__init__``); these few
-    files are read whatever the search's caps. Other dotted names outside the project's
-    modules are not looked for (neither missing nor unchecked); the rest are looked for by
-    their last part in the project's files (``search_names``)."""
-    if not references:
-        return Search((), (), 0, 0)
+    """``references`` are (what the handoff says, the dotted name), named in the answer by
+    what the handoff says. A dotted name that resolves to one of the project's modules is
+    checked there (the name after it must occur in the module's file, a package's
+    ``__init__``; read whatever the caps); other dotted names outside the project's
+    modules are left alone; the rest go to ``search_names`` by their last part."""
     dotted_names = [dotted for _, dotted in references if "." in dotted]
     modules = (module_names(listed, (name.partition(".")[0] for name in dotted_names))
                if listed is not None and dotted_names else frozenset())
-    by_path = (Modules(listed, (prefix for name in dotted_names for prefix in prefixes(name)))
-               if listed is not None and dotted_names else None)
+    # the leading parts a module path may be: ``a`` and ``a.b`` of ``a.b.c``
+    leading = (".".join(name.split(".")[:end]) for name in dotted_names
+               for end in range(1, name.count(".") + 1))
+    by_path = Modules(listed, leading) if listed is not None and dotted_names else None
     wanted: dict[str, list[str]] = {}
     missing: list[str] = []
     reasons: list[tuple[str, str]] = []
@@ -249,7 +193,7 @@ def check_functions(root: Path, listed: Sequence[str] | None,
     order = {text: index for index, (text, _) in enumerate(references)}
     return Search(tuple(sorted(missing, key=order.__getitem__)),
                   tuple(text for name in search.unchecked for text in wanted[name]),
-                  search.files, search.size, tuple(reasons), search.capped)
+                  tuple(reasons), search.capped)
 
 
 def _module_reason(folders: _Folders, module: str, paths: Sequence[str],
@@ -284,15 +228,17 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
 
     ``listed`` None (no repository, or git failed): every name is unchecked.
     """
-    if not names:
-        return Search((), (), 0, 0)
     if listed is None:
-        return Search((), tuple(names), 0, 0)
+        return Search((), tuple(names))
     wanted = {name: (name.encode("utf-8"), _word_pattern(name)) for name in names}
     read_files = read_bytes = 0
     capped: str | None = None
     folders = _Folders(str(root), git_dir)
-    for relative in search_order(listed):
+    kept = [name for name in listed
+            if not name.startswith(SKIPPED_PREFIXES) and name not in SKIPPED_FILES]
+    # source code first: that is where functions are defined
+    for relative in sorted(kept, key=lambda name: name.rpartition(".")[2].lower()
+                           not in CODE_SUFFIXES):
         if not wanted:
             break
         if read_files >= MAX_SEARCH_FILES or read_bytes >= MAX_SEARCH_BYTES:
@@ -307,14 +253,14 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
         read_bytes += len(data)
         if b"\0" in data[:8192]:
             continue  # binary
-        # A plain substring test first (fast), the whole-word pattern only where it holds.
+        # a plain substring test first (fifty times faster), the pattern only where it holds
         for name in [n for n, (raw, pattern) in wanted.items()
                      if raw in data and pattern.search(data)]:
             del wanted[name]
     not_found = tuple(name for name in names if name in wanted)
     if capped:
-        return Search((), not_found, read_files, read_bytes, capped=capped)
-    return Search(not_found, (), read_files, read_bytes)
+        return Search((), not_found, capped=capped)
+    return Search(not_found)
 
 
 class _Folders:
@@ -401,7 +347,8 @@ def _spaced_path(token: str) -> bool:
 
 def _path_candidate(token: str, quoted: bool) -> str | None:
     """The path ``token`` names, with slashes (a Windows ``src\\a\\b.py`` is checked as
-    ``src/a/b.py``), or None when it names none."""
+    ``src/a/b.py``), or None: never an absolute path, a URL, a host, a version, or a path
+    that climbs out with ``..``."""
     token = _LINE_SUFFIX.sub("", token.strip().rstrip(".,;:)"))
     if "\\" in token:
         if _DRIVE.match(token) or token.startswith("\\"):
@@ -430,19 +377,12 @@ def _path_candidate(token: str, quoted: bool) -> str | None:
 
 
 def spelled_path_references(text: str) -> tuple[tuple[str, str], ...]:
-    """File paths the handoff names, each with how the handoff wrote it (backslashes,
-    ``./``): in backticks (with a ``/`` or a known file extension; blanks allowed,
-    ``_spaced_path``), or bare with a ``/`` and an extension; a Windows path with
-    backslashes as the same path with slashes. Absolute paths, URLs, host names, versions
-    and paths that climb out with ``..`` are left out; the first ``MAX_PATH_REFERENCES``
-    count."""
+    """File paths the handoff names (in backticks, or bare with a ``/`` and an extension;
+    see ``_path_candidate``), each with how the handoff wrote it; the first
+    ``MAX_PATH_REFERENCES`` count."""
     found: dict[str, str] = {}
-    seen: set[str] = set()  # spans already judged (a long handoff repeats them)
     for line in text.split("\n"):
         for span in _CODE_SPAN.findall(line):
-            if span in seen:
-                continue
-            seen.add(span)
             candidate = _path_candidate(span, quoted=True)
             if candidate:
                 found.setdefault(candidate, _written(span))
@@ -462,13 +402,6 @@ def _written(token: str) -> str:
 _DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
 _QUOTED_CALL = re.compile(r"(" + _DOTTED + r")(\([^()]*\))?")
 _BARE_CALL = re.compile(r"(?<![\w.])(" + _DOTTED + r")\(\)")
-
-
-def _builtin_names() -> frozenset[str]:
-    import builtins
-    import keyword
-
-    return frozenset((*dir(builtins), *keyword.kwlist, "self", "cls", "this"))
 
 
 def _function_candidate(text: str, quoted: bool, builtin: frozenset[str]) -> str | None:
@@ -493,18 +426,15 @@ def _function_candidate(text: str, quoted: bool, builtin: frozenset[str]) -> str
 
 def function_references(text: str) -> tuple[tuple[str, str], ...]:
     """Function names the handoff mentions, as (what it says, the dotted name):
-    ``render_toc()`` or ``module.func`` in backticks, and ``name()`` calls in the text.
-    Names of the language's built-ins and very short names are left out; the first
-    ``MAX_FUNCTION_REFERENCES`` count. (``check_functions`` decides which are looked for: a
-    dotted name only when its first part is one of the project's modules.)"""
-    builtin = _builtin_names()
+    ``render_toc()`` or ``module.func`` in backticks, and ``name()`` calls in the text;
+    not built-ins or very short names. The first ``MAX_FUNCTION_REFERENCES`` count."""
+    import builtins
+    import keyword
+
+    builtin = frozenset((*dir(builtins), *keyword.kwlist, "self", "cls", "this"))
     found: dict[str, str] = {}
-    seen: set[str] = set()
     for line in text.split("\n"):
         for span in _CODE_SPAN.findall(line):
-            if span in seen:
-                continue
-            seen.add(span)
             text = span.strip()
             if _path_candidate(text, quoted=True) is not None:
                 continue

@@ -1,14 +1,11 @@
 """What every reader shares: reading a file as text behind the fences, lines, markdown
 headings and sections, and YAML.
 
-Project files (under the root) are read through ``files.read_inside``: a link that leads
-out of the project, or into the git directory, is refused, so a cloned repository cannot
-make the summary print a private file or the repository's own config. The user's files
-(under home) are read through ``files.read_outside_git``: their links are followed (a
-dotfiles folder), but never into a git directory. Both stop at ``MAX_FILE_BYTES``.
-
-Every pattern here runs in time linear in its input (no nested or overlapping repeats);
-a heading line of a megabyte is as cheap as any other line.
+Project files are read through ``files.read_inside`` (a link out of the project or into
+the git directory is refused: a cloned repository cannot make the summary print a private
+file or its own config); the user's files through ``files.read_outside_git`` (links
+followed, never into a git directory). Both stop at ``MAX_FILE_BYTES``. Every pattern here
+runs in time linear in its input (``tests/test_summary_linear.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +15,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from lets_hooks import files
-from lets_hooks.summary.interventions import MAX_FILE_BYTES, decode, problem_line, read_user_bytes
+from lets_hooks.summary.interventions import (
+    MAX_FILE_BYTES,
+    decode,
+    line_numbers,
+    problem_line,
+    read_user_bytes,
+)
 from lets_hooks.summary.records import Read, Section
 
 
@@ -30,13 +33,9 @@ def home_label(relative: str) -> str:
 
 
 def read_project_text(root: Path, relative: str, git_dir: str | None = None) -> Read[str]:
-    """A project file's text, bounded and fenced (see the module's docstring).
-
-    Missing → ``Read(None)`` silently. Refused (a link out, into the git directory, a
-    folder, a named pipe), larger than the limit, or unreadable → ``Read(None, (warning,))``.
-    Not valid UTF-8 → the text with the bad bytes replaced (U+FFFD) and a warning. A
-    leading byte-order mark is dropped.
-    """
+    """A project file's text, bounded and fenced: missing → ``Read(None)`` silently;
+    refused, too large or unreadable → ``Read(None, (warning,))``; bad UTF-8 replaced
+    (U+FFFD) with a warning; a leading byte-order mark dropped."""
     data, problem = files.read_inside(str(root), relative, MAX_FILE_BYTES, git_dir)
     return _text(data, problem_line(relative, problem), relative)
 
@@ -65,32 +64,22 @@ def lines_of(text: str) -> list[str]:
 
 
 def is_fence(line: str) -> bool:
-    stripped = line.lstrip()
-    return stripped.startswith("```") or stripped.startswith("~~~")
+    return line.lstrip().startswith(("```", "~~~"))
 
 
 def lines_phrase(numbers: Sequence[int]) -> str:
-    """``line 4 has`` / ``lines 4, 9 and 2 more have``."""
-    shown = ", ".join(str(n) for n in numbers[:3])
-    more = f" and {len(numbers) - 3} more" if len(numbers) > 3 else ""
-    if len(numbers) == 1:
-        return f"line {shown} has"
-    return f"lines {shown}{more} have"
+    """``line 4 has`` / ``lines 4, 9, 12 and 2 more have``."""
+    return line_numbers(numbers) + (" has" if len(numbers) == 1 else " have")
 
 
 # --------------------------------------------------------------------------- markdown
 
 
 def heading(line: str) -> tuple[int, str] | None:
-    """An ATX heading: (level, text), or None.
-
-    One to six ``#``, then a blank or tab (or nothing more), then the text without its
-    surrounding blanks; a closing run of ``#`` is dropped only after a blank, so
-    ``## C#`` keeps its ``#``. Plain string operations: linear in the line's length.
-    """
-    level = 0
-    while level < 7 and level < len(line) and line[level] == "#":
-        level += 1
+    """An ATX heading, (level, text), or None: one to six ``#``, then a blank or tab (or
+    nothing more), then the text without its surrounding blanks; a closing run of ``#``
+    is dropped only after a blank, so ``## C#`` keeps its ``#``."""
+    level = len(line) - len(line.lstrip("#"))
     if not 1 <= level <= 6:
         return None
     rest = line[level:]
@@ -139,13 +128,6 @@ def strip_frontmatter(lines: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- YAML
 
 
-def _load_yaml(text: str) -> object:
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)  # a safe loader, chosen above
-
-
 def _yaml_problem(exc: Exception, first_line: int) -> str:
     """One line about a YAML failure, with the file's line number when known."""
     mark = getattr(exc, "problem_mark", None)
@@ -156,8 +138,7 @@ def _yaml_problem(exc: Exception, first_line: int) -> str:
     where = ""
     if mark is not None and isinstance(getattr(mark, "line", None), int):
         where = f" at line {first_line + mark.line}"
-    detail = f": {problem}" if problem else ""
-    return f"not valid YAML{where}{detail}"
+    return f"not valid YAML{where}: {problem}"
 
 
 def _too_big(value: object, budget: int = 20_000) -> bool:
@@ -180,8 +161,10 @@ def _too_big(value: object, budget: int = 20_000) -> bool:
 
 def parse_yaml(text: str, label: str, what: str, first_line: int
                ) -> tuple[object, str | None]:
-    try:
-        value = _load_yaml(text)
+    import yaml
+
+    try:  # a safe loader, the C one when there is one
+        value = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except Exception as exc:  # yaml.YAMLError, and ValueError for impossible dates
         return None, f"{label}: {what} {_yaml_problem(exc, first_line)}; ignored"
     if _too_big(value):
@@ -235,11 +218,6 @@ def _korean_placeholder(bare: str) -> bool:
         re.fullmatch(_KO_PLACEHOLDER, _bare(bare[:opening])))
 
 
-# Every first word a placeholder can have (``n/a`` begins with ``n``).
-_FIRST_WORDS = frozenset(("none", "nothing", "nil", "null", "n", "na", "not", "nada", "empty",
-                          "no", "currently", "still", "so", "for", "as", "there"))
-
-
 def _bare(text: str) -> str:
     """``text`` without what wraps a word: emphasis, quotes, brackets, dashes, list
     punctuation; lowercase, blanks collapsed."""
@@ -254,34 +232,20 @@ def _bare(text: str) -> str:
 
 
 def is_placeholder(text: str) -> bool:
-    """Does this item say there is nothing (so it is no item at all)?
+    """Does this item say there is nothing (so every reader that lists items drops it)?
 
     True for "none" in its common spellings, in any emphasis, quotes or brackets, with
-    the usual tails: ``_none_``, ``*None*``, ``**None.**``, ``(none)``, ``[none]``,
-    ``None.``, ``None at the moment.``, ``none yet``, ``Nothing yet``, ``n/a``, ``N/A``,
-    ``—``, ``-``, an empty string; their Korean readings (``없음``, ``해당 없음``, ``아직
-    없음``, ``블로커 없음``); and for "no <kind of item>", such as ``No blockers.``,
-    ``No open questions at this time``, ``no decisions pending``. A remark in brackets
-    after it is allowed: ``None (all resolved)``.
-
-    False for anything that says something: ``none of the tests pass``, ``No network
-    access on the CI runner``, ``Nothing is cached, so reads are slow``. Every reader that
-    lists items (blockers, decisions, next steps, STATE.md's items, do-not-repeat notes)
-    drops the items this is True for. Text longer than ``PLACEHOLDER_CHARS`` is never a
-    placeholder; the work is linear in the text's length.
+    the usual tails (``**None.**``, ``(none)``, ``none yet``, ``N/A``, ``—``, ``""``), in
+    Korean (``없음``, ``해당 없음``), and for "no <kind of item>" (``No blockers.``, ``no
+    decisions pending``); a remark in brackets may follow (``None (all resolved)``).
+    False for anything that says something: ``none of the tests pass``, ``Nothing is
+    cached, so reads are slow``. Text longer than ``PLACEHOLDER_CHARS`` never is; the
+    work is linear in the text's length.
     """
     if len(text) > PLACEHOLDER_CHARS:
         return False
     if ("없" in text or "무" in text) and _korean_placeholder(_bare(text)):
         return True
-    for index, char in enumerate(text):  # most items fail on their first word, cheaply
-        if char.isalnum():
-            end = index
-            while end < len(text) and text[end].isalpha():
-                end += 1
-            if text[index:end].lower() not in _FIRST_WORDS:
-                return False
-            break
     bare = _bare(text)
     if not bare:
         return True
@@ -296,7 +260,6 @@ def is_placeholder(text: str) -> bool:
 # --------------------------------------------------------------------------- facts
 
 FACT_WORDS = 3  # a shorter text is too common to say a fact is already written down
-# (``Facts`` indexes the text by its first three words: keep the two in step)
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -307,25 +270,13 @@ def words(text: str) -> list[str]:
 
 
 class Facts:
-    """What a text (MEMORY.md) already says, for ``holds``: built once, linear in the
-    text's length; each question costs about the length of the fact asked about."""
+    """What a text (MEMORY.md) already says, for ``holds``: its words, read once."""
 
     def __init__(self, text: str) -> None:
-        self._words = words(text)
-        self._starts: dict[tuple[str, ...], list[int]] = {}
-        for index in range(len(self._words) - FACT_WORDS + 1):
-            key = tuple(self._words[index:index + FACT_WORDS])
-            self._starts.setdefault(key, []).append(index)
+        self._words = " " + " ".join(words(text)) + " "
 
     def holds(self, fact: str) -> bool:
         """Does the text say ``fact`` in the same words, whatever its case, emphasis,
         punctuation and line breaks? Never for a fact of fewer than ``FACT_WORDS`` words."""
         wanted = words(fact)
-        if len(wanted) < FACT_WORDS:
-            return False
-        starts = self._starts.get((wanted[0], wanted[1], wanted[2]))
-        if not starts:
-            return False
-        size = len(wanted)
-        found = self._words
-        return any(found[start:start + size] == wanted for start in starts)
+        return len(wanted) >= FACT_WORDS and f" {' '.join(wanted)} " in self._words

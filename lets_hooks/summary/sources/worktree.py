@@ -1,14 +1,10 @@
 """Where the work stands, from git: the ladder's answer, the branch, the working tree.
 
-Every git process goes through one ``Repo`` (``lets_hooks/repo.py``, the one door to
-git), which counts them. ``open_repository`` starts one ``rev-parse``; ``Git.settle`` the
-ladder's few (``cat-file``, ``rev-list``) and one ``status``; ``Git.commits_since`` one
-``log`` when the handoff has a date (the commits from its time on), and
-``Git.listed_files`` one ``ls-files`` when the handoff names functions to look for or
-paths not found where written.
-
-Never raises: outside a repository, or when git fails, the answer says so (the range line
-is then the ladder's ``none`` description) and the summary goes on without git.
+Every git process goes through one ``Repo``, which counts them: ``open_repository`` one
+``rev-parse``; ``Git.settle`` the ladder's few and one ``status``; ``Git.commits_since``
+one ``log`` when the handoff has a date; ``Git.listed_files`` one ``ls-files`` when the
+handoff names functions or paths not found where written. Never raises: outside a
+repository, or when git fails, the answer says so and the summary goes on without git.
 """
 
 from __future__ import annotations
@@ -16,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from lets_hooks.repo import Location, Repo
+from lets_hooks.repo import GitError, Location, NotARepository, Repo, reason
 from lets_hooks.summary.records import Since, TreeCounts, Where
 
 SINCE_LIMIT = 1000  # commits from the handoff's time on, read for its age
@@ -36,7 +32,6 @@ class Git:
                session_id: str | None = None) -> Where:
         """Ask the ladder and ``git status``; the answer is also kept as ``where``."""
         from lets_hooks import config, ladder
-        from lets_hooks.repo import reason
 
         location = self.location
         if location is None:
@@ -54,20 +49,17 @@ class Git:
                            boundary_time=boundary.boundary_time)
         return self.where
 
-    def commits_since(self, boundary: str | None, since: int, limit: int = SINCE_LIMIT
-                      ) -> Since | None:
+    def commits_since(self, boundary: str | None, since: int) -> Since | None:
         """HEAD's commits from ``since`` (seconds since the epoch) on, each marked for
         whether it is one of ``boundary..HEAD`` (one ``log``), else None when git cannot
         say. A commit of the window reached from the boundary through its parents is not
         one of the range; the rest are (the walk stops at older commits, so an ancestor of
         the boundary older than the window is never seen)."""
-        from lets_hooks.repo import GitError
-
         head = self.where.head
         if head is None:
             return None
         try:
-            commits, more = self.repo.commits_since_time(head, since, limit)
+            commits, more = self.repo.commits_since_time(head, since, SINCE_LIMIT)
         except GitError:
             return None
         parents = {sha: up for sha, up, _, _ in commits}
@@ -85,8 +77,6 @@ class Git:
 
     def ignored(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` git ignores (one ``check-ignore``); none when it cannot say."""
-        from lets_hooks.repo import GitError
-
         if not self.where.repository or not paths:
             return set()
         try:
@@ -97,8 +87,6 @@ class Git:
     def deleted(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` a commit deleted or renamed away (one ``log``); none when git
         cannot say."""
-        from lets_hooks.repo import GitError
-
         if not self.where.repository or self.where.head is None or not paths:
             return set()
         try:
@@ -108,8 +96,6 @@ class Git:
 
     def listed_files(self) -> list[str] | None:
         """Tracked and untracked-but-not-ignored files (one ``ls-files``), else None."""
-        from lets_hooks.repo import GitError
-
         if not self.where.repository:
             return None
         try:
@@ -121,7 +107,6 @@ class Git:
 def open_repository(root: Path) -> Git:
     """The repository at ``root``: one ``rev-parse``. Never raises."""
     from lets_hooks import ladder
-    from lets_hooks.repo import NotARepository, reason
 
     repo = Repo(str(root))
     try:
@@ -130,8 +115,7 @@ def open_repository(root: Path) -> Git:
         return Git(repo, None, _nowhere(ladder.not_a_repository().desc))
     except Exception as exc:  # git missing, git refusing: say so, go on without git
         return Git(repo, None, _nowhere(ladder.unknown(reason(exc)).desc))
-    pending = _nowhere(ladder.unknown("not asked yet").desc)
-    return Git(repo, location, pending)
+    return Git(repo, location, _nowhere(ladder.unknown("not asked yet").desc))
 
 
 def look(root: Path, environ: Mapping[str, str], now: float,
@@ -150,13 +134,8 @@ def _nowhere(desc: str) -> Where:
 
 
 def status_counts(repo: Repo) -> TreeCounts | None:
-    """Staged, modified, untracked and conflicted paths, from one ``status --porcelain``.
-
-    A path both staged and modified again since counts in both; an unmerged path
-    (``UU``, ``AA``, ``DD``, or a ``U`` on either side) only as conflicted.
-    """
-    from lets_hooks.repo import GitError
-
+    """Staged, modified, untracked and conflicted paths, from one ``status --porcelain``
+    (a path staged and modified again counts in both; an unmerged one only as conflicted)."""
     try:
         entries = repo.status_entries()
     except GitError:
