@@ -269,3 +269,13 @@ def test_project_file_linking_out_of_the_project_is_refused(
     (root / name).unlink()
     (root / name).symlink_to(root / "notes" / "real.md")
     assert reader(root).value is not None
+
+
+def test_a_fact_is_held_in_whole_words_only() -> None:
+    """MEMORY.md holds a fact said in the same words whatever their case, emphasis and
+    punctuation; a word that runs on in the text ("xabc" for "abc") is another word."""
+    from lets_hooks.summary.sources.text import Facts
+
+    assert Facts("We decided: **Abc**, def\nghi!").holds("abc def ghi")
+    assert not Facts("We decided: xabc def ghiy for now.").holds("abc def ghi")
+    assert not Facts("We decided: abc def ghiy for now.").holds("abc def ghi")
