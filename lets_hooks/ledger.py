@@ -492,7 +492,10 @@ def _picked(data: bytes, shas: Collection[str], start: int = 0) -> dict[int, byt
     lines.pop()  # after the last newline: empty, or a line not ended (never read)
     hits: set[int] = set()
     few = len(shas) <= len(lines)
-    for width in set(map(len, shas)) & {40, 64}:  # a pass over the lines for each
+    # a pass over the lines for each width asked; where the names far outnumber the
+    # lines, for both (finding the widths would cost more: bench_boundary.py, walk-heavy)
+    widths = set(map(len, shas)) & {40, 64} if len(shas) < 6 * len(lines) else (40, 64)
+    for width in widths:
         names = map(itemgetter(slice(2, 2 + width)), lines)
         if few:  # the names asked as bytes
             asked = {sha.encode("ascii", "replace") for sha in shas if len(sha) == width}

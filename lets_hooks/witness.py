@@ -200,7 +200,10 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     if unknown:
         if not book:
             verdict.notes.append(NO_LEDGER)
-        copied = _plain_originals(book, [sha for sha in unknown if sha in book.copies])
+        copies = book.copies  # the shorter side gone through: status over a long ledger
+        copied = _plain_originals(book, [sha for sha in copies if sha in unknown]
+                                  if len(copies) < len(unknown) else
+                                  [sha for sha in unknown if sha in copies])
         _where_from(repo, git_dir, head, unknown.difference(copied) if copied else unknown,
                     floor, verdict, top if floor is not None else None, commits)
         if copied:
