@@ -281,10 +281,15 @@ def lines_naming(data: bytes, wanted: Collection[str] | None) -> list[bytes]:
 def read_newest(path: str) -> tuple[bytes | None, bool]:
     """The newest ``WHOLE_LIMIT`` bytes of the log at ``path``, from its first whole
     line, and whether that is the whole log (None: no such file)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    import stat
+
+    try:  # as every reader of git's files: never through a link, never waiting on a FIFO
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
                      | getattr(os, "O_CLOEXEC", 0))
     except OSError:
+        return None, False
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
         return None, False
     with open(fd, "rb") as log:
         size = os.fstat(fd).st_size

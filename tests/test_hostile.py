@@ -828,6 +828,19 @@ def test_config_file_that_is_a_symlink_to_a_fifo_does_not_hang(sandbox: Sandbox,
     assert hook.returncode == 0
 
 
+def test_a_head_log_that_is_a_fifo_does_not_hang(sandbox: Sandbox) -> None:
+    """The HEAD log read where the ledger names no commit is opened as every git file the
+    product reads: never waiting on a FIFO. With none to read, nothing is vouched for."""
+    start = sandbox.commit("start")
+    write_session_line(sandbox.path, "main", start, SID)
+    sandbox.commit("unvouched")
+    log = sandbox.path / ".git" / "logs" / "HEAD"
+    log.unlink()
+    os.mkfifo(log)
+    fields = sandbox.boundary(env={"LETS_SESSION_ID": SID})
+    assert fields["SESSION_TRUST"] != "exact" and "Traceback" not in fields["stderr"]
+
+
 # -- terminal escapes: what a file, a name or a setting holds is shown, never obeyed ----------
 
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # a clipboard write
