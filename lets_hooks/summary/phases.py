@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from lets_hooks.summary import prose
+from lets_hooks.summary.checkpoint import HANDOFF
 from lets_hooks.summary.interventions import (
     InterventionLog,
     Rate,
@@ -212,7 +213,6 @@ def unique_blockers(items: Iterable[str]) -> list[str]:
     return list(found.values())
 
 
-HANDOFF_FILE = "memory/session-handoff-LATEST.md"
 # The summary's own inputs: a commit that changes only these is bookkeeping, not work.
 BOOKKEEPING = ("memory/", "tasks/lessons.md")
 
@@ -253,7 +253,7 @@ def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence
     if since is None or date is None or not since.commits:
         return None
     instant = date.instant
-    committed = [when for when, paths, _ in since.commits if HANDOFF_FILE in paths]
+    committed = [when for when, paths, _ in since.commits if HANDOFF in paths]
     if committed and (instant is None or max(committed) > instant):
         instant = float(max(committed))
     touches = _Touches(named)
@@ -261,7 +261,7 @@ def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence
     touching: list[str] = []  # the touching commits' short ids
     paths_touched: dict[str, None] = {}
     for index, (when, paths, _) in enumerate(since.commits):
-        if HANDOFF_FILE in paths or (paths and all(
+        if HANDOFF in paths or (paths and all(
                 path.startswith(BOOKKEEPING) for path in paths)):
             continue
         touched = touches.which(paths)

@@ -22,7 +22,7 @@ from lets_hooks.summary.sources.references import (
 )
 from lets_hooks.summary.sources.text import lines_of, read_project_text, sections
 
-HANDOFF = "memory/session-handoff-LATEST.md"
+HANDOFF = checkpoint.HANDOFF
 
 
 def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
