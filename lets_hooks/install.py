@@ -483,9 +483,7 @@ def _is_local(origin: str, git_dir: str, common_dir: str, top: str) -> bool:
     """Was core.hooksPath set in this repository's own config (or its work tree's)?"""
     if not origin.startswith("file:"):
         return False  # command line, a blob, the environment: not this repository's
-    path = origin[len("file:"):]
-    if not os.path.isabs(path):
-        path = os.path.join(top, path)
+    path = os.path.join(top, origin[len("file:"):])  # relative: to the work tree git ran in
     mine = {os.path.realpath(os.path.join(common_dir, "config")),
             os.path.realpath(os.path.join(git_dir, "config.worktree"))}
     return os.path.realpath(path) in mine
