@@ -666,11 +666,8 @@ def install(setup: Setup, command: str = "lets-hooks", python: str = "",
 def refusal_config(setup: Setup, by_config: dict[str, list[ConfigHook]]) -> str:
     """git already runs lets-hooks from its config for some hooks: shims would run it a
     second time (git runs the config's hooks first, then the hooks folder's)."""
-    have = []
-    for event in HOOKS:
-        for hook in by_config[event]:
-            where = hook.origin.removeprefix("file:")
-            have.append(f"hook.{hook.name} ({event}, set in {where})")
+    have = [f"hook.{hook.name} ({event}, set in {hook.origin.removeprefix('file:')})"
+            for event in HOOKS for hook in by_config[event]]
     missing = [event for event in HOOKS if not by_config[event]]
     text = (f"git runs lets-hooks from its config here: {', '.join(have)}. Nothing was "
             f"written: shims in {setup.shown(setup.hooks_dir)} would run each of them a "
