@@ -44,7 +44,7 @@ CHAINED = ".pre-lets"
 BACKUP = ".lets-backup"
 # Where another manager may have moved a shim of ours: pre-commit (``.legacy``, "migration
 # mode") and lefthook (``.old``) keep the hook they found under these names.
-MOVED_BY = {".legacy": "pre-commit", ".old": "lefthook"}
+MOVED = (".legacy", ".old")
 MAX_HOOK_BYTES = 1 << 20
 
 # pre-commit's hook script names itself so (pre_commit/commands/install_uninstall.py).
@@ -100,7 +100,7 @@ except ImportError:
     sys.exit(97)
 sys.exit(main())'
 lets_probe=
-lets_runnable() {  # can $1 start: is the interpreter on its #! line there?
+@STRICT@lets_runnable() {  # can $1 start: is the interpreter on its #! line there?
   lets_interp= lets_line=
   IFS= read -r lets_line <"$1" 2>/dev/null
   case $lets_line in '#!'*) set -- ${lets_line#??}; lets_interp=$1; [ -x "$1" ] ;; esac
@@ -182,10 +182,8 @@ strict() {  # does .lets/config.toml or pyproject.toml [tool.lets] set pre_push.
 """
 
 # post-commit and post-applypatch: the ledger's line (lets_hooks/ledger.py) appended by the
-# shell itself, one git process and no Python (tests/test_ledger_writers.py); what the
-# shell cannot judge (reftable, a session id outside the plain characters or refused by
-# the one rule, a path with a newline, a ledger or folder that is a link or not a plain
-# file) goes to lets-hooks, which writes the same line or says why not.
+# shell itself, one git process and no Python (tests/test_ledger_writers.py); whatever the
+# shell cannot judge goes to lets-hooks, which writes the same line or says why not.
 _NOTE = """\
 lets_note() {
   # inside a rebase post-rewrite writes the lines, from git's own list: nothing to start
@@ -278,13 +276,10 @@ def shim(hook: str, command: str = "lets-hooks", python: str = "",
     it starts without ``site`` (``-S``; guard: ``benchmarks/bench_hooks.py``). With neither,
     one line says so and git goes on (a strict pre-push blocks: ``_GONE_PRE_PUSH``).
     """
-    if hook not in HOOKS:
-        raise ValueError(f"no shim for {hook!r}")
     takes_stdin = hook in WITH_STDIN
-    text = _SHIM
-    if hook == "pre-push":
-        text = text.replace("lets_runnable() {", _STRICT + "lets_runnable() {", 1)
-    text = (text.replace("@GONE@", _GONE_PRE_PUSH if hook == "pre-push" else _GONE)
+    pre_push = hook == "pre-push"
+    text = (_SHIM.replace("@STRICT@", _STRICT if pre_push else "")
+            .replace("@GONE@", _GONE_PRE_PUSH if pre_push else _GONE)
             .replace("@VERSION@", VERSION)
             .replace("@HOOK@", hook)
             .replace("@AND_STDIN@", " and stdin" if takes_stdin else "")
@@ -349,14 +344,13 @@ def read_shim(text: str) -> Shim | None:
             if eq and key in values:
                 quoted = len(value) >= 2 and value[0] == value[-1] == "'"
                 values[key] = value[1:-1].replace("'\\''", "'") if quoted else value
-    python = values["py"]
     body, _, seal = text.rstrip("\n").rpartition("\n")
     if seal.startswith(DIGEST):
-        return Shim(version, seal[len(DIGEST):] == _digest(body + "\n"), python,
+        return Shim(version, seal[len(DIGEST):] == _digest(body + "\n"), values["py"],
                     values["lets"], values["lib"])
     blanked = "\n".join("lets=" if line.startswith("lets=") else "py=" if line.startswith(
         "py=") else line for line in lines)
-    return Shim(version, _digest(blanked) in _LEGACY, python)
+    return Shim(version, _digest(blanked) in _LEGACY, values["py"])
 
 
 def newer(version: str) -> bool:
@@ -376,8 +370,6 @@ def husky_line(hook: str) -> str:
     lets-hooks is not installed, and never ends the team's script early unless a strict
     pre-push blocks. git's stdin is kept in a temporary file and given back, so the
     team's lines after it still read it."""
-    if hook not in HOOKS:
-        raise ValueError(f"no husky line for {hook!r}")
     broken = (f'echo "lets-hooks: $lets_x could not run (exit status $lets_rc): its {hook} '
               'hook did nothing; reinstall lets-hooks" >&2')
     if hook == "post-checkout":
@@ -416,13 +408,10 @@ class Husky:
         self.user_dir = user_dir  # .husky (or the folder given to ``husky``)
         self.version = version  # 9 (user hooks run by .husky/_/h) or 8 (run by git)
         self.active = active  # core.hooksPath points at husky's folder in this clone
-        # husky's own folder is there: it is not committed, so a work tree added with
-        # `git worktree add` lacks it until husky runs there (core.hooksPath=.husky/_ is
-        # relative: git looks for it in each work tree)
+        # husky's own folder is here (uncommitted: a `git worktree add` lacks it until husky
+        # runs there, and the relative core.hooksPath=.husky/_ is looked up per work tree)
         self.laid_out = laid_out
-        # the user hooks folder is committed but left out of this work tree by its sparse
-        # checkout: git runs none of husky's hooks here, and none can be added
-        self.sparse = sparse
+        self.sparse = sparse  # the user hooks folder is left out by a sparse checkout
 
     @property
     def stubs(self) -> str:
@@ -439,10 +428,11 @@ class Setup:
     __slots__ = ("bare", "common_dir", "config_hooks", "hooks_dir", "hooks_path", "husky",
                  "lefthook", "origin", "pre_commit", "repo", "runs_config", "top", "tracked")
 
-    def __init__(self, repo: Repo, top: str, common_dir: str, hooks_dir: str) -> None:
+    def __init__(self, repo: Repo, top: str, common_dir: str, hooks_dir: str,
+                 bare: bool) -> None:
         self.repo = repo
         self.top = top  # the work tree (a bare repository: its folder)
-        self.bare = False  # a bare repository: hooks for its linked work trees only
+        self.bare = bare  # a bare repository: hooks for its linked work trees only
         self.config_hooks: list[ConfigHook] = []  # hook.<name>.* of the git config
         self.runs_config: bool | None = None  # does git run them? (asked once, when needed)
         self.common_dir = common_dir
@@ -461,32 +451,27 @@ class Setup:
     def shown(self, path: str) -> str:
         """``path`` as messages show it: relative to the work tree when inside it."""
         inside = os.path.relpath(path, self.top)
-        text = path if inside.startswith("..") else inside
-        return files.shown(text)
+        return files.shown(path if inside.startswith("..") else inside)
 
 
 def survey(cwd: str | None = None) -> Setup:
     """Look, without changing anything: a handful of git processes and a few small reads."""
     where = Repo(cwd).locate()
-    bare = False
-    if where.top is None:
-        probe = Repo(cwd)
-        bare_value = probe.config_origin("core.bare")
-        if bare_value is None or bare_value[1].strip().lower() not in ("true", "yes", "on",
-                                                                       "1"):
+    bare = where.top is None
+    if bare:
+        value = Repo(cwd).config_origin("core.bare")
+        if value is None or value[1].strip().lower() not in ("true", "yes", "on", "1"):
             raise InstallError("inside the .git folder: run it from the work tree")
-        bare = True
     top = where.top or where.git_dir
     repo = Repo(top)
-    setup = Setup(repo, top, repo.common_dir(), repo.hooks_dir())
-    setup.bare = bare
+    setup = Setup(repo, top, repo.common_dir(), repo.hooks_dir(), bare)
     setup.config_hooks = config_hooks(repo)
     found = repo.config_origin("core.hooksPath")
     if found is not None:
         origin, setup.hooks_path = found
         if not _is_local(origin, where.git_dir, setup.common_dir, top):
             setup.origin = origin
-    setup.tracked = not bare and _in_work_tree(setup) and _shared_by_git(setup)
+    setup.tracked = not bare and _tracked(setup)
     setup.husky = _find_husky(setup)
     setup.lefthook = _find_lefthook(setup)
     setup.pre_commit = [setup.shown(p) for p in _hook_files(setup.hooks_dir)
@@ -498,25 +483,21 @@ def _is_local(origin: str, git_dir: str, common_dir: str, top: str) -> bool:
     """Was core.hooksPath set in this repository's own config (or its work tree's)?"""
     if not origin.startswith("file:"):
         return False  # command line, a blob, the environment: not this repository's
-    path = origin[len("file:"):]
-    if not os.path.isabs(path):
-        path = os.path.join(top, path)
+    path = os.path.join(top, origin[len("file:"):])  # relative: to the work tree git ran in
     mine = {os.path.realpath(os.path.join(common_dir, "config")),
             os.path.realpath(os.path.join(git_dir, "config.worktree"))}
     return os.path.realpath(path) in mine
 
 
-def _in_work_tree(setup: Setup) -> bool:
+def _tracked(setup: Setup) -> bool:
+    """Is the hooks folder inside the work tree (not under a ``.git``) and tracked, or bound
+    to be (not ignored)?"""
     real = os.path.realpath(setup.hooks_dir)
     top = os.path.realpath(setup.top)
-    if not real.startswith(top.rstrip(os.sep) + os.sep):
+    inside = real.startswith(top.rstrip(os.sep) + os.sep)
+    if not inside or ".git" in real[len(top):].split(os.sep):
         return False
-    return ".git" not in real[len(top):].split(os.sep)
-
-
-def _shared_by_git(setup: Setup) -> bool:
-    """Is the hooks folder (inside the work tree) tracked, or bound to be (not ignored)?"""
-    relative = os.path.relpath(os.path.realpath(setup.hooks_dir), os.path.realpath(setup.top))
+    relative = os.path.relpath(real, top)
     return bool(setup.repo.tracked(relative)) or not setup.repo.is_ignored(relative + "/")
 
 
@@ -535,17 +516,11 @@ def _find_husky(setup: Setup) -> Husky | None:
     if os.path.isdir(stubs):
         old = holds(os.path.join(stubs, "husky.sh"), (b"husky_skip_init",))
         return Husky(os.path.dirname(stubs), 8 if old else 9, False)
-    return _sparse_husky(setup)
-
-
-def _sparse_husky(setup: Setup) -> Husky | None:
-    """core.hooksPath = .husky/_ (husky 9) or .husky (husky 8), relative, in a work tree
-    whose sparse checkout leaves that committed folder out: the index has it, marked
-    skip-worktree, the work tree does not. One git process, only in that case."""
-    value = setup.hooks_path
-    if setup.bare or value is None or os.path.isabs(value):
+    # core.hooksPath = .husky/_ (husky 9) or .husky (husky 8), relative, in a work tree whose
+    # sparse checkout leaves that committed folder out: the index has it, marked
+    # skip-worktree, the work tree does not. One git process, only in that case.
+    if setup.bare or setup.hooks_path is None or os.path.isabs(setup.hooks_path):
         return None
-    hooks = setup.hooks_dir
     version = 9 if os.path.basename(hooks) == "_" else 8
     user = os.path.dirname(hooks) if version == 9 else hooks
     relative = os.path.relpath(user, setup.top)
@@ -605,10 +580,6 @@ class ConfigHook:
         self.enabled = True
         self.origin = ""
 
-    @property
-    def runs_lets_hooks(self) -> bool:
-        return "lets-hooks" in self.command
-
 
 def config_hooks(repo: Repo) -> list[ConfigHook]:
     """Every ``hook.<name>`` with a command, as git 2.54+ reads them (last command wins,
@@ -646,17 +617,7 @@ def event_disabled(setup: Setup, event: str) -> bool:
 def lets_config_hooks(setup: Setup, event: str) -> list[ConfigHook]:
     """The enabled config hooks that run lets-hooks on ``event``."""
     return [h for h in setup.config_hooks
-            if h.runs_lets_hooks and h.enabled and event in h.events and h.name != event]
-
-
-def config_lines(events: Sequence[str]) -> list[str]:
-    """The ``git config`` commands that make git 2.54+ run lets-hooks for ``events``."""
-    lines = []
-    for event in events:
-        name = f"lets-{event}"
-        lines.append(f"git config set hook.{name}.command 'lets-hooks {event}'")
-        lines.append(f"git config set --append hook.{name}.event {event}")
-    return lines
+            if "lets-hooks" in h.command and h.enabled and event in h.events and h.name != event]
 
 
 # -- install ------------------------------------------------------------------------------------
@@ -698,34 +659,29 @@ def install(setup: Setup, command: str = "lets-hooks", python: str = "",
     else:
         if setup.tracked:  # opted in: a shared folder gets shims that name no local path
             command, python = "lets-hooks", ""
-        _install_plain(setup, setup.hooks_dir, command, python, lib, report)
+        _install_plain(setup, command, python, lib, report)
     return report
 
 
 def refusal_config(setup: Setup, by_config: dict[str, list[ConfigHook]]) -> str:
     """git already runs lets-hooks from its config for some hooks: shims would run it a
     second time (git runs the config's hooks first, then the hooks folder's)."""
-    have = []
-    for event in HOOKS:
-        for hook in by_config[event]:
-            where = hook.origin[len("file:"):] if hook.origin.startswith("file:") else (
-                hook.origin)
-            have.append(f"hook.{hook.name} ({event}, set in {where})")
+    have = [f"hook.{hook.name} ({event}, set in {hook.origin.removeprefix('file:')})"
+            for event in HOOKS for hook in by_config[event]]
     missing = [event for event in HOOKS if not by_config[event]]
     text = (f"git runs lets-hooks from its config here: {', '.join(have)}. Nothing was "
             f"written: shims in {setup.shown(setup.hooks_dir)} would run each of them a "
             "second time (git runs the config's hooks first, then the hooks folder's).")
-    if missing:
-        text += (" To run lets-hooks for " + ", ".join(missing) + " the same way:\n"
-                 + "\n".join(config_lines(missing)))
+    if missing:  # the git config commands that make git 2.54+ run lets-hooks for them
+        text += " To run lets-hooks for " + ", ".join(missing) + " the same way:" + "".join(
+            f"\ngit config set hook.lets-{event}.command 'lets-hooks {event}'"
+            f"\ngit config set --append hook.lets-{event}.event {event}" for event in missing)
     return text
 
 
 def refusal_lefthook(setup: Setup) -> str:
     config = setup.lefthook if setup.lefthook in LEFTHOOK_CONFIGS else "lefthook.yml"
-    stem, dot, ext = os.path.basename(config).rpartition(".")
-    local = os.path.join(os.path.dirname(config), f"{stem}-local{dot}{ext}") if stem else (
-        "lefthook-local.yml")
+    local = LEFTHOOK_LOCALS[LEFTHOOK_CONFIGS.index(config)]
     elsewhere = local_config_elsewhere(setup, "post-checkout")
     if os.path.lexists(os.path.join(setup.top, local)):
         where = (f"add each lets-hooks entry under that hook's commands: in {local} or "
@@ -749,9 +705,7 @@ def refusal_lefthook(setup: Setup) -> str:
 
 # The hooks ``.pre-commit-hooks.yaml`` has an entry for (pre-commit has no post-applypatch
 # hook type: a plain shim is what can run that one beside it).
-PRE_COMMIT_IDS = {"post-checkout": "lets-post-checkout", "post-rewrite": "lets-post-rewrite",
-                  "pre-push": "lets-pre-push", "post-commit": "lets-post-commit",
-                  "post-merge": "lets-post-merge"}
+PRE_COMMIT_IDS = {hook: f"lets-{hook}" for hook in HOOKS if hook != "post-applypatch"}
 
 
 def _install_beside_pre_commit(setup: Setup, command: str, python: str, lib: Sequence[str],
@@ -779,7 +733,7 @@ def _install_beside_pre_commit(setup: Setup, command: str, python: str, lib: Seq
         else:
             free.append(hook)
     if free:
-        _install_plain(setup, setup.hooks_dir, command, python, lib, report, free)
+        _install_plain(setup, command, python, lib, report, free)
 
 
 def refusal_shared(setup: Setup) -> str:
@@ -799,52 +753,30 @@ def refusal_shared(setup: Setup) -> str:
 def lefthook_entries() -> str:
     """The ``lefthook.yml`` entries that run lets-hooks (merge them into the hooks you
     have: lefthook owns the git hooks and drops any it did not write)."""
-    return """\
-post-checkout:
-  commands:
-    lets-hooks:
-      run: lets-hooks post-checkout {1} {2} {3}
-post-rewrite:
-  commands:
-    lets-hooks:
-      run: lets-hooks post-rewrite {1}
-      use_stdin: true
-pre-push:
-  commands:
-    lets-hooks:
-      run: lets-hooks pre-push {1} {2}
-      use_stdin: true
-post-commit:
-  commands:
-    lets-hooks:
-      run: lets-hooks post-commit
-post-merge:
-  commands:
-    lets-hooks:
-      run: lets-hooks post-merge {1}
-post-applypatch:
-  commands:
-    lets-hooks:
-      run: lets-hooks post-applypatch
-"""
+    args = {"post-checkout": " {1} {2} {3}", "post-rewrite": " {1}", "pre-push": " {1} {2}",
+            "post-merge": " {1}"}  # lefthook's {1}... are git's arguments to the hook
+    return "".join(f"{hook}:\n  commands:\n    lets-hooks:\n"
+                   f"      run: lets-hooks {hook}{args.get(hook, '')}\n"
+                   + ("      use_stdin: true\n" if hook in WITH_STDIN else "")
+                   for hook in HOOKS)
 
 
-def _install_plain(setup: Setup, folder: str, command: str, python: str,
-                   lib: Sequence[str], report: Report, hooks: Sequence[str] = HOOKS) -> None:
+def _install_plain(setup: Setup, command: str, python: str, lib: Sequence[str],
+                   report: Report, hooks: Sequence[str] = HOOKS) -> None:
     try:
-        os.makedirs(folder, exist_ok=True)
+        os.makedirs(setup.hooks_dir, exist_ok=True)
     except OSError as exc:
         raise InstallError(files.why(exc, f"cannot create the hooks folder "
-                                          f"{setup.shown(folder)}")) from exc
+                                          f"{setup.shown(setup.hooks_dir)}")) from exc
     for hook in hooks:
         try:
-            _install_shim(setup, folder, hook, shim(hook, command, python, lib), report)
+            _install_shim(setup, hook, shim(hook, command, python, lib), report)
         except files.Refused as exc:
-            report.fail(f"{setup.shown(os.path.join(folder, hook))}: {exc}")
+            report.fail(f"{setup.shown(os.path.join(setup.hooks_dir, hook))}: {exc}")
 
 
-def _install_shim(setup: Setup, folder: str, hook: str, text: str, report: Report) -> None:
-    path = os.path.join(folder, hook)
+def _install_shim(setup: Setup, hook: str, text: str, report: Report) -> None:
+    path = os.path.join(setup.hooks_dir, hook)
     shown = setup.shown(path)
     chained = path + CHAINED
     note = ""
@@ -886,7 +818,11 @@ def _install_husky(setup: Setup, report: Report) -> None:
     husky = setup.husky
     assert husky is not None
     if husky.sparse:
-        report.fail(husky_sparse(setup))
+        user = setup.shown(husky.user_dir)
+        report.fail(f"husky's {user}/ is left out of this work tree by its sparse checkout, so "
+                    f"git runs none of its hooks here (core.hooksPath = {setup.hooks_path}). "
+                    f"Nothing was written. Run git sparse-checkout add {user}, then npm install "
+                    f"(husky's prepare script lays out {user}/_), then lets-hooks install.")
         return
     # lets-hooks 0.1.0 wrote its shims into husky's own folder: take them out first.
     for folder in _unique([husky.runs_from, husky.stubs]):
@@ -898,7 +834,11 @@ def _install_husky(setup: Setup, report: Report) -> None:
         except files.Refused as exc:
             report.fail(f"{setup.shown(path)}: {exc}")
     if not husky.laid_out:
-        report.fail(husky_not_laid_out(setup))
+        report.fail(f"note: husky's {setup.shown(husky.stubs)} is not in this work tree, so git "
+                    f"runs none of its hooks here (core.hooksPath = {setup.hooks_path} is "
+                    "relative: git looks for it in each work tree, and husky's folder is not "
+                    "committed). Run npm install (husky's prepare script lays it out) or npx "
+                    "husky in this work tree.")
     elif not husky.active:
         report.add(f"note: husky is not set up in this clone yet (core.hooksPath is not "
                    f"{setup.shown(husky.runs_from)}): npm install (or npx husky) sets it up")
@@ -907,24 +847,6 @@ def _install_husky(setup: Setup, report: Report) -> None:
     if shutil.which("lets-hooks") is None:
         report.add("note: the husky lines call lets-hooks from PATH, and there is none on "
                    "PATH now: install it with pipx, or put its virtual environment on PATH")
-
-
-def husky_sparse(setup: Setup) -> str:
-    assert setup.husky is not None
-    user = setup.shown(setup.husky.user_dir)
-    return (f"husky's {user}/ is left out of this work tree by its sparse checkout, so git "
-            f"runs none of its hooks here (core.hooksPath = {setup.hooks_path}). Nothing was "
-            f"written. Run git sparse-checkout add {user}, then npm install (husky's prepare "
-            f"script lays out {user}/_), then lets-hooks install.")
-
-
-def husky_not_laid_out(setup: Setup) -> str:
-    assert setup.husky is not None
-    stubs = setup.shown(setup.husky.stubs)
-    return (f"note: husky's {stubs} is not in this work tree, so git runs none of its hooks "
-            f"here (core.hooksPath = {setup.hooks_path} is relative: git looks for it in "
-            "each work tree, and husky's folder is not committed). Run npm install (husky's "
-            "prepare script lays it out) or npx husky in this work tree.")
 
 
 def _add_line(setup: Setup, husky: Husky, path: str, hook: str, report: Report) -> None:
@@ -1001,7 +923,7 @@ def uninstall(setup: Setup) -> Report:
 
 def _remove_shims(setup: Setup, folder: str, report: Report) -> None:
     for hook in HOOKS:
-        for suffix in ("", *MOVED_BY):
+        for suffix in ("", *MOVED):
             path = os.path.join(folder, hook + suffix)
             try:
                 _remove_shim(setup, path, hook, report)
@@ -1068,14 +990,13 @@ def local_config_elsewhere(setup: Setup, hook: str) -> str | None:
     if any(os.path.lexists(os.path.join(setup.top, n)) for n in LEFTHOOK_LOCALS):
         return None
     needle = f"lets-hooks {hook}".encode()
+    here = os.path.realpath(setup.top)
     try:
-        tops = [top for top, _, _ in setup.repo.worktree_heads()]
+        tops = [top for top, _, _ in setup.repo.worktree_heads()
+                if os.path.realpath(top) != here]
     except GitError:
         return None
-    here = os.path.realpath(setup.top)
     for top in tops:
-        if os.path.realpath(top) == here:
-            continue
         for name in LEFTHOOK_LOCALS:
             if holds(os.path.join(top, name), (needle,)):
                 return os.path.join(top, name)

@@ -15,9 +15,8 @@ if TYPE_CHECKING:
 
 def _own_command() -> tuple[str, str, list[str]]:
     """This ``lets-hooks`` by its absolute path, the interpreter running it, and the
-    folders that interpreter imports lets_hooks and its dependencies from: the shims then
-    work without the virtual environment on PATH, and start faster calling the
-    interpreter directly (without ``site``) than through the console script."""
+    folders it imports from (``import_folders``): the shims then work without the virtual
+    environment on PATH, and start the interpreter directly, without ``site``."""
     import shutil
 
     here = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
@@ -96,17 +95,14 @@ def uninstall_main(argv: Sequence[str]) -> int:
 def _run(name: str, act: Callable[[Setup], Report]) -> int:
     from lets_hooks import install
     from lets_hooks.cli import out, say
-    from lets_hooks.files import Refused
+    from lets_hooks.files import Refused, show
     from lets_hooks.repo import GitError, reason
 
-    prog = f"lets-hooks {name}"
     try:
         report = act(install.survey(None))
     except (install.InstallError, Refused, GitError) as exc:
-        say(f"{prog}: {reason(exc) if isinstance(exc, GitError) else exc}")
+        say(f"lets-hooks {name}: {reason(exc) if isinstance(exc, GitError) else exc}")
         return 1
-    from lets_hooks.files import show
-
     for line in report.lines:  # paths and hook names came from the disk: shown, not obeyed
         out("\n".join(show(part) for part in line.split("\n")) + "\n")
     return report.code
