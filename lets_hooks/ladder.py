@@ -225,7 +225,8 @@ class _Facts:
             return kept
         where = self.where
         if where.top is None:
-            verdict = witness.no_witness(
+            verdict = witness.Verdict(witness.NO_WITNESS)
+            verdict.notes.append(
                 "no work tree here: which commits this session made cannot be checked")
         else:
             git_dir = where.git_dir
