@@ -145,8 +145,8 @@ def unknown(note: str, detached: bool = False, why: str | None = None) -> Bounda
     return Boundary(NONE, None, None, describe(NONE, None, None, detached, why=why), [note])
 
 
-def not_a_repository(note: str = "not inside a git repository") -> Boundary:
-    return unknown(note, why="not a git repository")
+def not_a_repository() -> Boundary:
+    return unknown("not inside a git repository", why="not a git repository")
 
 
 # -- the names asked of git ------------------------------------------------------------------
@@ -193,9 +193,8 @@ def merge_tips(repo: Repo, merge: str | None) -> list[str]:
 class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
-    __slots__ = ("branch", "config", "found", "head", "hint",
-                 "local_tip", "merge", "notes", "now", "origin_tip", "repo", "session_id",
-                 "sid", "verdict", "where")
+    __slots__ = ("branch", "config", "found", "head", "hint", "merge", "notes", "now",
+                 "on_merge", "repo", "session_id", "sid", "tips", "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
                  found: dict[str, ObjectInfo], notes: list[str], now: int,
@@ -208,8 +207,9 @@ class _Facts:
         self.found = found
         self.notes = notes
         self.now = now
-        self.origin_tip = found["refs/remotes/origin/" + merge].sha
-        self.local_tip = found["refs/heads/" + merge].sha
+        self.on_merge = branch == merge
+        tips = (found["refs/remotes/origin/" + merge].sha, found["refs/heads/" + merge].sha)
+        self.tips = list(dict.fromkeys(tip for tip in tips if tip))  # origin's first, each once
         self.where = where
         self.verdict: witness.Verdict | None = None
         self.sid: str | None = None  # the recorded line's session id, when it is exact
@@ -248,14 +248,6 @@ class _Facts:
             if os.path.realpath(tree) == real:
                 return head
         return self.head
-
-    @property
-    def on_merge(self) -> bool:
-        return self.branch == self.merge
-
-    def tips(self) -> list[str]:
-        """The merge branch's tips, origin's first, each once."""
-        return list(dict.fromkeys(t for t in (self.origin_tip, self.local_tip) if t))
 
 
 class _Count:
@@ -406,8 +398,7 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
     """The ancestor rung and the fork-point floor, with the range (one walk on a branch
     with no merges above the boundary). The fork point is off ``origin/<merge>`` when it
     exists, else off ``<merge>`` (SPEC 3)."""
-    repo, head = facts.repo, facts.head
-    tips = facts.tips()
+    repo, head, tips = facts.repo, facts.head, facts.tips
     if facts.on_merge or not tips:
         reaches, commits = repo.above(commit, head)
         if not reaches:
@@ -466,19 +457,11 @@ def _session_starts_on(facts: _Facts, boundary: str, commits: list[str],
 def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, list[str]]]:
     """From ``rev-list --parents``: the first-parent line from ``head`` down to the first
     commit not listed (included), and each listed commit's parents."""
-    parents: dict[str, list[str]] = {}
-    for raw in walk.decode("ascii", "replace").split("\n"):
-        fields = raw.split()
-        if fields:
-            parents[fields[0]] = fields[1:]
-    line = []
-    commit: str | None = head
-    while commit is not None:
-        line.append(commit)
-        if commit not in parents:
-            break
-        up = parents[commit]
-        commit = up[0] if up else None
+    parents = {fields[0]: fields[1:] for fields in
+               map(str.split, walk.decode("ascii", "replace").split("\n")) if fields}
+    line = [head]
+    while parents.get(line[-1]):
+        line.append(parents[line[-1]][0])
     return line, parents
 
 
@@ -486,8 +469,7 @@ def _session_on_merge_line(facts: _Facts, boundary: str, commits: list[str],
                            below: list[str], fork: str) -> bool:
     """Does the session's work lie on the merge branch's line between the boundary and the
     fork point (``below``, newest first)? Then it is that branch's work and the floor
-    stands. Below a fork point on that line, every first parent is on it: the newest is
-    asked."""
+    stands. Every first parent below a fork point on that line is on it: the newest is asked."""
     if facts.sid is None or not facts.repo.on_first_parent_line(fork, below[0]):
         return False
     verdict = facts.judge(commits, boundary)
@@ -516,8 +498,8 @@ def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
                                "cannot be read; the commit's own time is used")
         elif stamp - facts.now > FUTURE_SLACK:
             facts.notes.append(f"session-recorded time {files.show(recorded.recorded_at)} is "
-                               "ahead of "
-                               "the clock by more than a day; the commit's own time is used")
+                               "ahead of the clock by more than a day; the commit's own time "
+                               "is used")
         else:
             since = stamp
     if since is None:
@@ -532,14 +514,12 @@ def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
 
 
 def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
-    """Rung 3: the merge-base with ``origin/<merge>`` (else ``<merge>``) and its range.
-
-    One walk of what HEAD has that the merge branch has not: with no merges on HEAD's
+    """Rung 3: the merge-base with ``origin/<merge>`` (else ``<merge>``) and its range. One
+    walk of what HEAD has that the merge branch has not: with no merges on HEAD's
     first-parent line down to it, its fork point is the merge-base; else a single commit
-    where the histories meet is; else ``merge-base --all`` says.
-    """
-    repo, head = facts.repo, facts.head
-    tips = facts.tips()
+    where the histories meet is; else ``merge-base --all`` says."""
+
+    repo, head, tips = facts.repo, facts.head, facts.tips
     if not tips:
         return None, None
     fork = tips[0]
@@ -595,20 +575,20 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
         return split
     if not facts.on_merge:
         if counted.outside is None:
-            counted.outside = set(facts.repo.listing(facts.head, [boundary, *facts.tips()]))
+            counted.outside = set(facts.repo.listing(facts.head, [boundary, *facts.tips]))
         inside = counted.outside.__contains__
         # what came in from the merge branch is left out unless the session made it off
         # that branch's own line (work committed there is that branch's)
         ours = [c for k, c in zip(kinds, commits) if k == session and not inside(c)]
-        main_line = _merge_line_above(facts, boundary) if ours else set()
+        main_line = {c for tip in facts.tips if ours
+                     for c in facts.repo.first_parents_above(tip, [boundary])}
         kinds = [kind if (kind == session and commit not in main_line) or inside(commit)
                  else _EXCLUDED for kind, commit in zip(kinds, commits)]
         split.kinds = kinds
     split.excluded = kinds.count(_EXCLUDED)
     split.elsewhere = kinds.count(witness.ELSEWHERE)
     mixed = kinds.count(witness.MIXED)
-    counted_in = map(_COUNTED.__contains__, kinds)
-    split.session = list(compress(commits, counted_in))
+    split.session = list(compress(commits, map(_COUNTED.__contains__, kinds)))
     if mixed:
         split.mixed = list(compress(commits, map(witness.MIXED.__eq__, kinds)))
     if len(kinds) > kinds.count(session) + split.excluded + split.elsewhere + mixed:
@@ -617,13 +597,6 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
                                                                        kinds))))
     return split
 
-
-def _merge_line_above(facts: _Facts, boundary: str) -> set[str]:
-    """The merge branch tips' first parents that ``boundary`` does not reach."""
-    found: set[str] = set()
-    for tip in facts.tips():
-        found.update(facts.repo.first_parents_above(tip, [boundary]))
-    return found
 
 
 _EXCLUDED = "excluded"  # came in from the merge branch (a merge of it): not counted
@@ -654,9 +627,6 @@ class _Split:
 def _explainer(facts: _Facts, trust: str, commits: list[str], split: _Split
                ) -> Callable[[int], list[tuple[str, str, str]]]:
     """The range's first ``cap`` commits, each with its verdict and evidence (``why``)."""
-    verdict = split.verdict
-    merge = facts.merge
-
     def explain(cap: int) -> list[tuple[str, str, str]]:
         found = []
         for sha, kind in zip(commits[:cap], split.kinds[:cap]):
@@ -664,10 +634,10 @@ def _explainer(facts: _Facts, trust: str, commits: list[str], split: _Split
                 said = ("an estimate reads no witness: counted as what the branch added, "
                         "whoever made it")
             elif kind == _EXCLUDED:
-                said = (f"on {merge}'s history (a merge of it brought it in), and no "
+                said = (f"on {facts.merge}'s history (a merge of it brought it in), and no "
                         "session ledger line names this session for it")
             else:
-                said = verdict.evidence(sha)
+                said = split.verdict.evidence(sha)
             found.append((sha, _WHY[kind], said))
         return found
 
@@ -683,7 +653,6 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
                      + _record_hint(facts))
         return Boundary(NONE, None, None, describe(NONE, None, None), notes, reason)
     split = _classify(facts, boundary, counted, trust)
-    verdict = split.verdict
     if trust == EXACT:
         trust = _checked(facts, boundary, counted, split)
     if trust == PRIOR:
@@ -713,7 +682,7 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
     result.elsewhere = split.elsewhere
     result.session_commits = split.session
     result.mixed = split.mixed
-    result.witness = verdict.source
+    result.witness = split.verdict.source
     result.explain = _explainer(facts, trust, counted.commits, split)
     result.unvouched = split.unvouched_commits
     result.ranged = len(counted.commits)
@@ -737,7 +706,7 @@ def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) ->
     if not facts.session_id:
         return f"{said}; {NO_ID_HINT}"
     try:
-        line = set(facts.repo.first_parents_above(facts.head, [boundary, *facts.tips()]))
+        line = set(facts.repo.first_parents_above(facts.head, [boundary, *facts.tips]))
     except GitError:
         line = set()
     if not line.issuperset(shas):
@@ -800,7 +769,7 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         # a commit on the merge branch's own line (committed on main, the topic rebased onto
         # it) is main's work: it never makes the topic's boundary too high
         try:
-            main_line = facts.repo.on_first_parent_lines(facts.tips(), below)
+            main_line = facts.repo.on_first_parent_lines(facts.tips, below)
         except GitError:
             main_line = set()
         below = [c for c in below if c not in main_line]
@@ -841,16 +810,14 @@ def _placed(facts: _Facts) -> str | None:
 
 def _check_merge_branch(facts: _Facts) -> None:
     """A configured merge branch that does not exist is said, with the nearest name."""
-    if facts.origin_tip or facts.local_tip or facts.config.merge_branch is None:
+    if facts.tips or facts.config.merge_branch is None:
         return
     where = facts.config.sources.get("merge_branch", "configuration")
-    hint = ""
     try:
         close = suggest(facts.repo, facts.merge)
     except GitError:
         close = None
-    if close:
-        hint = f"; did you mean {close!r}?"
+    hint = f"; did you mean {close!r}?" if close else ""
     facts.notes.append(f"merge branch {facts.merge!r} (from {where}): no such branch, "
                        f"neither origin/{facts.merge} nor {facts.merge}{hint}")
 
@@ -859,8 +826,8 @@ def suggest(repo: Repo, name: str) -> str | None:
     """The local or origin branch name closest to ``name`` (a likely typo), or None."""
     import difflib
 
-    known = {branch for branch, _ in repo.branches()}
-    known |= set(repo.origin_branches())
+    known = {branch for branch, _ in repo.branches()} | set(repo.origin_branches())
+
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
     return close[0] if close else None
 
