@@ -202,10 +202,9 @@ def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int
 def _vouch(repo: Repo, where: Location, base: str | None, sid: str | None,
            judged: ladder.Boundary) -> None:
     """``record --at REV`` is a person's word that the commits of ``REV..HEAD`` on HEAD's
-    first-parent line, off the merge branch, are this session's: kept in the session
-    ledger as claims. Only with a session id, and only the commits the ladder (``judged``)
-    counts with no evidence of who made them (``unvouched``): a claim never overrides the
-    ledger."""
+    first-parent line, off the merge branch, are this session's: kept in the ledger as
+    claims, with a session id only, for the commits the ladder (``judged``) counts with no
+    evidence of who made them (``unvouched``): a claim never overrides the ledger."""
     from lets_hooks import ledger, state
 
     if base is None or where.head is None or not sid or state.sid_problem(sid) is not None:
@@ -278,9 +277,7 @@ def _carry_again(repo: Repo, where: Location, settings: Config, sid: str | None,
     elif written and reason.startswith("older than this branch's point") \
             and boundary.trust == ladder.ESTIMATE and boundary.boundary and boundary.recorded:
         changed = record.lift(repo, where, sid, boundary.recorded, boundary.boundary)
-    if not changed:
-        return boundary
-    return ladder.resolve(repo, settings, sid, now, where=where)
+    return ladder.resolve(repo, settings, sid, now, where=where) if changed else boundary
 
 
 def _warn_rejected(boundary: ladder.Boundary, sid: str | None, result: Result,
@@ -480,8 +477,7 @@ def _pushed(argv: Sequence[str], stdin: bytes,
     local_ref = environ.get("PRE_COMMIT_LOCAL_BRANCH", "")
     if local_ref and _branch_like(local_ref):
         sha = environ.get("PRE_COMMIT_TO_REF", "")
-        ok = files.is_sha(sha) and sha != NULL_SHA
-        pushed.append((local_ref, sha if ok else None))
+        pushed.append((local_ref, sha if files.is_sha(sha) and sha != NULL_SHA else None))
     return pushed
 
 
@@ -514,10 +510,10 @@ def _said_on_trunk_before(boundary: ladder.Boundary, branch: str, strict: bool,
     """On the merge branch itself (a trunk-only repository) nothing is recorded, so every
     push would warn again: the warning is said once per session (per day with no session
     id), noted in the git directory. A strict block is never skipped."""
-    if branch != boundary.merge_branch or boundary.trust != ladder.NONE:
+    if branch != boundary.merge_branch or boundary.trust != ladder.NONE or (
+            strict and boundary.reason is not None):
         return False
-    if strict and boundary.reason is not None:
-        return False
+
     import time
 
     key = sid if sid else "day " + time.strftime("%Y-%m-%d", time.gmtime(now))
