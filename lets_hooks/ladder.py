@@ -234,20 +234,18 @@ class _Facts:
                 git_dir = gitfiles.git_dir_at(where.top) or where.git_dir
                 if os.path.realpath(git_dir) == os.path.realpath(where.git_dir):
                     git_dir = where.git_dir
-            tip = where.head if git_dir == where.git_dir else self._head_of(where.top)
+            if git_dir == where.git_dir:
+                tip = where.head
+            else:  # the HEAD of the work tree whose log is read for another branch
+                real = os.path.realpath(where.top)
+                tip = next((head for tree, head, _ in self.repo.worktree_heads()
+                            if os.path.realpath(tree) == real), self.head)
             verdict = witness.judge(self.repo, git_dir, tip or self.head, commits, self.sid,
                                     boundary, self.head, relevant)
         if relevant is None:
             self.verdict = verdict
         return verdict
 
-    def _head_of(self, top: str) -> str | None:
-        """The HEAD of the work tree at ``top``, whose log is read for another branch."""
-        real = os.path.realpath(top)
-        for tree, head, _ in self.repo.worktree_heads():
-            if os.path.realpath(tree) == real:
-                return head
-        return self.head
 
 
 class _Count:
@@ -291,9 +289,8 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     notes: list[str] = []
     recorded = lookup(repo, where, branch, notes, store)
     merge = config.merge_branch or where.origin_head
-    asked = names(head, recorded.sha, merge)
     try:
-        found = {info.name: info for info in repo.objects(asked)}
+        found = {info.name: info for info in repo.objects(names(head, recorded.sha, merge))}
     except GitError as exc:
         return unknown(f"git failed: {exc}")
     merge = _merge_named(merge, found)
