@@ -384,10 +384,10 @@ _last_read: tuple[tuple[str, tuple[int, ...]], bytes] | None = None
 
 def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
               wanted: Collection[str]) -> Ledger:
-    """What the ledger says of ``wanted``: every line about them (``about``), and
-    ``placed`` when this session's ``s`` line at ``boundary`` is there (``record.place``).
-    Without it, with a session, also every line about the commits the session's lines and
-    the rewrite lines name (``Ledger.session_work`` then says which commits it made)."""
+    """What the ledger says of ``wanted`` (``about``), and ``placed`` when this session's
+    ``s`` line at ``boundary`` is there (``record.place``). Without it, with a session, also
+    what it says of the commits the session's lines and the rewrite lines name (for
+    ``Ledger.session_work``)."""
     data = read_bytes(common_dir) if common_dir is not None else b""
     if common_dir is None or not data:
         return Ledger()
@@ -501,9 +501,8 @@ _INDEX_MAGIC = b"lets-ledger-index 2\n"
 
 class Index:
     """Where the lines about each commit start in the ledger's first ``covered`` bytes
-    (``lines`` lines): sorted records, and where each bucket of them starts. A record
-    only points at a line: ``lines_about`` reads the line itself and keeps it only when it
-    names the commit asked, and ``parse`` then judges it as it judges any other."""
+    (``lines`` lines): sorted records, and where each bucket of them starts. A record only
+    points at a line: ``lines_about`` keeps the line only when it names the commit asked."""
 
     __slots__ = ("covered", "lines", "records", "starts")
 
@@ -667,15 +666,14 @@ def note_claims(common_dir: str, shas: Sequence[str], sid: str) -> str | None:
 
 def append(common_dir: str, lines: Sequence[bytes]) -> str | None:
     """Append ``lines`` (each ending in a newline; one off the grammar is dropped) by the
-    writers' rule (the module's docstring); compact past ``LIMIT``. Never raises: returns
-    why nothing was written, or None."""
+    writers' rule; compact past ``LIMIT``. Never raises: returns why nothing was written."""
+
     data = b"".join(raw for raw in lines if raw.endswith(b"\n") and is_line(raw[:-1]))
     if not data:
         return None
     where = folder(common_dir)
     target = os.path.join(where, NAME)
     try:
-        size = 0
         for _ in range(8):  # a compaction replaced the file under us: write again
             fd = _open_append(where, target)
             try:
