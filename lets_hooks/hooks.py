@@ -127,10 +127,10 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
         raise UsageError(f"branch {files.quoted(where.branch)} has no commit yet: nothing "
                          "to record")
     asked_none = sid == ""  # --no-sid: a line of no session, asked for
-    if sid is None:
-        sid = settings.session_id(environ)
-    # Judged for the session it was recorded for (``--sid``), else the environment's.
+    # judged for the session it is recorded for (``--sid``), else the environment's
     current = sid or settings.session_id(environ)
+    if sid is None:
+        sid = current
     if not current and not asked_none:
         from lets_hooks import state
 
@@ -168,10 +168,9 @@ def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int
     shown = files.quoted(rev)
     if not rev or rev.startswith("-") or "\n" in rev or "\0" in rev:
         raise UsageError(f"--at {shown}: not a revision")
-    info = repo.objects([rev + "^{commit}"])[0]
-    if info.sha is None:
+    commit = repo.objects([rev + "^{commit}"])[0].sha
+    if commit is None:
         raise UsageError(f"--at {shown}: not a commit in this repository")
-    commit = info.sha
     assert where.top is not None and where.branch is not None and where.head is not None
 
     sid = sid if sid and state.sid_problem(sid) is None else None  # the writer says why
@@ -513,7 +512,6 @@ def _said_on_trunk_before(boundary: ladder.Boundary, branch: str, strict: bool,
     if branch != boundary.merge_branch or boundary.trust != ladder.NONE or (
             strict and boundary.reason is not None):
         return False
-
     import time
 
     key = sid if sid else "day " + time.strftime("%Y-%m-%d", time.gmtime(now))
