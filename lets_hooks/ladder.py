@@ -515,7 +515,6 @@ def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
     walk of what HEAD has that the merge branch has not: with no merges on HEAD's
     first-parent line down to it, its fork point is the merge-base; else a single commit
     where the histories meet is; else ``merge-base --all`` says."""
-
     repo, head, tips = facts.repo, facts.head, facts.tips
     if not tips:
         return None, None
@@ -752,9 +751,8 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
                          + _unvouched(facts, boundary, rest, "they are this session's"))
         facts.hint = False
         return PRIOR
-    # the session's commits the range does not hold (the first 500): the fewer of the two
-    # lists is made a set (a 100,000-commit range, or a 10,000-commit session's commits
-    # asked again for each of a thousand short ranges by status: bench_hooks.py, status)
+    # the session's commits the range does not hold (the first 500), the shorter of the two
+    # lists made a set (a 100,000-commit range; status's short ranges: bench_hooks.py)
     candidates, commits = verdict.candidates, counted.commits
     if len(commits) < len(candidates):
         held = set(commits).__contains__
@@ -824,7 +822,6 @@ def suggest(repo: Repo, name: str) -> str | None:
     import difflib
 
     known = {branch for branch, _ in repo.branches()} | set(repo.origin_branches())
-
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
     return close[0] if close else None
 
