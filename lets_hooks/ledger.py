@@ -445,7 +445,6 @@ def about(data: bytes, wanted: Collection[str], index: Index | None = None) -> L
     """What the ledger says of ``wanted``: only the lines about them (and about what their
     copies copy), found through ``index`` where it covers and picked out of the rest, are
     parsed. It says of each what ``parse(data)`` says (tests/test_ledger_grammar.py)."""
-
     asked = wanted if isinstance(wanted, (set, frozenset)) else set(wanted)
     found: dict[int, bytes] = {}
     todo: set[str] | frozenset[str] = asked
@@ -667,7 +666,6 @@ def note_claims(common_dir: str, shas: Sequence[str], sid: str) -> str | None:
 def append(common_dir: str, lines: Sequence[bytes]) -> str | None:
     """Append ``lines`` (each ending in a newline; one off the grammar is dropped) by the
     writers' rule; compact past ``LIMIT``. Never raises: returns why nothing was written."""
-
     data = b"".join(raw for raw in lines if raw.endswith(b"\n") and is_line(raw[:-1]))
     if not data:
         return None
@@ -764,7 +762,6 @@ def _compact(target: str, shown: str) -> None:
         for pause in (0.0, 0.02, 0.05):  # a writer that opened the old file just before
             time.sleep(pause)
             end = _copy_late(fd, end, target)
-
     finally:
         os.close(fd)
 

@@ -329,4 +329,3 @@ def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
                     row[3].decode("utf-8", "replace")) in (reflog.CREATED, reflog.COPY):
                 found.add(row[1])
     return found
-
