@@ -396,6 +396,7 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
     with no merges above the boundary). The fork point is off ``origin/<merge>`` when it
     exists, else off ``<merge>`` (SPEC 3)."""
     repo, head, tips = facts.repo, facts.head, facts.tips
+    older = f"older than this branch's point off {facts.merge}"
     if facts.on_merge or not tips:
         reaches, commits = repo.above(commit, head)
         if not reaches:
@@ -423,18 +424,16 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
         stop = floor.stop if floor is not None else None
         below = line[line.index(stop):line.index(commit)] if stop in line else []
         if below and _session_on_merge_line(facts, commit, commits, below, fork):
-            return f"older than this branch's point off {facts.merge}", None
-        if below and _all_session(facts, commit, commits, below):
+            return older, None
+        if (below and _all_session(facts, commit, commits, below)) \
+                or _session_starts_on(facts, commit, commits, parents):
             return None, _Count(commits)
-        if _session_starts_on(facts, commit, commits, parents):
-            return None, _Count(commits)
-        return f"older than this branch's point off {facts.merge}", None
+        return older, None
     # An ancestor off the first-parent line: one of the merge branch's (a merge of it
     # brought it in) predates the branch; one of a side line merged from elsewhere does not.
-    if any(repo.is_ancestor(commit, tip) for tip in tips):
-        if _session_starts_on(facts, commit, commits, parents):
-            return None, _Count(commits)
-        return f"older than this branch's point off {facts.merge}", None
+    if any(repo.is_ancestor(commit, tip) for tip in tips) \
+            and not _session_starts_on(facts, commit, commits, parents):
+        return older, None
     return None, _Count(commits)
 
 
@@ -445,10 +444,9 @@ def _session_starts_on(facts: _Facts, boundary: str, commits: list[str],
     if facts.sid is None:
         return False
     verdict = facts.judge(commits, boundary)
-    if verdict.source == witness.NO_WITNESS:
-        return False
-    return any(up and up[0] == boundary and verdict.of(c) == witness.SESSION
-               for c, up in parents.items())
+    return verdict.source != witness.NO_WITNESS and any(
+        up and up[0] == boundary and verdict.of(c) == witness.SESSION
+        for c, up in parents.items())
 
 
 def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, list[str]]]:
