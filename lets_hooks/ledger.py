@@ -658,6 +658,8 @@ def note_written(common_dir: str, sha: str, sid: str | None) -> str | None:
 def note_claims(common_dir: str, shas: Sequence[str], sid: str) -> str | None:
     """``record --at``'s claims for session ``sid``, each commit once. Never raises."""
     wanted = [s for s in dict.fromkeys(shas) if files.is_sha(s)]
+    if not wanted:
+        return None  # the ledger is not read for nothing
     known = about(read_bytes(common_dir), wanted)
     lines = [line(CLAIM, s, sid) for s in wanted if sid not in known.claims.get(s, ())]
     return append(common_dir, lines)
