@@ -247,7 +247,6 @@ class _Facts:
         return verdict
 
 
-
 class _Count:
     """The range ``boundary..HEAD``: its commits (children first), and those of them known
     to be on neither merge-branch tip (None: not asked yet)."""
@@ -590,7 +589,6 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
         split.unvouched_commits = list(compress(commits, map(not_, map(_DECIDED.__contains__,
                                                                        kinds))))
     return split
-
 
 
 _EXCLUDED = "excluded"  # came in from the merge branch (a merge of it): not counted
