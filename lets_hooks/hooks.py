@@ -127,10 +127,10 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
         raise UsageError(f"branch {files.quoted(where.branch)} has no commit yet: nothing "
                          "to record")
     asked_none = sid == ""  # --no-sid: a line of no session, asked for
-    if sid is None:
-        sid = settings.session_id(environ)
-    # Judged for the session it was recorded for (``--sid``), else the environment's.
+    # judged for the session it is recorded for (``--sid``), else the environment's
     current = sid or settings.session_id(environ)
+    if sid is None:
+        sid = current
     if not current and not asked_none:
         from lets_hooks import state
 
@@ -168,10 +168,9 @@ def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int
     shown = files.quoted(rev)
     if not rev or rev.startswith("-") or "\n" in rev or "\0" in rev:
         raise UsageError(f"--at {shown}: not a revision")
-    info = repo.objects([rev + "^{commit}"])[0]
-    if info.sha is None:
+    commit = repo.objects([rev + "^{commit}"])[0].sha
+    if commit is None:
         raise UsageError(f"--at {shown}: not a commit in this repository")
-    commit = info.sha
     assert where.top is not None and where.branch is not None and where.head is not None
 
     sid = sid if sid and state.sid_problem(sid) is None else None  # the writer says why
@@ -202,10 +201,9 @@ def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int
 def _vouch(repo: Repo, where: Location, base: str | None, sid: str | None,
            judged: ladder.Boundary) -> None:
     """``record --at REV`` is a person's word that the commits of ``REV..HEAD`` on HEAD's
-    first-parent line, off the merge branch, are this session's: kept in the session
-    ledger as claims. Only with a session id, and only the commits the ladder (``judged``)
-    counts with no evidence of who made them (``unvouched``): a claim never overrides the
-    ledger."""
+    first-parent line, off the merge branch, are this session's: kept in the ledger as
+    claims, with a session id only, for the commits the ladder (``judged``) counts with no
+    evidence of who made them (``unvouched``): a claim never overrides the ledger."""
     from lets_hooks import ledger, state
 
     if base is None or where.head is None or not sid or state.sid_problem(sid) is not None:
@@ -278,9 +276,7 @@ def _carry_again(repo: Repo, where: Location, settings: Config, sid: str | None,
     elif written and reason.startswith("older than this branch's point") \
             and boundary.trust == ladder.ESTIMATE and boundary.boundary and boundary.recorded:
         changed = record.lift(repo, where, sid, boundary.recorded, boundary.boundary)
-    if not changed:
-        return boundary
-    return ladder.resolve(repo, settings, sid, now, where=where)
+    return ladder.resolve(repo, settings, sid, now, where=where) if changed else boundary
 
 
 def _warn_rejected(boundary: ladder.Boundary, sid: str | None, result: Result,
@@ -480,8 +476,7 @@ def _pushed(argv: Sequence[str], stdin: bytes,
     local_ref = environ.get("PRE_COMMIT_LOCAL_BRANCH", "")
     if local_ref and _branch_like(local_ref):
         sha = environ.get("PRE_COMMIT_TO_REF", "")
-        ok = files.is_sha(sha) and sha != NULL_SHA
-        pushed.append((local_ref, sha if ok else None))
+        pushed.append((local_ref, sha if files.is_sha(sha) and sha != NULL_SHA else None))
     return pushed
 
 
@@ -514,9 +509,8 @@ def _said_on_trunk_before(boundary: ladder.Boundary, branch: str, strict: bool,
     """On the merge branch itself (a trunk-only repository) nothing is recorded, so every
     push would warn again: the warning is said once per session (per day with no session
     id), noted in the git directory. A strict block is never skipped."""
-    if branch != boundary.merge_branch or boundary.trust != ladder.NONE:
-        return False
-    if strict and boundary.reason is not None:
+    if branch != boundary.merge_branch or boundary.trust != ladder.NONE or (
+            strict and boundary.reason is not None):
         return False
     import time
 

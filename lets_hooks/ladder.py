@@ -145,8 +145,8 @@ def unknown(note: str, detached: bool = False, why: str | None = None) -> Bounda
     return Boundary(NONE, None, None, describe(NONE, None, None, detached, why=why), [note])
 
 
-def not_a_repository(note: str = "not inside a git repository") -> Boundary:
-    return unknown(note, why="not a git repository")
+def not_a_repository() -> Boundary:
+    return unknown("not inside a git repository", why="not a git repository")
 
 
 # -- the names asked of git ------------------------------------------------------------------
@@ -193,9 +193,8 @@ def merge_tips(repo: Repo, merge: str | None) -> list[str]:
 class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
-    __slots__ = ("branch", "config", "found", "head", "hint",
-                 "local_tip", "merge", "notes", "now", "origin_tip", "repo", "session_id",
-                 "sid", "verdict", "where")
+    __slots__ = ("branch", "config", "found", "head", "hint", "merge", "notes", "now",
+                 "on_merge", "repo", "session_id", "sid", "tips", "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
                  found: dict[str, ObjectInfo], notes: list[str], now: int,
@@ -208,8 +207,9 @@ class _Facts:
         self.found = found
         self.notes = notes
         self.now = now
-        self.origin_tip = found["refs/remotes/origin/" + merge].sha
-        self.local_tip = found["refs/heads/" + merge].sha
+        self.on_merge = branch == merge
+        tips = (found["refs/remotes/origin/" + merge].sha, found["refs/heads/" + merge].sha)
+        self.tips = list(dict.fromkeys(tip for tip in tips if tip))  # origin's first, each once
         self.where = where
         self.verdict: witness.Verdict | None = None
         self.sid: str | None = None  # the recorded line's session id, when it is exact
@@ -225,7 +225,8 @@ class _Facts:
             return kept
         where = self.where
         if where.top is None:
-            verdict = witness.no_witness(
+            verdict = witness.Verdict(witness.NO_WITNESS)
+            verdict.notes.append(
                 "no work tree here: which commits this session made cannot be checked")
         else:
             git_dir = where.git_dir
@@ -233,28 +234,17 @@ class _Facts:
                 git_dir = gitfiles.git_dir_at(where.top) or where.git_dir
                 if os.path.realpath(git_dir) == os.path.realpath(where.git_dir):
                     git_dir = where.git_dir
-            tip = where.head if git_dir == where.git_dir else self._head_of(where.top)
+            if git_dir == where.git_dir:
+                tip = where.head
+            else:  # the HEAD of the work tree whose log is read for another branch
+                real = os.path.realpath(where.top)
+                tip = next((head for tree, head, _ in self.repo.worktree_heads()
+                            if os.path.realpath(tree) == real), self.head)
             verdict = witness.judge(self.repo, git_dir, tip or self.head, commits, self.sid,
                                     boundary, self.head, relevant)
         if relevant is None:
             self.verdict = verdict
         return verdict
-
-    def _head_of(self, top: str) -> str | None:
-        """The HEAD of the work tree at ``top``, whose log is read for another branch."""
-        real = os.path.realpath(top)
-        for tree, head, _ in self.repo.worktree_heads():
-            if os.path.realpath(tree) == real:
-                return head
-        return self.head
-
-    @property
-    def on_merge(self) -> bool:
-        return self.branch == self.merge
-
-    def tips(self) -> list[str]:
-        """The merge branch's tips, origin's first, each once."""
-        return list(dict.fromkeys(t for t in (self.origin_tip, self.local_tip) if t))
 
 
 class _Count:
@@ -298,9 +288,8 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     notes: list[str] = []
     recorded = lookup(repo, where, branch, notes, store)
     merge = config.merge_branch or where.origin_head
-    asked = names(head, recorded.sha, merge)
     try:
-        found = {info.name: info for info in repo.objects(asked)}
+        found = {info.name: info for info in repo.objects(names(head, recorded.sha, merge))}
     except GitError as exc:
         return unknown(f"git failed: {exc}")
     merge = _merge_named(merge, found)
@@ -405,8 +394,8 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
     """The ancestor rung and the fork-point floor, with the range (one walk on a branch
     with no merges above the boundary). The fork point is off ``origin/<merge>`` when it
     exists, else off ``<merge>`` (SPEC 3)."""
-    repo, head = facts.repo, facts.head
-    tips = facts.tips()
+    repo, head, tips = facts.repo, facts.head, facts.tips
+    older = f"older than this branch's point off {facts.merge}"
     if facts.on_merge or not tips:
         reaches, commits = repo.above(commit, head)
         if not reaches:
@@ -434,18 +423,16 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
         stop = floor.stop if floor is not None else None
         below = line[line.index(stop):line.index(commit)] if stop in line else []
         if below and _session_on_merge_line(facts, commit, commits, below, fork):
-            return f"older than this branch's point off {facts.merge}", None
-        if below and _all_session(facts, commit, commits, below):
+            return older, None
+        if (below and _all_session(facts, commit, commits, below)) \
+                or _session_starts_on(facts, commit, commits, parents):
             return None, _Count(commits)
-        if _session_starts_on(facts, commit, commits, parents):
-            return None, _Count(commits)
-        return f"older than this branch's point off {facts.merge}", None
+        return older, None
     # An ancestor off the first-parent line: one of the merge branch's (a merge of it
     # brought it in) predates the branch; one of a side line merged from elsewhere does not.
-    if any(repo.is_ancestor(commit, tip) for tip in tips):
-        if _session_starts_on(facts, commit, commits, parents):
-            return None, _Count(commits)
-        return f"older than this branch's point off {facts.merge}", None
+    if any(repo.is_ancestor(commit, tip) for tip in tips) \
+            and not _session_starts_on(facts, commit, commits, parents):
+        return older, None
     return None, _Count(commits)
 
 
@@ -456,28 +443,19 @@ def _session_starts_on(facts: _Facts, boundary: str, commits: list[str],
     if facts.sid is None:
         return False
     verdict = facts.judge(commits, boundary)
-    if verdict.source == witness.NO_WITNESS:
-        return False
-    return any(up and up[0] == boundary and verdict.of(c) == witness.SESSION
-               for c, up in parents.items())
+    return verdict.source != witness.NO_WITNESS and any(
+        up and up[0] == boundary and verdict.of(c) == witness.SESSION
+        for c, up in parents.items())
 
 
 def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, list[str]]]:
     """From ``rev-list --parents``: the first-parent line from ``head`` down to the first
     commit not listed (included), and each listed commit's parents."""
-    parents: dict[str, list[str]] = {}
-    for raw in walk.decode("ascii", "replace").split("\n"):
-        fields = raw.split()
-        if fields:
-            parents[fields[0]] = fields[1:]
-    line = []
-    commit: str | None = head
-    while commit is not None:
-        line.append(commit)
-        if commit not in parents:
-            break
-        up = parents[commit]
-        commit = up[0] if up else None
+    parents = {fields[0]: fields[1:] for fields in
+               map(str.split, walk.decode("ascii", "replace").split("\n")) if fields}
+    line = [head]
+    while parents.get(line[-1]):
+        line.append(parents[line[-1]][0])
     return line, parents
 
 
@@ -485,8 +463,7 @@ def _session_on_merge_line(facts: _Facts, boundary: str, commits: list[str],
                            below: list[str], fork: str) -> bool:
     """Does the session's work lie on the merge branch's line between the boundary and the
     fork point (``below``, newest first)? Then it is that branch's work and the floor
-    stands. Below a fork point on that line, every first parent is on it: the newest is
-    asked."""
+    stands. Every first parent below a fork point on that line is on it: the newest is asked."""
     if facts.sid is None or not facts.repo.on_first_parent_line(fork, below[0]):
         return False
     verdict = facts.judge(commits, boundary)
@@ -515,8 +492,8 @@ def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
                                "cannot be read; the commit's own time is used")
         elif stamp - facts.now > FUTURE_SLACK:
             facts.notes.append(f"session-recorded time {files.show(recorded.recorded_at)} is "
-                               "ahead of "
-                               "the clock by more than a day; the commit's own time is used")
+                               "ahead of the clock by more than a day; the commit's own time "
+                               "is used")
         else:
             since = stamp
     if since is None:
@@ -531,14 +508,11 @@ def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
 
 
 def estimate(facts: _Facts) -> tuple[str | None, _Count | None]:
-    """Rung 3: the merge-base with ``origin/<merge>`` (else ``<merge>``) and its range.
-
-    One walk of what HEAD has that the merge branch has not: with no merges on HEAD's
+    """Rung 3: the merge-base with ``origin/<merge>`` (else ``<merge>``) and its range. One
+    walk of what HEAD has that the merge branch has not: with no merges on HEAD's
     first-parent line down to it, its fork point is the merge-base; else a single commit
-    where the histories meet is; else ``merge-base --all`` says.
-    """
-    repo, head = facts.repo, facts.head
-    tips = facts.tips()
+    where the histories meet is; else ``merge-base --all`` says."""
+    repo, head, tips = facts.repo, facts.head, facts.tips
     if not tips:
         return None, None
     fork = tips[0]
@@ -594,20 +568,20 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
         return split
     if not facts.on_merge:
         if counted.outside is None:
-            counted.outside = set(facts.repo.listing(facts.head, [boundary, *facts.tips()]))
+            counted.outside = set(facts.repo.listing(facts.head, [boundary, *facts.tips]))
         inside = counted.outside.__contains__
         # what came in from the merge branch is left out unless the session made it off
         # that branch's own line (work committed there is that branch's)
         ours = [c for k, c in zip(kinds, commits) if k == session and not inside(c)]
-        main_line = _merge_line_above(facts, boundary) if ours else set()
+        main_line = {c for tip in facts.tips if ours
+                     for c in facts.repo.first_parents_above(tip, [boundary])}
         kinds = [kind if (kind == session and commit not in main_line) or inside(commit)
                  else _EXCLUDED for kind, commit in zip(kinds, commits)]
         split.kinds = kinds
     split.excluded = kinds.count(_EXCLUDED)
     split.elsewhere = kinds.count(witness.ELSEWHERE)
     mixed = kinds.count(witness.MIXED)
-    counted_in = map(_COUNTED.__contains__, kinds)
-    split.session = list(compress(commits, counted_in))
+    split.session = list(compress(commits, map(_COUNTED.__contains__, kinds)))
     if mixed:
         split.mixed = list(compress(commits, map(witness.MIXED.__eq__, kinds)))
     if len(kinds) > kinds.count(session) + split.excluded + split.elsewhere + mixed:
@@ -615,14 +589,6 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
         split.unvouched_commits = list(compress(commits, map(not_, map(_DECIDED.__contains__,
                                                                        kinds))))
     return split
-
-
-def _merge_line_above(facts: _Facts, boundary: str) -> set[str]:
-    """The merge branch tips' first parents that ``boundary`` does not reach."""
-    found: set[str] = set()
-    for tip in facts.tips():
-        found.update(facts.repo.first_parents_above(tip, [boundary]))
-    return found
 
 
 _EXCLUDED = "excluded"  # came in from the merge branch (a merge of it): not counted
@@ -653,9 +619,6 @@ class _Split:
 def _explainer(facts: _Facts, trust: str, commits: list[str], split: _Split
                ) -> Callable[[int], list[tuple[str, str, str]]]:
     """The range's first ``cap`` commits, each with its verdict and evidence (``why``)."""
-    verdict = split.verdict
-    merge = facts.merge
-
     def explain(cap: int) -> list[tuple[str, str, str]]:
         found = []
         for sha, kind in zip(commits[:cap], split.kinds[:cap]):
@@ -663,10 +626,10 @@ def _explainer(facts: _Facts, trust: str, commits: list[str], split: _Split
                 said = ("an estimate reads no witness: counted as what the branch added, "
                         "whoever made it")
             elif kind == _EXCLUDED:
-                said = (f"on {merge}'s history (a merge of it brought it in), and no "
+                said = (f"on {facts.merge}'s history (a merge of it brought it in), and no "
                         "session ledger line names this session for it")
             else:
-                said = verdict.evidence(sha)
+                said = split.verdict.evidence(sha)
             found.append((sha, _WHY[kind], said))
         return found
 
@@ -682,7 +645,6 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
                      + _record_hint(facts))
         return Boundary(NONE, None, None, describe(NONE, None, None), notes, reason)
     split = _classify(facts, boundary, counted, trust)
-    verdict = split.verdict
     if trust == EXACT:
         trust = _checked(facts, boundary, counted, split)
     if trust == PRIOR:
@@ -712,7 +674,7 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
     result.elsewhere = split.elsewhere
     result.session_commits = split.session
     result.mixed = split.mixed
-    result.witness = verdict.source
+    result.witness = split.verdict.source
     result.explain = _explainer(facts, trust, counted.commits, split)
     result.unvouched = split.unvouched_commits
     result.ranged = len(counted.commits)
@@ -736,7 +698,7 @@ def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) ->
     if not facts.session_id:
         return f"{said}; {NO_ID_HINT}"
     try:
-        line = set(facts.repo.first_parents_above(facts.head, [boundary, *facts.tips()]))
+        line = set(facts.repo.first_parents_above(facts.head, [boundary, *facts.tips]))
     except GitError:
         line = set()
     if not line.issuperset(shas):
@@ -785,9 +747,8 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
                          + _unvouched(facts, boundary, rest, "they are this session's"))
         facts.hint = False
         return PRIOR
-    # the session's commits the range does not hold (the first 500): the fewer of the two
-    # lists is made a set (a 100,000-commit range, or a 10,000-commit session's commits
-    # asked again for each of a thousand short ranges by status: bench_hooks.py, status)
+    # the session's commits the range does not hold (the first 500), the shorter of the two
+    # lists made a set (a 100,000-commit range; status's short ranges: bench_hooks.py)
     candidates, commits = verdict.candidates, counted.commits
     if len(commits) < len(candidates):
         held = set(commits).__contains__
@@ -799,7 +760,7 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         # a commit on the merge branch's own line (committed on main, the topic rebased onto
         # it) is main's work: it never makes the topic's boundary too high
         try:
-            main_line = facts.repo.on_first_parent_lines(facts.tips(), below)
+            main_line = facts.repo.on_first_parent_lines(facts.tips, below)
         except GitError:
             main_line = set()
         below = [c for c in below if c not in main_line]
@@ -840,16 +801,14 @@ def _placed(facts: _Facts) -> str | None:
 
 def _check_merge_branch(facts: _Facts) -> None:
     """A configured merge branch that does not exist is said, with the nearest name."""
-    if facts.origin_tip or facts.local_tip or facts.config.merge_branch is None:
+    if facts.tips or facts.config.merge_branch is None:
         return
     where = facts.config.sources.get("merge_branch", "configuration")
-    hint = ""
     try:
         close = suggest(facts.repo, facts.merge)
     except GitError:
         close = None
-    if close:
-        hint = f"; did you mean {close!r}?"
+    hint = f"; did you mean {close!r}?" if close else ""
     facts.notes.append(f"merge branch {facts.merge!r} (from {where}): no such branch, "
                        f"neither origin/{facts.merge} nor {facts.merge}{hint}")
 
@@ -858,8 +817,7 @@ def suggest(repo: Repo, name: str) -> str | None:
     """The local or origin branch name closest to ``name`` (a likely typo), or None."""
     import difflib
 
-    known = {branch for branch, _ in repo.branches()}
-    known |= set(repo.origin_branches())
+    known = {branch for branch, _ in repo.branches()} | set(repo.origin_branches())
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
     return close[0] if close else None
 

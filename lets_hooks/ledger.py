@@ -1,15 +1,13 @@
 """The session ledger: which session made each commit, written when it is made.
 
-Git records where and when a commit was made (the reflog), never which session made it;
-that is a fact only while the commit is being made, in the environment of the command
-that makes it. The hooks that see a commit being made (post-commit, post-merge,
-post-applypatch, post-rewrite) and the agents' tool hooks write it down here, and the
-witness reads it back by id (docs/witness.md has the format and why).
+Git records where and when a commit was made (the reflog), never which session made it:
+that is known only while the commit is being made. The hooks that see it made
+(post-commit, post-merge, post-applypatch, post-rewrite) and the agents' tool hooks write
+it down here; the witness reads it back by id (docs/witness.md has the format and why).
 
-The file is ``<git common dir>/lets-hooks/ledger``: in the repository's common git
-directory, so every work tree shares it (a session that moves between work trees is one
-session), and no repository can ship it or track it (a clone never copies a git
-directory). One line an event, appended; the oldest go first past ``LIMIT`` bytes::
+The file is ``<git common dir>/lets-hooks/ledger``: every work tree shares it, and no
+repository can ship or track it. One line an event, appended; the oldest go first past
+``LIMIT`` bytes::
 
     c <commit> <sid>                  made by session <sid> ("-": no session)
     a <commit> <sid>                  an amend made by <sid> (vouched only by its r line)
@@ -26,9 +24,8 @@ ended by a newline. Anything else (CRLF, a NUL, a short sha, a stray field, a to
 line) is skipped: it can leave a commit undecided, never make it some session's.
 
 Beside it, ``ledger.index`` (``Index``) says where the lines about each commit start, so
-that a long ledger is not passed over line by line for a few commits: derived from the
-ledger, checked against the bytes it covers on every read, and made again whenever it does
-not hold for them.
+that a long ledger is not passed over line by line for a few commits: checked against the
+bytes it covers on every read, made again whenever it does not hold for them.
 
 The writers' one rule (Python here, the plain shims' shell in ``install._NOTE``; the why in
 docs/witness.md): never block, never follow a link, never take a lock to append (one
@@ -125,17 +122,9 @@ class Ledger:
     def __bool__(self) -> bool:
         return self.lines > 0
 
-    def shared(self) -> Ledger:
-        """A ledger of the same lines whose ``placed`` and ``lines`` are its own."""
-        other = Ledger()
-        for name in self.__slots__:
-            setattr(other, name, getattr(self, name))
-        return other
-
     def named(self, shas: Collection[str]) -> set[str]:
-        """Those of ``shas`` a line says something of (who made it, what it copies, an
-        amend, a claim): the only ones ``status`` can decide. Whichever side is shorter is
-        gone through (status: a few commits a branch over a whole ledger)."""
+        """Those of ``shas`` a line names: the only ones ``status`` can decide. The shorter
+        side is gone through (status: a few commits a branch over a whole ledger)."""
         made, copies, amended, claims = self.made, self.copies, self.amended, self.claims
         if len(shas) > len(made) + len(copies) + len(amended) + len(claims):
             return {*made, *copies, *amended, *claims}.intersection(shas)
@@ -223,10 +212,9 @@ class Ledger:
         return UNKNOWN
 
     def session_work(self, sid: str) -> tuple[list[str], set[str]]:
-        """The commits this session made or changed, and the plain copies of them anyone
-        made, newest first in the ledger's order (a boundary must never be above them); and
-        those of them that hold another's work too (``MIXED``). Worked out once a session;
-        not to be changed by the caller."""
+        """The commits this session made or changed and the plain copies of them, newest
+        first in the ledger's order (a boundary must never be above them); and those that
+        hold another's work too (``MIXED``). Kept per session: the caller must not change it."""
         found = self.sessions.get(sid)
         if found is None:
             named = dict.fromkeys(self.by_sid.get(sid, ()))
@@ -245,21 +233,17 @@ AMEND_NAMES = ("HEAD@{0}", "HEAD^", "HEAD@{1}")
 
 def made_kind(head: str, logged: str | None, parent: str | None, before: str | None
               ) -> bytes:
-    """The one amend rule: the kind of line post-commit writes for ``head``, the commit
-    just made, from ``AMEND_NAMES`` as git resolves them (None: no such commit). A commit
-    HEAD's log recorded (``logged``) whose first parent is where HEAD was before it was
-    made (``c``); any other (an amend, or a commit the log did not record) is vouched for
-    only through its rewrite line (``a``). The plain shim's shell does the same
-    (tests/test_ledger_writers.py runs both over the same commits)."""
-    if logged != head:
-        return AMEND
-    return MADE if parent == before else AMEND
+    """The one amend rule: the kind of line post-commit writes for ``head``, from
+    ``AMEND_NAMES`` as git resolves them (None: no such commit). ``c`` for a commit HEAD's
+    log recorded whose first parent is where HEAD was before; any other (an amend, or a
+    commit the log did not record) is vouched for only through its rewrite line (``a``).
+    The shim's shell does the same (tests/test_ledger_writers.py runs both)."""
+    return MADE if logged == head and parent == before else AMEND
 
 
 def parse(data: bytes) -> Ledger:
     """Every line that keeps the grammar (``fields``), in order; the rest is skipped, and
-    so is a last line with no newline (torn, or still being written). Each id is judged
-    once."""
+    so is a last line with no newline (torn, or still being written)."""
     ledger = Ledger()
     made, amended = ledger.made, ledger.amended
     copies, claims, order, by_sid = ledger.copies, ledger.claims, ledger.order, ledger.by_sid
@@ -343,9 +327,7 @@ def _sid(raw: bytes) -> str | None:
         sid = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if sid == NO_SESSION:
-        return sid
-    return sid if state.sid_problem(sid) is None else None
+    return sid if sid == NO_SESSION or state.sid_problem(sid) is None else None
 
 
 def is_line(raw: bytes) -> bool:
@@ -360,15 +342,13 @@ def read(common_dir: str | None) -> Ledger:
     return _whole(data) if data else Ledger()
 
 
-# The last ledger read whole, with its bytes: ``status`` and pre-push read the same ledger
-# for every branch whose line has no mark (``read_from``), and parse it once
-# (benchmarks/bench_hooks.py, status).
+# The last ledger read whole, with its bytes: ``status`` and pre-push parse it once for
+# every branch whose line has no mark (benchmarks/bench_hooks.py, status).
 _last_whole: tuple[bytes, Ledger] | None = None
 
 
 def _whole(data: bytes) -> Ledger:
-    """``parse(data)``, once for the same bytes read again (the ledger a caller gets is
-    read, never changed: ``about``'s are its own)."""
+    """``parse(data)``, once for the same bytes (callers read it, never change it)."""
     global _last_whole
     if _last_whole is not None and _last_whole[0] == data:
         return _last_whole[1]
@@ -378,11 +358,10 @@ def _whole(data: bytes) -> Ledger:
 
 
 def read_bytes(common_dir: str) -> bytes:
-    """The ledger file's bytes (capped; empty when there is none or it cannot be read). A
-    process that reads it again while it is the same file, of the same size and times,
-    unchanged for a while before the first read (times are coarse: a change within the
-    same tick keeps them), gets the bytes it read (``status``, a branch each:
-    ``benchmarks/bench_hooks.py``)."""
+    """The ledger file's bytes (capped; empty when there is none or it cannot be read).
+    Read again while the same file, size and times, settled before the first read (a
+    change within the same coarse tick keeps them), it is not read twice (``status``, a
+    branch each: ``benchmarks/bench_hooks.py``)."""
     global _last_read
     where = path(common_dir)
     try:
@@ -405,12 +384,12 @@ _last_read: tuple[tuple[str, tuple[int, ...]], bytes] | None = None
 
 def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
               wanted: Collection[str]) -> Ledger:
-    """What the ledger says of ``wanted``: every line about them (``about``), and
-    ``placed`` when this session's ``s`` line at ``boundary`` is there (``record.place``).
-    Without it, with a session, also every line about the commits the session's lines and
-    the rewrite lines name (``Ledger.session_work`` then says which commits it made)."""
+    """What the ledger says of ``wanted`` (``about``), and ``placed`` when this session's
+    ``s`` line at ``boundary`` is there (``record.place``). Without it, with a session, also
+    what it says of the commits the session's lines and the rewrite lines name (for
+    ``Ledger.session_work``)."""
     data = read_bytes(common_dir) if common_dir is not None else b""
-    if not data:
+    if common_dir is None or not data:
         return Ledger()
     placed = False
     asked = wanted
@@ -420,7 +399,6 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
         placed = token(sid) == sid and is_line(mark) and (
             (boundary, sid) in _last_whole[1].written if _last_whole and _last_whole[0] is data
             else _last_line(data, mark) >= 0)  # a process that parsed it whole: its marks
-    assert common_dir is not None
     index = _index(common_dir, data)
     lines = data.count(b"\n", index.covered) + index.lines if index else data.count(b"\n")
     if sid and not placed:
@@ -433,10 +411,11 @@ def read_from(common_dir: str | None, boundary: str | None, sid: str | None,
         _targeted = True
         asked = {*wanted, *_session_named(data, sid.encode("utf-8"))}
     if len(asked) <= lines <= 2 * len(asked):
-        # the lines may be mostly about them: the whole parse (kept for the next reader)
-        # costs less than picking them out first (a 10,000-commit session:
-        # benchmarks/bench_boundary.py); it says of them what ``about`` says
-        book = _whole(data).shared()
+        # the lines may be mostly about them: the whole parse (kept) costs less than
+        # picking them out (a 10,000-commit session: benchmarks/bench_boundary.py)
+        whole, book = _whole(data), Ledger()
+        for name in Ledger.__slots__:  # the same lines; ``placed`` and ``lines`` its own
+            setattr(book, name, getattr(whole, name))
     else:
         book = about(data, asked, index)
     book.lines = max(book.lines, 1)  # a ledger, even when no line names them
@@ -463,10 +442,9 @@ def _session_named(data: bytes, sid: bytes) -> set[str]:
 
 
 def about(data: bytes, wanted: Collection[str], index: Index | None = None) -> Ledger:
-    """What the ledger says of ``wanted``: only the lines about them (and about the commits
-    their copies copy) are parsed, found through ``index`` in the bytes it covers and
-    picked out of the rest in one pass over its lines. Either way it says of each what
-    ``parse(data)`` says (tests/test_ledger_grammar.py)."""
+    """What the ledger says of ``wanted``: only the lines about them (and about what their
+    copies copy), found through ``index`` where it covers and picked out of the rest, are
+    parsed. It says of each what ``parse(data)`` says (tests/test_ledger_grammar.py)."""
     asked = wanted if isinstance(wanted, (set, frozenset)) else set(wanted)
     found: dict[int, bytes] = {}
     todo: set[str] | frozenset[str] = asked
@@ -511,10 +489,8 @@ def _picked(data: bytes, shas: Collection[str], start: int = 0) -> dict[int, byt
 
 # -- the index --------------------------------------------------------------------------------
 #
-# A ledger near its compaction size (4 MiB, some 50,000 lines) costs a pass over every line
-# to find the few a session's commits have: 17 ms, most of the happy path's answer. The
-# index says where the lines about each commit start, so that only the lines appended since
-# it was made are passed over (benchmarks/bench_boundary.py --ledger-bytes).
+# Only the lines appended since the index was made are passed over, not a whole ledger near
+# its compaction size (benchmarks/bench_boundary.py --ledger-bytes).
 
 _BUCKETS = 1 << 14  # records grouped by the first 14 bits of their commit's name
 _KEY = 8  # a record: the first 8 bytes of the commit's name, then its line's offset (4)
@@ -524,9 +500,8 @@ _INDEX_MAGIC = b"lets-ledger-index 2\n"
 
 class Index:
     """Where the lines about each commit start in the ledger's first ``covered`` bytes
-    (``lines`` lines): sorted records, and where each bucket of them starts. A record
-    only points at a line: ``lines_about`` reads the line itself and keeps it only when it
-    names the commit asked, and ``parse`` then judges it as it judges any other."""
+    (``lines`` lines): sorted records, and where each bucket of them starts. A record only
+    points at a line: ``lines_about`` keeps the line only when it names the commit asked."""
 
     __slots__ = ("covered", "lines", "records", "starts")
 
@@ -589,10 +564,9 @@ def build_index(data: bytes) -> Index:
 
 def _index(common_dir: str, data: bytes) -> Index | None:
     """The index for ``data`` (None for a short ledger): the one kept beside the ledger
-    while it holds for the bytes it covers and little was appended past them; else one
-    made now and kept for the next reader (none where it cannot be kept: the lines are
-    then picked out, not indexed again on every read). A process that reads the same
-    ledger again (status, pre-push: a branch each) takes the one it has."""
+    while it holds and little was appended past it; else one made now and kept for the
+    next reader (where it cannot be kept, the lines are picked out instead). A process
+    reading the same ledger again (status, pre-push) takes the one it has."""
     global _last_index
     if len(data) <= INDEXED:
         return None
@@ -685,7 +659,7 @@ def note_claims(common_dir: str, shas: Sequence[str], sid: str) -> str | None:
     """``record --at``'s claims for session ``sid``, each commit once. Never raises."""
     wanted = [s for s in dict.fromkeys(shas) if files.is_sha(s)]
     if not wanted:
-        return None
+        return None  # the ledger is not read for nothing
     known = about(read_bytes(common_dir), wanted)
     lines = [line(CLAIM, s, sid) for s in wanted if sid not in known.claims.get(s, ())]
     return append(common_dir, lines)
@@ -693,15 +667,13 @@ def note_claims(common_dir: str, shas: Sequence[str], sid: str) -> str | None:
 
 def append(common_dir: str, lines: Sequence[bytes]) -> str | None:
     """Append ``lines`` (each ending in a newline; one off the grammar is dropped) by the
-    writers' rule (the module's docstring); compact past ``LIMIT``. Never raises: returns
-    why nothing was written, or None."""
+    writers' rule; compact past ``LIMIT``. Never raises: returns why nothing was written."""
     data = b"".join(raw for raw in lines if raw.endswith(b"\n") and is_line(raw[:-1]))
     if not data:
         return None
     where = folder(common_dir)
     target = os.path.join(where, NAME)
     try:
-        size = 0
         for _ in range(8):  # a compaction replaced the file under us: write again
             fd = _open_append(where, target)
             try:
@@ -779,6 +751,7 @@ def _compact(target: str, shown: str) -> None:
     """Keep the newest valid lines (``newest_lines``), under the lock; lines appended to
     the old file meanwhile are copied over after the rename."""
     import stat
+    import time
 
     fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
                  | getattr(os, "O_CLOEXEC", 0))
@@ -789,10 +762,7 @@ def _compact(target: str, shown: str) -> None:
         kept = newest_lines(fd, end)
         files.atomic_write(target, b"".join(reversed(kept)), mode=0o600, shown=shown)
         for pause in (0.0, 0.02, 0.05):  # a writer that opened the old file just before
-            if pause:
-                import time
-
-                time.sleep(pause)
+            time.sleep(pause)
             end = _copy_late(fd, end, target)
     finally:
         os.close(fd)

@@ -42,8 +42,7 @@ class Verdict:
     commits that are not in it (where a boundary must not be above)."""
 
     __slots__ = ("book", "candidates", "changed", "complete", "copied", "fetched", "logged",
-                 "made_elsewhere", "mixed", "notes", "order", "problem", "sid", "source",
-                 "status")
+                 "made_elsewhere", "notes", "order", "problem", "sid", "source", "status")
 
     def __init__(self, source: str) -> None:
         self.source = source  # "ledger", "reflog", "reftable", or "none"
@@ -59,7 +58,6 @@ class Verdict:
         self.copied: dict[str, str] = {}  # a plain copy the ledger names -> its original
         self.candidates: list[str] = []  # this session's commits, newest first
         self.changed: set[str] = set()  # the candidates that are mixed (another's, changed)
-        self.mixed: list[str] = []  # the range's mixed commits, in the range's order
         # the range whose order ``status`` was built in (``_given``): while it holds a
         # status for each of its commits and no other, its values are theirs, in order
         self.order: Sequence[str] | None = None
@@ -151,27 +149,17 @@ def missing(git_dir: str, head: str) -> str | None:
 _FROM_LEDGER = {ledger.SESSION: SESSION, ledger.OTHER: ELSEWHERE, ledger.MIXED: MIXED}
 
 
-def no_witness(why: str) -> Verdict:
-    verdict = Verdict(NO_WITNESS)
-    verdict.notes.append(why)
-    return verdict
-
-
 def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str | None,
           floor: str | None = None, top: str | None = None,
           relevant: Container[str] | None = None) -> Verdict:
     """Which of ``commits`` (the range, any order) session ``sid`` made.
 
-    ``git_dir`` is the git dir of the work tree whose state is read, ``head`` its HEAD,
-    ``floor`` the range's boundary (the walks that tell where a commit came from stop
-    there; ``top``, when given, the range's own tip: ``commits`` are ``floor..top``).
-    ``sid`` None: no session is known (a prior-session reading), and every commit
-    made in this repository counts as the session's.
-
-    ``relevant``: where given, a commit not in it matters only if the session made it
-    (one the merge branch brought in, which the ladder otherwise leaves out). Where such
-    a commit came from is not asked when the ledger does not name it: it is UNVOUCHED,
-    as the ledger alone can make a commit the session's.
+    ``git_dir``: the git dir of the work tree whose state is read, ``head`` its HEAD;
+    ``floor``: the range's boundary (where the walks stop); ``top``, when given: the range's
+    own tip (``commits`` are ``floor..top``). ``sid`` None: no session is known (a
+    prior-session reading), and every commit made in this repository counts as its.
+    ``relevant``: a commit not in it matters only if the session made it (the merge
+    branch brought it in): the ledger not naming it, it is UNVOUCHED, never asked about.
     """
     asked = set(commits)
     book = ledger.read_from(gitfiles.common_dir(git_dir), floor, sid, asked)
@@ -185,8 +173,6 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     for sha, found in book.statuses(named, sid).items():
         if found in _FROM_LEDGER:
             status[sha] = _FROM_LEDGER[found]
-    if MIXED in status.values():
-        verdict.mixed = [sha for sha in commits if status.get(sha) == MIXED]
     if sid and not book.placed:
         # a line written below every commit of the session (``s``) needs no second look:
         # the commits an existing commit reaches never change
@@ -205,7 +191,7 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
                                   if len(copies) < len(unknown) else
                                   [sha for sha in unknown if sha in copies])
         _where_from(repo, git_dir, head, unknown.difference(copied) if copied else unknown,
-                    floor, verdict, top if floor is not None else None, commits)
+                    floor, verdict, commits if floor is not None and top is not None else None)
         if copied:
             _where_copies_came_from(repo, git_dir, head, copied, verdict)
     return verdict
@@ -249,14 +235,11 @@ def _where_copies_came_from(repo: Repo, git_dir: str, head: str, copied: dict[st
 
 
 def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: str | None,
-                verdict: Verdict, top: str | None = None,
-                order: Sequence[str] | None = None) -> None:
+                verdict: Verdict, order: Sequence[str] | None = None) -> None:
     """The commits the ledger does not name, sorted by positive evidence only (the
     module's docstring), in sets: only the commits a log names are looked at one by one.
-    ``order``: the whole range in git's order when ``top`` is given (every commit of it not
-    in ``unknown`` is decided already, or decided after this)."""
-    if top is None:
-        order = None  # not the whole range: each status is given one by one
+    ``order``: the whole range in git's order, when it is (every commit of it not in
+    ``unknown`` is decided already, or decided after this)."""
     kinds, complete, problem = reflog.head_log(repo, git_dir, head, unknown)
     if problem is not None:
         verdict.source = NO_WITNESS
@@ -275,7 +258,7 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
                     lambda: unknown)
     status.update(dict.fromkeys(made_elsewhere, UNVOUCHED))
     moved = [sha for sha in logged if kinds[sha] == reflog.MOVED]
-    fetched = fetched_commits(repo, git_dir, moved) if moved else set()
+    fetched = fetched_commits(git_dir, moved) if moved else set()
     verdict.fetched |= fetched
     verdict.made_elsewhere |= made_elsewhere
     verdict.logged.update((sha, kinds[sha]) for sha in logged)
@@ -289,14 +272,10 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
 
 def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
            commits: Callable[[], Iterable[str]]) -> dict[str, str]:
-    """Give each of the ``count`` commits ``commits()`` names the status ``kind``; the
-    verdict's statuses, as they now are.
-
-    ``order``: the whole range, in git's order, of which every commit not among them has
-    its status already or is given one after this. Then many commits (a clone's 100,000)
-    are given theirs in one dict built in the range's order, with what is decided laid
-    over it, and ``commits()`` is never made (benchmarks/bench_boundary.py).
-    """
+    """Give each of the ``count`` commits ``commits()`` names the status ``kind``; returns
+    the verdict's statuses. With ``order`` (as ``_where_from``'s), many commits (a clone's
+    100,000) are given theirs in one dict built in the range's order, what is decided laid
+    over it, and ``commits()`` is never made (benchmarks/bench_boundary.py)."""
     status = verdict.status
     if order is not None and count > reflog.SEARCHED and len(status) < count:
         bulk = dict.fromkeys(order, kind)
@@ -308,7 +287,7 @@ def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
     return status
 
 
-def fetched_commits(repo: Repo, git_dir: str, shas: Iterable[str]) -> set[str]:
+def fetched_commits(git_dir: str, shas: Iterable[str]) -> set[str]:
     """Which of ``shas`` a remote-tracking ref's own log shows arriving by a fetch (a push's
     entry is no such evidence). Nothing on reftable (its logs are not files)."""
     wanted = set(shas)
@@ -332,8 +311,12 @@ def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
     of the repository made: made here, so not "from elsewhere" (none with no other tree)."""
     common = gitfiles.common_dir(git_dir)
     logs = [gitfiles.log_path(common, "HEAD")]
+    try:
+        linked = sorted(os.listdir(os.path.join(common, "worktrees")))
+    except OSError:
+        linked = []
     logs += [gitfiles.log_path(os.path.join(common, "worktrees", name), "HEAD")
-             for name in _linked_names(common)]
+             for name in linked]
     own = os.path.realpath(gitfiles.log_path(git_dir, "HEAD"))
     found: set[str] = set()
     for log in logs:
@@ -346,10 +329,3 @@ def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
                     row[3].decode("utf-8", "replace")) in (reflog.CREATED, reflog.COPY):
                 found.add(row[1])
     return found
-
-
-def _linked_names(common: str) -> list[str]:
-    try:
-        return sorted(os.listdir(os.path.join(common, "worktrees")))
-    except OSError:
-        return []
