@@ -63,13 +63,12 @@ def _mark_configured_ids(git_dir: str, settings: Config) -> None:
     mark = os.path.join(git_dir, "lets-hooks", IDS_CONFIGURED)
     wanted = tuple(settings.session_id_env) != DEFAULT_SESSION_ID_ENV
     try:
-        if wanted and not os.path.exists(mark):
+        if wanted and not os.path.isfile(mark):  # the shim's ``[ -f ]``
             os.makedirs(os.path.dirname(mark), mode=0o700, exist_ok=True)
-            with open(mark, "wb"):
-                pass
+            files.atomic_write(mark, b"", keep_mode=False)  # over a link, never through it
         elif not wanted and os.path.lexists(mark):
             os.unlink(mark)
-    except OSError:
+    except (OSError, files.Refused):
         pass  # the shim then reads the default variables, as it would without a mark
 
 

@@ -934,3 +934,22 @@ def test_show_escapes_what_a_terminal_would_obey_or_a_reader_cannot_see(text: st
     assert files.show(shown) == shown  # showing what was shown changes nothing
     assert files.is_shown_as_is(text) == (text == shown)
     assert files.shown is files.show
+
+
+def test_a_link_at_the_id_mark_is_replaced_never_followed(sandbox: Sandbox,
+                                                            tmp_path: Path) -> None:
+    """The mark that hands a configured ``session_id_env`` over to the post-commit shim is
+    created by the hooks: a dangling link in its place is replaced by the mark, and nothing
+    is created where the link points."""
+    (sandbox.path / ".lets").mkdir()
+    (sandbox.path / ".lets" / "config.toml").write_text('session_id_env = ["TOOL_SESSION_ID"]\n')
+    folder = sandbox.path / ".git" / "lets-hooks"
+    folder.mkdir(exist_ok=True)
+    target = tmp_path / "elsewhere" / "created-through-the-link"
+    target.parent.mkdir()
+    (folder / "ids-configured").symlink_to(target)
+    done = sandbox.run("lets-hooks", "record", env={"TOOL_SESSION_ID": "tool-session-1"})
+    assert done.returncode == 0, done.stderr
+    assert not os.path.lexists(target)
+    mark = folder / "ids-configured"
+    assert mark.is_file() and not mark.is_symlink()
