@@ -102,10 +102,6 @@ def sessions_dir(top: str) -> str:
     return Store(top).sessions
 
 
-def task_path(top: str, branch: str) -> str:
-    return Store(top).task_path(branch)
-
-
 def open_store(top: str, repo: Repo | None = None) -> Store:
     """The state of the work tree at ``top``. Three ``lstat`` calls when nothing is a link
     (the hot path); git is asked only about links (is one tracked? where do the work trees
@@ -139,9 +135,7 @@ def _link_problem(top: str, links: list[str], repo: Repo | None) -> str | None:
             return (f"{rel} is a symbolic link that came with the repository (tracked by "
                     f"git) - not followed, nothing read or written there; remove it with "
                     f"'git rm --cached {rel}'")
-    try:
-        # the work trees of this repository, whichever of them asks: the caller's list
-        # when it has one (``status`` asked already), else one more git process
+    try:  # the caller's repo may have listed the work trees already (``status`` has)
         tops = [t for t, _, _ in (repo if repo is not None else at_top).worktree_heads()]
     except GitError as exc:
         return f"{links[0]} is a symbolic link and git cannot list the work trees ({exc}) " \
@@ -254,9 +248,7 @@ def read_recorded(where: Store | str, branch: str) -> Recorded:
     data, problem = read_head(legacy)
     if problem:
         found.notes.append(problem)
-    if data is None:
-        return found
-    parts = tokens(first_line(data))
+    parts = tokens(first_line(data)) if data is not None else []
     if not parts:
         return found
     sha = _text(parts[0])
@@ -299,17 +291,14 @@ def parse_stamp(text: str) -> int | None:
     if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60
             and second < 61):
         return None
-    return _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
-
-
-def _days_from_civil(year: int, month: int, day: int) -> int:
-    """Days since 1970-01-01 of a proleptic Gregorian date (no datetime import)."""
+    # days since 1970-01-01 of a proleptic Gregorian date (the ladder reads this: no
+    # datetime import on the contract command's path)
     year -= month <= 2
     era = year // 400
     yoe = year - era * 400
     doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    return days * 86400 + hour * 3600 + minute * 60 + second
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -586,7 +575,7 @@ def refuse_tracked(store: Store, path: str) -> None:
             f"state is per work tree; 'git rm --cached {shown}' keeps it out of commits")
 
 
-def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
+def keep_out_of_commits(store: Store, fresh: bool) -> None:
     """After a state file was written: make sure git ignores ``.lets/sessions/`` and
     ``.lets/locks/`` (on every write: a team that commits ``.lets/config.toml`` ships
     ``.lets`` in every clone). What the common ``info/exclude`` or git's own ignore rules
