@@ -108,8 +108,7 @@ def _git_version(repo: Repo, found: Diagnosis) -> None:
 
 
 def _hooks_folder(setup: Setup, found: Diagnosis) -> None:
-    folder = setup.shown(setup.hooks_dir)
-    text = f"git runs hooks from {folder}"
+    text = f"git runs hooks from {setup.shown(setup.hooks_dir)}"
     if setup.bare:
         text += " (a bare repository: for its linked work trees)"
     if setup.hooks_path is not None:
@@ -558,14 +557,11 @@ def _ledger(repo: Repo, common_dir: str, found: Diagnosis) -> None:
                   "sees): until then no answer is exact",
                   "commit as usual, with the hooks installed (lets-hooks install)")
         return
-    oldest = min(book.order, key=book.order.__getitem__)
-    since = ""
-    info = repo.objects([oldest])[0]
-    if info.commit_time is not None:
-        import time
+    import time
 
-        since = time.strftime(", kept since a commit of %Y-%m-%d", time.gmtime(
-            info.commit_time))
+    made = repo.objects([min(book.order, key=book.order.__getitem__)])[0].commit_time
+    since = "" if made is None else time.strftime(", kept since a commit of %Y-%m-%d",
+                                                  time.gmtime(made))
     found.add("ledger", OK, f"{book.lines} lines in {ledger.FOLDER}/{ledger.NAME} of the git "
               f"directory{since}")
 
