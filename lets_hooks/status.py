@@ -49,11 +49,8 @@ class Row:
         return "; ".join(parts)
 
     def as_dict(self) -> dict[str, object]:
-        data = self.boundary.as_dict()
-        data["current"] = self.current
-        data["shares_state_with"] = list(self.shares_with)
-        data["why"] = self.reason()
-        return data
+        return {**self.boundary.as_dict(), "current": self.current,
+                "shares_state_with": list(self.shares_with), "why": self.reason()}
 
 
 def state_top(branch: str, here: str, tops: Mapping[str, str],
