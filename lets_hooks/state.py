@@ -2,17 +2,15 @@
 changing their session line.
 
 A task file is markdown that other tools write too. Its session line is the first line
-that starts with ``session: ``: the boundary sha, then (if any) the id of the session that
-recorded it. Beside it this writer keeps two lines of its own, each counting only while
-its sha equals the session line's:
+starting with ``session: ``: the boundary sha, then (if any) the id of the session that
+recorded it. This writer keeps two lines of its own beside it, each counting only while
+its sha equals the session line's: ``session-recorded: <sha> <UTC time>`` (when the
+boundary was written: the age rung) and ``session-approx: <sha> <reason>`` (no place counts
+the session's commits exactly: the ladder then never says ``exact``).
 
-- ``session-recorded: <sha> <UTC time>``: when the boundary was written (the age rung);
-- ``session-approx: <sha> <reason>``: no place counts the session's commits exactly (the
-  ladder then never says ``exact``).
-
-Where state lives is decided once per command by ``open_store``: a ``.lets``,
-``.lets/sessions`` or ``.lets/locks`` that is a symbolic link is followed only when git
-does not track it and it leads to the same folder of another work tree of this repository.
+``open_store`` decides once per command where state lives: a ``.lets``, ``.lets/sessions``
+or ``.lets/locks`` that is a symbolic link is followed only when git does not track it and
+it leads to the same folder of another work tree of this repository.
 """
 
 from __future__ import annotations
