@@ -437,17 +437,12 @@ def slug_collisions(branch: str, branches: Iterable[str]) -> list[str]:
 
 def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | None],
            branches: Iterable[str] | None = None) -> bool:
-    """Change ``branch``'s session line as ``decide`` says; True if the file changed.
-
-    Under the task file's lock: read (capped, never through a link), parse, ask ``decide``
-    (None: keep it), write atomically. ``decide`` sees the line as it is under the lock, so
-    a line another writer changed meanwhile is judged as it is now. ``branches`` (all local
-    branch names), when given, refuses a slug shared with another branch.
-    Raises ``StateError`` with one line when the write is refused or fails.
-    """
+    """Change ``branch``'s session line as ``decide`` says (None: keep it); True if the file
+    changed. Under the task file's lock: read (capped, never through a link), parse, ask
+    ``decide``, write atomically, so a line another writer changed meanwhile is judged as it
+    is now. ``branches`` (all local branch names), when given, refuses a slug shared with
+    another branch. Raises ``StateError`` (one line) when the write is refused or fails."""
     store = where if isinstance(where, Store) else open_store(where)
-    if store.problem is not None:
-        raise StateError(store.problem)
     _check_branch(store, branch, branches)
     fresh = _prepare(store)
     name = ".task-" + slug(branch)
@@ -480,8 +475,6 @@ def move_branch(store: Store, old: str, new: str,
     """Give ``new`` the task and legacy files ``old`` left behind (``git branch -m`` runs no
     hook) where ``new`` has none, under both branches' locks (taken in one order: two movers
     never wait on each other). True when anything moved; raises ``StateError`` (one line)."""
-    if store.problem is not None:
-        raise StateError(store.problem)
     _check_branch(store, new, branches)
     if slug(old) == slug(new):
         return False
@@ -504,16 +497,18 @@ def move_branch(store: Store, old: str, new: str,
 
 
 def _check_branch(store: Store, branch: str, branches: Iterable[str] | None) -> None:
+    """Raise ``StateError`` (one line) unless ``branch``'s state may be written in ``store``."""
+    if store.problem is not None:
+        raise StateError(store.problem)
     if not branch or branch in (".", ".."):
         raise StateError(f"cannot keep state for a branch named {files.quoted(branch)}")
-    if branches is not None:
-        others = slug_collisions(branch, branches)
-        if others:
-            names = ", ".join(files.quoted(b) for b in others)
-            raise StateError(
-                f"branch {files.quoted(branch)} and branch {names} share the state file "
-                f".task-{slug(branch)} ('/' and '-' read alike); not recorded - rename one "
-                "of them")
+    others = slug_collisions(branch, branches) if branches is not None else []
+    if others:
+        names = ", ".join(files.quoted(b) for b in others)
+        raise StateError(
+            f"branch {files.quoted(branch)} and branch {names} share the state file "
+            f".task-{slug(branch)} ('/' and '-' read alike); not recorded - rename one of "
+            "them")
     name = ".task-" + slug(branch)
     probe = store.top
     while probe and not os.path.isdir(probe):
