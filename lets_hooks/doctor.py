@@ -368,9 +368,8 @@ def _by_husky(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, s
 
 
 def _left_out_by_pre_commit(hooks: list[str], found: Diagnosis) -> None:
-    """The hooks pre-commit cannot install (it has no such hook type), with nothing of
-    ours there either: said once, as what that way of installing leaves out, not as a
-    failure; ``lets-hooks install`` writes shims for just those, beside pre-commit's."""
+    """The hooks pre-commit cannot install, with nothing of ours there either: said once,
+    as a note, not a failure (``lets-hooks install`` writes shims beside pre-commit's)."""
     if not hooks:
         return
     what = ", ".join(hooks)
