@@ -243,14 +243,11 @@ def _by_shim(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, st
                         "lets-hooks is on PATH")
     else:
         text += f", runs {runner}"
-    if problems:
-        found.add(hook, WARN, f"{text}; " + "; ".join(problems), "lets-hooks install")
-    elif shim.version != install.VERSION:
-        found.add(hook, WARN, f"{text}; written by another version ({shim.version})",
-                  "lets-hooks install")
-    else:
-        found.add(hook, WARN, f"{text}; written by an earlier build of lets-hooks "
-                  f"{shim.version}, without this one's fixes", "lets-hooks install")
+    if not problems:  # runs, but is not what this lets-hooks writes
+        problems.append(f"written by another version ({shim.version})"
+                        if shim.version != install.VERSION else "written by an earlier build "
+                        f"of lets-hooks {shim.version}, without this one's fixes")
+    found.add(hook, WARN, f"{text}; " + "; ".join(problems), "lets-hooks install")
     return True
 
 
@@ -334,14 +331,13 @@ def _by_husky(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, s
     problems = []
     if install.husky_line(hook) not in text.split("\n"):
         problems.append("its lets-hooks line is from another version or was edited")
-    if husky.version >= 9:
-        stub = os.path.join(husky.stubs, hook)
-        if not os.access(stub, os.X_OK):
-            problems.append(f"husky's {setup.shown(stub)} is missing, so git runs nothing "
-                            "(npm install sets it up)")
-    elif not os.access(path, os.X_OK):
+    stub = os.path.join(husky.stubs, hook)
+    stubs_missing = husky.version >= 9 and not os.access(stub, os.X_OK)
+    if stubs_missing:
+        problems.append(f"husky's {setup.shown(stub)} is missing, so git runs nothing "
+                        "(npm install sets it up)")
+    elif husky.version < 9 and not os.access(path, os.X_OK):
         problems.append("it is not executable, so git skips it")
-    stubs_missing = any("is missing" in problem for problem in problems)
     import shutil
 
     from lets_hooks.repo import run_program
