@@ -69,11 +69,9 @@ def state_top(branch: str, here: str, tops: Mapping[str, str],
 
 def location_for(repo: Repo, where: Location, branch: str, tops: Mapping[str, str],
                  stores: dict[str, state.Store] | None = None) -> Location:
-    """``where`` as seen for ``branch`` (for ``--branch``, pre-push and this table), its
+    """``where`` as seen for ``branch``, not ``where``'s own (``--branch``, pre-push): its
     state's work tree by ``state_top``. ``stores``: the states opened so far, kept."""
     if branch in tops:
-        if branch == where.branch:
-            return where
         top = tops[branch]
     elif where.top is None:
         return where
