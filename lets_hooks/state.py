@@ -399,10 +399,8 @@ def render(data: bytes, line: Line) -> bytes:
     out = replace_session_line(data, session_value(line.sha, line.sid))
     stamp = None if line.recorded_at is None else f"{line.sha} {line.recorded_at}".encode()
     out = set_own_line(out, RECORDED_PREFIX, stamp)
-    approx = None
-    if line.approx:
-        reason = " ".join(line.approx.split())[:200]
-        approx = f"{line.sha} {reason}".encode("utf-8", "surrogateescape")
+    reason = " ".join((line.approx or "").split())[:200]
+    approx = f"{line.sha} {reason}".encode("utf-8", "surrogateescape") if line.approx else None
     return set_own_line(out, APPROX_PREFIX, approx)
 
 
