@@ -182,9 +182,8 @@ def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
                   "hooks (the hooks folder's still runs)")
         configured = []
     folder = Diagnosis()
-    shim_there = install.read_shim(install.read_text(os.path.join(setup.hooks_dir, hook))
-                                   or "") is not None
-    if setup.pre_commit and shim_there:  # beside pre-commit's scripts
+    ours = install.read_shim(install.read_text(os.path.join(setup.hooks_dir, hook)) or "")
+    if setup.pre_commit and ours is not None:  # a shim beside pre-commit's scripts
         present = _by_shim(setup, hook, folder, environ, probes)
     elif setup.pre_commit and hook in install.PRE_COMMIT_IDS:
         present = _by_pre_commit(setup, hook, folder)
