@@ -85,9 +85,6 @@ def diagnose(cwd: str | None, environ: Mapping[str, str]) -> Diagnosis:
     try:
         _merge_branch(top_repo, where, settings, found)
         _session_id(settings, environ, found)
-        for check in found.checks:  # no session id: said, not a failure (doctor exits 0)
-            if check.name == "session id" and check.status == WARN:
-                check.status = NOTE
         if not setup.bare:
             _ignored(top_repo, setup.top, found)
             _witness(repo, where, found)
@@ -111,8 +108,7 @@ def _git_version(repo: Repo, found: Diagnosis) -> None:
 
 
 def _hooks_folder(setup: Setup, found: Diagnosis) -> None:
-    folder = setup.shown(setup.hooks_dir)
-    text = f"git runs hooks from {folder}"
+    text = f"git runs hooks from {setup.shown(setup.hooks_dir)}"
     if setup.bare:
         text += " (a bare repository: for its linked work trees)"
     if setup.hooks_path is not None:
@@ -179,18 +175,17 @@ def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
     the plain shim; both at once runs it twice. A hook pre-commit cannot install, with no
     shim beside it, goes to ``left_out`` (said once for all such)."""
     configured = install.lets_config_hooks(setup, hook)
+    names = ", ".join(f"hook.{h.name}" for h in configured)
     if configured and install.event_disabled(setup, hook):
-        names = ", ".join(f"hook.{h.name}" for h in configured)
         found.add(hook, INFO, f"{names} in the git config runs lets-hooks, but "
                   f"hook.{hook}.enabled is false, so git runs none of the config's {hook} "
                   "hooks (the hooks folder's still runs)")
         configured = []
     folder = Diagnosis()
-    shim_there = install.read_shim(install.read_text(os.path.join(setup.hooks_dir, hook))
-                                   or "") is not None
-    if setup.pre_commit and shim_there:  # beside pre-commit's scripts
+    ours = install.read_shim(install.read_text(os.path.join(setup.hooks_dir, hook)) or "")
+    if setup.pre_commit and ours is not None:  # a shim beside pre-commit's scripts
         present = _by_shim(setup, hook, folder, environ, probes)
-    elif setup.pre_commit and hook in PRE_COMMIT_IDS:
+    elif setup.pre_commit and hook in install.PRE_COMMIT_IDS:
         present = _by_pre_commit(setup, hook, folder)
     elif setup.pre_commit:
         left_out.append(hook)
@@ -204,7 +199,6 @@ def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
     if not configured:
         found.checks += folder.checks
         return
-    names = ", ".join(f"hook.{h.name}" for h in configured)
     origins = ", ".join(sorted({h.origin for h in configured}))
     if not install.config_hooks_run(setup):
         found.checks += folder.checks
@@ -224,21 +218,19 @@ def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
 def _by_shim(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
              probes: dict[tuple[str, str, str], tuple[int, str, str]]) -> bool:
     path = os.path.join(setup.hooks_dir, hook)
-    shown = setup.shown(path)
-    text = install.read_text(path) if os.path.isfile(path) else None
-    shim = install.read_shim(text) if text is not None else None
+    content = install.read_text(path) if os.path.isfile(path) else None
+    shim = install.read_shim(content) if content is not None else None
     if shim is None:
         what = "another hook is there" if os.path.lexists(path) else "nothing is there"
         found.add(hook, WARN, f"lets-hooks is not installed for it ({what})",
                   "lets-hooks install")
         return False
-    if shim.pristine and text is not None and shim.current(hook, text):
-        _probed(setup, hook, path, shim, found, environ, probes)
-        return True
-    chained = os.path.lexists(path + install.CHAINED)
-    text = f"lets-hooks shim {shim.version} in {shown}"
-    if chained:
+    text = f"lets-hooks shim {shim.version} in {setup.shown(path)}"
+    if os.path.lexists(path + install.CHAINED):
         text += f" (runs {hook}{install.CHAINED} first)"
+    if shim.pristine and content is not None and shim.current(hook, content):
+        _probed(setup, hook, path, shim, text, found, environ, probes)
+        return True
     problems = []
     if not os.access(path, os.X_OK):
         problems.append("it is not executable, so git skips it")
@@ -250,29 +242,19 @@ def _by_shim(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, st
                         "lets-hooks is on PATH")
     else:
         text += f", runs {runner}"
-    if problems:
-        found.add(hook, WARN, f"{text}; " + "; ".join(problems), "lets-hooks install")
-    elif shim.version != install.VERSION:
-        found.add(hook, WARN, f"{text}; written by another version ({shim.version})",
-                  "lets-hooks install")
-    else:
-        found.add(hook, WARN, f"{text}; written by an earlier build of lets-hooks "
-                  f"{shim.version}, without this one's fixes", "lets-hooks install")
+    if not problems:  # runs, but is not what this lets-hooks writes
+        problems.append(f"written by another version ({shim.version})"
+                        if shim.version != install.VERSION else "written by an earlier build "
+                        f"of lets-hooks {shim.version}, without this one's fixes")
+    found.add(hook, WARN, f"{text}; " + "; ".join(problems), "lets-hooks install")
     return True
 
 
-REINSTALL = ("reinstall lets-hooks where it was installed (pipx reinstall lets-hooks; in a "
-             "virtual environment, pip install it again), then lets-hooks install")
-
-
-def _probed(setup: Setup, hook: str, path: str, shim: install.Shim, found: Diagnosis,
-            environ: Mapping[str, str],
+def _probed(setup: Setup, hook: str, path: str, shim: install.Shim, text: str,
+            found: Diagnosis, environ: Mapping[str, str],
             probes: dict[tuple[str, str, str], tuple[int, str, str]]) -> None:
     """Ask the shim itself what it would run (``LETS_HOOKS_PROBE``: it starts lets-hooks
     with ``--version`` the way the hook would, and runs nothing else)."""
-    text = f"lets-hooks shim {shim.version} in {setup.shown(path)}"
-    if os.path.lexists(path + install.CHAINED):
-        text += f" (runs {hook}{install.CHAINED} first)"
     if not os.access(path, os.X_OK):
         found.add(hook, WARN, f"{text}; it is not executable, so git skips it",
                   "lets-hooks install")
@@ -289,7 +271,9 @@ def _probed(setup: Setup, hook: str, path: str, shim: install.Shim, found: Diagn
     if code != 0 or not kind:
         said = err.strip().splitlines()
         why = said[-1] if said else f"the shim's probe exited {code}"
-        found.add(hook, WARN, f"{text}; it cannot run lets-hooks: {why}", REINSTALL)
+        found.add(hook, WARN, f"{text}; it cannot run lets-hooks: {why}",
+                  "reinstall lets-hooks where it was installed (pipx reinstall lets-hooks; in "
+                  "a virtual environment, pip install it again), then lets-hooks install")
     elif kind == "python":
         found.add(hook, OK, f"{text}, runs {what}")
     elif kind == "site":
@@ -305,25 +289,21 @@ def _probed(setup: Setup, hook: str, path: str, shim: install.Shim, found: Diagn
 
 
 def _runner(shim: install.Shim) -> str | None:
-    """What the shim will run: its own Python, else a working lets-hooks from PATH."""
+    """What the shim will run: its own Python, else a lets-hooks from PATH whose ``#!``
+    interpreter is there (as the shim checks)."""
     if shim.python and os.access(shim.python, os.X_OK):
         return shim.python
     import shutil
 
     on_path = shutil.which("lets-hooks")
-    if on_path and _interpreter_present(on_path):
-        return on_path
-    return None
-
-
-def _interpreter_present(script: str) -> bool:
-    """Is the interpreter on the ``#!`` line of ``script`` there (as the shim checks)?"""
-    data, _ = files.read_capped(script, 1 << 16, follow=True)
+    if not on_path:
+        return None
+    data, _ = files.read_capped(on_path, 1 << 16, follow=True)
     first = (data or b"").split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
-    if not first.startswith("#!"):
-        return True
     words = first[2:].split()
-    return bool(words) and os.access(words[0], os.X_OK)
+    if first.startswith("#!") and not (words and os.access(words[0], os.X_OK)):
+        return None
+    return on_path
 
 
 def _by_husky(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str]) -> bool:
@@ -350,24 +330,22 @@ def _by_husky(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, s
     problems = []
     if install.husky_line(hook) not in text.split("\n"):
         problems.append("its lets-hooks line is from another version or was edited")
-    if husky.version >= 9:
-        stub = os.path.join(husky.stubs, hook)
-        if not os.access(stub, os.X_OK):
-            problems.append(f"husky's {setup.shown(stub)} is missing, so git runs nothing "
-                            "(npm install sets it up)")
-    elif not os.access(path, os.X_OK):
+    stub = os.path.join(husky.stubs, hook)
+    stubs_missing = husky.version >= 9 and not os.access(stub, os.X_OK)
+    if stubs_missing:
+        problems.append(f"husky's {setup.shown(stub)} is missing, so git runs nothing "
+                        "(npm install sets it up)")
+    elif husky.version < 9 and not os.access(path, os.X_OK):
         problems.append("it is not executable, so git skips it")
-    stubs_missing = any("is missing" in problem for problem in problems)
     import shutil
 
     from lets_hooks.repo import run_program
 
-    on_path = shutil.which("lets-hooks", path=environ.get("PATH"))
+    on_path = shutil.which("lets-hooks", path=environ.get("PATH"))  # as the husky line does
+    runs = on_path is not None and run_program([on_path, "--version"])[0] == 0
     if on_path is None:
         problems.append("the line calls lets-hooks from PATH and none is on PATH")
-    # as the husky line calls it
-    runs = on_path is not None and run_program([on_path, "--version"])[0] == 0
-    if on_path is not None and not runs:
+    elif not runs:
         problems.append(f"{on_path} cannot run (its Python is gone, or lacks lets-hooks)")
     base = f"husky {husky.version}: lets-hooks line in {shown}"
     if stubs_missing:
@@ -385,9 +363,8 @@ def _by_husky(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, s
 
 
 def _left_out_by_pre_commit(hooks: list[str], found: Diagnosis) -> None:
-    """The hooks pre-commit cannot install (it has no such hook type), with nothing of
-    ours there either: said once, as what that way of installing leaves out, not as a
-    failure; ``lets-hooks install`` writes shims for just those, beside pre-commit's."""
+    """The hooks pre-commit cannot install, with nothing of ours there either: said once,
+    as a note, not a failure (``lets-hooks install`` writes shims beside pre-commit's)."""
     if not hooks:
         return
     what = ", ".join(hooks)
@@ -398,11 +375,8 @@ def _left_out_by_pre_commit(hooks: list[str], found: Diagnosis) -> None:
               f"{what} only, beside pre-commit's scripts)")
 
 
-PRE_COMMIT_IDS = install.PRE_COMMIT_IDS
-
-
 def _by_pre_commit(setup: Setup, hook: str, found: Diagnosis) -> bool:
-    hook_id = PRE_COMMIT_IDS[hook]
+    hook_id = install.PRE_COMMIT_IDS[hook]
     listed = install.mentions(setup, (install.PRE_COMMIT_CONFIG,),
                                f"id: {hook_id}".encode())
     path = os.path.join(setup.hooks_dir, hook)
@@ -490,10 +464,8 @@ def _merge_branch(repo: Repo, where: Location, settings: Config, found: Diagnosi
         which = f"origin/{merge}" if origin else merge
         found.add("merge branch", OK, f"{merge} (from {source}; measured against {which})")
         return
-    hint = ""
     close = ladder.suggest(repo, merge)
-    if close:
-        hint = f"; did you mean {close!r}?"
+    hint = f"; did you mean {close!r}?" if close else ""
     where_set = source if source != "default" else ".lets/config.toml"
     fix = (f'merge_branch = "{close}" in {where_set}' if close
            else "set merge_branch in .lets/config.toml (or LETS_MERGE_BRANCH)")
@@ -512,7 +484,8 @@ def _session_id(settings: Config, environ: Mapping[str, str], found: Diagnosis) 
         found.add("session id", OK, f"{found_id[0]} is set{whose}")
         return
     gemini = seen is not None and seen[0] is agents.GEMINI_CLI
-    found.add("session id", WARN, f"none of {', '.join(names)} is set, so no boundary is "
+    # said, not a failure: doctor exits 0
+    found.add("session id", NOTE, f"none of {', '.join(names)} is set, so no boundary is "
               "ever exact (only prior-session or estimate)"
               + ("; this is a Gemini CLI shell, which gives its commands no session id"
                  if gemini else ""),
@@ -578,14 +551,11 @@ def _ledger(repo: Repo, common_dir: str, found: Diagnosis) -> None:
                   "sees): until then no answer is exact",
                   "commit as usual, with the hooks installed (lets-hooks install)")
         return
-    oldest = min(book.order, key=book.order.__getitem__)
-    since = ""
-    info = repo.objects([oldest])[0]
-    if info.commit_time is not None:
-        import time
+    import time
 
-        since = time.strftime(", kept since a commit of %Y-%m-%d", time.gmtime(
-            info.commit_time))
+    made = repo.objects([min(book.order, key=book.order.__getitem__)])[0].commit_time
+    since = "" if made is None else time.strftime(", kept since a commit of %Y-%m-%d",
+                                                  time.gmtime(made))
     found.add("ledger", OK, f"{book.lines} lines in {ledger.FOLDER}/{ledger.NAME} of the git "
               f"directory{since}")
 
@@ -595,10 +565,9 @@ def _history(repo: Repo, common_dir: str, found: Diagnosis) -> None:
     if counted is None:
         found.add("history", INFO, "no commits yet")
         return
-    graph = gitfiles.has_commit_graph(common_dir)
     if counted <= BIG_HISTORY:
         found.add("history", OK, f"{counted} commit" + ("" if counted == 1 else "s"))
-    elif graph:
+    elif gitfiles.has_commit_graph(common_dir):
         found.add("history", OK, f"over {BIG_HISTORY:,} commits, with a commit-graph")
     else:
         found.add("history", WARN, f"over {BIG_HISTORY:,} commits and no commit-graph: "

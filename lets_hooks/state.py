@@ -2,17 +2,15 @@
 changing their session line.
 
 A task file is markdown that other tools write too. Its session line is the first line
-that starts with ``session: ``: the boundary sha, then (if any) the id of the session that
-recorded it. Beside it this writer keeps two lines of its own, each counting only while
-its sha equals the session line's:
+starting with ``session: ``: the boundary sha, then (if any) the id of the session that
+recorded it. This writer keeps two lines of its own beside it, each counting only while
+its sha equals the session line's: ``session-recorded: <sha> <UTC time>`` (when the
+boundary was written: the age rung) and ``session-approx: <sha> <reason>`` (no place counts
+the session's commits exactly: the ladder then never says ``exact``).
 
-- ``session-recorded: <sha> <UTC time>``: when the boundary was written (the age rung);
-- ``session-approx: <sha> <reason>``: no place counts the session's commits exactly (the
-  ladder then never says ``exact``).
-
-Where state lives is decided once per command by ``open_store``: a ``.lets``,
-``.lets/sessions`` or ``.lets/locks`` that is a symbolic link is followed only when git
-does not track it and it leads to the same folder of another work tree of this repository.
+``open_store`` decides once per command where state lives: a ``.lets``, ``.lets/sessions``
+or ``.lets/locks`` that is a symbolic link is followed only when git does not track it and
+it leads to the same folder of another work tree of this repository.
 """
 
 from __future__ import annotations
@@ -102,10 +100,6 @@ def sessions_dir(top: str) -> str:
     return Store(top).sessions
 
 
-def task_path(top: str, branch: str) -> str:
-    return Store(top).task_path(branch)
-
-
 def open_store(top: str, repo: Repo | None = None) -> Store:
     """The state of the work tree at ``top``. Three ``lstat`` calls when nothing is a link
     (the hot path); git is asked only about links (is one tracked? where do the work trees
@@ -139,9 +133,7 @@ def _link_problem(top: str, links: list[str], repo: Repo | None) -> str | None:
             return (f"{rel} is a symbolic link that came with the repository (tracked by "
                     f"git) - not followed, nothing read or written there; remove it with "
                     f"'git rm --cached {rel}'")
-    try:
-        # the work trees of this repository, whichever of them asks: the caller's list
-        # when it has one (``status`` asked already), else one more git process
+    try:  # the caller's repo may have listed the work trees already (``status`` has)
         tops = [t for t, _, _ in (repo if repo is not None else at_top).worktree_heads()]
     except GitError as exc:
         return f"{links[0]} is a symbolic link and git cannot list the work trees ({exc}) " \
@@ -254,9 +246,7 @@ def read_recorded(where: Store | str, branch: str) -> Recorded:
     data, problem = read_head(legacy)
     if problem:
         found.notes.append(problem)
-    if data is None:
-        return found
-    parts = tokens(first_line(data))
+    parts = tokens(first_line(data)) if data is not None else []
     if not parts:
         return found
     sha = _text(parts[0])
@@ -299,17 +289,14 @@ def parse_stamp(text: str) -> int | None:
     if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60
             and second < 61):
         return None
-    return _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
-
-
-def _days_from_civil(year: int, month: int, day: int) -> int:
-    """Days since 1970-01-01 of a proleptic Gregorian date (no datetime import)."""
+    # days since 1970-01-01 of a proleptic Gregorian date (the ladder reads this: no
+    # datetime import on the contract command's path)
     year -= month <= 2
     era = year // 400
     yoe = year - era * 400
     doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    return days * 86400 + hour * 3600 + minute * 60 + second
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -412,10 +399,8 @@ def render(data: bytes, line: Line) -> bytes:
     out = replace_session_line(data, session_value(line.sha, line.sid))
     stamp = None if line.recorded_at is None else f"{line.sha} {line.recorded_at}".encode()
     out = set_own_line(out, RECORDED_PREFIX, stamp)
-    approx = None
-    if line.approx:
-        reason = " ".join(line.approx.split())[:200]
-        approx = f"{line.sha} {reason}".encode("utf-8", "surrogateescape")
+    reason = " ".join((line.approx or "").split())[:200]
+    approx = f"{line.sha} {reason}".encode("utf-8", "surrogateescape") if line.approx else None
     return set_own_line(out, APPROX_PREFIX, approx)
 
 
@@ -450,17 +435,12 @@ def slug_collisions(branch: str, branches: Iterable[str]) -> list[str]:
 
 def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | None],
            branches: Iterable[str] | None = None) -> bool:
-    """Change ``branch``'s session line as ``decide`` says; True if the file changed.
-
-    Under the task file's lock: read (capped, never through a link), parse, ask ``decide``
-    (None: keep it), write atomically. ``decide`` sees the line as it is under the lock, so
-    a line another writer changed meanwhile is judged as it is now. ``branches`` (all local
-    branch names), when given, refuses a slug shared with another branch.
-    Raises ``StateError`` with one line when the write is refused or fails.
-    """
+    """Change ``branch``'s session line as ``decide`` says (None: keep it); True if the file
+    changed. Under the task file's lock: read (capped, never through a link), parse, ask
+    ``decide``, write atomically, so a line another writer changed meanwhile is judged as it
+    is now. ``branches`` (all local branch names), when given, refuses a slug shared with
+    another branch. Raises ``StateError`` (one line) when the write is refused or fails."""
     store = where if isinstance(where, Store) else open_store(where)
-    if store.problem is not None:
-        raise StateError(store.problem)
     _check_branch(store, branch, branches)
     fresh = _prepare(store)
     name = ".task-" + slug(branch)
@@ -493,8 +473,6 @@ def move_branch(store: Store, old: str, new: str,
     """Give ``new`` the task and legacy files ``old`` left behind (``git branch -m`` runs no
     hook) where ``new`` has none, under both branches' locks (taken in one order: two movers
     never wait on each other). True when anything moved; raises ``StateError`` (one line)."""
-    if store.problem is not None:
-        raise StateError(store.problem)
     _check_branch(store, new, branches)
     if slug(old) == slug(new):
         return False
@@ -517,16 +495,18 @@ def move_branch(store: Store, old: str, new: str,
 
 
 def _check_branch(store: Store, branch: str, branches: Iterable[str] | None) -> None:
+    """Raise ``StateError`` (one line) unless ``branch``'s state may be written in ``store``."""
+    if store.problem is not None:
+        raise StateError(store.problem)
     if not branch or branch in (".", ".."):
         raise StateError(f"cannot keep state for a branch named {files.quoted(branch)}")
-    if branches is not None:
-        others = slug_collisions(branch, branches)
-        if others:
-            names = ", ".join(files.quoted(b) for b in others)
-            raise StateError(
-                f"branch {files.quoted(branch)} and branch {names} share the state file "
-                f".task-{slug(branch)} ('/' and '-' read alike); not recorded - rename one "
-                "of them")
+    others = slug_collisions(branch, branches) if branches is not None else []
+    if others:
+        names = ", ".join(files.quoted(b) for b in others)
+        raise StateError(
+            f"branch {files.quoted(branch)} and branch {names} share the state file "
+            f".task-{slug(branch)} ('/' and '-' read alike); not recorded - rename one of "
+            "them")
     name = ".task-" + slug(branch)
     probe = store.top
     while probe and not os.path.isdir(probe):
@@ -586,7 +566,7 @@ def refuse_tracked(store: Store, path: str) -> None:
             f"state is per work tree; 'git rm --cached {shown}' keeps it out of commits")
 
 
-def keep_out_of_commits(store: Store, fresh: bool = False) -> None:
+def keep_out_of_commits(store: Store, fresh: bool) -> None:
     """After a state file was written: make sure git ignores ``.lets/sessions/`` and
     ``.lets/locks/`` (on every write: a team that commits ``.lets/config.toml`` ships
     ``.lets`` in every clone). What the common ``info/exclude`` or git's own ignore rules

@@ -1,11 +1,8 @@
-"""``lets-hooks status``: the ladder's answer for every local branch, in a fixed number of
-git processes.
-
-Five, whatever the number of branches: where we are (``rev-parse``), the branches
-(``for-each-ref``), the work trees (``worktree list``: a branch's state lives in the work
-tree it is checked out in), every object name any branch's ladder will ask about (one
-``cat-file --batch``), and the commit graph under every tip (one ``rev-list``). The
-ladder then runs once per branch on a ``BatchRepo`` that answers from those.
+"""``lets-hooks status``: the ladder's answer for every local branch, in five git processes
+whatever the number of branches: ``rev-parse``, ``for-each-ref``, ``worktree list`` (a
+branch's state lives in the work tree it is checked out in), one ``cat-file --batch`` for
+every object name any branch's ladder asks about, and one ``rev-list`` for the commit graph
+under every tip. The ladder then runs once per branch on a ``BatchRepo`` answering from those.
 """
 
 from __future__ import annotations
@@ -52,11 +49,8 @@ class Row:
         return "; ".join(parts)
 
     def as_dict(self) -> dict[str, object]:
-        data = self.boundary.as_dict()
-        data["current"] = self.current
-        data["shares_state_with"] = list(self.shares_with)
-        data["why"] = self.reason()
-        return data
+        return {**self.boundary.as_dict(), "current": self.current,
+                "shares_state_with": list(self.shares_with), "why": self.reason()}
 
 
 def state_top(branch: str, here: str, tops: Mapping[str, str],
@@ -75,17 +69,14 @@ def state_top(branch: str, here: str, tops: Mapping[str, str],
 
 def location_for(repo: Repo, where: Location, branch: str, tops: Mapping[str, str],
                  stores: dict[str, state.Store] | None = None) -> Location:
-    """``where`` as seen for ``branch`` (for ``--branch``, pre-push and this table), its
+    """``where`` as seen for ``branch``, not ``where``'s own (``--branch``, pre-push): its
     state's work tree by ``state_top``. ``stores``: the states opened so far, kept."""
     if branch in tops:
-        if branch == where.branch:
-            return where
         top = tops[branch]
     elif where.top is None:
         return where
     else:
-        if stores is None:
-            stores = {}
+        stores = {} if stores is None else stores
         for each in dict.fromkeys([where.top, *tops.values()]):
             if each not in stores:
                 stores[each] = state.open_store(each, repo)
@@ -122,23 +113,20 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
     sid = settings.session_id(environ)
     if not branches:
         return [], repo
-
-    def top_of(branch: str) -> str | None:
-        return None if where.top is None else state_top(branch, where.top, tops, stores)
-
-    merge = settings.merge_branch or where.origin_head
+    top_of = {name: None if where.top is None else state_top(name, where.top, tops, stores)
+              for name, _ in branches}
     asked = []
     for name, sha in branches:
-        top = top_of(name)
-        found = state.read_recorded(stores[top], name) if top is not None else None
-        asked.append((sha, found.sha if found else None))
-    batch = prefetched(repo, where, merge, asked, remote_tips)
+        top = top_of[name]
+        asked.append((sha, None if top is None else state.read_recorded(stores[top], name).sha))
+    batch = prefetched(repo, where, settings.merge_branch or where.origin_head, asked,
+                       remote_tips)
     slugs: dict[str, list[str]] = {}
     for name, _ in branches:
         slugs.setdefault(state.slug(name), []).append(name)
     table = []
     for name, sha in branches:
-        top = top_of(name)
+        top = top_of[name]
         at = Location(top, where.git_dir, where.branch, where.head, where.origin_head)
         store = stores.get(top) if top is not None else None
         if name == where.branch:

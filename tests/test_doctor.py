@@ -12,7 +12,7 @@ from helpers import BIN, SID
 from hookbox import HookBox, make
 from managers import fake_husky
 
-from lets_hooks.install import HOOKS, shim
+from lets_hooks.install import DIGEST, HOOKS, MARKER, VERSION, _digest, shim
 
 
 @pytest.fixture
@@ -58,6 +58,23 @@ def test_nothing_installed(box: HookBox) -> None:
     assert done.returncode == 1
     assert "post-checkout    lets-hooks is not installed for it (nothing is there)" in done.stdout
     assert "fix: lets-hooks install" in done.stdout
+
+
+def test_a_sealed_shim_this_build_did_not_write(box: HookBox) -> None:
+    """A shim whose seal holds but whose text is not what this lets-hooks writes: an earlier
+    build of this version, or another version. Either way: install again."""
+    box.install()
+    folder = box.path / ".git" / "hooks"
+    for hook, version in (("post-checkout", VERSION), ("pre-push", "0.1.9")):
+        body = (folder / hook).read_text().rstrip("\n").rpartition("\n")[0] + "\n"
+        body = body.replace(f"{MARKER} {VERSION} ", f"{MARKER} {version} ") + "# older\n"
+        (folder / hook).write_text(body + DIGEST + _digest(body) + "\n")
+    found = checks(box)
+    assert found["post-checkout"]["status"] == found["pre-push"]["status"] == "warn"
+    assert found["post-checkout"]["text"].endswith(
+        f"; written by an earlier build of lets-hooks {VERSION}, without this one's fixes")
+    assert found["pre-push"]["text"].endswith("; written by another version (0.1.9)")
+    assert found["pre-push"]["fix"] == "lets-hooks install"
 
 
 def test_will_git_run_it(box: HookBox, tmp_path: Path) -> None:

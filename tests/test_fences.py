@@ -62,7 +62,7 @@ def test_one_rule_for_a_session_id(sandbox: Sandbox, sid: str) -> None:
     assert state.sid_problem(sid) is not None
     done = lets(sandbox, "record", "--sid", sid)
     assert done.returncode == 1 and "refusing to record session id" in done.stderr
-    assert not Path(state.task_path(str(sandbox.path), "main")).exists()
+    assert not Path(state.Store(str(sandbox.path)).task_path("main")).exists()
     sandbox.write_task("main", f"session: {sandbox.head()} {sid}\n")
     fields = sandbox.boundary(env={"LETS_SESSION_ID": sid})
     assert fields["SESSION_TRUST"] != "exact"

@@ -173,7 +173,7 @@ def test_written_file_reads_back_and_keeps_the_rest(data: bytes, sha: str, sid: 
                                                     branch: str) -> None:
     with work_tree() as top:
         os.makedirs(state.sessions_dir(top))
-        path = state.task_path(top, branch)
+        path = state.Store(top).task_path(branch)
         with open(path, "wb") as handle:
             handle.write(data)
         write_session_line(top, branch, sha, sid, now=NOW)
@@ -209,7 +209,7 @@ def test_writer_takes_any_input_and_only_ever_refuses_cleanly(data: bytes, sha: 
     with work_tree() as top:
         os.makedirs(state.sessions_dir(top))
         before = None
-        path = state.task_path(top, branch)
+        path = state.Store(top).task_path(branch)
         try:
             with open(path, "wb") as handle:
                 handle.write(data)
