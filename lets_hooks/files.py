@@ -111,8 +111,7 @@ def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
 
 
 def _size(limit: int) -> str:
-    return f"{limit >> 20} MiB" if limit >= 1 << 20 and limit % (1 << 20) == 0 else (
-        f"{limit} byte")
+    return f"{limit >> 20} MiB" if limit > 0 and not limit % (1 << 20) else f"{limit} byte"
 
 
 # -- the fence: a path under a root ----------------------------------------------------------
@@ -417,16 +416,15 @@ def _writer_alive(digits: int) -> bool:
     else cannot be told, so counts as alive (only age removes it)."""
     found = False
     for pid in (digits // 1000, digits):
-        if not 0 < pid < 1 << 22:  # no process id is this large (Linux's pid_max)
-            continue
-        found = True
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            continue
-        except OSError:
-            return True  # it exists (another user's process)
-        return True
+        if 0 < pid < 1 << 22:  # no process id is larger (Linux's pid_max)
+            found = True
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                continue
+            except OSError:
+                pass  # it exists (another user's process)
+            return True
     return not found
 
 
@@ -503,9 +501,7 @@ class _Lock:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)  # closing the descriptor releases the flock
-            self.fd = -1
+        os.close(self.fd)  # closing the descriptor releases the flock
 
 
 def locked(path: str, wait: float = LOCK_WAIT, shown: str | None = None) -> _Lock:
@@ -567,12 +563,8 @@ def lock_holders(fd: int) -> frozenset[str]:
         data, _ = read_capped("/proc/locks", 1 << 24, follow=True)
     except (OSError, ValueError):
         return frozenset()
-    found = set()
-    for line in (data or b"").decode("ascii", "replace").splitlines():
-        words = line.split()
-        if "->" not in words and len(words) >= 6 and words[5] == key:
-            found.add(words[4])
-    return frozenset(found)
+    rows = (line.split() for line in (data or b"").decode("ascii", "replace").splitlines())
+    return frozenset(w[4] for w in rows if "->" not in w and len(w) >= 6 and w[5] == key)
 
 
 # -- messages -----------------------------------------------------------------------------------
@@ -603,10 +595,6 @@ def why(exc: OSError, what: str) -> str:
 # one or starts the text (a run of them carries a message too).
 _INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f"
                        "\u2800\u3164\uffa0")
-_INVISIBLE_LOW = 0xE0100
-_INVISIBLE_HIGH = 0xE01EF
-_VS_LOW = 0xFE00
-_VS_HIGH = 0xFE0F
 
 
 def show(text: str) -> str:
@@ -625,15 +613,14 @@ def show(text: str) -> str:
     if text.isprintable() and not _invisible_letters().search(text):
         return text
     out = []
-    previous = ""
+    escape_selector = True  # one that starts the text or follows another one is escaped
     for c in text:
         code = ord(c)
-        plain = c.isprintable() and c not in _INVISIBLE and not (
-            _INVISIBLE_LOW <= code <= _INVISIBLE_HIGH) and not (
-            _VS_LOW <= code <= _VS_HIGH and (not previous
-                                             or _VS_LOW <= ord(previous) <= _VS_HIGH))
+        selector = 0xFE00 <= code <= 0xFE0F
+        plain = (c.isprintable() and c not in _INVISIBLE and not 0xE0100 <= code <= 0xE01EF
+                 and not (selector and escape_selector))
         out.append(c if plain else c.encode("unicode_escape").decode("ascii"))
-        previous = c
+        escape_selector = selector
     return "".join(out)
 
 
@@ -647,8 +634,8 @@ def _invisible_letters() -> re.Pattern[str]:
         import re
 
         _LETTERS.append(re.compile(
-            "[" + "".join(sorted(_INVISIBLE)) + chr(_INVISIBLE_LOW) + "-" + chr(_INVISIBLE_HIGH)
-            + "]|(?:^|[\ufe00-\ufe0f])[\ufe00-\ufe0f]"))
+            "[" + "".join(sorted(_INVISIBLE)) + "\U000e0100-\U000e01ef]"
+            "|(?:^|[\ufe00-\ufe0f])[\ufe00-\ufe0f]"))
     return _LETTERS[0]
 
 
