@@ -156,20 +156,18 @@ def write_inside(root: str, relative: str, data: bytes, git_dir: str | None = No
     return target
 
 
-def read_outside_git(path: str, limit: int, name: str | None = None
-                     ) -> tuple[bytes | None, str | None]:
+def read_outside_git(path: str, limit: int, name: str) -> tuple[bytes | None, str | None]:
     """``read_capped`` of ``path`` through its links (a dotfiles setup links the user's
     own files, ``~/.claude/...``), refused when it leads into a git directory (a ``.git``
     component, or a folder holding ``HEAD``, ``objects`` and ``refs``): a git config is
-    not the user's notes."""
-    shown = name or os.path.basename(path)
+    not the user's notes (``name``: the file in messages)."""
     try:
         target = os.path.realpath(path)
         if not os.path.lexists(target):
             return None, None
     except (OSError, ValueError) as exc:
-        return None, f"{shown} cannot be read ({exc})"
-    refused = f"{shown} leads into a git directory - refused"
+        return None, f"{name} cannot be read ({exc})"
+    refused = f"{name} leads into a git directory - refused"
     if ".git" in target.split(os.sep):
         return None, refused
     folder = os.path.dirname(target)
@@ -179,7 +177,7 @@ def read_outside_git(path: str, limit: int, name: str | None = None
                 and os.path.isdir(os.path.join(folder, "refs"))):
             return None, refused
         if folder == os.path.dirname(folder):
-            return read_capped(target, limit, name=shown)
+            return read_capped(target, limit, name=name)
         folder = os.path.dirname(folder)
 
 
@@ -334,22 +332,21 @@ def writers_gone(path: str) -> bool | None:
             signal.signal(signal.SIGIO, previous)
 
 
-def put_back(aside: str, path: str, shown: str | None = None) -> None:
+def put_back(aside: str, path: str, shown: str) -> None:
     """Rename ``aside`` (a file ``link_aside`` kept) over ``path``: the other writer's file
     back where it was, the same bytes and the same file."""
     try:
         os.replace(aside, path)
     except OSError as exc:
-        raise Refused(why(exc, f"cannot put {shown or os.path.basename(path)} back")) from exc
+        raise Refused(why(exc, f"cannot put {shown} back")) from exc
     sync_folder(os.path.dirname(path) or ".")
 
 
-def append_to(path: str, data: bytes, shown: str | None = None) -> None:
+def append_to(path: str, data: bytes, label: str) -> None:
     """Add ``data`` at the end of the regular file ``path`` in place (``O_APPEND``: what
     other writers append meanwhile is kept), never through a link, never blocking."""
     import stat
 
-    label = shown or os.path.basename(path)
     flags = os.O_WRONLY | os.O_APPEND | _NOFOLLOW | _NONBLOCK | _CLOEXEC
     try:
         fd = os.open(path, flags)
@@ -655,27 +652,26 @@ def quoted(name: str | None) -> str:
 
 # -- moving a file aside ------------------------------------------------------------------------
 
-def move(source: str, target: str, shown_as: str | None = None) -> None:
+def move(source: str, target: str, shown_as: str) -> None:
     """Rename ``source`` to ``target`` (a link is moved as a link, the bytes and the mode of
     a file are kept), refusing to replace anything already at ``target``."""
-    label = shown_as or os.path.basename(source)
     if os.path.lexists(target):
-        raise Refused(f"cannot move {label} to {os.path.basename(target)}: that name is taken")
+        raise Refused(f"cannot move {shown_as} to {os.path.basename(target)}: that name is taken")
     try:
         os.rename(source, target)
     except OSError as exc:
-        raise Refused(why(exc, f"cannot move {label}")) from exc
+        raise Refused(why(exc, f"cannot move {shown_as}")) from exc
     sync_folder(os.path.dirname(target) or ".")
 
 
-def remove(path: str, shown_as: str | None = None) -> None:
+def remove(path: str, shown_as: str) -> None:
     """Delete ``path`` (a link itself, never what it points to); absent is fine."""
     try:
         os.unlink(path)
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise Refused(why(exc, f"cannot remove {shown_as or os.path.basename(path)}")) from exc
+        raise Refused(why(exc, f"cannot remove {shown_as}")) from exc
 
 
 def free_name(path: str) -> str:
