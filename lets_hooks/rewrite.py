@@ -105,11 +105,8 @@ class History:
     __slots__ = ("_reach", "parents")
 
     def __init__(self, raw: bytes) -> None:
-        self.parents: dict[str, list[str]] = {}
-        for line in raw.decode("ascii", "replace").split("\n"):
-            parts = line.split()
-            if parts:
-                self.parents[parts[0]] = parts[1:]
+        rows = (line.split() for line in raw.decode("ascii", "replace").split("\n"))
+        self.parents: dict[str, list[str]] = {row[0]: row[1:] for row in rows if row}
         self._reach: dict[str, frozenset[str]] = {}
 
     def __contains__(self, sha: str) -> bool:
@@ -694,15 +691,14 @@ def _write(store: state.Store, target: Target, moved: Move, names: list[str]) ->
 
 def _lost(repo: Repo, targets: list[Target]) -> list[str]:
     """No pairs at all: say so when the boundary no longer bounds the new history."""
-    messages = []
     for target in targets[:1]:
         assert target.boundary is not None
         if target.old_tip != target.new_tip and not repo.is_ancestor(target.boundary,
                                                                       target.new_tip):
-            messages.append(f"post-rewrite: branch {files.quoted(target.branch)}: could not "
-                            f"tell how the rewrite moved the session's commits; the boundary "
-                            f"{target.boundary[:12]} is left as it was. Fix: {FIX_AT}")
-    return messages
+            return [f"post-rewrite: branch {files.quoted(target.branch)}: could not tell how "
+                    f"the rewrite moved the session's commits; the boundary "
+                    f"{target.boundary[:12]} is left as it was. Fix: {FIX_AT}"]
+    return []
 
 
 def _pairs_by_patch_id(repo: Repo, boundary: str, old_tip: str,
