@@ -221,7 +221,10 @@ def carried(repo: Repo, where: Location, store: state.Store, sid: str | None,
     (see the module's notes). ``bare``: the branch has no line in this work tree."""
     head, branch = where.head, where.branch
     assert head is not None and branch is not None
-    created = _created(repo, where.git_dir, branch)
+    # the start point the branch was just made from (``branch: Created from HEAD``, ``Reset
+    # to`` for ``checkout -B``), when that is the newest entry of its reflog
+    log = repo.reflog(where.git_dir, "refs/heads/" + branch, 1)
+    created = reflog.created_from(log[0][1]) if log else None
     if bare and _has_worktrees(where.git_dir):
         found = _from_other_worktree(repo, where, branch, sid)
         if found is not None:
@@ -233,13 +236,6 @@ def carried(repo: Repo, where: Location, store: state.Store, sid: str | None,
             return _from_worktree_head(repo, where, store, created, sid)
         return None
     return _from_checkout(repo, where, store, sid, previous)
-
-
-def _created(repo: Repo, git_dir: str, branch: str) -> str | None:
-    """The start point ``branch`` was just made from (``branch: Created from HEAD``, or
-    ``Reset to`` for ``checkout -B``), when that is the newest entry of its reflog."""
-    log = repo.reflog(git_dir, "refs/heads/" + branch, 1)
-    return reflog.created_from(log[0][1]) if log else None
 
 
 def _has_worktrees(git_dir: str) -> bool:
