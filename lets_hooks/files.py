@@ -111,8 +111,7 @@ def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
 
 
 def _size(limit: int) -> str:
-    return f"{limit >> 20} MiB" if limit >= 1 << 20 and limit % (1 << 20) == 0 else (
-        f"{limit} byte")
+    return f"{limit >> 20} MiB" if limit > 0 and not limit % (1 << 20) else f"{limit} byte"
 
 
 # -- the fence: a path under a root ----------------------------------------------------------
@@ -157,20 +156,18 @@ def write_inside(root: str, relative: str, data: bytes, git_dir: str | None = No
     return target
 
 
-def read_outside_git(path: str, limit: int, name: str | None = None
-                     ) -> tuple[bytes | None, str | None]:
+def read_outside_git(path: str, limit: int, name: str) -> tuple[bytes | None, str | None]:
     """``read_capped`` of ``path`` through its links (a dotfiles setup links the user's
     own files, ``~/.claude/...``), refused when it leads into a git directory (a ``.git``
     component, or a folder holding ``HEAD``, ``objects`` and ``refs``): a git config is
-    not the user's notes."""
-    shown = name or os.path.basename(path)
+    not the user's notes (``name``: the file in messages)."""
     try:
         target = os.path.realpath(path)
         if not os.path.lexists(target):
             return None, None
     except (OSError, ValueError) as exc:
-        return None, f"{shown} cannot be read ({exc})"
-    refused = f"{shown} leads into a git directory - refused"
+        return None, f"{name} cannot be read ({exc})"
+    refused = f"{name} leads into a git directory - refused"
     if ".git" in target.split(os.sep):
         return None, refused
     folder = os.path.dirname(target)
@@ -180,7 +177,7 @@ def read_outside_git(path: str, limit: int, name: str | None = None
                 and os.path.isdir(os.path.join(folder, "refs"))):
             return None, refused
         if folder == os.path.dirname(folder):
-            return read_capped(target, limit, name=shown)
+            return read_capped(target, limit, name=name)
         folder = os.path.dirname(folder)
 
 
@@ -335,22 +332,21 @@ def writers_gone(path: str) -> bool | None:
             signal.signal(signal.SIGIO, previous)
 
 
-def put_back(aside: str, path: str, shown: str | None = None) -> None:
+def put_back(aside: str, path: str, shown: str) -> None:
     """Rename ``aside`` (a file ``link_aside`` kept) over ``path``: the other writer's file
     back where it was, the same bytes and the same file."""
     try:
         os.replace(aside, path)
     except OSError as exc:
-        raise Refused(why(exc, f"cannot put {shown or os.path.basename(path)} back")) from exc
+        raise Refused(why(exc, f"cannot put {shown} back")) from exc
     sync_folder(os.path.dirname(path) or ".")
 
 
-def append_to(path: str, data: bytes, shown: str | None = None) -> None:
+def append_to(path: str, data: bytes, label: str) -> None:
     """Add ``data`` at the end of the regular file ``path`` in place (``O_APPEND``: what
     other writers append meanwhile is kept), never through a link, never blocking."""
     import stat
 
-    label = shown or os.path.basename(path)
     flags = os.O_WRONLY | os.O_APPEND | _NOFOLLOW | _NONBLOCK | _CLOEXEC
     try:
         fd = os.open(path, flags)
@@ -417,16 +413,15 @@ def _writer_alive(digits: int) -> bool:
     else cannot be told, so counts as alive (only age removes it)."""
     found = False
     for pid in (digits // 1000, digits):
-        if not 0 < pid < 1 << 22:  # no process id is this large (Linux's pid_max)
-            continue
-        found = True
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            continue
-        except OSError:
-            return True  # it exists (another user's process)
-        return True
+        if 0 < pid < 1 << 22:  # no process id is larger (Linux's pid_max)
+            found = True
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                continue
+            except OSError:
+                pass  # it exists (another user's process)
+            return True
     return not found
 
 
@@ -503,9 +498,7 @@ class _Lock:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)  # closing the descriptor releases the flock
-            self.fd = -1
+        os.close(self.fd)  # closing the descriptor releases the flock
 
 
 def locked(path: str, wait: float = LOCK_WAIT, shown: str | None = None) -> _Lock:
@@ -567,12 +560,8 @@ def lock_holders(fd: int) -> frozenset[str]:
         data, _ = read_capped("/proc/locks", 1 << 24, follow=True)
     except (OSError, ValueError):
         return frozenset()
-    found = set()
-    for line in (data or b"").decode("ascii", "replace").splitlines():
-        words = line.split()
-        if "->" not in words and len(words) >= 6 and words[5] == key:
-            found.add(words[4])
-    return frozenset(found)
+    rows = (line.split() for line in (data or b"").decode("ascii", "replace").splitlines())
+    return frozenset(w[4] for w in rows if "->" not in w and len(w) >= 6 and w[5] == key)
 
 
 # -- messages -----------------------------------------------------------------------------------
@@ -603,10 +592,6 @@ def why(exc: OSError, what: str) -> str:
 # one or starts the text (a run of them carries a message too).
 _INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f"
                        "\u2800\u3164\uffa0")
-_INVISIBLE_LOW = 0xE0100
-_INVISIBLE_HIGH = 0xE01EF
-_VS_LOW = 0xFE00
-_VS_HIGH = 0xFE0F
 
 
 def show(text: str) -> str:
@@ -625,15 +610,14 @@ def show(text: str) -> str:
     if text.isprintable() and not _invisible_letters().search(text):
         return text
     out = []
-    previous = ""
+    escape_selector = True  # one that starts the text or follows another one is escaped
     for c in text:
         code = ord(c)
-        plain = c.isprintable() and c not in _INVISIBLE and not (
-            _INVISIBLE_LOW <= code <= _INVISIBLE_HIGH) and not (
-            _VS_LOW <= code <= _VS_HIGH and (not previous
-                                             or _VS_LOW <= ord(previous) <= _VS_HIGH))
+        selector = 0xFE00 <= code <= 0xFE0F
+        plain = (c.isprintable() and c not in _INVISIBLE and not 0xE0100 <= code <= 0xE01EF
+                 and not (selector and escape_selector))
         out.append(c if plain else c.encode("unicode_escape").decode("ascii"))
-        previous = c
+        escape_selector = selector
     return "".join(out)
 
 
@@ -647,8 +631,8 @@ def _invisible_letters() -> re.Pattern[str]:
         import re
 
         _LETTERS.append(re.compile(
-            "[" + "".join(sorted(_INVISIBLE)) + chr(_INVISIBLE_LOW) + "-" + chr(_INVISIBLE_HIGH)
-            + "]|(?:^|[\ufe00-\ufe0f])[\ufe00-\ufe0f]"))
+            "[" + "".join(sorted(_INVISIBLE)) + "\U000e0100-\U000e01ef]"
+            "|(?:^|[\ufe00-\ufe0f])[\ufe00-\ufe0f]"))
     return _LETTERS[0]
 
 
@@ -668,27 +652,26 @@ def quoted(name: str | None) -> str:
 
 # -- moving a file aside ------------------------------------------------------------------------
 
-def move(source: str, target: str, shown_as: str | None = None) -> None:
+def move(source: str, target: str, shown_as: str) -> None:
     """Rename ``source`` to ``target`` (a link is moved as a link, the bytes and the mode of
     a file are kept), refusing to replace anything already at ``target``."""
-    label = shown_as or os.path.basename(source)
     if os.path.lexists(target):
-        raise Refused(f"cannot move {label} to {os.path.basename(target)}: that name is taken")
+        raise Refused(f"cannot move {shown_as} to {os.path.basename(target)}: that name is taken")
     try:
         os.rename(source, target)
     except OSError as exc:
-        raise Refused(why(exc, f"cannot move {label}")) from exc
+        raise Refused(why(exc, f"cannot move {shown_as}")) from exc
     sync_folder(os.path.dirname(target) or ".")
 
 
-def remove(path: str, shown_as: str | None = None) -> None:
+def remove(path: str, shown_as: str) -> None:
     """Delete ``path`` (a link itself, never what it points to); absent is fine."""
     try:
         os.unlink(path)
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise Refused(why(exc, f"cannot remove {shown_as or os.path.basename(path)}")) from exc
+        raise Refused(why(exc, f"cannot remove {shown_as}")) from exc
 
 
 def free_name(path: str) -> str:

@@ -68,9 +68,6 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
     if store.problem is not None:
         return False, store.problem
     legacy_only = False
-    if not force:
-        legacy = state.read_head(store.legacy_path(branch))[0]
-        legacy_only = bool(legacy and state.tokens(state.first_line(legacy)))
     stamp = state.utc_stamp(now)
 
     def keep(current: state.Recorded) -> bool:
@@ -79,6 +76,8 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
         return current.source is None and legacy_only and sid is None
 
     if not force:
+        legacy = state.read_head(store.legacy_path(branch))[0]
+        legacy_only = bool(legacy and state.tokens(state.first_line(legacy)))
         current = state.read_recorded(store, branch)
         if keep(current):
             return False, None  # the steady state of every checkout: no lock, no more git
@@ -222,7 +221,10 @@ def carried(repo: Repo, where: Location, store: state.Store, sid: str | None,
     (see the module's notes). ``bare``: the branch has no line in this work tree."""
     head, branch = where.head, where.branch
     assert head is not None and branch is not None
-    created = _created(repo, where.git_dir, branch)
+    # the start point the branch was just made from (``branch: Created from HEAD``, ``Reset
+    # to`` for ``checkout -B``), when that is the newest entry of its reflog
+    log = repo.reflog(where.git_dir, "refs/heads/" + branch, 1)
+    created = reflog.created_from(log[0][1]) if log else None
     if bare and _has_worktrees(where.git_dir):
         found = _from_other_worktree(repo, where, branch, sid)
         if found is not None:
@@ -234,13 +236,6 @@ def carried(repo: Repo, where: Location, store: state.Store, sid: str | None,
             return _from_worktree_head(repo, where, store, created, sid)
         return None
     return _from_checkout(repo, where, store, sid, previous)
-
-
-def _created(repo: Repo, git_dir: str, branch: str) -> str | None:
-    """The start point ``branch`` was just made from (``branch: Created from HEAD``, or
-    ``Reset to`` for ``checkout -B``), when that is the newest entry of its reflog."""
-    log = repo.reflog(git_dir, "refs/heads/" + branch, 1)
-    return reflog.created_from(log[0][1]) if log else None
 
 
 def _has_worktrees(git_dir: str) -> bool:
@@ -302,7 +297,7 @@ def _made_from(repo: Repo, git_dir: str, branch: str, source: str, head: str) ->
     ``source`` stood at ``head`` in its recent history (commits made on ``source`` by
     mistake, moved to a new branch, then ``source`` reset): they stay the session's."""
     log = repo.reflog(git_dir, "refs/heads/" + branch, 1)
-    if not log or log[0][0] != head or _created(repo, git_dir, branch) is None:
+    if not log or log[0][0] != head or reflog.created_from(log[0][1]) is None:
         return False
     return any(sha == head for sha, _ in repo.reflog(git_dir, "refs/heads/" + source,
                                                       REFLOG_LOOK))

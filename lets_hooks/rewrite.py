@@ -67,19 +67,12 @@ class Move:
         self.why = why
         self.approx = approx
 
-    def __repr__(self) -> str:
-        return f"Move({self.boundary!r}, {self.why!r}, approx={self.approx!r})"
-
 
 def parse_pairs(data: bytes) -> list[tuple[str, str]]:
     """``old new`` lines (git's post-rewrite stdin, a rebase's rewritten-list); extra
     fields are ignored, lines that are not two full hex shas skipped."""
-    pairs = []
-    for line in data.decode("ascii", "replace").split("\n"):
-        parts = line.split()
-        if len(parts) >= 2 and files.is_sha(parts[0]) and files.is_sha(parts[1]):
-            pairs.append((parts[0], parts[1]))
-    return pairs
+    rows = (line.split() for line in data.decode("ascii", "replace").split("\n"))
+    return [(r[0], r[1]) for r in rows if len(r) >= 2 and files.is_sha(r[0]) and files.is_sha(r[1])]
 
 
 def mapping(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
@@ -112,11 +105,8 @@ class History:
     __slots__ = ("_reach", "parents")
 
     def __init__(self, raw: bytes) -> None:
-        self.parents: dict[str, list[str]] = {}
-        for line in raw.decode("ascii", "replace").split("\n"):
-            parts = line.split()
-            if parts:
-                self.parents[parts[0]] = parts[1:]
+        rows = (line.split() for line in raw.decode("ascii", "replace").split("\n"))
+        self.parents: dict[str, list[str]] = {row[0]: row[1:] for row in rows if row}
         self._reach: dict[str, frozenset[str]] = {}
 
     def __contains__(self, sha: str) -> bool:
@@ -243,9 +233,8 @@ def _left_behind(boundary: str, old_tip: str, onto: str, old: History,
     exit_at = _meets(old_tip, old)
     if exit_at is None or exit_at == boundary:
         return None
-    if exit_at == onto:  # the boundary is in onto's history, below it: no need to ask git
-        return exit_at
-    if below is not None and not below(exit_at):
+    # at onto, the boundary is in onto's history, below it: no need to ask git
+    if exit_at != onto and below is not None and not below(exit_at):
         return None  # the line met onto's history at or below the boundary
     return exit_at
 
@@ -488,13 +477,11 @@ def _changed_in(done: bytes | None, olds: list[str]
     """The commits a rebase's ``done`` list reworded, edited, squashed or fixed up; those
     it picked right before an ``exec`` step (which may have amended them); and those it
     stopped at with ``edit``. Its names are abbreviated: matched by prefix."""
-    if not done:
-        return set(), set(), set()
     execs: list[str] = []
     edits: list[str] = []
     marked: list[str] = []
     last: str | None = None  # the pick an exec step that follows may have amended
-    for raw in done.split(b"\n"):
+    for raw in (done or b"").split(b"\n"):
         words = raw.split()
         if not words:
             continue
@@ -546,8 +533,7 @@ def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
     below it a commit the session's old range copied (the rewrite ledger: a pushed commit
     back through the upstream under ``pull --rebase``) goes under the oldest such one."""
     boundary = move.boundary
-    if boundary is None or target.boundary is None or boundary == target.boundary \
-            or where.top is None:
+    if boundary is None or target.boundary is None or boundary == target.boundary:
         return move
     from lets_hooks import ledger as session_ledger
 
@@ -646,8 +632,6 @@ def _targets(store: state.Store, branch: str, old_tip: str | None, new_tip: str,
 
 def _resolve_boundaries(repo: Repo, targets: list[Target]) -> None:
     asked = [t.recorded.sha + "^{commit}" for t in targets if t.recorded.sha]
-    if not asked:
-        return
     found = {info.name: info.sha for info in repo.objects(asked)}
     for target in targets:
         if target.recorded.sha:
@@ -694,31 +678,27 @@ def _write(store: state.Store, target: Target, moved: Move, names: list[str]) ->
             return None
         return state.Line(boundary, seen.sid, seen.recorded_at, moved.approx or seen.approx)
 
+    said = f"post-rewrite: branch {files.quoted(target.branch)}: "
     try:
         state.update(store, target.branch, decide, names)
     except state.StateError as exc:
-        return [f"post-rewrite: branch {files.quoted(target.branch)}: the boundary could not "
-                f"follow the rewrite: {exc}"]
+        return [f"{said}the boundary could not follow the rewrite: {exc}"]
     if changed:
-        return [f"post-rewrite: branch {files.quoted(target.branch)}: another writer changed "
-                f"the session line while the rewrite was followed (now {changed[0][:12]}); "
-                "their line is kept"]
-    if moved.approx:
-        return [f"post-rewrite: branch {files.quoted(target.branch)}: {moved.why}"]
-    return []
+        return [f"{said}another writer changed the session line while the rewrite was followed "
+                f"(now {changed[0][:12]}); their line is kept"]
+    return [said + moved.why] if moved.approx else []
 
 
 def _lost(repo: Repo, targets: list[Target]) -> list[str]:
     """No pairs at all: say so when the boundary no longer bounds the new history."""
-    messages = []
     for target in targets[:1]:
         assert target.boundary is not None
         if target.old_tip != target.new_tip and not repo.is_ancestor(target.boundary,
                                                                       target.new_tip):
-            messages.append(f"post-rewrite: branch {files.quoted(target.branch)}: could not "
-                            f"tell how the rewrite moved the session's commits; the boundary "
-                            f"{target.boundary[:12]} is left as it was. Fix: {FIX_AT}")
-    return messages
+            return [f"post-rewrite: branch {files.quoted(target.branch)}: could not tell how "
+                    f"the rewrite moved the session's commits; the boundary "
+                    f"{target.boundary[:12]} is left as it was. Fix: {FIX_AT}"]
+    return []
 
 
 def _pairs_by_patch_id(repo: Repo, boundary: str, old_tip: str,
