@@ -23,9 +23,6 @@ flag, escaped), so a checkpoint over its own output changes nothing but ``ts``.
 What the checkpoint owns, and nothing else: the block (the first marker outside fenced
 code, ``top_level``) and one Range block (``RANGE_MARKER`` and the fence below it);
 every other line of the handoff is a person's, kept.
-
-Importing this module costs nothing beyond the summary's readers: the write
-(``checkpoint``) imports ``files`` only when it runs.
 """
 
 from __future__ import annotations
@@ -37,7 +34,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from lets_hooks import state
+from lets_hooks import files, state
+from lets_hooks.summary.interventions import MAX_FILE_BYTES, problem_line
 from lets_hooks.summary.sources.text import lines_of, parse_yaml
 
 TYPE_CHECKING = False  # typing is not imported at run time; mypy reads this as True
@@ -63,9 +61,8 @@ def is_marker(line: str, words: tuple[str, str] = ("state-snapshot", "v1")) -> b
     """``<!-- state-snapshot v1 -->`` (or another marker's ``words``) alone on its line
     (blanks anywhere between words)."""
     text = line.strip()
-    if not (text.startswith("<!--") and text.endswith("-->")) or len(text) < 7:
-        return False
-    return text[4:-3].split() == list(words)
+    return (len(text) >= 7 and text.startswith("<!--") and text.endswith("-->")
+            and text[4:-3].split() == list(words))
 
 
 def top_level(lines: Sequence[str], start: int = 0) -> Iterator[int]:
@@ -185,13 +182,9 @@ class Change:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The block's values: what the checkpoint writes and the reader reads back.
-
-    ``next``, ``blocked`` and ``diff`` items are kept as they were read (another writer's
-    mapping stays a mapping); the checkpoint's own are strings, ``{item, risk}`` and
-    ``{op, item, why}`` mappings. ``more``: the paths ``diff`` leaves out. ``verbatim``:
-    the lines another writer's keys stood on in the block read (``kept_lines``), written
-    back as they were (a ``!!binary`` value stays one)."""
+    """The block's values (the fields above), items kept as they were read. ``more``: the
+    paths ``diff`` leaves out. ``verbatim``: the lines another writer's keys stood on
+    (``kept_lines``), written back as they were (a ``!!binary`` value stays one)."""
 
     ts: object = None
     ctx: object = None
@@ -327,8 +320,6 @@ def quoted(text: str) -> str:
     would flag in the file (``files.is_shown_as_is``, the one rule of both: bidi
     controls, zero-width and other invisible characters, blanks other than the space);
     lone surrogates cannot be written (``ValueError``)."""
-    from lets_hooks.files import is_shown_as_is
-
     out = ['"']
     for char in text:
         code = ord(char)
@@ -337,7 +328,7 @@ def quoted(text: str) -> str:
         elif 0xD800 <= code <= 0xDFFF:
             raise ValueError("text that is not valid UTF-8 cannot be written")
         elif 0x20 <= code <= 0x7E or ((0xA0 <= code <= 0xFFFD or code > 0xFFFF) and code not in (
-                0x2028, 0x2029, 0xFEFF) and is_shown_as_is(char)):
+                0x2028, 0x2029, 0xFEFF) and files.is_shown_as_is(char)):
             out.append(char)
         elif code <= 0xFF:
             out.append(f"\\x{code:02x}")
@@ -588,9 +579,7 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
     """(index, level, text) of every ATX heading outside fenced code. A fence that nothing
     closes fences nothing: the Range section added after it is found again next time.
-    Linear in the lines: whether anything closes a fence is known from the longest closing
-    fence of each kind below each line (one pass from the end), so a closing line is
-    looked for only where there is one."""
+    Linear in the lines (``_longest_closings``; tests/test_summary_linear.py)."""
     longest = _longest_closings(lines)
     found = []
     index = 0
@@ -674,11 +663,9 @@ def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
     lines = [line for line, _ in rows]
     fenced = [(RANGE_MARKER, newline), ("```", newline),
               *((line, newline) for line in range_lines), ("```", newline)]
-    found = _owned_range(lines, body)
-    if found is None:
-        found = _older_range(lines, body)
+    found = _owned_range(lines, body) or _older_range(lines, body)
     if found is not None:
-        first, last = found
+        first, _, last = found
         fenced[-1] = (fenced[-1][0], rows[last][1] or newline)
         return rows[:first] + fenced + rows[last + 1:]
     out = list(rows)
@@ -698,33 +685,29 @@ def range_lines(lines: Sequence[str], body: int) -> list[str] | None:
     """The lines inside the Range block the checkpoint owns (``_with_range``: the marked
     one, else an older checkpoint's unmarked block), or None: what the summary reads back
     as the last session's range (``sources.handoff.last_range``)."""
-    owned = _owned_range(lines, body)
-    if owned is not None:
-        return list(lines[owned[0] + 2:owned[1]])
-    older = _older_range(lines, body)
-    if older is not None:
-        return list(lines[older[0] + 1:older[1]])
-    return None
+    found = _owned_range(lines, body) or _older_range(lines, body)
+    return None if found is None else list(lines[found[1]:found[2]])
 
 
-def _owned_range(lines: Sequence[str], body: int) -> tuple[int, int] | None:
-    """(marker, closing fence) of the first marked Range block outside fenced code."""
+def _owned_range(lines: Sequence[str], body: int) -> tuple[int, int, int] | None:
+    """(marker, first line inside, closing fence) of the first marked Range block outside
+    fenced code."""
     for index in top_level(lines, body):
         if is_marker(lines[index], ("session-range", "v1")) and index + 1 < len(lines):
             opened = _FENCE.match(lines[index + 1])
             if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
                 close = _closing(lines, index + 2, opened.group(1))
                 if close is not None:
-                    return index, close
+                    return index, index + 2, close
     return None
 
 
 OLDER_RANGE = ("SESSION_BOUNDARY=", "SESSION_TRUST=", "SESSION_COMMITS=", "SESSION_RANGE_DESC=")
 
 
-def _older_range(lines: Sequence[str], body: int) -> tuple[int, int] | None:
-    """(opening, closing) of the fenced four lines an older checkpoint wrote, unmarked,
-    in the first ``### Range`` section holding such a block."""
+def _older_range(lines: Sequence[str], body: int) -> tuple[int, int, int] | None:
+    """(opening, first line inside, closing) of the fenced four lines an older checkpoint
+    wrote, unmarked, in the first ``### Range`` section holding such a block."""
     heads = [(index + body, level, title)
              for index, level, title in _headings(lines[body:])]
     for position, (start, level, title) in enumerate(heads):
@@ -741,7 +724,7 @@ def _older_range(lines: Sequence[str], body: int) -> tuple[int, int] | None:
                 inner = lines[index + 1:close]
                 if len(inner) == len(OLDER_RANGE) and all(
                         line.startswith(prefix) for line, prefix in zip(inner, OLDER_RANGE)):
-                    return index, close
+                    return index, index + 1, close
                 index = close
             index += 1
     return None
@@ -771,8 +754,6 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
     that old file is read again once the new one is in place: an editor that saved into it
     between the compare and the rename (or after it, through a file it had open) has its
     bytes kept (``_after_replace``), and ``Refusal`` says what was done."""
-    from lets_hooks import files
-
     data = _read(root, git_dir)
     if data is None and not create:
         return None
@@ -823,9 +804,6 @@ def _unchanged(root: Path, git_dir: str | None, planned_from: bytes | None,
     """The compare, run once the new bytes are durable: a hard link to the file as it
     stands is kept aside (its name put in ``aside``), and the file is read through it."""
     def check() -> None:
-        from lets_hooks import files
-        from lets_hooks.summary.interventions import MAX_FILE_BYTES
-
         if before_replace is not None:
             before_replace()
         link = files.link_aside(files.inside(str(root), HANDOFF, git_dir))
@@ -853,9 +831,6 @@ def _after_replace(target: str, link: str, planned_from: bytes | None, new: byte
     file; any other change, or a writer that keeps it open, puts the other writer's file
     back (the checkpoint is then not written); when the new file changed as well, the old
     one is kept beside it (``<handoff>.conflict``) to be merged by hand."""
-    from lets_hooks import files
-    from lets_hooks.summary.interventions import MAX_FILE_BYTES
-
     held = files.writers_gone(link) is False
     old, problem = files.read_capped(link, MAX_FILE_BYTES, name=HANDOFF)
     if not held and problem is None and old == planned_from:
@@ -874,14 +849,12 @@ def _after_replace(target: str, link: str, planned_from: bytes | None, new: byte
         if now == new:
             mine = files.link_aside(target)  # what lands in the new file meanwhile
             files.put_back(link, target, HANDOFF)
-            late, _ = (None, None) if mine is None else files.read_capped(
-                mine, MAX_FILE_BYTES, name=HANDOFF)
-            if mine is not None and late != new:
-                if late is not None and late.startswith(new):
-                    files.append_to(target, late[len(new):], HANDOFF)
-                else:
-                    files.move(mine, files.free_name(target + ".conflict"), HANDOFF)
             if mine is not None:
+                late, _ = files.read_capped(mine, MAX_FILE_BYTES, name=HANDOFF)
+                if late != new and late is not None and late.startswith(new):
+                    files.append_to(target, late[len(new):], HANDOFF)
+                elif late != new:
+                    files.move(mine, files.free_name(target + ".conflict"), HANDOFF)
                 files.discard(mine)
             raise Refusal(f"{said}: its version is back, the checkpoint is not written;"
                           " run it again")
@@ -895,9 +868,6 @@ def _after_replace(target: str, link: str, planned_from: bytes | None, new: byte
 
 
 def _read(root: Path, git_dir: str | None) -> bytes | None:
-    from lets_hooks import files
-    from lets_hooks.summary.interventions import MAX_FILE_BYTES
-
     data, problem = files.read_inside(str(root), HANDOFF, MAX_FILE_BYTES, git_dir)
     if problem:
         raise Refusal(f"{_line(problem)}; nothing written")
@@ -905,6 +875,4 @@ def _read(root: Path, git_dir: str | None) -> bytes | None:
 
 
 def _line(problem: str) -> str:
-    from lets_hooks.summary.interventions import problem_line
-
     return problem_line(HANDOFF, problem) or problem
