@@ -96,12 +96,6 @@ def detect(payload: Mapping[str, object], environ: Mapping[str, str]) -> Agent:
     return CLAUDE_CODE
 
 
-def records_at(agent: Agent, source: str | None) -> bool:
-    """Is a SessionStart with this ``source`` recorded? Every source the agent sends is,
-    by the one rule (``record.touch``); one it does not send records nothing."""
-    return source in agent.sources
-
-
 def _json_line(answer: Mapping[str, object], encoding: str) -> str:
     """``answer`` as one line of JSON in ``encoding``: where the encoding cannot carry
     all of it (an ASCII locale, an undecodable byte, a lone surrogate), every character

@@ -124,21 +124,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def read_stdin() -> bytes:
+    """Up to one byte past ``INPUT_LIMIT`` of stdin, as bytes (never decoded here, so no
+    locale can make reading fail); nothing from a terminal or a closed stream. Every
+    command that reads a hook's JSON reads it through this."""
+    stream = sys.stdin
+    try:
+        if stream is None or stream.isatty():
+            return b""
+        raw = getattr(stream, "buffer", stream).read(INPUT_LIMIT + 1)
+    except (OSError, ValueError, UnicodeError):
+        return b""
+    if isinstance(raw, str):
+        return raw.encode("utf-8", "surrogateescape")
+    return raw if isinstance(raw, bytes) else b""
+
+
 def read_input() -> dict[str, object] | None:
     """The hook's JSON object from stdin, or None (nothing, too large, not an object)."""
     import json
 
-    stream = sys.stdin
-    try:
-        if stream is None or stream.isatty():
-            return None
-        buffer = getattr(stream, "buffer", stream)
-        raw = buffer.read(INPUT_LIMIT + 1)
-    except (OSError, ValueError):
-        return None
-    if isinstance(raw, str):
-        raw = raw.encode("utf-8", "surrogateescape")
-    if not isinstance(raw, bytes) or len(raw) > INPUT_LIMIT:
+    raw = read_stdin()
+    if len(raw) > INPUT_LIMIT:
         return None
     try:
         data = json.loads(raw.decode("utf-8"))

@@ -109,13 +109,13 @@ def hook_input() -> tuple[str | None, str | None, str | None]:
     import json
 
     from lets_hooks import state
-    from lets_hooks.cli.summary import HOOK_INPUT_LIMIT, read_hook_stdin
+    from lets_hooks.cli.agent import INPUT_LIMIT, read_stdin
 
-    raw = read_hook_stdin()
+    raw = read_stdin()
     if not raw.strip():
         return None, None, "no hook input on stdin"
-    if len(raw) > HOOK_INPUT_LIMIT:
-        return None, None, f"hook input on stdin is over {HOOK_INPUT_LIMIT // 1024} KiB"
+    if len(raw) > INPUT_LIMIT:
+        return None, None, f"hook input on stdin is over {INPUT_LIMIT // 1024} KiB"
     try:
         data = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):

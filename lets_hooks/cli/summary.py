@@ -20,12 +20,12 @@ from pathlib import Path
 
 from lets_hooks import files
 from lets_hooks.cli import command_parser, out, out_encoding, say
+from lets_hooks.cli.agent import INPUT_LIMIT, hooks_folder, keep_pending, read_stdin
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lets_hooks.agents import Agent
 
-HOOK_INPUT_LIMIT = 1024 * 1024
 ENV_FILE_TAIL = 1024 * 1024  # the part of an env file read to find the line written already
 
 
@@ -77,23 +77,6 @@ NO_INPUT = HookInput(None, None, None)
 NOT_UTF8 = "hook input on stdin is not UTF-8 text"
 
 
-def read_hook_stdin() -> bytes:
-    """Up to one byte past ``HOOK_INPUT_LIMIT`` of stdin, as bytes (never decoded here, so
-    no locale can make reading fail); nothing from a terminal or a closed stream."""
-    stream = sys.stdin
-    try:
-        if stream is None or stream.isatty():
-            return b""
-        buffer = getattr(stream, "buffer", None)
-        if buffer is not None:
-            data = buffer.read(HOOK_INPUT_LIMIT + 1)
-            return data if isinstance(data, bytes) else b""
-        text = stream.read(HOOK_INPUT_LIMIT + 1)
-        return text.encode("utf-8", "surrogateescape") if isinstance(text, str) else b""
-    except (OSError, ValueError, UnicodeError):
-        return b""
-
-
 def parse_hook_input(raw: str | bytes) -> tuple[HookInput, str | None]:
     """A SessionStart hook's JSON (``session_id``, ``cwd``, ``source``) and the one
     problem that kept it from being read, if any. Whatever ``raw`` holds, never raises:
@@ -105,8 +88,8 @@ def parse_hook_input(raw: str | bytes) -> tuple[HookInput, str | None]:
         raw = raw.encode("utf-8", "surrogateescape")
     if not raw.strip():
         return NO_INPUT, "no hook input on stdin"
-    if len(raw) > HOOK_INPUT_LIMIT:
-        return NO_INPUT, f"hook input on stdin is over {HOOK_INPUT_LIMIT // 1024} KiB"
+    if len(raw) > INPUT_LIMIT:
+        return NO_INPUT, f"hook input on stdin is over {INPUT_LIMIT // 1024} KiB"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -148,8 +131,7 @@ def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
     return HookInput(session_id, cwd, hook.source, hook.fields), problem
 
 
-def export_session_id(environ: Mapping[str, str], session_id: str,
-                      agent: Agent | None = None) -> str | None:
+def export_session_id(environ: Mapping[str, str], session_id: str, agent: Agent) -> str | None:
     """Append ``export CLAUDE_CODE_SESSION_ID=<id>`` (shell-quoted) to ``$CLAUDE_ENV_FILE``
     (the file Claude Code sources before each command of the session) when the environment
     does not already carry this id (an older Claude Code), through ``append_env_line``.
@@ -157,7 +139,6 @@ def export_session_id(environ: Mapping[str, str], session_id: str,
     if the line could not be written."""
     from lets_hooks import agents
 
-    agent = agent or agents.CLAUDE_CODE
     line = agents.export_line(agent, session_id)
     variable = agent.env_file
     if line is None or variable is None:
@@ -196,12 +177,12 @@ def _why(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or type(exc).__name__
 
 
-def _record(root: Path, hook: HookInput, environ: Mapping[str, str],
-            quiet: bool = False, agent: Agent | None = None) -> None:
-    from lets_hooks import agents
-
-    if not agents.records_at(agent or agents.CLAUDE_CODE, hook.source):
-        return  # a source this agent does not send: nothing to record
+def _record(root: Path, hook: HookInput, environ: Mapping[str, str], quiet: bool,
+            agent: Agent) -> None:
+    # every source the agent sends is recorded, by the one rule (record.touch); a source
+    # it does not send records nothing
+    if hook.source not in agent.sources:
+        return
     if not hook.session_id:
         if not quiet:  # the input's problem was said already
             say("lets-session-start: the hook input has no session_id; nothing recorded")
@@ -263,7 +244,7 @@ def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     bytes in it, say): nothing is recorded from it, and the summary still goes out."""
     from lets_hooks import agents
 
-    hook, problem = parse_hook_input(read_hook_stdin())
+    hook, problem = parse_hook_input(read_stdin())
     if problem:
         say(f"lets-session-start: {problem}; nothing recorded")
         if problem != NOT_UTF8:
@@ -303,7 +284,7 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
     from lets_hooks.summary.sources.worktree import open_repository
 
     status = 0
-    if hook is not None:
+    if hook is not None and agent is not None:
         _record(root, hook, environ, quiet, agent)
         if hook.session_id:
             problem = export_session_id(environ, hook.session_id, agent)
@@ -333,8 +314,6 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
             else render.render_markdown(summary, budget)
         out(agents.context(agent, text, out_encoding()))
         if hook.session_id and agents.pending_after(agent, hook.source):
-            from lets_hooks.cli.agent import keep_pending
-
             problem = keep_pending(str(root), hook.session_id, text)
             if problem:
                 say(f"lets-session-start: {problem}")
@@ -343,18 +322,14 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
     return status  # (a hook's summary returned above: a hook never stops a session)
 
 
-def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent | None) -> None:
+def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent) -> None:
     """Where the agent has an env file (Claude Code), give every later command of the
     session the git environment under which git writes the session ledger for the
     commits that command makes (``lets_hooks.cli.agent``): one line, once."""
-    from lets_hooks import agents
-
-    agent = agent or agents.CLAUDE_CODE
     variable = agent.env_file
     if variable is None or not environ.get(variable):
         return
-    from lets_hooks import gitfiles
-    from lets_hooks.cli.agent import hooks_folder
+    from lets_hooks import agents, gitfiles
 
     git_dir = gitfiles.git_dir_holding(str(root))
     if git_dir is None:
