@@ -73,10 +73,6 @@ GEMINI_CLI = Agent(
 AGENTS = {agent.name: agent for agent in (CLAUDE_CODE, CODEX_CLI, GEMINI_CLI)}
 
 
-def by_name(name: str) -> Agent:
-    return AGENTS[name]
-
-
 def detect(payload: Mapping[str, object], environ: Mapping[str, str]) -> Agent:
     """Which agent runs a hook of the plugin Claude Code and Codex share, by the
     variables each sets and Codex's hook JSON (``turn_id``, a transcript under its home);
@@ -167,13 +163,18 @@ def git_env(folder: str) -> str:
     return f"[ -f {path} ] && . {path}"
 
 
-def wrapped(agent: Agent, command: str, session_id: str, folder: str | None) -> str | None:
-    """The command with what its agent does not give it in front: Gemini's commands get
-    ``export LETS_SESSION_ID=<id>`` and, with a hooks ``folder``, the git environment;
-    Codex's the git environment. None where nothing is to change (Claude Code has its env
-    file; no folder; a command that has it already)."""
-    if command.startswith(HANDOFF_PREFIX) or (
-            folder is not None and command.startswith(git_env(folder))):
+def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
+         folder: str | None, encoding: str = "utf-8") -> str | None:
+    """The pre-tool hook's answer handing the shell tool its command with what its agent
+    does not give it in front: Gemini's commands get ``export LETS_SESSION_ID=<id>`` and,
+    with a hooks ``folder``, the git environment, as BeforeTool ``tool_input``; Codex's the
+    git environment, as PreToolUse ``updatedInput``, taken only with ``permissionDecision``
+    ``allow`` (its approvals and sandbox stay). None where nothing is to change (Claude
+    Code has its env file; no folder; a command that has it already). ``encoding``:
+    stdout's."""
+    command = tool_input.get("command")
+    if not isinstance(command, str) or not command.strip() or command.startswith(
+            HANDOFF_PREFIX) or (folder is not None and command.startswith(git_env(folder))):
         return None
     parts = []
     if agent is GEMINI_CLI:
@@ -182,23 +183,9 @@ def wrapped(agent: Agent, command: str, session_id: str, folder: str | None) -> 
         parts.append(f"{HANDOFF_PREFIX}{shlex.quote(session_id)}")
     if folder is not None and agent is not CLAUDE_CODE:
         parts.append(git_env(folder))
-    return "; ".join([*parts, command]) if parts else None
-
-
-def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
-         folder: str | None, encoding: str = "utf-8") -> str | None:
-    """The pre-tool hook's answer handing the shell tool its changed command, or None:
-    Gemini's BeforeTool ``tool_input``; Codex's PreToolUse ``updatedInput``, taken only
-    with ``permissionDecision`` ``allow`` (its approvals and sandbox stay). ``encoding``:
-    stdout's."""
-    command = tool_input.get("command")
-    if not isinstance(command, str) or not command.strip():
+    if not parts:
         return None
-    changed_command = wrapped(agent, command, session_id, folder)
-    if changed_command is None:
-        return None
-    changed = dict(tool_input)
-    changed["command"] = changed_command
+    changed = {**tool_input, "command": "; ".join([*parts, command])}
     if agent is GEMINI_CLI:
         return _json_line({"hookSpecificOutput": {"hookEventName": "BeforeTool",
                                                   "tool_input": changed}}, encoding)

@@ -164,7 +164,7 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
         return
     if event == "post-tool":
         return  # a commit seen after the call may be anyone's: nothing is written
-    agent = agents.by_name(name) if name else agents.detect(payload, environ)
+    agent = agents.AGENTS[name] if name else agents.detect(payload, environ)
     value = payload.get("session_id")
     sid = value.strip() if isinstance(value, str) else ""
     problem = state.sid_problem(sid) if sid else None  # the one session-id rule

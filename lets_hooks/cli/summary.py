@@ -249,7 +249,7 @@ def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         say(f"lets-session-start: {problem}; nothing recorded")
         if problem != NOT_UTF8:
             return 0
-    agent = agents.by_name(args.agent_hook) if args.agent_hook \
+    agent = agents.AGENTS[args.agent_hook] if args.agent_hook \
         else agents.detect(hook.fields or {}, environ)
     if problem:
         return _summary_anyway(args, environ, hook, agent)
