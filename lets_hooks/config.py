@@ -47,8 +47,7 @@ class Config:
         self.sources: dict[str, str] = {}  # key -> where its value came from
 
     def session_id(self, environ: Mapping[str, str]) -> str | None:
-        """The current session id: the first non-empty variable of ``session_id_env``
-        (``LETS_SESSION_ID`` always first); see ``session_id_variable``."""
+        """The current session id: the value of ``session_id_variable``."""
         found = self.session_id_variable(environ)
         return None if found is None else found[1]
 
@@ -186,12 +185,11 @@ def _cached(cache: _Cache | None, path: str, data: bytes, problems: list[str],
     if cache is None:
         return parse()
     key = _identity(path, data)
-    if key is not None:
-        hit = cache.get(path, key)
-        if hit is not None:
-            table, said = hit
-            problems.extend(said)
-            return table
+    hit = None if key is None else cache.get(path, key)
+    if hit is not None:
+        table, said = hit
+        problems.extend(said)
+        return table
     before = len(problems)
     table = parse()
     if key is not None:
@@ -346,14 +344,13 @@ def _apply(config: Config, table: dict[str, Any], where: str) -> None:
             config.session_id_env = (FIRST_SESSION_ID_ENV, *(
                 n for n in dict.fromkeys(names) if n != FIRST_SESSION_ID_ENV))
         elif key == "pre_push":
-            strict = value.get("strict") if isinstance(value, dict) else None
-            if not isinstance(value, dict) or set(value) - {"strict"} or not isinstance(
-                    strict, bool):
+            if not (isinstance(value, dict) and set(value) == {"strict"}
+                    and isinstance(value["strict"], bool)):
                 config.problems.append(
                     f"{where}: pre_push: expected a table with strict = true or false; "
                     "ignored")
                 continue
-            config.pre_push_strict = strict
+            config.pre_push_strict = value["strict"]
         else:
             config.problems.append(f"{where}: unknown key {files.quoted(key)}; ignored")
             continue
