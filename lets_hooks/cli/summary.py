@@ -83,7 +83,6 @@ def parse_hook_input(raw: str | bytes) -> tuple[HookInput, str | None]:
     a field of the wrong type is absent."""
     import json
 
-    data: object
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogateescape")
     if not raw.strip():
@@ -236,12 +235,11 @@ def _session_start(argv: Sequence[str]) -> int:
 
 
 def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    """A SessionStart hook: whatever arrives on stdin, exit 0 (a hook never stops a session
-    starting) and at most one line on stderr about the input. The summary goes to stdout
-    in the shape the agent takes as context, and only for input the agent sent: what is
-    not its JSON object, or names a session id no session has, gets nothing on stdout.
-    Input that is not UTF-8 text cannot be read at all (an agent's JSON with a path's raw
-    bytes in it, say): nothing is recorded from it, and the summary still goes out."""
+    """A SessionStart hook: whatever arrives on stdin, exit 0 and at most one line on
+    stderr about the input. The summary goes to stdout in the agent's shape, and only for
+    input the agent sent: what is not its JSON object, or names a session id no session
+    has, gets nothing. Input that is not UTF-8 (a path's raw bytes in the JSON, say)
+    records nothing, and the summary still goes out."""
     from lets_hooks import agents
 
     hook, problem = parse_hook_input(read_stdin())
@@ -306,20 +304,19 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
 
     summary = build_summary(root, home, today, git)
     budget = render.DEFAULT_BUDGET if args.budget is None else args.budget or None
-    if hook is not None and agent is not None:
-        from lets_hooks import agents
+    if hook is None or agent is None:
+        out(render.render_json(summary) if args.json else render.render_markdown(summary, budget))
+        return status
+    from lets_hooks import agents
 
-        budget = agents.context_budget(agent, budget)
-        text = render.render_json(summary) if args.json \
-            else render.render_markdown(summary, budget)
-        out(agents.context(agent, text, out_encoding()))
-        if hook.session_id and agents.pending_after(agent, hook.source):
-            problem = keep_pending(str(root), hook.session_id, text)
-            if problem:
-                say(f"lets-session-start: {problem}")
-        return 0
-    out(render.render_json(summary) if args.json else render.render_markdown(summary, budget))
-    return status  # (a hook's summary returned above: a hook never stops a session)
+    text = render.render_json(summary) if args.json \
+        else render.render_markdown(summary, agents.context_budget(agent, budget))
+    out(agents.context(agent, text, out_encoding()))
+    if hook.session_id and agents.pending_after(agent, hook.source):
+        problem = keep_pending(str(root), hook.session_id, text)
+        if problem:
+            say(f"lets-session-start: {problem}")
+    return 0  # a hook never stops a session
 
 
 def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent) -> None:
