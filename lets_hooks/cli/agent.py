@@ -1,13 +1,9 @@
-"""``lets-agent-hook``: the hooks an agent runs around its shell tool and its prompts.
-
-    lets-agent-hook pre-tool     [--agent claude|codex|gemini]  (PreToolUse, BeforeTool)
-    lets-agent-hook post-tool    [--agent claude|codex|gemini]  (kept for old plugins)
-    lets-agent-hook before-agent [--agent gemini]               (BeforeAgent)
+"""``lets-agent-hook``: the hooks an agent runs around its shell tool and its prompts
+(``HELP`` lists them).
 
 Which session made a commit is a fact only while git makes it, in the environment of the
 command that makes it. So ``pre-tool`` hands the agent the shell command back with a
-prefix (Gemini's BeforeTool ``tool_input``, Codex's PreToolUse ``updatedInput``) that
-sources the folder's ``git-env`` (under Gemini also exporting the session id): through
+prefix (``agents.wrap``) that sources the folder's ``git-env``: through
 ``GIT_CONFIG_COUNT`` / ``GIT_CONFIG_KEY_n`` / ``GIT_CONFIG_VALUE_n`` git runs the hooks of
 ``<git common dir>/lets-hooks/agent-hooks``, the ledger's writers (the plain shims) for
 the commits that very command makes, then the repository's own hook of the same name,
@@ -67,8 +63,6 @@ GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit"
              "post-index-change")
 CHAINED = ".pre-lets"  # the shims run <hook>.pre-lets first and pass its status on
 
-# Runs the repository's own hook: git's answer for its hooks folder with our entry taken
-# off GIT_CONFIG_COUNT (the count as it was before the prefix), in that environment.
 CHAIN = """#!/bin/sh
 # lets-hooks: the hooks folder an agent's shell command runs git with (lets-agent-hook).
 # Runs the repository's own hook of this name, found and run as git would have without it.
@@ -198,7 +192,6 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
 
 # -- the hooks folder git runs for the agent's commands ----------------------------------------
 
-
 def hooks_folder(common_dir: str) -> tuple[str | None, str | None]:
     """``<common dir>/lets-hooks/agent-hooks``, written (again) when it was made for
     another version or Python than this one: (its path, None), or (None, the problem)."""
@@ -262,7 +255,6 @@ def scripts(command: str, python: str, lib: Sequence[str], folder: str) -> dict[
 
 
 # -- a summary the model has not received yet (Gemini's /clear) --------------------------------
-
 
 def _pending_path(git_dir: str, sid: str) -> str:
     import hashlib
