@@ -256,9 +256,13 @@ def scripts(command: str, python: str, lib: Sequence[str], folder: str) -> dict[
 
 # -- a summary the model has not received yet (Gemini's /clear) --------------------------------
 
-def _pending_path(git_dir: str, sid: str) -> str:
+def _pending_path(folder: str, sid: str) -> str | None:
+    """Where the summary for this session is kept, in the git dir holding ``folder``."""
     import hashlib
 
+    git_dir = gitfiles.git_dir_holding(folder)
+    if git_dir is None:
+        return None
     digest = hashlib.sha256(sid.encode("utf-8", "surrogateescape")).hexdigest()[:32]
     return os.path.join(git_dir, PENDING, f"summary-{digest}")
 
@@ -266,10 +270,9 @@ def _pending_path(git_dir: str, sid: str) -> str:
 def keep_pending(folder: str, sid: str, text: str) -> str | None:
     """Keep the summary a start hook made, for the next prompt (Gemini drops a start
     hook's context after /clear). Returns the problem, if it could not be kept."""
-    git_dir = gitfiles.git_dir_holding(folder)
-    if git_dir is None:
+    path = _pending_path(folder, sid)
+    if path is None:
         return None
-    path = _pending_path(git_dir, sid)
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         files.atomic_write(path, text.encode("utf-8", "surrogateescape"), keep_mode=False)
@@ -282,10 +285,9 @@ def keep_pending(folder: str, sid: str, text: str) -> str | None:
 def take_pending(folder: str, sid: str, prompt: object) -> str | None:
     """The summary kept for this session, once (the file is removed), unless the prompt
     already holds it (a non-interactive run puts the start hook's context there)."""
-    git_dir = gitfiles.git_dir_holding(folder)
-    if git_dir is None:
+    path = _pending_path(folder, sid)
+    if path is None:
         return None
-    path = _pending_path(git_dir, sid)
     data, _ = files.read_capped(path, INPUT_LIMIT)
     if data is None:
         return None
