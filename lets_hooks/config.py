@@ -104,8 +104,7 @@ def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None
     cache = _Cache(git_dir) if git_dir is not None else None
     layers: list[tuple[str, dict[str, Any]]] = []
     if top is not None:
-        pyproject = os.path.join(top, "pyproject.toml")
-        table = _read_pyproject(pyproject, config.problems, cache)
+        table = _read_pyproject(os.path.join(top, "pyproject.toml"), config.problems, cache)
         if table is not None:
             layers.append(("pyproject.toml [tool.lets]", table))
         from lets_hooks import state
@@ -155,8 +154,8 @@ def may_hold_lets(data: bytes) -> bool:
     return b"lets" in data or b"\\" in data
 
 
-def _read_pyproject(path: str, problems: list[str],
-                    cache: _Cache | None = None) -> dict[str, Any] | None:
+def _read_pyproject(path: str, problems: list[str], cache: _Cache | None
+                    ) -> dict[str, Any] | None:
     data = _read_bytes(path, problems, os.path.dirname(path))
     if data is None or not may_hold_lets(data):
         return None
