@@ -31,7 +31,7 @@ import datetime as dt
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from lets_hooks import files, state
@@ -192,8 +192,8 @@ class Snapshot:
     blocked: tuple[object, ...] = ()
     diff: tuple[object, ...] = ()
     more: int = 0
-    extra: tuple[tuple[object, object], ...] = field(default=())
-    verbatim: tuple[tuple[object, tuple[str, ...]], ...] = field(default=())
+    extra: tuple[tuple[object, object], ...] = ()
+    verbatim: tuple[tuple[object, tuple[str, ...]], ...] = ()
 
     def values(self) -> dict[object, object]:
         """The mapping ``block_lines`` writes (and YAML reads back)."""
@@ -499,10 +499,10 @@ def plan(old: bytes | None, asked: Asked, range_lines: Sequence[str],
     if where.marker is not None:
         mapping, problems = parse_block(where)
         if mapping is None:
-            problem = problems[0] if problems else (
+            # no problem from parse_block: no block could be found, and layout said why
+            problem = problems[0] if problems else next(
+                (p for p in where.problems if "state-snapshot" in p),
                 f"{HANDOFF}: state-snapshot block cannot be read")
-            if where.yaml_lines is None:
-                problem = next((p for p in where.problems if "state-snapshot" in p), problem)
             raise Refusal(f"{problem.removesuffix('; ignored')}; fix or remove the block,"
                           " then run again; nothing written")
         previous = mapping
