@@ -70,16 +70,23 @@ def top_level(lines: Sequence[str], start: int = 0) -> Iterator[int]:
     a fence runs to its closing line, one that nothing closes to the end (as Markdown
     reads it). A marker is the product's only there: an example of one shown in a fence
     is a person's text."""
+    return (index for index, fence in _walk(lines, start) if fence is None)
+
+
+def _walk(lines: Sequence[str], start: int) -> Iterator[tuple[int, str | None]]:
+    """(index, None) for each line ``top_level`` gives, then (index, its fence) for the
+    opening line that nothing closes, if there is one."""
     index = start
     while index < len(lines):
         opened = _FENCE.match(lines[index])
         if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
             close = _closing(lines, index + 1, opened.group(1))
             if close is None:
+                yield index, opened.group(1)
                 return
             index = close + 1
             continue
-        yield index
+        yield index, None
         index += 1
 
 
@@ -276,8 +283,7 @@ def block_lines(snapshot: Snapshot) -> list[str]:
     return [MARKER, "```yaml", *lines, "```"]
 
 
-def kept_lines(yaml_lines: Sequence[str], label: str = HANDOFF
-               ) -> dict[object, tuple[str, ...]]:
+def kept_lines(yaml_lines: Sequence[str]) -> dict[object, tuple[str, ...]]:
     """The lines each top-level key of a block mapping stands on (with the comments
     above it), for the keys the checkpoint does not own, so they are written back byte
     for byte. Empty when the block cannot be cut into its keys so (a flow mapping, a
@@ -304,7 +310,7 @@ def kept_lines(yaml_lines: Sequence[str], label: str = HANDOFF
         groups[-1].extend(pending)
     found: dict[object, tuple[str, ...]] = {}
     for group in groups:
-        value, problem = parse_yaml("\n".join(group), label, "state-snapshot block", 1)
+        value, problem = parse_yaml("\n".join(group), HANDOFF, "state-snapshot block", 1)
         if problem or not isinstance(value, Mapping) or len(value) != 1:
             return {}
         key = next(iter(value))
@@ -627,20 +633,6 @@ def _longest_closings(lines: Sequence[str]) -> list[tuple[int, int]]:
     return found
 
 
-def _open_fence(lines: Sequence[str]) -> str | None:
-    """The fence of an opening line nothing closes (code to the end), if there is one."""
-    index = 0
-    while index < len(lines):
-        opened = _FENCE.match(lines[index])
-        if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
-            close = _closing(lines, index + 1, opened.group(1))
-            if close is None:
-                return opened.group(1)
-            index = close
-        index += 1
-    return None
-
-
 def _closing(lines: Sequence[str], start: int, fence: str) -> int | None:
     """The index of the line that closes ``fence`` (its character, at least as long)."""
     for index in range(start, len(lines)):
@@ -671,7 +663,7 @@ def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
     out = list(rows)
     if out and not out[-1][1]:
         out[-1] = (out[-1][0], newline)
-    unclosed = _open_fence(lines[body:])
+    unclosed = next((fence for _, fence in _walk(lines, body) if fence), None)
     if unclosed is not None:  # else the section would be code, and not found again
         notes.append(f"the handoff ended inside a fenced block ('{unclosed}'): closed it"
                      " before the Range section")
