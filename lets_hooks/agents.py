@@ -92,10 +92,12 @@ def detect(payload: Mapping[str, object], environ: Mapping[str, str]) -> Agent:
     return CLAUDE_CODE
 
 
-def _json_line(answer: Mapping[str, object], encoding: str) -> str:
-    """``answer`` as one line of JSON in ``encoding``: where the encoding cannot carry
-    all of it (an ASCII locale, an undecodable byte, a lone surrogate), every character
-    outside ASCII escaped the JSON way, so the line still reads back as it was."""
+def _answer(event: str, encoding: str, **fields: object) -> str:
+    """A hook's answer, ``{"hookSpecificOutput": {"hookEventName": event, **fields}}``, as
+    one line of JSON in ``encoding`` (stdout's): where the encoding cannot carry all of it
+    (an ASCII locale, an undecodable byte, a lone surrogate), every character outside
+    ASCII escaped the JSON way, so the line still reads back as it was."""
+    answer = {"hookSpecificOutput": {"hookEventName": event, **fields}}
     line = json.dumps(answer, ensure_ascii=False)
     try:
         line.encode(encoding)
@@ -105,12 +107,10 @@ def _json_line(answer: Mapping[str, object], encoding: str) -> str:
 
 
 def context(agent: Agent, text: str, encoding: str = "utf-8") -> str:
-    """The summary as that agent takes context from a SessionStart hook's stdout
-    (``encoding``: stdout's)."""
+    """The summary as that agent takes context from a SessionStart hook's stdout."""
     if not agent.context_json:
         return text
-    return _json_line({"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                              "additionalContext": text}}, encoding)
+    return _answer("SessionStart", encoding, additionalContext=text)
 
 
 def context_budget(agent: Agent, budget: int | None) -> int | None:
@@ -170,8 +170,7 @@ def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
     with a hooks ``folder``, the git environment, as BeforeTool ``tool_input``; Codex's the
     git environment, as PreToolUse ``updatedInput``, taken only with ``permissionDecision``
     ``allow`` (its approvals and sandbox stay). None where nothing is to change (Claude
-    Code has its env file; no folder; a command that has it already). ``encoding``:
-    stdout's."""
+    Code has its env file; no folder; a command that has it already)."""
     command = tool_input.get("command")
     if not isinstance(command, str) or not command.strip() or command.startswith(
             HANDOFF_PREFIX) or (folder is not None and command.startswith(git_env(folder))):
@@ -187,11 +186,8 @@ def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
         return None
     changed = {**tool_input, "command": "; ".join([*parts, command])}
     if agent is GEMINI_CLI:
-        return _json_line({"hookSpecificOutput": {"hookEventName": "BeforeTool",
-                                                  "tool_input": changed}}, encoding)
-    return _json_line({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                              "permissionDecision": "allow",
-                                              "updatedInput": changed}}, encoding)
+        return _answer("BeforeTool", encoding, tool_input=changed)
+    return _answer("PreToolUse", encoding, permissionDecision="allow", updatedInput=changed)
 
 
 def env_file_lines(agent: Agent, folder: str) -> bytes | None:
@@ -210,10 +206,8 @@ def pending_after(agent: Agent, source: str | None) -> bool:
 
 
 def prompt_context(agent: Agent, text: str, encoding: str = "utf-8") -> str:
-    """A BeforeAgent hook's answer that adds ``text`` to the prompt as context
-    (``encoding``: stdout's)."""
-    return _json_line({"hookSpecificOutput": {"hookEventName": "BeforeAgent",
-                                              "additionalContext": text}}, encoding)
+    """A BeforeAgent hook's answer that adds ``text`` to the prompt as context."""
+    return _answer("BeforeAgent", encoding, additionalContext=text)
 
 
 def seen_from(environ: Mapping[str, str]) -> tuple[Agent, str] | None:
