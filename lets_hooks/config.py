@@ -329,13 +329,10 @@ def _apply(config: Config, table: dict[str, Any], where: str) -> None:
                 config.problems.append(
                     f"{where}: session_id_env: must be a list of variable names; ignored")
                 continue
-            names = []
-            for name in value:
-                problem = session_variable_problem(name)
-                if problem is None:
-                    names.append(name)
-                else:
-                    config.problems.append(f"{where}: session_id_env: {problem}; ignored")
+            refused = [session_variable_problem(name) for name in value]
+            config.problems.extend(f"{where}: session_id_env: {problem}; ignored"
+                                   for problem in refused if problem is not None)
+            names = [name for name, problem in zip(value, refused) if problem is None]
             if not names:
                 continue
             # LETS_SESSION_ID is read first whatever the file says (the environment is
