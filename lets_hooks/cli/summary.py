@@ -131,11 +131,9 @@ def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
 
 
 def export_session_id(environ: Mapping[str, str], session_id: str, agent: Agent) -> str | None:
-    """Append ``export CLAUDE_CODE_SESSION_ID=<id>`` (shell-quoted) to ``$CLAUDE_ENV_FILE``
-    (the file Claude Code sources before each command of the session) when the environment
-    does not already carry this id (an older Claude Code), through ``append_env_line``.
-    Agents without an env file (Codex CLI, Gemini CLI) get nothing. Returns the problem,
-    if the line could not be written."""
+    """Append the agent's ``export`` line (``agents.export_line``) to its env file (Claude
+    Code sources ``$CLAUDE_ENV_FILE`` before each command) when the environment does not
+    carry this id already (an older Claude Code). Returns the problem, if any."""
     from lets_hooks import agents
 
     line = agents.export_line(agent, session_id)
