@@ -645,13 +645,11 @@ def _closing(lines: Sequence[str], start: int, fence: str) -> int | None:
 
 def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
                 newline: str, notes: list[str]) -> list[tuple[str, str]]:
-    """``rows`` with the one Range block the checkpoint owns holding ``range_lines``: the
-    ``<!-- session-range v1 -->`` marker and the fenced block right below it, outside
-    fenced code (``top_level``), the first such; only those lines are replaced. Without
-    one, the fenced ``SESSION_`` block an older checkpoint wrote under the first ``### Range``
-    heading is taken over (marked; the text around it kept); else a ``### Range`` section
-    is added at the end. Every other line stays: a ``### Range`` heading of a person's is
-    their text, and so is a marked block after the first (a copy)."""
+    """``rows`` with ``range_lines`` in the Range block the checkpoint owns (the first
+    marked one outside fenced code, else an older checkpoint's unmarked ``SESSION_`` block,
+    marked now), only those lines replaced; without one, a ``### Range`` section added at
+    the end. A person's ``### Range`` heading is their text, and so is a marked block
+    after the first (a copy)."""
     lines = [line for line, _ in rows]
     fenced = [(RANGE_MARKER, newline), ("```", newline),
               *((line, newline) for line in range_lines), ("```", newline)]
@@ -674,9 +672,8 @@ def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
 
 
 def range_lines(lines: Sequence[str], body: int) -> list[str] | None:
-    """The lines inside the Range block the checkpoint owns (``_with_range``: the marked
-    one, else an older checkpoint's unmarked block), or None: what the summary reads back
-    as the last session's range (``sources.handoff.last_range``)."""
+    """The lines inside the Range block the checkpoint owns (``_with_range``), or None:
+    the last session's range as the summary reads it (``sources.handoff.last_range``)."""
     found = _owned_range(lines, body) or _older_range(lines, body)
     return None if found is None else list(lines[found[1]:found[2]])
 
@@ -734,12 +731,11 @@ class Written:
 
 def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | None = None,
                *, dry_run: bool = False, create: bool = True,
-               before_replace: Callable[[], None] | None = None,
-               attempts: int = ATTEMPTS) -> Written | None:
+               before_replace: Callable[[], None] | None = None) -> Written | None:
     """Plan the new handoff from its bytes (``make``) and write it with a compare-and-swap:
     just before the rename the file is read again, and only when it is still what the plan
     was made from is it replaced; else the plan is made again on the new bytes (the other
-    writer's change is kept), at most ``attempts`` times. None: no handoff and not
+    writer's change is kept), at most ``ATTEMPTS`` times. None: no handoff and not
     ``create``. ``Refusal`` when it cannot be written (nothing is).
 
     The compare reads the file through a hard link kept aside (``files.link_aside``), and
@@ -750,7 +746,7 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
     if data is None and not create:
         return None
     merged = False
-    for _ in range(max(1, attempts)):
+    for _ in range(ATTEMPTS):
         made = make(data)
         if dry_run or made.data == data:
             return Written(made, False, merged, data is None)
@@ -780,7 +776,7 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
         if aside:
             _after_replace(target, aside[0], data, made.data)
         return Written(made, True, merged, data is None)
-    raise Refusal(f"{HANDOFF} kept changing while the checkpoint was written ({attempts}"
+    raise Refusal(f"{HANDOFF} kept changing while the checkpoint was written ({ATTEMPTS}"
                   " tries); nothing written, run again when the other writer is done")
 
 
