@@ -52,14 +52,12 @@ class Config:
         return None if found is None else found[1]
 
     def session_id_variable(self, environ: Mapping[str, str]) -> tuple[str, str] | None:
-        """(variable, value) of the current session id, or None.
-
-        A variable a settings file added counts only with a value that passes the
-        session-id rule and has at least ``MIN_CONFIGURED_SID`` characters (a terminal's or
-        a login's number is not a work session's id): a repository's files add a place to
-        look, never decide over ``LETS_SESSION_ID``. The first value found that breaks the
-        rule means no session id at all (``load`` says why, in the problems).
-        """
+        """(variable, value) of the current session id, or None. A variable a settings file
+        added counts only with a value that passes the session-id rule and has at least
+        ``MIN_CONFIGURED_SID`` characters (a terminal's or a login's number is not a work
+        session's id): a repository's files add a place to look, never decide over
+        ``LETS_SESSION_ID``. The first value found that breaks the rule means no session id
+        at all (``load`` says why, in the problems)."""
         found = self._first_id(environ)
         return (found[0], found[1]) if found is not None and found[2] is None else None
 
