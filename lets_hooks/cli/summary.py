@@ -53,11 +53,9 @@ def _budget(text: str) -> int:
 
 
 def find_top(start: Path) -> Path:
-    """The nearest folder at or above ``start`` holding a ``.git`` entry, else ``start``.
-
-    A file-system walk rather than a git call: the summary stays one process, and
-    ``.git`` may be a folder (a repository) or a file (a linked worktree, a submodule).
-    """
+    """The nearest folder at or above ``start`` holding a ``.git`` entry (a folder, or a
+    file: a linked worktree, a submodule), else ``start``; no git call, so the summary
+    stays one process."""
     start = start.absolute()
     for folder in (start, *start.parents):
         if os.path.lexists(folder / ".git"):
@@ -107,8 +105,7 @@ def parse_hook_input(raw: str | bytes) -> tuple[HookInput, str | None]:
     odd = [name for name in ("session_id", "cwd", "source")
            if data.get(name) is not None and not isinstance(data[name], str)]
     problem = f"the hook input's {odd[0]} is not a string" if odd else None
-    return (HookInput(field("session_id"), field("cwd"), field("source"), data),
-            problem)
+    return HookInput(field("session_id"), field("cwd"), field("source"), data), problem
 
 
 def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
