@@ -1,10 +1,9 @@
 """The session's end: the handoff's state-snapshot block and its ``### Range`` section.
 
-One schema, two directions. The handoff reader (``sources/handoff.py``) finds the
-frontmatter, the ``<!-- state-snapshot v1 -->`` marker and its YAML block with ``layout``
-and reads the block with ``parse_block``; ``lets-session-checkpoint`` finds the same
-places with the same two functions, and writes the block with ``block_lines``, which
-``parse_block`` reads back to the values written (``Snapshot.values``). The fields:
+One schema, two directions: the handoff reader (``sources/handoff.py``) and
+``lets-session-checkpoint`` find the frontmatter, the ``MARKER`` and its YAML block with
+``layout`` and read the block with ``parse_block``; the checkpoint writes it with
+``block_lines``, which reads back to the values written (``Snapshot.values``). The fields:
 
 - ``ts``: when it was written, UTC, ``YYYY-MM-DDTHH:MM:SSZ``;
 - ``ctx``: free text;
