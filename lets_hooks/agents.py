@@ -1,11 +1,8 @@
 """What each coding agent hands its hooks and what it takes back, in one place, so the hook
 commands stay the same for Claude Code, Codex CLI and Gemini CLI: their hook JSON, where
-context goes (plain stdout, or only Gemini's ``hookSpecificOutput.additionalContext``),
-the id their shell commands see, env files and shell tools. docs/agents.md says where each
-shape was read and what follows from it.
-
-Nothing here runs git or touches a file: the CLI (``lets_hooks.cli.summary``,
-``lets_hooks.cli.agent``) reads and writes, these functions only say what the shapes are.
+context goes, the id their shell commands see, env files and shell tools (docs/agents.md
+says where each shape was read). Nothing here runs git or touches a file: the CLI
+(``cli.summary``, ``cli.agent``) reads and writes; these functions say what the shapes are.
 """
 
 from __future__ import annotations
