@@ -196,10 +196,9 @@ def hooks_folder(common_dir: str) -> tuple[str | None, str | None]:
     """``<common dir>/lets-hooks/agent-hooks``, written (again) when it was made for
     another version or Python than this one: (its path, None), or (None, the problem)."""
     from lets_hooks import __version__, ledger
-
-    folder = os.path.join(ledger.folder(common_dir), HOOKS_FOLDER)
     from lets_hooks.cli.install import _own_command
 
+    folder = os.path.join(ledger.folder(common_dir), HOOKS_FOLDER)
     command, python, lib = _own_command()
     made_for = (f"lets-hooks {__version__}\n{command}\n{python}\n{':'.join(lib)}\n"
                 f"{folder}\n").encode("utf-8", "surrogateescape")
