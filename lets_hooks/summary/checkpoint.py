@@ -115,8 +115,7 @@ def layout(lines: Sequence[str], label: str = HANDOFF) -> Layout:
     first, yaml_lines, after, problem = _block(lines, marker)
     if problem:
         problems.append(f"{label}: {problem}")
-    return Layout(frontmatter, body, unclosed, marker, first,
-                  None if yaml_lines is None else tuple(yaml_lines), after, tuple(problems))
+    return Layout(frontmatter, body, unclosed, marker, first, yaml_lines, after, tuple(problems))
 
 
 def _frontmatter(lines: Sequence[str], label: str
@@ -138,7 +137,7 @@ def _frontmatter(lines: Sequence[str], label: str
 
 
 def _block(lines: Sequence[str], marker: int
-           ) -> tuple[int | None, list[str] | None, int, str | None]:
+           ) -> tuple[int | None, tuple[str, ...] | None, int, str | None]:
     """(first YAML line, the YAML lines, first line after the block, problem)."""
     index = marker + 1
     while index < len(lines) and not lines[index].strip():
@@ -151,12 +150,12 @@ def _block(lines: Sequence[str], marker: int
         for end in range(index + 1, len(lines)):
             closer = lines[end].strip()
             if closer.startswith(fence) and not closer[3:].strip():
-                return index + 1, list(lines[index + 1:end]), end + 1, None
+                return index + 1, tuple(lines[index + 1:end]), end + 1, None
         return None, None, len(lines), "state-snapshot block has no closing fence; ignored"
     end = index
     while end < len(lines) and lines[end].strip():
         end += 1
-    return index, list(lines[index:end]), end, None
+    return index, tuple(lines[index:end]), end, None
 
 
 def parse_block(where: Layout, label: str = HANDOFF
@@ -368,7 +367,7 @@ def _scalar(value: object) -> str:
         text = repr(value)
         if "e" in text and "." not in text.split("e")[0]:
             mantissa, exponent = text.split("e")
-            text = f"{mantissa}.0e{exponent if exponent[0] in '+-' else '+' + exponent}"
+            text = f"{mantissa}.0e{exponent}"  # repr signs every exponent
         return text
     if isinstance(value, (dt.date, dt.datetime)):
         return value.isoformat()
