@@ -1,11 +1,8 @@
 """What each coding agent hands its hooks and what it takes back, in one place, so the hook
 commands stay the same for Claude Code, Codex CLI and Gemini CLI: their hook JSON, where
-context goes (plain stdout, or only Gemini's ``hookSpecificOutput.additionalContext``),
-the id their shell commands see, env files and shell tools. docs/agents.md says where each
-shape was read and what follows from it.
-
-Nothing here runs git or touches a file: the CLI (``lets_hooks.cli.summary``,
-``lets_hooks.cli.agent``) reads and writes, these functions only say what the shapes are.
+context goes, the id their shell commands see, env files and shell tools (docs/agents.md
+says where each shape was read). Nothing here runs git or touches a file: the CLI
+(``cli.summary``, ``cli.agent``) reads and writes; these functions say what the shapes are.
 """
 
 from __future__ import annotations
@@ -73,10 +70,6 @@ GEMINI_CLI = Agent(
 AGENTS = {agent.name: agent for agent in (CLAUDE_CODE, CODEX_CLI, GEMINI_CLI)}
 
 
-def by_name(name: str) -> Agent:
-    return AGENTS[name]
-
-
 def detect(payload: Mapping[str, object], environ: Mapping[str, str]) -> Agent:
     """Which agent runs a hook of the plugin Claude Code and Codex share, by the
     variables each sets and Codex's hook JSON (``turn_id``, a transcript under its home);
@@ -96,16 +89,12 @@ def detect(payload: Mapping[str, object], environ: Mapping[str, str]) -> Agent:
     return CLAUDE_CODE
 
 
-def records_at(agent: Agent, source: str | None) -> bool:
-    """Is a SessionStart with this ``source`` recorded? Every source the agent sends is,
-    by the one rule (``record.touch``); one it does not send records nothing."""
-    return source in agent.sources
-
-
-def _json_line(answer: Mapping[str, object], encoding: str) -> str:
-    """``answer`` as one line of JSON in ``encoding``: where the encoding cannot carry
-    all of it (an ASCII locale, an undecodable byte, a lone surrogate), every character
-    outside ASCII escaped the JSON way, so the line still reads back as it was."""
+def _answer(event: str, encoding: str, **fields: object) -> str:
+    """A hook's answer, ``{"hookSpecificOutput": {"hookEventName": event, **fields}}``, as
+    one line of JSON in ``encoding`` (stdout's): where the encoding cannot carry all of it
+    (an ASCII locale, an undecodable byte, a lone surrogate), every character outside
+    ASCII escaped the JSON way, so the line still reads back as it was."""
+    answer = {"hookSpecificOutput": {"hookEventName": event, **fields}}
     line = json.dumps(answer, ensure_ascii=False)
     try:
         line.encode(encoding)
@@ -115,12 +104,10 @@ def _json_line(answer: Mapping[str, object], encoding: str) -> str:
 
 
 def context(agent: Agent, text: str, encoding: str = "utf-8") -> str:
-    """The summary as that agent takes context from a SessionStart hook's stdout
-    (``encoding``: stdout's)."""
+    """The summary as that agent takes context from a SessionStart hook's stdout."""
     if not agent.context_json:
         return text
-    return _json_line({"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                              "additionalContext": text}}, encoding)
+    return _answer("SessionStart", encoding, additionalContext=text)
 
 
 def context_budget(agent: Agent, budget: int | None) -> int | None:
@@ -173,13 +160,17 @@ def git_env(folder: str) -> str:
     return f"[ -f {path} ] && . {path}"
 
 
-def wrapped(agent: Agent, command: str, session_id: str, folder: str | None) -> str | None:
-    """The command with what its agent does not give it in front: Gemini's commands get
-    ``export LETS_SESSION_ID=<id>`` and, with a hooks ``folder``, the git environment;
-    Codex's the git environment. None where nothing is to change (Claude Code has its env
-    file; no folder; a command that has it already)."""
-    if command.startswith(HANDOFF_PREFIX) or (
-            folder is not None and command.startswith(git_env(folder))):
+def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
+         folder: str | None, encoding: str = "utf-8") -> str | None:
+    """The pre-tool hook's answer handing the shell tool its command with what its agent
+    does not give it in front: Gemini's commands get ``export LETS_SESSION_ID=<id>`` and,
+    with a hooks ``folder``, the git environment, as BeforeTool ``tool_input``; Codex's the
+    git environment, as PreToolUse ``updatedInput``, taken only with ``permissionDecision``
+    ``allow`` (its approvals and sandbox stay). None where nothing is to change (Claude
+    Code has its env file; no folder; a command that has it already)."""
+    command = tool_input.get("command")
+    if not isinstance(command, str) or not command.strip() or command.startswith(
+            HANDOFF_PREFIX) or (folder is not None and command.startswith(git_env(folder))):
         return None
     parts = []
     if agent is GEMINI_CLI:
@@ -188,29 +179,12 @@ def wrapped(agent: Agent, command: str, session_id: str, folder: str | None) -> 
         parts.append(f"{HANDOFF_PREFIX}{shlex.quote(session_id)}")
     if folder is not None and agent is not CLAUDE_CODE:
         parts.append(git_env(folder))
-    return "; ".join([*parts, command]) if parts else None
-
-
-def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
-         folder: str | None, encoding: str = "utf-8") -> str | None:
-    """The pre-tool hook's answer handing the shell tool its changed command, or None:
-    Gemini's BeforeTool ``tool_input``; Codex's PreToolUse ``updatedInput``, taken only
-    with ``permissionDecision`` ``allow`` (its approvals and sandbox stay). ``encoding``:
-    stdout's."""
-    command = tool_input.get("command")
-    if not isinstance(command, str) or not command.strip():
+    if not parts:
         return None
-    changed_command = wrapped(agent, command, session_id, folder)
-    if changed_command is None:
-        return None
-    changed = dict(tool_input)
-    changed["command"] = changed_command
+    changed = {**tool_input, "command": "; ".join([*parts, command])}
     if agent is GEMINI_CLI:
-        return _json_line({"hookSpecificOutput": {"hookEventName": "BeforeTool",
-                                                  "tool_input": changed}}, encoding)
-    return _json_line({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                              "permissionDecision": "allow",
-                                              "updatedInput": changed}}, encoding)
+        return _answer("BeforeTool", encoding, tool_input=changed)
+    return _answer("PreToolUse", encoding, permissionDecision="allow", updatedInput=changed)
 
 
 def env_file_lines(agent: Agent, folder: str) -> bytes | None:
@@ -229,10 +203,8 @@ def pending_after(agent: Agent, source: str | None) -> bool:
 
 
 def prompt_context(agent: Agent, text: str, encoding: str = "utf-8") -> str:
-    """A BeforeAgent hook's answer that adds ``text`` to the prompt as context
-    (``encoding``: stdout's)."""
-    return _json_line({"hookSpecificOutput": {"hookEventName": "BeforeAgent",
-                                              "additionalContext": text}}, encoding)
+    """A BeforeAgent hook's answer that adds ``text`` to the prompt as context."""
+    return _answer("BeforeAgent", encoding, additionalContext=text)
 
 
 def seen_from(environ: Mapping[str, str]) -> tuple[Agent, str] | None:

@@ -47,20 +47,17 @@ class Config:
         self.sources: dict[str, str] = {}  # key -> where its value came from
 
     def session_id(self, environ: Mapping[str, str]) -> str | None:
-        """The current session id: the first non-empty variable of ``session_id_env``
-        (``LETS_SESSION_ID`` always first); see ``session_id_variable``."""
+        """The current session id: the value of ``session_id_variable``."""
         found = self.session_id_variable(environ)
         return None if found is None else found[1]
 
     def session_id_variable(self, environ: Mapping[str, str]) -> tuple[str, str] | None:
-        """(variable, value) of the current session id, or None.
-
-        A variable a settings file added counts only with a value that passes the
-        session-id rule and has at least ``MIN_CONFIGURED_SID`` characters (a terminal's or
-        a login's number is not a work session's id): a repository's files add a place to
-        look, never decide over ``LETS_SESSION_ID``. The first value found that breaks the
-        rule means no session id at all (``load`` says why, in the problems).
-        """
+        """(variable, value) of the current session id, or None. A variable a settings file
+        added counts only with a value that passes the session-id rule and has at least
+        ``MIN_CONFIGURED_SID`` characters (a terminal's or a login's number is not a work
+        session's id): a repository's files add a place to look, never decide over
+        ``LETS_SESSION_ID``. The first value found that breaks the rule means no session id
+        at all (``load`` says why, in the problems)."""
         found = self._first_id(environ)
         return (found[0], found[1]) if found is not None and found[2] is None else None
 
@@ -105,8 +102,7 @@ def load(top: str | None, environ: Mapping[str, str], git_dir: str | None = None
     cache = _Cache(git_dir) if git_dir is not None else None
     layers: list[tuple[str, dict[str, Any]]] = []
     if top is not None:
-        pyproject = os.path.join(top, "pyproject.toml")
-        table = _read_pyproject(pyproject, config.problems, cache)
+        table = _read_pyproject(os.path.join(top, "pyproject.toml"), config.problems, cache)
         if table is not None:
             layers.append(("pyproject.toml [tool.lets]", table))
         from lets_hooks import state
@@ -156,8 +152,8 @@ def may_hold_lets(data: bytes) -> bool:
     return b"lets" in data or b"\\" in data
 
 
-def _read_pyproject(path: str, problems: list[str],
-                    cache: _Cache | None = None) -> dict[str, Any] | None:
+def _read_pyproject(path: str, problems: list[str], cache: _Cache | None
+                    ) -> dict[str, Any] | None:
     data = _read_bytes(path, problems, os.path.dirname(path))
     if data is None or not may_hold_lets(data):
         return None
@@ -186,12 +182,11 @@ def _cached(cache: _Cache | None, path: str, data: bytes, problems: list[str],
     if cache is None:
         return parse()
     key = _identity(path, data)
-    if key is not None:
-        hit = cache.get(path, key)
-        if hit is not None:
-            table, said = hit
-            problems.extend(said)
-            return table
+    hit = None if key is None else cache.get(path, key)
+    if hit is not None:
+        table, said = hit
+        problems.extend(said)
+        return table
     before = len(problems)
     table = parse()
     if key is not None:
@@ -332,13 +327,10 @@ def _apply(config: Config, table: dict[str, Any], where: str) -> None:
                 config.problems.append(
                     f"{where}: session_id_env: must be a list of variable names; ignored")
                 continue
-            names = []
-            for name in value:
-                problem = session_variable_problem(name)
-                if problem is None:
-                    names.append(name)
-                else:
-                    config.problems.append(f"{where}: session_id_env: {problem}; ignored")
+            refused = [session_variable_problem(name) for name in value]
+            config.problems.extend(f"{where}: session_id_env: {problem}; ignored"
+                                   for problem in refused if problem is not None)
+            names = [name for name, problem in zip(value, refused) if problem is None]
             if not names:
                 continue
             # LETS_SESSION_ID is read first whatever the file says (the environment is
@@ -346,14 +338,13 @@ def _apply(config: Config, table: dict[str, Any], where: str) -> None:
             config.session_id_env = (FIRST_SESSION_ID_ENV, *(
                 n for n in dict.fromkeys(names) if n != FIRST_SESSION_ID_ENV))
         elif key == "pre_push":
-            strict = value.get("strict") if isinstance(value, dict) else None
-            if not isinstance(value, dict) or set(value) - {"strict"} or not isinstance(
-                    strict, bool):
+            if not (isinstance(value, dict) and set(value) == {"strict"}
+                    and isinstance(value["strict"], bool)):
                 config.problems.append(
                     f"{where}: pre_push: expected a table with strict = true or false; "
                     "ignored")
                 continue
-            config.pre_push_strict = strict
+            config.pre_push_strict = value["strict"]
         else:
             config.problems.append(f"{where}: unknown key {files.quoted(key)}; ignored")
             continue

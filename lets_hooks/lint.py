@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 from lets_hooks import state
 from lets_hooks.files import shown
@@ -38,20 +39,15 @@ TEMP_NAME = re.compile(r"\.task-.+\.[0-9]+\.tmp\Z", re.DOTALL)
 SHA_MIN, SHA_MAX = 4, 64  # git's shortest abbreviation; a SHA-256 object name
 
 
+@dataclass(frozen=True)
 class Finding:
     """One problem with one file: shown as ``path: problem``."""
 
-    __slots__ = ("path", "problem")
-
-    def __init__(self, path: str, problem: str) -> None:
-        self.path = path
-        self.problem = problem
+    path: str
+    problem: str
 
     def __str__(self) -> str:
         return f"{shown(self.path)}: {shown(self.problem)}"
-
-    def __repr__(self) -> str:
-        return f"Finding({self.path!r}, {self.problem!r})"
 
 
 def lint(repo: Repo, top: str, git_dir: str | None = None) -> list[Finding]:
@@ -141,23 +137,17 @@ def _line_problem(parts: list[bytes], what: str) -> str | None:
     return None
 
 
-def _quote(raw: bytes, limit: int = 48) -> str:
+def _quote(raw: bytes) -> str:
     text = shown(raw.decode("utf-8", "surrogateescape"))
-    return "'" + (text if len(text) <= limit else text[:limit - 3] + "...") + "'"
+    return "'" + (text if len(text) <= 48 else text[:45] + "...") + "'"
 
 
 # -- 4. memory files -----------------------------------------------------------------------
 
 def memory_files(top: str, git_dir: str | None = None) -> list[Finding]:
-    """What ``lets-session-start`` would warn about in the project's memory files.
-
-    The summary's own readers do the parsing (one parser, one answer): a state-snapshot
-    block that is not YAML or has no ``next``, a context-log header without its date and
-    ``[ref:N]``, a lessons metadata line that cannot be read or is out of place, an
-    undated lesson, any file that cannot be read as UTF-8 text, and a memory file that
-    links out of the project or into the git directory (never read). Their warnings read
-    ``<path>: <problem>``.
-    """
+    """What ``lets-session-start`` would warn about in the project's memory files: the
+    summary's own readers do the parsing (one parser, one answer); their warnings read
+    ``<path>: <problem>``."""
     from pathlib import Path
 
     from lets_hooks.summary.sources import PROJECT_READERS

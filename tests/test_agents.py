@@ -170,7 +170,7 @@ def test_each_agent_takes_context_in_its_own_shape() -> None:
 
 @pytest.mark.parametrize("agent", agents.NAMES)
 def test_a_resume_or_compact_is_no_new_session_startup_and_clear_are(agent: str) -> None:
-    shape = agents.by_name(agent)
+    shape = agents.AGENTS[agent]
     assert {"startup", "clear"} <= set(shape.new_session_sources)
     for source in ("resume", "compact", None, "fork", ""):
         assert source not in shape.new_session_sources

@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lets_hooks import state
-from lets_hooks.cli.summary import HOOK_INPUT_LIMIT, session_start_main
+from lets_hooks.cli.agent import INPUT_LIMIT as HOOK_INPUT_LIMIT
+from lets_hooks.cli.summary import session_start_main
 
 
 def hook(box: Sandbox, stdin: bytes, env: dict[str, str] | None = None,

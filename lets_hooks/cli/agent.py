@@ -1,13 +1,9 @@
-"""``lets-agent-hook``: the hooks an agent runs around its shell tool and its prompts.
-
-    lets-agent-hook pre-tool     [--agent claude|codex|gemini]  (PreToolUse, BeforeTool)
-    lets-agent-hook post-tool    [--agent claude|codex|gemini]  (kept for old plugins)
-    lets-agent-hook before-agent [--agent gemini]               (BeforeAgent)
+"""``lets-agent-hook``: the hooks an agent runs around its shell tool and its prompts
+(``HELP`` lists them).
 
 Which session made a commit is a fact only while git makes it, in the environment of the
 command that makes it. So ``pre-tool`` hands the agent the shell command back with a
-prefix (Gemini's BeforeTool ``tool_input``, Codex's PreToolUse ``updatedInput``) that
-sources the folder's ``git-env`` (under Gemini also exporting the session id): through
+prefix (``agents.wrap``) that sources the folder's ``git-env``: through
 ``GIT_CONFIG_COUNT`` / ``GIT_CONFIG_KEY_n`` / ``GIT_CONFIG_VALUE_n`` git runs the hooks of
 ``<git common dir>/lets-hooks/agent-hooks``, the ledger's writers (the plain shims) for
 the commits that very command makes, then the repository's own hook of the same name,
@@ -67,8 +63,6 @@ GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit"
              "post-index-change")
 CHAINED = ".pre-lets"  # the shims run <hook>.pre-lets first and pass its status on
 
-# Runs the repository's own hook: git's answer for its hooks folder with our entry taken
-# off GIT_CONFIG_COUNT (the count as it was before the prefix), in that environment.
 CHAIN = """#!/bin/sh
 # lets-hooks: the hooks folder an agent's shell command runs git with (lets-agent-hook).
 # Runs the repository's own hook of this name, found and run as git would have without it.
@@ -124,21 +118,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def read_stdin() -> bytes:
+    """Up to one byte past ``INPUT_LIMIT`` of stdin, as bytes (never decoded here, so no
+    locale can make reading fail); nothing from a terminal or a closed stream. Every
+    command that reads a hook's JSON reads it through this."""
+    stream = sys.stdin
+    try:
+        if stream is None or stream.isatty():
+            return b""
+        raw = getattr(stream, "buffer", stream).read(INPUT_LIMIT + 1)
+    except (OSError, ValueError, UnicodeError):
+        return b""
+    if isinstance(raw, str):
+        return raw.encode("utf-8", "surrogateescape")
+    return raw if isinstance(raw, bytes) else b""
+
+
 def read_input() -> dict[str, object] | None:
     """The hook's JSON object from stdin, or None (nothing, too large, not an object)."""
     import json
 
-    stream = sys.stdin
-    try:
-        if stream is None or stream.isatty():
-            return None
-        buffer = getattr(stream, "buffer", stream)
-        raw = buffer.read(INPUT_LIMIT + 1)
-    except (OSError, ValueError):
-        return None
-    if isinstance(raw, str):
-        raw = raw.encode("utf-8", "surrogateescape")
-    if not isinstance(raw, bytes) or len(raw) > INPUT_LIMIT:
+    raw = read_stdin()
+    if len(raw) > INPUT_LIMIT:
         return None
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -157,7 +158,7 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
         return
     if event == "post-tool":
         return  # a commit seen after the call may be anyone's: nothing is written
-    agent = agents.by_name(name) if name else agents.detect(payload, environ)
+    agent = agents.AGENTS[name] if name else agents.detect(payload, environ)
     value = payload.get("session_id")
     sid = value.strip() if isinstance(value, str) else ""
     problem = state.sid_problem(sid) if sid else None  # the one session-id rule
@@ -191,15 +192,13 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
 
 # -- the hooks folder git runs for the agent's commands ----------------------------------------
 
-
 def hooks_folder(common_dir: str) -> tuple[str | None, str | None]:
     """``<common dir>/lets-hooks/agent-hooks``, written (again) when it was made for
     another version or Python than this one: (its path, None), or (None, the problem)."""
     from lets_hooks import __version__, ledger
-
-    folder = os.path.join(ledger.folder(common_dir), HOOKS_FOLDER)
     from lets_hooks.cli.install import _own_command
 
+    folder = os.path.join(ledger.folder(common_dir), HOOKS_FOLDER)
     command, python, lib = _own_command()
     made_for = (f"lets-hooks {__version__}\n{command}\n{python}\n{':'.join(lib)}\n"
                 f"{folder}\n").encode("utf-8", "surrogateescape")
@@ -256,10 +255,13 @@ def scripts(command: str, python: str, lib: Sequence[str], folder: str) -> dict[
 
 # -- a summary the model has not received yet (Gemini's /clear) --------------------------------
 
-
-def _pending_path(git_dir: str, sid: str) -> str:
+def _pending_path(folder: str, sid: str) -> str | None:
+    """Where the summary for this session is kept, in the git dir holding ``folder``."""
     import hashlib
 
+    git_dir = gitfiles.git_dir_holding(folder)
+    if git_dir is None:
+        return None
     digest = hashlib.sha256(sid.encode("utf-8", "surrogateescape")).hexdigest()[:32]
     return os.path.join(git_dir, PENDING, f"summary-{digest}")
 
@@ -267,10 +269,9 @@ def _pending_path(git_dir: str, sid: str) -> str:
 def keep_pending(folder: str, sid: str, text: str) -> str | None:
     """Keep the summary a start hook made, for the next prompt (Gemini drops a start
     hook's context after /clear). Returns the problem, if it could not be kept."""
-    git_dir = gitfiles.git_dir_holding(folder)
-    if git_dir is None:
+    path = _pending_path(folder, sid)
+    if path is None:
         return None
-    path = _pending_path(git_dir, sid)
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         files.atomic_write(path, text.encode("utf-8", "surrogateescape"), keep_mode=False)
@@ -283,10 +284,9 @@ def keep_pending(folder: str, sid: str, text: str) -> str | None:
 def take_pending(folder: str, sid: str, prompt: object) -> str | None:
     """The summary kept for this session, once (the file is removed), unless the prompt
     already holds it (a non-interactive run puts the start hook's context there)."""
-    git_dir = gitfiles.git_dir_holding(folder)
-    if git_dir is None:
+    path = _pending_path(folder, sid)
+    if path is None:
         return None
-    path = _pending_path(git_dir, sid)
     data, _ = files.read_capped(path, INPUT_LIMIT)
     if data is None:
         return None

@@ -76,7 +76,7 @@ def _main(argv: Sequence[str]) -> int:
     from lets_hooks.summary.checkpoint import Refusal
 
     try:
-        return _run(args, environ, None, None, quiet=False)
+        return _run(args, environ, None, None)
     except Refusal as exc:
         say(f"{PROG}: {exc}")
         return 1
@@ -89,7 +89,7 @@ def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         if problem is not None:
             say(f"{PROG}: {problem}; nothing written")
             return 0
-        _run(args, environ, session_id, cwd, quiet=True)
+        _run(args, environ, session_id, cwd)
     except Exception as exc:  # Refusal, and anything else: one line, never a traceback
         from lets_hooks.summary.checkpoint import Refusal
 
@@ -109,13 +109,13 @@ def hook_input() -> tuple[str | None, str | None, str | None]:
     import json
 
     from lets_hooks import state
-    from lets_hooks.cli.summary import HOOK_INPUT_LIMIT, read_hook_stdin
+    from lets_hooks.cli.agent import INPUT_LIMIT, read_stdin
 
-    raw = read_hook_stdin()
+    raw = read_stdin()
     if not raw.strip():
         return None, None, "no hook input on stdin"
-    if len(raw) > HOOK_INPUT_LIMIT:
-        return None, None, f"hook input on stdin is over {HOOK_INPUT_LIMIT // 1024} KiB"
+    if len(raw) > INPUT_LIMIT:
+        return None, None, f"hook input on stdin is over {INPUT_LIMIT // 1024} KiB"
     try:
         data = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):
@@ -136,7 +136,7 @@ def hook_input() -> tuple[str | None, str | None, str | None]:
 
 
 def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str | None,
-         cwd: str | None, quiet: bool) -> int:
+         cwd: str | None) -> int:
     from lets_hooks.cli.summary import find_top
     from lets_hooks.summary import checkpoint as ck
     from lets_hooks.summary.interventions import MAX_FILE_BYTES
@@ -148,10 +148,10 @@ def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str |
         blocked=None if args.blocked is None else tuple(args.blocked),
         ctx=args.ctx)
     repo, git_dir, boundary = session_range(root, environ, session_id, now)
-    if quiet and not boundary.session_commits and asked == ck.Asked():
+    if args.hook and not boundary.session_commits and asked == ck.Asked():
         return 0  # the end of a session that did nothing: the last one's handoff stays
     diff = None
-    notes = [] if quiet else [f"NOTE: {note}" for note in boundary.notes]
+    notes = [f"NOTE: {note}" for note in boundary.notes]
     if repo is not None and boundary.boundary is not None:
         from lets_hooks.repo import GitError, reason
 
@@ -164,17 +164,13 @@ def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str |
     else:
         notes.append("the session's range is not known: the previous diff is kept")
     lines = boundary.lines()
-
-    def make(data: bytes | None) -> ck.Plan:
-        return ck.plan(data, asked, lines, diff, now, MAX_FILE_BYTES)
-
-    result = ck.checkpoint(root, make, git_dir, dry_run=args.dry_run, create=not args.hook)
-    if quiet:
+    result = ck.checkpoint(root, lambda data: ck.plan(data, asked, lines, diff, now,
+                                                      MAX_FILE_BYTES),
+                           git_dir, dry_run=args.dry_run, create=not args.hook)
+    if args.hook or result is None:  # (None: no handoff, and --hook creates none)
         return 0
     for line in notes:
         say(line)
-    if result is None:
-        return 0
     for note in result.plan.notes:
         say(f"{PROG}: {note}")
     if args.json:

@@ -20,12 +20,12 @@ from pathlib import Path
 
 from lets_hooks import files
 from lets_hooks.cli import command_parser, out, out_encoding, say
+from lets_hooks.cli.agent import INPUT_LIMIT, hooks_folder, keep_pending, read_stdin
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lets_hooks.agents import Agent
 
-HOOK_INPUT_LIMIT = 1024 * 1024
 ENV_FILE_TAIL = 1024 * 1024  # the part of an env file read to find the line written already
 
 
@@ -53,11 +53,9 @@ def _budget(text: str) -> int:
 
 
 def find_top(start: Path) -> Path:
-    """The nearest folder at or above ``start`` holding a ``.git`` entry, else ``start``.
-
-    A file-system walk rather than a git call: the summary stays one process, and
-    ``.git`` may be a folder (a repository) or a file (a linked worktree, a submodule).
-    """
+    """The nearest folder at or above ``start`` holding a ``.git`` entry (a folder, or a
+    file: a linked worktree, a submodule), else ``start``; no git call, so the summary
+    stays one process."""
     start = start.absolute()
     for folder in (start, *start.parents):
         if os.path.lexists(folder / ".git"):
@@ -77,36 +75,18 @@ NO_INPUT = HookInput(None, None, None)
 NOT_UTF8 = "hook input on stdin is not UTF-8 text"
 
 
-def read_hook_stdin() -> bytes:
-    """Up to one byte past ``HOOK_INPUT_LIMIT`` of stdin, as bytes (never decoded here, so
-    no locale can make reading fail); nothing from a terminal or a closed stream."""
-    stream = sys.stdin
-    try:
-        if stream is None or stream.isatty():
-            return b""
-        buffer = getattr(stream, "buffer", None)
-        if buffer is not None:
-            data = buffer.read(HOOK_INPUT_LIMIT + 1)
-            return data if isinstance(data, bytes) else b""
-        text = stream.read(HOOK_INPUT_LIMIT + 1)
-        return text.encode("utf-8", "surrogateescape") if isinstance(text, str) else b""
-    except (OSError, ValueError, UnicodeError):
-        return b""
-
-
 def parse_hook_input(raw: str | bytes) -> tuple[HookInput, str | None]:
     """A SessionStart hook's JSON (``session_id``, ``cwd``, ``source``) and the one
     problem that kept it from being read, if any. Whatever ``raw`` holds, never raises:
     a field of the wrong type is absent."""
     import json
 
-    data: object
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogateescape")
     if not raw.strip():
         return NO_INPUT, "no hook input on stdin"
-    if len(raw) > HOOK_INPUT_LIMIT:
-        return NO_INPUT, f"hook input on stdin is over {HOOK_INPUT_LIMIT // 1024} KiB"
+    if len(raw) > INPUT_LIMIT:
+        return NO_INPUT, f"hook input on stdin is over {INPUT_LIMIT // 1024} KiB"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -125,8 +105,7 @@ def parse_hook_input(raw: str | bytes) -> tuple[HookInput, str | None]:
     odd = [name for name in ("session_id", "cwd", "source")
            if data.get(name) is not None and not isinstance(data[name], str)]
     problem = f"the hook input's {odd[0]} is not a string" if odd else None
-    return (HookInput(field("session_id"), field("cwd"), field("source"), data),
-            problem)
+    return HookInput(field("session_id"), field("cwd"), field("source"), data), problem
 
 
 def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
@@ -148,16 +127,12 @@ def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
     return HookInput(session_id, cwd, hook.source, hook.fields), problem
 
 
-def export_session_id(environ: Mapping[str, str], session_id: str,
-                      agent: Agent | None = None) -> str | None:
-    """Append ``export CLAUDE_CODE_SESSION_ID=<id>`` (shell-quoted) to ``$CLAUDE_ENV_FILE``
-    (the file Claude Code sources before each command of the session) when the environment
-    does not already carry this id (an older Claude Code), through ``append_env_line``.
-    Agents without an env file (Codex CLI, Gemini CLI) get nothing. Returns the problem,
-    if the line could not be written."""
+def export_session_id(environ: Mapping[str, str], session_id: str, agent: Agent) -> str | None:
+    """Append the agent's ``export`` line (``agents.export_line``) to its env file (Claude
+    Code sources ``$CLAUDE_ENV_FILE`` before each command) when the environment does not
+    carry this id already (an older Claude Code). Returns the problem, if any."""
     from lets_hooks import agents
 
-    agent = agent or agents.CLAUDE_CODE
     line = agents.export_line(agent, session_id)
     variable = agent.env_file
     if line is None or variable is None:
@@ -196,12 +171,12 @@ def _why(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or type(exc).__name__
 
 
-def _record(root: Path, hook: HookInput, environ: Mapping[str, str],
-            quiet: bool = False, agent: Agent | None = None) -> None:
-    from lets_hooks import agents
-
-    if not agents.records_at(agent or agents.CLAUDE_CODE, hook.source):
-        return  # a source this agent does not send: nothing to record
+def _record(root: Path, hook: HookInput, environ: Mapping[str, str], quiet: bool,
+            agent: Agent) -> None:
+    # every source the agent sends is recorded, by the one rule (record.touch); a source
+    # it does not send records nothing
+    if hook.source not in agent.sources:
+        return
     if not hook.session_id:
         if not quiet:  # the input's problem was said already
             say("lets-session-start: the hook input has no session_id; nothing recorded")
@@ -255,20 +230,19 @@ def _session_start(argv: Sequence[str]) -> int:
 
 
 def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    """A SessionStart hook: whatever arrives on stdin, exit 0 (a hook never stops a session
-    starting) and at most one line on stderr about the input. The summary goes to stdout
-    in the shape the agent takes as context, and only for input the agent sent: what is
-    not its JSON object, or names a session id no session has, gets nothing on stdout.
-    Input that is not UTF-8 text cannot be read at all (an agent's JSON with a path's raw
-    bytes in it, say): nothing is recorded from it, and the summary still goes out."""
+    """A SessionStart hook: whatever arrives on stdin, exit 0 and at most one line on
+    stderr about the input. The summary goes to stdout in the agent's shape, and only for
+    input the agent sent: what is not its JSON object, or names a session id no session
+    has, gets nothing. Input that is not UTF-8 (a path's raw bytes in the JSON, say)
+    records nothing, and the summary still goes out."""
     from lets_hooks import agents
 
-    hook, problem = parse_hook_input(read_hook_stdin())
+    hook, problem = parse_hook_input(read_stdin())
     if problem:
         say(f"lets-session-start: {problem}; nothing recorded")
         if problem != NOT_UTF8:
             return 0
-    agent = agents.by_name(args.agent_hook) if args.agent_hook \
+    agent = agents.AGENTS[args.agent_hook] if args.agent_hook \
         else agents.detect(hook.fields or {}, environ)
     if problem:
         return _summary_anyway(args, environ, hook, agent)
@@ -303,7 +277,7 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
     from lets_hooks.summary.sources.worktree import open_repository
 
     status = 0
-    if hook is not None:
+    if hook is not None and agent is not None:
         _record(root, hook, environ, quiet, agent)
         if hook.session_id:
             problem = export_session_id(environ, hook.session_id, agent)
@@ -325,36 +299,29 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
 
     summary = build_summary(root, home, today, git)
     budget = render.DEFAULT_BUDGET if args.budget is None else args.budget or None
-    if hook is not None and agent is not None:
-        from lets_hooks import agents
+    if hook is None or agent is None:
+        out(render.render_json(summary) if args.json else render.render_markdown(summary, budget))
+        return status
+    from lets_hooks import agents
 
-        budget = agents.context_budget(agent, budget)
-        text = render.render_json(summary) if args.json \
-            else render.render_markdown(summary, budget)
-        out(agents.context(agent, text, out_encoding()))
-        if hook.session_id and agents.pending_after(agent, hook.source):
-            from lets_hooks.cli.agent import keep_pending
-
-            problem = keep_pending(str(root), hook.session_id, text)
-            if problem:
-                say(f"lets-session-start: {problem}")
-        return 0
-    out(render.render_json(summary) if args.json else render.render_markdown(summary, budget))
-    return status  # (a hook's summary returned above: a hook never stops a session)
+    text = render.render_json(summary) if args.json \
+        else render.render_markdown(summary, agents.context_budget(agent, budget))
+    out(agents.context(agent, text, out_encoding()))
+    if hook.session_id and agents.pending_after(agent, hook.source):
+        problem = keep_pending(str(root), hook.session_id, text)
+        if problem:
+            say(f"lets-session-start: {problem}")
+    return 0  # a hook never stops a session
 
 
-def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent | None) -> None:
+def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent) -> None:
     """Where the agent has an env file (Claude Code), give every later command of the
     session the git environment under which git writes the session ledger for the
     commits that command makes (``lets_hooks.cli.agent``): one line, once."""
-    from lets_hooks import agents
-
-    agent = agent or agents.CLAUDE_CODE
     variable = agent.env_file
     if variable is None or not environ.get(variable):
         return
-    from lets_hooks import gitfiles
-    from lets_hooks.cli.agent import hooks_folder
+    from lets_hooks import agents, gitfiles
 
     git_dir = gitfiles.git_dir_holding(str(root))
     if git_dir is None:

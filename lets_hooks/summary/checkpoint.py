@@ -1,10 +1,9 @@
 """The session's end: the handoff's state-snapshot block and its ``### Range`` section.
 
-One schema, two directions. The handoff reader (``sources/handoff.py``) finds the
-frontmatter, the ``<!-- state-snapshot v1 -->`` marker and its YAML block with ``layout``
-and reads the block with ``parse_block``; ``lets-session-checkpoint`` finds the same
-places with the same two functions, and writes the block with ``block_lines``, which
-``parse_block`` reads back to the values written (``Snapshot.values``). The fields:
+One schema, two directions: the handoff reader (``sources/handoff.py``) and
+``lets-session-checkpoint`` find the frontmatter, the ``MARKER`` and its YAML block with
+``layout`` and read the block with ``parse_block``; the checkpoint writes it with
+``block_lines``, which reads back to the values written (``Snapshot.values``). The fields:
 
 - ``ts``: when it was written, UTC, ``YYYY-MM-DDTHH:MM:SSZ``;
 - ``ctx``: free text;
@@ -23,9 +22,6 @@ flag, escaped), so a checkpoint over its own output changes nothing but ``ts``.
 What the checkpoint owns, and nothing else: the block (the first marker outside fenced
 code, ``top_level``) and one Range block (``RANGE_MARKER`` and the fence below it);
 every other line of the handoff is a person's, kept.
-
-Importing this module costs nothing beyond the summary's readers: the write
-(``checkpoint``) imports ``files`` only when it runs.
 """
 
 from __future__ import annotations
@@ -34,10 +30,11 @@ import datetime as dt
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from lets_hooks import state
+from lets_hooks import files, state
+from lets_hooks.summary.interventions import MAX_FILE_BYTES, problem_line
 from lets_hooks.summary.sources.text import lines_of, parse_yaml
 
 TYPE_CHECKING = False  # typing is not imported at run time; mypy reads this as True
@@ -63,9 +60,8 @@ def is_marker(line: str, words: tuple[str, str] = ("state-snapshot", "v1")) -> b
     """``<!-- state-snapshot v1 -->`` (or another marker's ``words``) alone on its line
     (blanks anywhere between words)."""
     text = line.strip()
-    if not (text.startswith("<!--") and text.endswith("-->")) or len(text) < 7:
-        return False
-    return text[4:-3].split() == list(words)
+    return (len(text) >= 7 and text.startswith("<!--") and text.endswith("-->")
+            and text[4:-3].split() == list(words))
 
 
 def top_level(lines: Sequence[str], start: int = 0) -> Iterator[int]:
@@ -73,16 +69,23 @@ def top_level(lines: Sequence[str], start: int = 0) -> Iterator[int]:
     a fence runs to its closing line, one that nothing closes to the end (as Markdown
     reads it). A marker is the product's only there: an example of one shown in a fence
     is a person's text."""
+    return (index for index, fence in _walk(lines, start) if fence is None)
+
+
+def _walk(lines: Sequence[str], start: int) -> Iterator[tuple[int, str | None]]:
+    """(index, None) for each line ``top_level`` gives, then (index, its fence) for the
+    opening line that nothing closes, if there is one."""
     index = start
     while index < len(lines):
         opened = _FENCE.match(lines[index])
         if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
             close = _closing(lines, index + 1, opened.group(1))
             if close is None:
+                yield index, opened.group(1)
                 return
             index = close + 1
             continue
-        yield index
+        yield index, None
         index += 1
 
 
@@ -112,8 +115,7 @@ def layout(lines: Sequence[str], label: str = HANDOFF) -> Layout:
     first, yaml_lines, after, problem = _block(lines, marker)
     if problem:
         problems.append(f"{label}: {problem}")
-    return Layout(frontmatter, body, unclosed, marker, first,
-                  None if yaml_lines is None else tuple(yaml_lines), after, tuple(problems))
+    return Layout(frontmatter, body, unclosed, marker, first, yaml_lines, after, tuple(problems))
 
 
 def _frontmatter(lines: Sequence[str], label: str
@@ -135,7 +137,7 @@ def _frontmatter(lines: Sequence[str], label: str
 
 
 def _block(lines: Sequence[str], marker: int
-           ) -> tuple[int | None, list[str] | None, int, str | None]:
+           ) -> tuple[int | None, tuple[str, ...] | None, int, str | None]:
     """(first YAML line, the YAML lines, first line after the block, problem)."""
     index = marker + 1
     while index < len(lines) and not lines[index].strip():
@@ -148,12 +150,12 @@ def _block(lines: Sequence[str], marker: int
         for end in range(index + 1, len(lines)):
             closer = lines[end].strip()
             if closer.startswith(fence) and not closer[3:].strip():
-                return index + 1, list(lines[index + 1:end]), end + 1, None
+                return index + 1, tuple(lines[index + 1:end]), end + 1, None
         return None, None, len(lines), "state-snapshot block has no closing fence; ignored"
     end = index
     while end < len(lines) and lines[end].strip():
         end += 1
-    return index, list(lines[index:end]), end, None
+    return index, tuple(lines[index:end]), end, None
 
 
 def parse_block(where: Layout, label: str = HANDOFF
@@ -185,13 +187,9 @@ class Change:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The block's values: what the checkpoint writes and the reader reads back.
-
-    ``next``, ``blocked`` and ``diff`` items are kept as they were read (another writer's
-    mapping stays a mapping); the checkpoint's own are strings, ``{item, risk}`` and
-    ``{op, item, why}`` mappings. ``more``: the paths ``diff`` leaves out. ``verbatim``:
-    the lines another writer's keys stood on in the block read (``kept_lines``), written
-    back as they were (a ``!!binary`` value stays one)."""
+    """The block's values (the fields above), items kept as they were read. ``more``: the
+    paths ``diff`` leaves out. ``verbatim``: the lines another writer's keys stood on
+    (``kept_lines``), written back as they were (a ``!!binary`` value stays one)."""
 
     ts: object = None
     ctx: object = None
@@ -199,8 +197,8 @@ class Snapshot:
     blocked: tuple[object, ...] = ()
     diff: tuple[object, ...] = ()
     more: int = 0
-    extra: tuple[tuple[object, object], ...] = field(default=())
-    verbatim: tuple[tuple[object, tuple[str, ...]], ...] = field(default=())
+    extra: tuple[tuple[object, object], ...] = ()
+    verbatim: tuple[tuple[object, tuple[str, ...]], ...] = ()
 
     def values(self) -> dict[object, object]:
         """The mapping ``block_lines`` writes (and YAML reads back)."""
@@ -283,8 +281,7 @@ def block_lines(snapshot: Snapshot) -> list[str]:
     return [MARKER, "```yaml", *lines, "```"]
 
 
-def kept_lines(yaml_lines: Sequence[str], label: str = HANDOFF
-               ) -> dict[object, tuple[str, ...]]:
+def kept_lines(yaml_lines: Sequence[str]) -> dict[object, tuple[str, ...]]:
     """The lines each top-level key of a block mapping stands on (with the comments
     above it), for the keys the checkpoint does not own, so they are written back byte
     for byte. Empty when the block cannot be cut into its keys so (a flow mapping, a
@@ -311,7 +308,7 @@ def kept_lines(yaml_lines: Sequence[str], label: str = HANDOFF
         groups[-1].extend(pending)
     found: dict[object, tuple[str, ...]] = {}
     for group in groups:
-        value, problem = parse_yaml("\n".join(group), label, "state-snapshot block", 1)
+        value, problem = parse_yaml("\n".join(group), HANDOFF, "state-snapshot block", 1)
         if problem or not isinstance(value, Mapping) or len(value) != 1:
             return {}
         key = next(iter(value))
@@ -327,8 +324,6 @@ def quoted(text: str) -> str:
     would flag in the file (``files.is_shown_as_is``, the one rule of both: bidi
     controls, zero-width and other invisible characters, blanks other than the space);
     lone surrogates cannot be written (``ValueError``)."""
-    from lets_hooks.files import is_shown_as_is
-
     out = ['"']
     for char in text:
         code = ord(char)
@@ -337,7 +332,7 @@ def quoted(text: str) -> str:
         elif 0xD800 <= code <= 0xDFFF:
             raise ValueError("text that is not valid UTF-8 cannot be written")
         elif 0x20 <= code <= 0x7E or ((0xA0 <= code <= 0xFFFD or code > 0xFFFF) and code not in (
-                0x2028, 0x2029, 0xFEFF) and is_shown_as_is(char)):
+                0x2028, 0x2029, 0xFEFF) and files.is_shown_as_is(char)):
             out.append(char)
         elif code <= 0xFF:
             out.append(f"\\x{code:02x}")
@@ -372,7 +367,7 @@ def _scalar(value: object) -> str:
         text = repr(value)
         if "e" in text and "." not in text.split("e")[0]:
             mantissa, exponent = text.split("e")
-            text = f"{mantissa}.0e{exponent if exponent[0] in '+-' else '+' + exponent}"
+            text = f"{mantissa}.0e{exponent}"  # repr signs every exponent
         return text
     if isinstance(value, (dt.date, dt.datetime)):
         return value.isoformat()
@@ -508,10 +503,10 @@ def plan(old: bytes | None, asked: Asked, range_lines: Sequence[str],
     if where.marker is not None:
         mapping, problems = parse_block(where)
         if mapping is None:
-            problem = problems[0] if problems else (
+            # no problem from parse_block: no block could be found, and layout said why
+            problem = problems[0] if problems else next(
+                (p for p in where.problems if "state-snapshot" in p),
                 f"{HANDOFF}: state-snapshot block cannot be read")
-            if where.yaml_lines is None:
-                problem = next((p for p in where.problems if "state-snapshot" in p), problem)
             raise Refusal(f"{problem.removesuffix('; ignored')}; fix or remove the block,"
                           " then run again; nothing written")
         previous = mapping
@@ -588,9 +583,7 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
     """(index, level, text) of every ATX heading outside fenced code. A fence that nothing
     closes fences nothing: the Range section added after it is found again next time.
-    Linear in the lines: whether anything closes a fence is known from the longest closing
-    fence of each kind below each line (one pass from the end), so a closing line is
-    looked for only where there is one."""
+    Linear in the lines (``_longest_closings``; tests/test_summary_linear.py)."""
     longest = _longest_closings(lines)
     found = []
     index = 0
@@ -638,20 +631,6 @@ def _longest_closings(lines: Sequence[str]) -> list[tuple[int, int]]:
     return found
 
 
-def _open_fence(lines: Sequence[str]) -> str | None:
-    """The fence of an opening line nothing closes (code to the end), if there is one."""
-    index = 0
-    while index < len(lines):
-        opened = _FENCE.match(lines[index])
-        if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
-            close = _closing(lines, index + 1, opened.group(1))
-            if close is None:
-                return opened.group(1)
-            index = close
-        index += 1
-    return None
-
-
 def _closing(lines: Sequence[str], start: int, fence: str) -> int | None:
     """The index of the line that closes ``fence`` (its character, at least as long)."""
     for index in range(start, len(lines)):
@@ -664,27 +643,23 @@ def _closing(lines: Sequence[str], start: int, fence: str) -> int | None:
 
 def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
                 newline: str, notes: list[str]) -> list[tuple[str, str]]:
-    """``rows`` with the one Range block the checkpoint owns holding ``range_lines``: the
-    ``<!-- session-range v1 -->`` marker and the fenced block right below it, outside
-    fenced code (``top_level``), the first such; only those lines are replaced. Without
-    one, the fenced ``SESSION_`` block an older checkpoint wrote under the first ``### Range``
-    heading is taken over (marked; the text around it kept); else a ``### Range`` section
-    is added at the end. Every other line stays: a ``### Range`` heading of a person's is
-    their text, and so is a marked block after the first (a copy)."""
+    """``rows`` with ``range_lines`` in the Range block the checkpoint owns (the first
+    marked one outside fenced code, else an older checkpoint's unmarked ``SESSION_`` block,
+    marked now), only those lines replaced; without one, a ``### Range`` section added at
+    the end. A person's ``### Range`` heading is their text, and so is a marked block
+    after the first (a copy)."""
     lines = [line for line, _ in rows]
     fenced = [(RANGE_MARKER, newline), ("```", newline),
               *((line, newline) for line in range_lines), ("```", newline)]
-    found = _owned_range(lines, body)
-    if found is None:
-        found = _older_range(lines, body)
+    found = _owned_range(lines, body) or _older_range(lines, body)
     if found is not None:
-        first, last = found
+        first, _, last = found
         fenced[-1] = (fenced[-1][0], rows[last][1] or newline)
         return rows[:first] + fenced + rows[last + 1:]
     out = list(rows)
     if out and not out[-1][1]:
         out[-1] = (out[-1][0], newline)
-    unclosed = _open_fence(lines[body:])
+    unclosed = next((fence for _, fence in _walk(lines, body) if fence), None)
     if unclosed is not None:  # else the section would be code, and not found again
         notes.append(f"the handoff ended inside a fenced block ('{unclosed}'): closed it"
                      " before the Range section")
@@ -695,36 +670,31 @@ def _with_range(rows: list[tuple[str, str]], body: int, range_lines: list[str],
 
 
 def range_lines(lines: Sequence[str], body: int) -> list[str] | None:
-    """The lines inside the Range block the checkpoint owns (``_with_range``: the marked
-    one, else an older checkpoint's unmarked block), or None: what the summary reads back
-    as the last session's range (``sources.handoff.last_range``)."""
-    owned = _owned_range(lines, body)
-    if owned is not None:
-        return list(lines[owned[0] + 2:owned[1]])
-    older = _older_range(lines, body)
-    if older is not None:
-        return list(lines[older[0] + 1:older[1]])
-    return None
+    """The lines inside the Range block the checkpoint owns (``_with_range``), or None:
+    the last session's range as the summary reads it (``sources.handoff.last_range``)."""
+    found = _owned_range(lines, body) or _older_range(lines, body)
+    return None if found is None else list(lines[found[1]:found[2]])
 
 
-def _owned_range(lines: Sequence[str], body: int) -> tuple[int, int] | None:
-    """(marker, closing fence) of the first marked Range block outside fenced code."""
+def _owned_range(lines: Sequence[str], body: int) -> tuple[int, int, int] | None:
+    """(marker, first line inside, closing fence) of the first marked Range block outside
+    fenced code."""
     for index in top_level(lines, body):
         if is_marker(lines[index], ("session-range", "v1")) and index + 1 < len(lines):
             opened = _FENCE.match(lines[index + 1])
             if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
                 close = _closing(lines, index + 2, opened.group(1))
                 if close is not None:
-                    return index, close
+                    return index, index + 2, close
     return None
 
 
 OLDER_RANGE = ("SESSION_BOUNDARY=", "SESSION_TRUST=", "SESSION_COMMITS=", "SESSION_RANGE_DESC=")
 
 
-def _older_range(lines: Sequence[str], body: int) -> tuple[int, int] | None:
-    """(opening, closing) of the fenced four lines an older checkpoint wrote, unmarked,
-    in the first ``### Range`` section holding such a block."""
+def _older_range(lines: Sequence[str], body: int) -> tuple[int, int, int] | None:
+    """(opening, first line inside, closing) of the fenced four lines an older checkpoint
+    wrote, unmarked, in the first ``### Range`` section holding such a block."""
     heads = [(index + body, level, title)
              for index, level, title in _headings(lines[body:])]
     for position, (start, level, title) in enumerate(heads):
@@ -741,7 +711,7 @@ def _older_range(lines: Sequence[str], body: int) -> tuple[int, int] | None:
                 inner = lines[index + 1:close]
                 if len(inner) == len(OLDER_RANGE) and all(
                         line.startswith(prefix) for line, prefix in zip(inner, OLDER_RANGE)):
-                    return index, close
+                    return index, index + 1, close
                 index = close
             index += 1
     return None
@@ -759,25 +729,22 @@ class Written:
 
 def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | None = None,
                *, dry_run: bool = False, create: bool = True,
-               before_replace: Callable[[], None] | None = None,
-               attempts: int = ATTEMPTS) -> Written | None:
+               before_replace: Callable[[], None] | None = None) -> Written | None:
     """Plan the new handoff from its bytes (``make``) and write it with a compare-and-swap:
     just before the rename the file is read again, and only when it is still what the plan
     was made from is it replaced; else the plan is made again on the new bytes (the other
-    writer's change is kept), at most ``attempts`` times. None: no handoff and not
+    writer's change is kept), at most ``ATTEMPTS`` times. None: no handoff and not
     ``create``. ``Refusal`` when it cannot be written (nothing is).
 
     The compare reads the file through a hard link kept aside (``files.link_aside``), and
     that old file is read again once the new one is in place: an editor that saved into it
     between the compare and the rename (or after it, through a file it had open) has its
     bytes kept (``_after_replace``), and ``Refusal`` says what was done."""
-    from lets_hooks import files
-
     data = _read(root, git_dir)
     if data is None and not create:
         return None
     merged = False
-    for _ in range(max(1, attempts)):
+    for _ in range(ATTEMPTS):
         made = make(data)
         if dry_run or made.data == data:
             return Written(made, False, merged, data is None)
@@ -807,7 +774,7 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
         if aside:
             _after_replace(target, aside[0], data, made.data)
         return Written(made, True, merged, data is None)
-    raise Refusal(f"{HANDOFF} kept changing while the checkpoint was written ({attempts}"
+    raise Refusal(f"{HANDOFF} kept changing while the checkpoint was written ({ATTEMPTS}"
                   " tries); nothing written, run again when the other writer is done")
 
 
@@ -823,9 +790,6 @@ def _unchanged(root: Path, git_dir: str | None, planned_from: bytes | None,
     """The compare, run once the new bytes are durable: a hard link to the file as it
     stands is kept aside (its name put in ``aside``), and the file is read through it."""
     def check() -> None:
-        from lets_hooks import files
-        from lets_hooks.summary.interventions import MAX_FILE_BYTES
-
         if before_replace is not None:
             before_replace()
         link = files.link_aside(files.inside(str(root), HANDOFF, git_dir))
@@ -853,9 +817,6 @@ def _after_replace(target: str, link: str, planned_from: bytes | None, new: byte
     file; any other change, or a writer that keeps it open, puts the other writer's file
     back (the checkpoint is then not written); when the new file changed as well, the old
     one is kept beside it (``<handoff>.conflict``) to be merged by hand."""
-    from lets_hooks import files
-    from lets_hooks.summary.interventions import MAX_FILE_BYTES
-
     held = files.writers_gone(link) is False
     old, problem = files.read_capped(link, MAX_FILE_BYTES, name=HANDOFF)
     if not held and problem is None and old == planned_from:
@@ -874,14 +835,12 @@ def _after_replace(target: str, link: str, planned_from: bytes | None, new: byte
         if now == new:
             mine = files.link_aside(target)  # what lands in the new file meanwhile
             files.put_back(link, target, HANDOFF)
-            late, _ = (None, None) if mine is None else files.read_capped(
-                mine, MAX_FILE_BYTES, name=HANDOFF)
-            if mine is not None and late != new:
-                if late is not None and late.startswith(new):
-                    files.append_to(target, late[len(new):], HANDOFF)
-                else:
-                    files.move(mine, files.free_name(target + ".conflict"), HANDOFF)
             if mine is not None:
+                late, _ = files.read_capped(mine, MAX_FILE_BYTES, name=HANDOFF)
+                if late != new and late is not None and late.startswith(new):
+                    files.append_to(target, late[len(new):], HANDOFF)
+                elif late != new:
+                    files.move(mine, files.free_name(target + ".conflict"), HANDOFF)
                 files.discard(mine)
             raise Refusal(f"{said}: its version is back, the checkpoint is not written;"
                           " run it again")
@@ -895,9 +854,6 @@ def _after_replace(target: str, link: str, planned_from: bytes | None, new: byte
 
 
 def _read(root: Path, git_dir: str | None) -> bytes | None:
-    from lets_hooks import files
-    from lets_hooks.summary.interventions import MAX_FILE_BYTES
-
     data, problem = files.read_inside(str(root), HANDOFF, MAX_FILE_BYTES, git_dir)
     if problem:
         raise Refusal(f"{_line(problem)}; nothing written")
@@ -905,6 +861,4 @@ def _read(root: Path, git_dir: str | None) -> bytes | None:
 
 
 def _line(problem: str) -> str:
-    from lets_hooks.summary.interventions import problem_line
-
     return problem_line(HANDOFF, problem) or problem
