@@ -3,10 +3,8 @@
 Every git process the product starts is started here, as a plain argument list (never a
 shell). Callers ask for answers, not for commands: one ``rev-parse`` for the work tree,
 the git dir, HEAD's branch and HEAD's commit; one ``cat-file`` for several objects; one
-``rev-list`` walk for an ancestor test and a count together.
-
-Processes are spawned with ``os.posix_spawnp`` where it exists: importing ``subprocess``
-costs more than a whole git call does on a hook's hot path.
+``rev-list`` walk for an ancestor test and a count together. Processes are spawned with
+``os.posix_spawnp`` where it exists, not ``subprocess`` (guard: benchmarks/bench_boundary.py).
 """
 
 from __future__ import annotations
@@ -89,12 +87,6 @@ def reason(exc: BaseException) -> str:
 NO_NETWORK = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": ""}
 
 
-
-def git_environment() -> dict[str, str]:
-    """The environment every git process gets: the caller's, with the network shut."""
-    return {**os.environ, **NO_NETWORK}
-
-
 def run_program(argv: list[str], cwd: str | None = None,
                 environ: dict[str, str] | None = None,
                 timeout: float = 60) -> tuple[int, str, str]:
@@ -139,7 +131,7 @@ def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, 
 
     try:
         done = subprocess.run(argv, input=stdin or b"", capture_output=True, check=False,
-                              env=git_environment())
+                              env={**os.environ, **NO_NETWORK})
     except FileNotFoundError as exc:
         raise GitMissing("git is not installed or not on PATH") from exc
     return done.returncode, done.stdout, done.stderr[:_ERR_KEEP]
@@ -232,7 +224,8 @@ def _start(argv: list[str], stdin: bytes | None, fed: bool = False) -> Started:
         actions = [(os.POSIX_SPAWN_DUP2, given, 0), (os.POSIX_SPAWN_DUP2, out, 1),
                    (os.POSIX_SPAWN_DUP2, err, 2)]
         try:
-            pid = os.posix_spawnp(argv[0], argv, git_environment(), file_actions=actions)
+            pid = os.posix_spawnp(argv[0], argv, {**os.environ, **NO_NETWORK},
+                                  file_actions=actions)
         except FileNotFoundError as exc:
             raise GitMissing("git is not installed or not on PATH") from exc
         finally:
@@ -461,7 +454,15 @@ class Repo:
                 code, raw, self.last_error = started.result()
             else:
                 code, raw = self.run(*_BATCH, stdin=given)
-            answered = self._parse_batch(todo, raw, found)
+            answered = 0
+            for name, header, body in _batch_answers(todo, raw):
+                if header is None:
+                    found[name] = ObjectInfo(name, None, None)
+                elif header[1] == "commit":
+                    found[name] = ObjectInfo(name, header[0], "commit", *_commit_header(body))
+                else:
+                    found[name] = ObjectInfo(name, header[0], header[1])
+                answered += 1
             if code == 0:
                 break
             err = self.last_error  # NO_NETWORK refused a fetch: git died of SIGPIPE or said so
@@ -506,20 +507,6 @@ class Repo:
             if started is not None:
                 started.drop()
         self._batch = self._where = None
-
-    @staticmethod
-    def _parse_batch(asked: Sequence[str], raw: bytes, found: dict[str, ObjectInfo]) -> int:
-        """Read ``cat-file --batch`` answers into ``found``; how many names were answered."""
-        answered = 0
-        for name, header, body in _batch_answers(asked, raw):
-            if header is None:
-                found[name] = ObjectInfo(name, None, None)
-            elif header[1] == "commit":
-                found[name] = ObjectInfo(name, header[0], "commit", *_commit_header(body))
-            else:
-                found[name] = ObjectInfo(name, header[0], header[1])
-            answered += 1
-        return answered
 
     def identities(self, shas: Sequence[str]) -> dict[str, bytes]:
         """Each commit's author line (name, mail, date) and message, in one ``cat-file
