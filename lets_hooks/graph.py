@@ -17,10 +17,6 @@ meaning git gives it:
 (Exact, where git's own walks with a ``^`` name go by commit dates and can be misled by
 dates that run backwards: the graph goes by the order alone.)
 
-A tip every branch is asked about (the merge branch's) has its whole history marked once
-(``reach``); any other name a question excludes is walked lazily (``_Reached``), in
-topological order and only as far down as the question needs.
-
 ``BatchRepo`` is a ``Repo`` answering history questions from a ``Graph`` and object
 lookups from one prefetched ``cat-file``; what it cannot answer (a name not prefetched, a
 commit outside the graph, a pair with several merge bases: git's choice) goes to git.
@@ -183,8 +179,7 @@ class Graph:
         return marks
 
     def count_outside(self, head: int, base: int, excluded: Sequence[int]) -> int:
-        """Commits reachable from ``head`` and from neither ``base`` nor any of
-        ``excluded``: ``outside``'s walk, counted."""
+        """``outside``'s walk from ``head`` past ``base`` and ``excluded``, counted."""
         return len(self.outside(head, [base, *excluded]))
 
     def outside(self, head: int, stops: Sequence[int]) -> list[int]:
@@ -215,12 +210,8 @@ class Graph:
                                                                             bool]:
         """(the first commit of ``head``'s first-parent line reachable from any of
         ``stops``, or None at a root; how many line commits come before it; whether none
-        of those has several parents).
-
-        It walks the line down to the floor, and of an unmarked stop's history only what
-        lies above the floor (``_Reached`` stops at the line commit asked about), each
-        commit once.
-        """
+        of those has several parents). Of an unmarked stop's history only what lies above
+        the floor is walked (``_Reached``)."""
         below = _Reached(self, stops)
         parents = self.parents
         count = 0
