@@ -45,7 +45,6 @@ def classify(message: str) -> str:
 
     The strings are git's own (builtin/commit.c, merge.c, am.c, pull.c, rebase.c,
     sequencer.c, checkout.c, reset.c, clone.c, 2.25 to today): ``<action>: <detail>``.
-    Only "where did it come from" is read from them; who made a commit is the ledger's.
     """
     action, sep, detail = message.partition(": ")
     if message and message.split(" ", 1)[0].rstrip(":") not in _GIT_WORDS:
@@ -85,7 +84,6 @@ def classify_remote(message: str) -> str:
     action = message.partition(": ")[0]
     first = action.split(" ", 1)[0]
     return ARRIVED if first in ("fetch", "pull", "clone") else MOVED
-
 
 
 # -- what an entry names besides its commit (a branch it moved from or to, a rename) ----------
@@ -192,7 +190,11 @@ def head_log(repo: Repo | None, git_dir: str, head: str,
     if gitfiles.uses_reftable(git_dir):
         if repo is None:
             return {}, False, None
-        lines = list(_reftable_lines(repo))
+        rows = repo.reflog_entries("HEAD", REFTABLE_LIMIT)  # newest first
+        # in the files backend's line shape: an entry's old side is the next one's new side
+        olds = [*(new for new, _, _ in rows[1:]), _NULL]
+        lines = [f"{old} {new} - <> {time} +0000\t{message}".encode("utf-8", "surrogateescape")
+                 for old, (new, time, message) in zip(olds, rows)]
         whole = len(lines) < REFTABLE_LIMIT
         newest, oldest = ends(lines[::-1], lines)
     else:
@@ -299,15 +301,6 @@ def read_newest(path: str) -> tuple[bytes | None, bool]:
     if start > 0:
         data = data[data.find(b"\n") + 1:]
     return data, start == 0
-
-
-def _reftable_lines(repo: Repo) -> Iterable[bytes]:
-    """``git log -g``'s answer in the files backend's line shape, newest first (the old
-    side of each entry is the next one's new side)."""
-    rows = repo.reflog_entries("HEAD", REFTABLE_LIMIT)
-    for i, (new, time, message) in enumerate(rows):
-        old = rows[i + 1][0] if i + 1 < len(rows) else _NULL
-        yield f"{old} {new} - <> {time} +0000\t{message}".encode("utf-8", "surrogateescape")
 
 
 def tail(path: str, count: int) -> list[tuple[str, str]]:
