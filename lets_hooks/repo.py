@@ -50,9 +50,7 @@ def failure(args: Sequence[str], code: int, err: bytes) -> GitError:
             break
     lines = (line.strip() for line in err.decode("utf-8", "backslashreplace").split("\n"))
     first = next((line for line in lines if line), "")
-    for lead in ("fatal: ", "error: "):
-        if first.startswith(lead):
-            first = first[len(lead):]
+    first = first.removeprefix("fatal: ").removeprefix("error: ")
     if "dubious ownership" in first:
         where = first.rpartition(" at ")[2].strip("'")
         return Unsafe(f"git {sub}: {first} (git's safe.directory check; if you trust it: "
@@ -276,8 +274,7 @@ class Location:
 
 
 class ObjectInfo:
-    """What ``cat-file`` says of one name: its object, type, and if a commit, its commit
-    time and how many parents it has."""
+    """What ``cat-file`` says of one name (of a commit: its time and count of parents)."""
 
     __slots__ = ("commit_time", "name", "parents", "sha", "type")
 
@@ -378,10 +375,7 @@ class Repo:
             code, raw, self.last_error = started.result()
         else:
             code, raw = self.run(*_LOCATE)
-        text = raw.decode("utf-8", "surrogateescape")
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
+        lines = _lines(raw.decode("utf-8", "surrogateescape"))
         if code == 0 and lines and lines[-1] == "--":
             lines.pop()  # rev-parse echoes the separator once every name resolved
         origin = None
