@@ -2,11 +2,8 @@
 with no process (only ``lets_hooks.repo`` runs git; it asks here first, and asks git where
 these files cannot answer plainly: each function answers None, or True for "may").
 
-Where git dirs are (``git_dir_holding``, ``git_dir_at``, ``common_dir``), which ref backend
-(``uses_reftable``) and where the ``files`` backend keeps a ref's log (``log_path``),
-whether there is a commit-graph or the index may hold a path (``index_may_hold``: one git
-process off post-checkout's first touch, ``benchmarks/bench_hooks.py``), and a rebase in
-progress (``rebasing``, ``rebase_state``). ``ORIG_HEAD`` is a ref (in the ref store on
+``index_may_hold`` spares post-checkout's first touch one git process
+(``benchmarks/bench_hooks.py``). ``ORIG_HEAD`` is a ref (in the ref store on
 ``reftable``), so it is asked of git (``Repo.ref_commit``), never read here.
 """
 
@@ -96,8 +93,7 @@ def log_path(git_dir: str, ref: str) -> str:
 
 
 def has_commit_graph(git_dir: str) -> bool:
-    """Does this repository have a commit-graph file (written by ``git commit-graph
-    write`` or ``git gc``)?"""
+    """Does this repository have a commit-graph (``git commit-graph write``, ``git gc``)?"""
     info = os.path.join(common_dir(git_dir), "objects", "info")
     return (os.path.isfile(os.path.join(info, "commit-graph"))
             or os.path.isdir(os.path.join(info, "commit-graphs")))
