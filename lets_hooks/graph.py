@@ -264,18 +264,11 @@ class _Reached:
 
     __slots__ = ("heap", "marks", "parents", "seen")
 
-    def __init__(self, graph: Graph, sources: Iterable[int]) -> None:
+    def __init__(self, graph: Graph, sources: Sequence[int]) -> None:
         self.parents = graph.parents
-        self.marks: list[bytearray] = []
-        self.seen: set[int] = set()
-        for i in sources:
-            marks = graph._reach.get(i)
-            if marks is not None:
-                if not any(m is marks for m in self.marks):
-                    self.marks.append(marks)
-            else:
-                self.seen.add(i)
-        self.seen = {i for i in self.seen if not self._marked(i)}
+        reach = graph._reach  # one mark per marked source, however often it is named
+        self.marks = list({i: reach[i] for i in sources if i in reach}.values())
+        self.seen = {i for i in sources if i not in reach and not self._marked(i)}
         self.heap = sorted(self.seen)
 
     def _marked(self, i: int) -> bool:
