@@ -978,26 +978,22 @@ class Repo:
                          "--root", "--no-merges", "--no-show-signature", "--no-color",
                          "--format=\x01lets\x01%H %s", "--",
                          stdin="".join(sha + "\n" for sha in commits).encode("ascii"))
+        from itertools import islice
+
         found: list[tuple[str, str, list[tuple[str, str, str | None]]]] = []
-        fields = out.split(b"\0")
-        index = 0
-        while index < len(fields):
-            text = fields[index].decode("utf-8", "surrogateescape")
-            index += 1
+        fields = iter(out.split(b"\0"))
+        for field in fields:
+            text = field.decode("utf-8", "surrogateescape")
             if text.startswith("\n"):
                 text = text[1:]  # git puts a line end between a commit's header and paths
             if text.startswith(mark):
                 sha, _, subject = text[len(mark):].partition(" ")
                 found.append((sha, subject, []))
-                continue
-            if not text or not found:
-                continue
-            paths = 2 if text[:1] in ("R", "C") else 1
-            names = [fields[i].decode("utf-8", "surrogateescape")
-                     for i in range(index, min(index + paths, len(fields)))]
-            index += paths
-            if len(names) == paths:
-                found[-1][2].append((text, names[0], names[1] if paths == 2 else None))
+            elif text and found:
+                paths = 2 if text[:1] in ("R", "C") else 1
+                names = [f.decode("utf-8", "surrogateescape") for f in islice(fields, paths)]
+                if len(names) == paths:
+                    found[-1][2].append((text, names[0], names[1] if paths == 2 else None))
         return found
 
     def patch_ids(self, head: str, exclude: Sequence[str]) -> list[tuple[str, str]]:
