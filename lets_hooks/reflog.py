@@ -81,8 +81,7 @@ def classify_remote(message: str) -> str:
     """What a remote-tracking ref's log entry says of the commit it names: ``ARRIVED``
     when a fetch wrote it (git's ``fetch ...: <detail>``, a pull's ``pull ...: <detail>``,
     ``clone: from ...``), else ``MOVED`` (a push's ``update by push``, a tool's entry)."""
-    action = message.partition(": ")[0]
-    first = action.split(" ", 1)[0]
+    first = message.partition(": ")[0].split(" ", 1)[0]
     return ARRIVED if first in ("fetch", "pull", "clone") else MOVED
 
 
