@@ -410,8 +410,7 @@ class Repo:
         head = (self._out("rev-parse", "--verify", "-q", "HEAD") or "").strip() or None
         origin = (self._out("symbolic-ref", "-q", "--end-of-options",
                             "refs/remotes/origin/HEAD") or "").strip() or None
-        return Location(top, git_dir, _branch_of(ref) if ref else None, head,
-                        _short_remote(origin))
+        return Location(top, git_dir, _branch_of(ref), head, _short_remote(origin))
 
     def _one(self, *args: str) -> str:
         """A one-value answer, whole (a path may hold a newline); ``GitError`` on failure."""
