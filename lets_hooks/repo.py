@@ -64,8 +64,6 @@ def failure(args: Sequence[str], code: int, err: bytes) -> GitError:
 
 def reason(exc: BaseException) -> str:
     """One line for any failure: git's own words for a ``GitError``, else the exception."""
-    if isinstance(exc, GitMissing):
-        return "git is not installed or not on PATH"
     if isinstance(exc, NotARepository):
         return "not inside a git repository"
     text = str(exc)
