@@ -291,9 +291,8 @@ class BatchRepo(Repo):
     """A ``Repo`` answering from a prefetched graph and object table, git otherwise."""
 
     def __init__(self, base: Repo, where: Location, graph: Graph,
-                 objects: Iterable[ObjectInfo], remote_tips: Sequence[str] = ()) -> None:
+                 objects: Iterable[ObjectInfo]) -> None:
         super().__init__(base.cwd, base.git)
-        self.remote_tips = list(remote_tips)
         self.calls = base.calls
         self._worktree_list = base._worktree_list  # the work trees as base was told them
         self.where = where

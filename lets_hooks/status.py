@@ -95,7 +95,7 @@ def prefetched(repo: Repo, where: Location, merge: str | None,
     tips = set(remote_tips)
     tips.update(info.sha for info in objects if info.type == "commit" and info.sha)
     graph = Graph(repo.walk_graph(sorted(tips)))
-    return BatchRepo(repo, where, graph, objects, remote_tips)
+    return BatchRepo(repo, where, graph, objects)
 
 
 def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Row], Repo]:
