@@ -115,7 +115,8 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
     references = inputs.references
     confirmed, doubtful = stale_findings(references)
     stale = tuple(ref for ref, _ in (*confirmed, *doubtful))
-    candidates = promotion_candidates(inputs.context_log, inputs.memory)
+    candidates = (not_yet_promoted(inputs.context_log.entries, inputs.memory.text)
+                  if inputs.context_log is not None and inputs.memory is not None else ())
     tags = model_tags(inputs.lessons, inputs.interventions, inputs.ledger, today)
     immune = autoimmunity(inputs.interventions, today)
     where = inputs.where
@@ -155,19 +156,10 @@ def _clip(text: str, limit: int = SUMMARY_CHARS) -> str:
 
 
 def handoff_view(handoff: Handoff | None) -> HandoffView | None:
-    """None when there is no handoff, or it is empty: the block says to start fresh.
-
-    Decides with what the reader read (``Handoff.reading``): the snapshot's ``next``
-    wins over the prose's priorities; the snapshot's ``blocked`` and the prose's blocker
-    sections are read side by side; a handoff with no next step but finished work gets
-    the done-work warning."""
-    if handoff is None or handoff.empty:
+    """None when there is no handoff, or it is empty: the block says to start fresh."""
+    reading = handoff.reading if handoff is not None and not handoff.empty else None
+    if handoff is None or reading is None:
         return None
-    reading = handoff.reading
-    if reading is None:  # a record built by hand, without its reader
-        from lets_hooks.summary.sources.handoff import read
-
-        reading = read(handoff)
     snapshot = handoff.snapshot
     priorities = list(reading.next_items or reading.priorities)
     blockers = unique_blockers((*reading.blocked, *reading.blockers))
@@ -218,7 +210,7 @@ BOOKKEEPING = ("memory/", "tasks/lessons.md")
 
 
 def branch_view(where: Where | None, date: HandoffDate | None, handoff: Handoff | None,
-                named: Sequence[str] = ()) -> BranchView | None:
+                named: Sequence[str]) -> BranchView | None:
     """None when git was not asked. The stale-handoff warning: see ``stale_handoff``."""
     if where is None:
         return None
@@ -235,21 +227,16 @@ SHOWN_TOUCHES = 5  # commits and paths named on the stale-handoff line
 
 def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence[str]
                   ) -> str | None:
-    """The warning when work was committed after the handoff was written: every commit of
-    HEAD's history that came after it (this session's, and any made before the session
-    began), how many of them touch paths it names, and which.
+    """The warning when work was committed after the handoff was written: how many
+    commits of HEAD's history came after it (this session's and earlier ones), how many
+    of them touch paths it names, and which.
 
-    A commit is after the handoff when its committer time is later than the handoff's
-    time. When the handoff gives only a day, a commit of a later day (UTC) is, one of the
-    same day that touches a path the handoff names is counted too (those are the commits
-    that matter), and the other commits of that day are said as ones that may have come
-    after it: the line never says fewer than there may be. The handoff's own commits
-    (those that change the handoff file) are not work after it, and neither is anything
-    committed before the newest of them: the handoff was committed after that work. Nor
-    are commits that change only the summary's own inputs (``memory/``,
-    ``tasks/lessons.md``). A handoff at or after the newest commit gets no warning; when
-    the commits read stopped at their limit, the count is "at least".
-    """
+    A commit is after the handoff when its committer time is later. With only a day, a
+    commit of a later day (UTC) is, and so is one of the same day that touches a named
+    path; the day's other commits are said as ones that may have come after it (never
+    fewer than there may be). Not counted: the handoff's own commits, anything committed
+    before the newest of them, and commits that change only ``BOOKKEEPING``. "At least"
+    when the commits read stopped at their limit."""
     if since is None or date is None or not since.commits:
         return None
     instant = date.instant
@@ -522,12 +509,11 @@ def global_items(state: StateFile | None) -> Listing:
     if state is None:
         return listing([])
     items: list[str] = []
-    for part in prose.parts(state.sections):
-        open_items = [item for item in part.open_items if not is_placeholder(item)]
+    for part in prose.parts(state.sections):  # (``open_items`` holds no placeholder)
         if part.role.kind == prose.DECISIONS:
-            items.extend(f"decision: {item}" for item in open_items)
+            items.extend(f"decision: {item}" for item in part.open_items)
         elif part.role.kind == prose.BLOCKERS:
-            items.extend(f"blocker: {item}" for item in open_items)
+            items.extend(f"blocker: {item}" for item in part.open_items)
     return listing(items)
 
 
@@ -570,14 +556,6 @@ def not_yet_promoted(entries: Iterable[LogEntry], memory_text: str) -> tuple[Log
             continue
         chosen[key] = entry
     return tuple(chosen.values())
-
-
-def promotion_candidates(log: ContextLog | None, memory: MemoryIndex | None
-                         ) -> tuple[LogEntry, ...]:
-    """Context-log entries worth promoting that MEMORY.md lacks (none without either)."""
-    if log is None or memory is None:
-        return ()
-    return not_yet_promoted(log.entries, memory.text)
 
 
 def candidate_text(entry: LogEntry) -> str:
