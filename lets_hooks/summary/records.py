@@ -108,7 +108,6 @@ class Lesson:
     model: str | None
     summary: str | None
     has_meta: bool
-    line: int
 
 
 @dataclass(frozen=True)
@@ -137,7 +136,6 @@ class ContextLog:
 @dataclass(frozen=True)
 class MemorySection:
     title: str  # the heading text without its tag
-    level: int
     tag: str  # "always", "on-demand" or "" (untagged)
     text: str  # the heading line and body as written, trailing blank lines dropped
 
@@ -195,7 +193,6 @@ class Where:
     head: str | None
     boundary: str | None
     tree: TreeCounts | None  # None: not known
-    boundary_time: int | None = None  # the boundary commit's committer time
     git_calls: int = 0
     since: Since | None = None  # commits from the handoff's time on (when it has one)
 
@@ -224,8 +221,6 @@ class References:
     said_removed: tuple[str, ...] = ()  # the handoff says so: not checked, never stale
     said_added: tuple[str, ...] = ()  # the handoff says they were added (or a new name)
     deleted: tuple[str, ...] = ()  # missing paths a commit deleted or renamed away
-    skipped: tuple[str, ...] = ()  # missing paths under ignored or dependency folders
-    resolved: tuple[tuple[str, str], ...] = ()  # (as written, the listed file it names)
     spelled: tuple[tuple[str, str], ...] = ()  # (a path, as the handoff wrote it)
     reasons: tuple[tuple[str, str], ...] = ()  # (a missing dotted name, why)
     capped: str | None = None  # the cap that left ``unchecked_functions`` unchecked

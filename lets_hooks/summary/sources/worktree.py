@@ -45,8 +45,7 @@ class Git:
         tree = status_counts(self.repo) if location.top is not None else None
         self.where = Where(repository=location.top is not None, range_desc=boundary.desc,
                            branch=location.branch, head=location.head,
-                           boundary=boundary.boundary, tree=tree,
-                           boundary_time=boundary.boundary_time)
+                           boundary=boundary.boundary, tree=tree)
         return self.where
 
     def commits_since(self, boundary: str | None, since: int) -> Since | None:
