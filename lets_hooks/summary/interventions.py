@@ -257,9 +257,7 @@ def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
         ts = value.get("ts")
         key: object = (ts[:10] if "date" not in value and isinstance(ts, str)
                        else record_date(value))
-        bucket = by_key.get(key)
-        if bucket is None:
-            bucket = by_key[key] = [0, 0, 0, 0, 0]
+        bucket = by_key.setdefault(key, [0, 0, 0, 0, 0])
         bucket[0] += 1
         if value.get("type") == "rejection":
             bucket[1] += 1
