@@ -99,7 +99,7 @@ def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git |
     missing = refs.check_paths(root, home, checked_paths)
     listed = (git.listed_files() if git is not None and (checked_functions or missing)
               else None)
-    missing, _ = refs.resolve_relative(missing, listed)
+    missing = refs.resolve_relative(missing, listed)
     skipped = [path for path in missing if refs.under_dependencies(path)]
     rest = [path for path in missing if path not in skipped and not path.startswith("~/")]
     if git is not None and rest:

@@ -42,7 +42,11 @@ class Git:
             boundary = ladder.resolve(self.repo, settings, current, int(now), where=location)
         except Exception as exc:  # fail closed, as the contract command does
             boundary = ladder.unknown(reason(exc))
-        tree = status_counts(self.repo) if location.top is not None else None
+        try:
+            tree = (count_entries(code for code, _ in self.repo.status_entries())
+                    if location.top is not None else None)
+        except GitError:
+            tree = None
         self.where = Where(repository=location.top is not None, range_desc=boundary.desc,
                            branch=location.branch, head=location.head,
                            boundary=boundary.boundary, tree=tree)
@@ -132,20 +136,12 @@ def _nowhere(desc: str) -> Where:
                  tree=None)
 
 
-def status_counts(repo: Repo) -> TreeCounts | None:
-    """Staged, modified, untracked and conflicted paths, from one ``status --porcelain``
-    (a path staged and modified again counts in both; an unmerged one only as conflicted)."""
-    try:
-        entries = repo.status_entries()
-    except GitError:
-        return None
-    return count_entries(code for code, _ in entries)
-
-
 UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
 
 
 def count_entries(codes: Iterable[str]) -> TreeCounts:
+    """Staged, modified, untracked and conflicted paths of ``status --porcelain`` (a path
+    staged and modified again counts in both; an unmerged one only as conflicted)."""
     staged = modified = untracked = conflicted = 0
     for code in codes:
         if code == "??":
