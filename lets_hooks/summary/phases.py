@@ -354,8 +354,6 @@ def _age(today: dt.date, day: dt.date) -> int:
 
 
 def is_active(lesson: Lesson, today: dt.date) -> bool:
-    """Seen within ``ACTIVE_DAYS`` days (its ``seen`` date, else its header date; day
-    ``ACTIVE_DAYS`` itself included) and observed at least ``ACTIVE_OBS`` times."""
     seen = lesson.seen or lesson.date
     return (lesson.obs is not None and lesson.obs >= ACTIVE_OBS
             and 0 <= _age(today, seen) <= ACTIVE_DAYS)
@@ -464,9 +462,7 @@ def context_rot(log: ContextLog | None, today: dt.date) -> ContextRot | None:
 
 
 def autoimmunity(log: InterventionLog | None, today: dt.date) -> Autoimmunity | None:
-    """None when the interventions folder is missing or holds nothing in the period.
-    When some record of the period carries ``false_positive``, only the records labelled
-    ``false_positive: true`` count, and the figure is no longer a proxy."""
+    """None when the interventions folder is missing or holds nothing in the period."""
     if log is None:
         return None
     labelled = false_positive_rate(log, today, REJECTION_PERIOD_DAYS)
