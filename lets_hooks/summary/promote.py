@@ -104,8 +104,7 @@ def promote(root: Path, git_dir: str | None = None, *,
 
 def _unchanged(root: Path, git_dir: str | None, planned_from: bytes,
                before_replace: Callable[[], None] | None) -> Callable[[], None]:
-    """The check made once the new bytes are durable, right before the rename: MEMORY.md
-    must still be ``planned_from``, else ``_Changed`` (or ``_Stopped``) stops the write."""
+    """The compare of the module's docstring: MEMORY.md must still be ``planned_from``."""
     def check() -> None:
         if before_replace is not None:
             before_replace()
