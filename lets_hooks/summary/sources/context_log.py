@@ -31,7 +31,7 @@ def read_context_log(root: Path, git_dir: str | None = None) -> Read[ContextLog]
     raw = read_project_text(root, CONTEXT_LOG, git_dir)
     if raw.value is None:
         return Read(None, raw.warnings)
-    headers, entries, bad = _log_by_lines(raw.value, KEEP_SUMMARY_FROM_REF)
+    headers, entries, bad = _log_by_lines(raw.value)
     warnings = list(raw.warnings)
     if bad:
         warnings.append(f"{CONTEXT_LOG}: {lines_phrase(bad)} an entry header without a readable"
@@ -39,9 +39,9 @@ def read_context_log(root: Path, git_dir: str | None = None) -> Read[ContextLog]
     return Read(ContextLog(headers, tuple(entries)), tuple(warnings))
 
 
-def _log_by_lines(text: str, keep: int) -> tuple[int, list[LogEntry], list[int]]:
-    """(headers, entries, lines of unreadable headers); an entry whose ref is ``keep`` or
-    more gets its first body line as its summary."""
+def _log_by_lines(text: str) -> tuple[int, list[LogEntry], list[int]]:
+    """(headers, entries, lines of unreadable headers); an entry whose ref is
+    ``KEEP_SUMMARY_FROM_REF`` or more gets its first body line as its summary."""
     headers = 0
     entries: list[LogEntry] = []
     bad: list[int] = []
@@ -64,7 +64,7 @@ def _log_by_lines(text: str, keep: int) -> tuple[int, list[LogEntry], list[int]]
             entry = _log_entry(line, number)
             if entry is None:
                 bad.append(number)
-            elif entry.ref >= keep:
+            elif entry.ref >= KEEP_SUMMARY_FROM_REF:
                 pending = entry
             else:
                 entries.append(entry)
