@@ -394,8 +394,7 @@ def lesson_flags(lessons: LessonsFile | None, today: dt.date) -> Listing | None:
             continue
         newest = (lesson.seen or lesson.date).toordinal()
         chosen.append(((0 if active else 1, -tier, -newest, index), lesson_flag(lesson, today)))
-    chosen.sort(key=lambda pair: pair[0])
-    return listing([text for _, text in chosen])
+    return listing([text for _, text in sorted(chosen)])  # (each key holds its own index)
 
 
 # --------------------------------------------------------------------------- Phase 2.2
