@@ -255,9 +255,7 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
                      if raw in data and pattern.search(data)]:
             del wanted[name]
     not_found = tuple(name for name in names if name in wanted)
-    if capped:
-        return Search((), not_found, capped=capped)
-    return Search(not_found)
+    return Search((), not_found, capped=capped) if capped else Search(not_found)
 
 
 class _Folders:
