@@ -602,11 +602,10 @@ _ADDITION = re.compile(
 _TARGET = re.compile(r"(?:\b(?:to|into|with|by|as|now)\b|\u2192|\u21d2|->|=>)", re.IGNORECASE)
 _ARROW = re.compile(r"\u2192|\u21d2|->|=>")
 # The same in Korean: "`a.py` 삭제함", "`a.py`를 `b.py`로 이름 변경" (``로``: to), "`b.py`
-# (`a.py`에서 이동)" (``에서``: from); "삭제 예정", "삭제하지 않음" say neither.
+# (`a.py`에서 이동)" (``에서``: from); "삭제 예정", "삭제하지 않음" say neither (a word is not
+# followed, within five characters, by one of these: a bounded look ahead, linear).
 _KO_NOT_DONE = ("않", "안 ", "예정", "할 ", "할것", "해야", "필요", "하지", "하면", "할지", "여부",
                 "금지", "말 것", "마세요", "하자", "할까")
-# a word not followed, within five characters, by one that says it is not done (a bounded
-# look ahead: linear)
 _KO_UNLESS = r"(?![^\n]{0,5}?(?:" + "|".join(_KO_NOT_DONE) + r"))"
 _KO_REMOVAL = (r"(?:삭제|제거|지움|지웠|이름[ \t]?(?:을[ \t]?)?(?:변경|바꿈|바꿨|바뀜)"
                r"|옮김|옮겼|이동|폐기|대체|없어짐|없앰|사라짐|사라졌|드롭"
