@@ -4,29 +4,9 @@ Nothing here touches the file system, the clock or the environment: ``summarize`
 everything the readers returned (an ``Inputs``) and the date, and returns a ``Summary``
 record that ``render`` turns into markdown or JSON.
 
-The rules, phase by phase (the numbers are the constants below):
-
-- Where the work stands: the ladder's range line; the branch, the working tree's
-  staged / modified / untracked counts, the handoff's own date, and a warning when work
-  was committed after the handoff (``stale_handoff``).
-- Environment: the ``model`` of ``~/.claude/settings.json`` (a ``[1m]``-style suffix
-  dropped) must be one of ``KNOWN_MODELS``; ``permissions.allow`` of
-  ``settings.local.json`` may hold at most ``ALLOW_LIMIT`` entries.
-- Handoff: what its reader read in one pass (``Handoff.reading``, see
-  ``sources.handoff.read``): the state-snapshot's ``next`` first, the prose's
-  priorities for what it lacks; the snapshot's ``blocked`` beside the prose's blockers;
-  decisions, do not repeat, risks and gotchas, approvals that do not carry over, and a
-  warning when it records only finished work. An empty handoff counts as none.
-- Graduated gates: every row of the table, ``id trigger → check``.
-- Lesson flags: conf ≥ 0.7 → title and a one-line summary; 0.5 ≤ conf < 0.7 and legacy
-  lessons (no metadata) → title; conf < 0.5 → not shown. Seen within ``ACTIVE_DAYS``
-  (day ``ACTIVE_DAYS`` included) with obs ≥ ``ACTIVE_OBS`` is an active pattern: always
-  shown, first.
-- model_tags / context_rot / autoimmunity: the fixed lines, with their omission rules;
-  records labelled ``false_positive`` replace the rejection proxy.
-- Memory: ``#always`` sections loaded, ``#on-demand`` headers listed; stale paths and
-  function names in the handoff and context-log entries with ref ≥ ``PROMOTE_REF`` are
-  memory alerts, ranked before the cap (``stale_findings``, ``memory_alerts``).
+The rules, phase by phase, are docs/summary.md's (its numbers are the constants below):
+where the work stands, the environment, the handoff, graduated gates, lesson flags, the
+model_tags / context_rot / autoimmunity lines, memory.
 """
 
 from __future__ import annotations
