@@ -220,14 +220,14 @@ def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence
     if since is None or date is None or not since.commits:
         return None
     instant = date.instant
-    committed = [when for when, paths, _ in since.commits if HANDOFF in paths]
+    committed = [when for _, when, paths in since.commits if HANDOFF in paths]
     if committed and (instant is None or max(committed) > instant):
         instant = float(max(committed))
     touches = _Touches(named)
     after = maybe = 0
     touching: list[str] = []  # the touching commits' short ids
     paths_touched: dict[str, None] = {}
-    for index, (when, paths, _) in enumerate(since.commits):
+    for sha, when, paths in since.commits:
         if HANDOFF in paths or (paths and all(
                 path.startswith(BOOKKEEPING) for path in paths)):
             continue
@@ -241,7 +241,6 @@ def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence
         if later:
             after += 1
             if touched:
-                sha = since.shas[index] if index < len(since.shas) else ""
                 touching.append(sha[:7])
                 paths_touched.update(dict.fromkeys(touched))
         elif unsure:
@@ -259,15 +258,14 @@ def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence
         count = (f"{least}{maybe:,} commit{'s' if maybe != 1 else ''} of the handoff's day"
                  f" ({date.text}) that may have come after it")
     if touching:
-        shas = ", ".join(sha for sha in touching[:SHOWN_TOUCHES] if sha)
+        shas = ", ".join(touching[:SHOWN_TOUCHES])
         if len(touching) > SHOWN_TOUCHES:
             shas += f" and {len(touching) - SHOWN_TOUCHES:,} more"
         names = sorted(paths_touched, key=touches.order.__getitem__)
         shown = ", ".join(f"`{name}`" for name in names[:SHOWN_TOUCHES])
         if len(names) > SHOWN_TOUCHES:
             shown += f" and {len(names) - SHOWN_TOUCHES:,} more"
-        which = (f"{len(touching):,} of them{f' ({shas})' if shas else ''} touching paths it"
-                 f" names ({shown})")
+        which = f"{len(touching):,} of them ({shas}) touching paths it names ({shown})"
     else:
         which = "none of them touching a path it names"
     return f"⚠️ {count}, {which}: check them before trusting it"

@@ -199,13 +199,12 @@ class Where:
 
 @dataclass(frozen=True)
 class Since:
-    """HEAD's commits from the handoff's time on, newest first: each one's committer time,
-    the paths it changed (a rename as both names), and whether it is in ``boundary..HEAD``.
-    ``more`` when some were left unread."""
+    """HEAD's commits from the handoff's time on, newest first: each one's id, committer
+    time and the paths it changed (a rename as both names). ``more`` when some were left
+    unread."""
 
-    commits: tuple[tuple[int, tuple[str, ...], bool], ...]
+    commits: tuple[tuple[str, int, tuple[str, ...]], ...]
     more: bool = False
-    shas: tuple[str, ...] = ()  # each commit's id, in the same order
 
 
 @dataclass(frozen=True)
