@@ -90,10 +90,10 @@ def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git |
     reading = handoff.reading if handoff is not None and not handoff.empty else None
     if reading is None or not (reading.paths or reading.functions):
         return References()
-    paths, functions = reading.paths, reading.functions
-    removed, added = reading.said_removed, reading.said_added
+    paths, removed = reading.paths, reading.said_removed
     checked_paths = [path for path in paths if path not in removed]
-    checked_functions = [(text, name) for text, name in functions if text not in removed]
+    checked_functions = [(text, name) for text, name in reading.functions
+                         if text not in removed]
     git_dir = git.git_dir if git is not None else None
     missing = refs.check_paths(root, home, checked_paths)
     listed = (git.listed_files() if git is not None and (checked_functions or missing)
@@ -111,12 +111,9 @@ def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git |
     return References(
         paths=paths,
         missing_paths=missing,
-        functions=tuple(text for text, _ in functions),
         missing_functions=search.missing,
         unchecked_functions=search.unchecked,
-        said_removed=tuple(name for name in (*paths, *(t for t, _ in functions))
-                           if name in removed),
-        said_added=tuple(sorted(added)),
+        said_added=tuple(sorted(reading.said_added)),
         deleted=tuple(path for path in missing if path in deleted),
         spelled=reading.spelled,
         reasons=search.reasons,

@@ -214,10 +214,8 @@ class References:
 
     paths: tuple[str, ...] = ()
     missing_paths: tuple[str, ...] = ()
-    functions: tuple[str, ...] = ()
     missing_functions: tuple[str, ...] = ()
     unchecked_functions: tuple[str, ...] = ()
-    said_removed: tuple[str, ...] = ()  # the handoff says so: not checked, never stale
     said_added: tuple[str, ...] = ()  # the handoff says they were added (or a new name)
     deleted: tuple[str, ...] = ()  # missing paths a commit deleted or renamed away
     spelled: tuple[tuple[str, str], ...] = ()  # (a path, as the handoff wrote it)
