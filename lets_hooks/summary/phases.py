@@ -106,8 +106,7 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
         last_session=(inputs.handoff.reading.last_range
                       if inputs.handoff is not None and inputs.handoff.reading is not None
                       else None),
-        branch=branch_view(where, handoff.date if handoff else None, inputs.handoff,
-                           references.paths),
+        branch=branch_view(where, handoff.date if handoff else None, references.paths),
         handoff=handoff,
         gates=(inputs.lessons.gates or ()) if inputs.lessons else (),
         lesson_flags=lesson_flags(inputs.lessons, today),
@@ -189,17 +188,15 @@ def unique_blockers(items: Iterable[str]) -> list[str]:
 BOOKKEEPING = ("memory/", "tasks/lessons.md")
 
 
-def branch_view(where: Where | None, date: HandoffDate | None, handoff: Handoff | None,
-                named: Sequence[str]) -> BranchView | None:
-    """None when git was not asked. The stale-handoff warning: see ``stale_handoff``."""
+def branch_view(where: Where | None, date: HandoffDate | None, named: Sequence[str]
+                ) -> BranchView | None:
+    """None when git was not asked. ``date``: the handoff's (None without one, or when it
+    is empty)."""
     if where is None:
         return None
-    shown = date if handoff is not None and not handoff.empty else None
     return BranchView(
         repository=where.repository, branch=where.branch, head=where.head, tree=where.tree,
-        handoff_date=shown,
-        stale_handoff=stale_handoff(where.since, shown, named),
-    )
+        handoff_date=date, stale_handoff=stale_handoff(where.since, date, named))
 
 
 SHOWN_TOUCHES = 5  # commits and paths named on the stale-handoff line
