@@ -83,10 +83,10 @@ DONE_ONLY = ("⚠️ the handoff records what was done, not what to do next: ask
 PROMOTED_HEADING = "Promoted from the context log"
 
 
-def listing(items: Sequence[str], limit: int = MAX_LISTED) -> Listing:
-    """The items (placeholders such as ``_none_`` dropped), the first ``limit`` shown."""
+def listing(items: Sequence[str]) -> Listing:
+    """The items (placeholders such as ``_none_`` dropped), the first ``MAX_LISTED`` shown."""
     items = [item for item in items if not is_placeholder(item)]
-    return Listing(tuple(items[:limit]), max(0, len(items) - limit))
+    return Listing(tuple(items[:MAX_LISTED]), max(0, len(items) - MAX_LISTED))
 
 
 def summarize(inputs: Inputs, today: dt.date) -> Summary:
@@ -127,8 +127,8 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
     )
 
 
-def _clip(text: str, limit: int = SUMMARY_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+def _clip(text: str) -> str:
+    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1].rstrip() + "…"
 
 
 # --------------------------------------------------------------------------- Phase 1: handoff
@@ -589,7 +589,7 @@ def unchecked_alert(references: References) -> str | None:
 
 def memory_alerts(memory: MemoryIndex | None, confirmed: Sequence[tuple[str, str]],
                   doubtful: Sequence[tuple[str, str]], candidates: Sequence[LogEntry],
-                  unchecked: str | None = None) -> Listing | None:
+                  unchecked: str | None) -> Listing | None:
     """None when there is no MEMORY.md and nothing named in the handoff is stale.
 
     Ranked, so that the cap never hides a sure finding behind a doubtful one: stale
