@@ -155,8 +155,7 @@ class Modules:
 
 
 def check_functions(root: Path, listed: Sequence[str] | None,
-                    references: Sequence[tuple[str, str]], git_dir: str | None = None
-                    ) -> Search:
+                    references: Sequence[tuple[str, str]], git_dir: str | None) -> Search:
     """``references`` are (what the handoff says, the dotted name), named in the answer by
     what the handoff says. A dotted name that resolves to one of the project's modules is
     checked there (the name after it must occur in the module's file, a package's
@@ -220,7 +219,7 @@ def _holds(folders: _Folders, paths: Sequence[str], name: str) -> bool:
 
 
 def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
-                 git_dir: str | None = None) -> Search:
+                 git_dir: str | None) -> Search:
     """Look for each of ``names`` (plain identifiers) as a whole word in ``listed`` files.
 
     ``listed`` None (no repository, or git failed): every name is unchecked.
