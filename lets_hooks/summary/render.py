@@ -478,26 +478,6 @@ def _summary_data(summary: Summary) -> dict[str, object]:
     """The summary as JSON data (before ``safe``); the shape is in docs/summary.md, and
     ``tests/test_summary_output.py`` walks it."""
     handoff = summary.handoff
-    handoff_data: dict[str, object] | None = None
-    if handoff is not None:
-        handoff_data = {
-            "source": handoff.source,
-            "priority_1": handoff.priority_1,
-            "priority_2": handoff.priority_2,
-            "recent_changes": handoff.recent_changes,
-            "outstanding_decisions": _listing(handoff.outstanding_decisions),
-            "active_blockers": _listing(handoff.active_blockers),
-            "do_not_repeat": _listing(handoff.do_not_repeat),
-            "risks": _listing(handoff.risks),
-            "more_steps": handoff.more_steps,
-            "approvals_to_confirm": _listing(handoff.approvals),
-            "done_only_warning": handoff.done_only,
-            "date": None if handoff.date is None else {
-                "value": iso_date(handoff.date), "day": handoff.date.day.isoformat(),
-                "source": handoff.date.source},
-            "frontmatter": jsonable(handoff.frontmatter),
-            "state_snapshot": jsonable(handoff.snapshot),
-        }
     tags = summary.model_tags
     rot = summary.context_rot
     immune = summary.autoimmunity
@@ -520,7 +500,24 @@ def _summary_data(summary: Summary) -> dict[str, object]:
             "line": branch_text(branch),
         },
         "starting_fresh": handoff is None,
-        "handoff": handoff_data,
+        "handoff": None if handoff is None else {
+            "source": handoff.source,
+            "priority_1": handoff.priority_1,
+            "priority_2": handoff.priority_2,
+            "recent_changes": handoff.recent_changes,
+            "outstanding_decisions": _listing(handoff.outstanding_decisions),
+            "active_blockers": _listing(handoff.active_blockers),
+            "do_not_repeat": _listing(handoff.do_not_repeat),
+            "risks": _listing(handoff.risks),
+            "more_steps": handoff.more_steps,
+            "approvals_to_confirm": _listing(handoff.approvals),
+            "done_only_warning": handoff.done_only,
+            "date": None if handoff.date is None else {
+                "value": iso_date(handoff.date), "day": handoff.date.day.isoformat(),
+                "source": handoff.date.source},
+            "frontmatter": jsonable(handoff.frontmatter),
+            "state_snapshot": jsonable(handoff.snapshot),
+        },
         "graduated_gates": _listing([
             {"id": gate.id, "trigger": gate.trigger, "check": gate.check}
             for gate in summary.gates]),
