@@ -120,7 +120,6 @@ class LessonsFile:
 class LogEntry:
     date: dt.date
     type: str | None
-    ttl_days: int | None
     ref: int
     title: str
     summary: str | None  # first body line; kept only for entries with ref >= 3
