@@ -322,8 +322,7 @@ def plain(text: str) -> str:
 
 def real_items(items: Iterable[str]) -> list[str]:
     """The items as plain text (``**bold**`` markers dropped), without the empty ones and
-    the placeholders that say there are none (``sources.text.is_placeholder``: "None.",
-    "_none_", "(none)", "No blockers.", "N/A"...); "none of the tests pass" is an item."""
+    the placeholders that say there are none (``sources.text.is_placeholder``)."""
     texts = (plain(item).strip() for item in items)
     return [text for text in texts if text and not is_placeholder(text)]
 
