@@ -55,8 +55,7 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
     if git is not None:
         where = git.where
         if reading is not None and reading.date is not None:
-            where = replace(where, since=git.commits_since(where.boundary,
-                                                           date_floor(reading.date)))
+            where = replace(where, since=git.commits_since(date_floor(reading.date)))
         where = replace(where, git_calls=git.repo.calls)
 
     unplaced = (unplaced_warning(reading.unplaced),) if reading and reading.unplaced else ()
@@ -91,15 +90,15 @@ def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git |
     reading = handoff.reading if handoff is not None and not handoff.empty else None
     if reading is None or not (reading.paths or reading.functions):
         return References()
-    paths, functions = reading.paths, reading.functions
-    removed, added = reading.said_removed, reading.said_added
+    paths, removed = reading.paths, reading.said_removed
     checked_paths = [path for path in paths if path not in removed]
-    checked_functions = [(text, name) for text, name in functions if text not in removed]
+    checked_functions = [(text, name) for text, name in reading.functions
+                         if text not in removed]
     git_dir = git.git_dir if git is not None else None
     missing = refs.check_paths(root, home, checked_paths)
     listed = (git.listed_files() if git is not None and (checked_functions or missing)
               else None)
-    missing, resolved = refs.resolve_relative(missing, listed)
+    missing = refs.resolve_relative(missing, listed)
     skipped = [path for path in missing if refs.under_dependencies(path)]
     rest = [path for path in missing if path not in skipped and not path.startswith("~/")]
     if git is not None and rest:
@@ -112,15 +111,10 @@ def check_references(root: Path, home: Path, handoff: Handoff | None, git: Git |
     return References(
         paths=paths,
         missing_paths=missing,
-        functions=tuple(text for text, _ in functions),
         missing_functions=search.missing,
         unchecked_functions=search.unchecked,
-        said_removed=tuple(name for name in (*paths, *(t for t, _ in functions))
-                           if name in removed),
-        said_added=tuple(sorted(added)),
+        said_added=tuple(sorted(reading.said_added)),
         deleted=tuple(path for path in missing if path in deleted),
-        skipped=tuple(skipped),
-        resolved=tuple(resolved.items()),
         spelled=reading.spelled,
         reasons=search.reasons,
         capped=search.capped,

@@ -105,8 +105,6 @@ def rejection_rate(log: InterventionLog, today: dt.date, period_days: int) -> Ra
 
 def false_positive_rate(log: InterventionLog, today: dt.date, period_days: int
                         ) -> Rate | None:
-    """Records labelled ``false_positive: true`` among the period's records; None when no
-    record of the period carries the label (then only the rejection proxy is known)."""
     days = _in_period(log, today, period_days)
     if not any(day.labelled for day in days):
         return None
@@ -143,9 +141,8 @@ def parse_period(text: str) -> int | None:
 
 
 def record_date(record: dict[str, object]) -> dt.date | None:
-    """A record's date: its ``date`` field, else the date part of its ``ts``. Only text
-    has a date part (``2026-11-28``, ``2026-11-28T10:00:00Z``): a number (seconds since
-    the epoch) has none, so such a record is undated, like one without a ``ts``."""
+    """A record's date: its ``date`` field, else the date part of a text ``ts`` (an epoch
+    number has none)."""
     for key in ("date", "ts"):
         value = record.get(key)
         found = iso_date(value[:10]) if isinstance(value, str) else None
@@ -257,9 +254,7 @@ def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
         ts = value.get("ts")
         key: object = (ts[:10] if "date" not in value and isinstance(ts, str)
                        else record_date(value))
-        bucket = by_key.get(key)
-        if bucket is None:
-            bucket = by_key[key] = [0, 0, 0, 0, 0]
+        bucket = by_key.setdefault(key, [0, 0, 0, 0, 0])
         bucket[0] += 1
         if value.get("type") == "rejection":
             bucket[1] += 1

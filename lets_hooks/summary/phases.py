@@ -4,29 +4,9 @@ Nothing here touches the file system, the clock or the environment: ``summarize`
 everything the readers returned (an ``Inputs``) and the date, and returns a ``Summary``
 record that ``render`` turns into markdown or JSON.
 
-The rules, phase by phase (the numbers are the constants below):
-
-- Where the work stands: the ladder's range line; the branch, the working tree's
-  staged / modified / untracked counts, the handoff's own date, and a warning when work
-  was committed after the handoff (``stale_handoff``).
-- Environment: the ``model`` of ``~/.claude/settings.json`` (a ``[1m]``-style suffix
-  dropped) must be one of ``KNOWN_MODELS``; ``permissions.allow`` of
-  ``settings.local.json`` may hold at most ``ALLOW_LIMIT`` entries.
-- Handoff: what its reader read in one pass (``Handoff.reading``, see
-  ``sources.handoff.read``): the state-snapshot's ``next`` first, the prose's
-  priorities for what it lacks; the snapshot's ``blocked`` beside the prose's blockers;
-  decisions, do not repeat, risks and gotchas, approvals that do not carry over, and a
-  warning when it records only finished work. An empty handoff counts as none.
-- Graduated gates: every row of the table, ``id trigger → check``.
-- Lesson flags: conf ≥ 0.7 → title and a one-line summary; 0.5 ≤ conf < 0.7 and legacy
-  lessons (no metadata) → title; conf < 0.5 → not shown. Seen within ``ACTIVE_DAYS``
-  (day ``ACTIVE_DAYS`` included) with obs ≥ ``ACTIVE_OBS`` is an active pattern: always
-  shown, first.
-- model_tags / context_rot / autoimmunity: the fixed lines, with their omission rules;
-  records labelled ``false_positive`` replace the rejection proxy.
-- Memory: ``#always`` sections loaded, ``#on-demand`` headers listed; stale paths and
-  function names in the handoff and context-log entries with ref ≥ ``PROMOTE_REF`` are
-  memory alerts, ranked before the cap (``stale_findings``, ``memory_alerts``).
+The rules, phase by phase, are docs/summary.md's (its numbers are the constants below):
+where the work stands, the environment, the handoff, graduated gates, lesson flags, the
+model_tags / context_rot / autoimmunity lines, memory.
 """
 
 from __future__ import annotations
@@ -103,10 +83,10 @@ DONE_ONLY = ("⚠️ the handoff records what was done, not what to do next: ask
 PROMOTED_HEADING = "Promoted from the context log"
 
 
-def listing(items: Sequence[str], limit: int = MAX_LISTED) -> Listing:
-    """The items (placeholders such as ``_none_`` dropped), the first ``limit`` shown."""
+def listing(items: Sequence[str]) -> Listing:
+    """The items (placeholders such as ``_none_`` dropped), the first ``MAX_LISTED`` shown."""
     items = [item for item in items if not is_placeholder(item)]
-    return Listing(tuple(items[:limit]), max(0, len(items) - limit))
+    return Listing(tuple(items[:MAX_LISTED]), max(0, len(items) - MAX_LISTED))
 
 
 def summarize(inputs: Inputs, today: dt.date) -> Summary:
@@ -115,7 +95,8 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
     references = inputs.references
     confirmed, doubtful = stale_findings(references)
     stale = tuple(ref for ref, _ in (*confirmed, *doubtful))
-    candidates = promotion_candidates(inputs.context_log, inputs.memory)
+    candidates = (not_yet_promoted(inputs.context_log.entries, inputs.memory.text)
+                  if inputs.context_log is not None and inputs.memory is not None else ())
     tags = model_tags(inputs.lessons, inputs.interventions, inputs.ledger, today)
     immune = autoimmunity(inputs.interventions, today)
     where = inputs.where
@@ -125,8 +106,7 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
         last_session=(inputs.handoff.reading.last_range
                       if inputs.handoff is not None and inputs.handoff.reading is not None
                       else None),
-        branch=branch_view(where, handoff.date if handoff else None, inputs.handoff,
-                           references.paths),
+        branch=branch_view(where, handoff.date if handoff else None, references.paths),
         handoff=handoff,
         gates=(inputs.lessons.gates or ()) if inputs.lessons else (),
         lesson_flags=lesson_flags(inputs.lessons, today),
@@ -147,27 +127,18 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
     )
 
 
-def _clip(text: str, limit: int = SUMMARY_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+def _clip(text: str) -> str:
+    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1].rstrip() + "…"
 
 
 # --------------------------------------------------------------------------- Phase 1: handoff
 
 
 def handoff_view(handoff: Handoff | None) -> HandoffView | None:
-    """None when there is no handoff, or it is empty: the block says to start fresh.
-
-    Decides with what the reader read (``Handoff.reading``): the snapshot's ``next``
-    wins over the prose's priorities; the snapshot's ``blocked`` and the prose's blocker
-    sections are read side by side; a handoff with no next step but finished work gets
-    the done-work warning."""
-    if handoff is None or handoff.empty:
+    """None when there is no handoff, or it is empty: the block says to start fresh."""
+    reading = handoff.reading if handoff is not None and not handoff.empty else None
+    if handoff is None or reading is None:
         return None
-    reading = handoff.reading
-    if reading is None:  # a record built by hand, without its reader
-        from lets_hooks.summary.sources.handoff import read
-
-        reading = read(handoff)
     snapshot = handoff.snapshot
     priorities = list(reading.next_items or reading.priorities)
     blockers = unique_blockers((*reading.blocked, *reading.blockers))
@@ -217,17 +188,15 @@ def unique_blockers(items: Iterable[str]) -> list[str]:
 BOOKKEEPING = ("memory/", "tasks/lessons.md")
 
 
-def branch_view(where: Where | None, date: HandoffDate | None, handoff: Handoff | None,
-                named: Sequence[str] = ()) -> BranchView | None:
-    """None when git was not asked. The stale-handoff warning: see ``stale_handoff``."""
+def branch_view(where: Where | None, date: HandoffDate | None, named: Sequence[str]
+                ) -> BranchView | None:
+    """None when git was not asked. ``date``: the handoff's (None without one, or when it
+    is empty)."""
     if where is None:
         return None
-    shown = date if handoff is not None and not handoff.empty else None
     return BranchView(
         repository=where.repository, branch=where.branch, head=where.head, tree=where.tree,
-        handoff_date=shown,
-        stale_handoff=stale_handoff(where.since, shown, named),
-    )
+        handoff_date=date, stale_handoff=stale_handoff(where.since, date, named))
 
 
 SHOWN_TOUCHES = 5  # commits and paths named on the stale-handoff line
@@ -235,32 +204,27 @@ SHOWN_TOUCHES = 5  # commits and paths named on the stale-handoff line
 
 def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence[str]
                   ) -> str | None:
-    """The warning when work was committed after the handoff was written: every commit of
-    HEAD's history that came after it (this session's, and any made before the session
-    began), how many of them touch paths it names, and which.
+    """The warning when work was committed after the handoff was written: how many
+    commits of HEAD's history came after it (this session's and earlier ones), how many
+    of them touch paths it names, and which.
 
-    A commit is after the handoff when its committer time is later than the handoff's
-    time. When the handoff gives only a day, a commit of a later day (UTC) is, one of the
-    same day that touches a path the handoff names is counted too (those are the commits
-    that matter), and the other commits of that day are said as ones that may have come
-    after it: the line never says fewer than there may be. The handoff's own commits
-    (those that change the handoff file) are not work after it, and neither is anything
-    committed before the newest of them: the handoff was committed after that work. Nor
-    are commits that change only the summary's own inputs (``memory/``,
-    ``tasks/lessons.md``). A handoff at or after the newest commit gets no warning; when
-    the commits read stopped at their limit, the count is "at least".
-    """
+    A commit is after the handoff when its committer time is later. With only a day, a
+    commit of a later day (UTC) is, and so is one of the same day that touches a named
+    path; the day's other commits are said as ones that may have come after it (never
+    fewer than there may be). Not counted: the handoff's own commits, anything committed
+    before the newest of them, and commits that change only ``BOOKKEEPING``. "At least"
+    when the commits read stopped at their limit."""
     if since is None or date is None or not since.commits:
         return None
     instant = date.instant
-    committed = [when for when, paths, _ in since.commits if HANDOFF in paths]
+    committed = [when for _, when, paths in since.commits if HANDOFF in paths]
     if committed and (instant is None or max(committed) > instant):
         instant = float(max(committed))
     touches = _Touches(named)
     after = maybe = 0
     touching: list[str] = []  # the touching commits' short ids
     paths_touched: dict[str, None] = {}
-    for index, (when, paths, _) in enumerate(since.commits):
+    for sha, when, paths in since.commits:
         if HANDOFF in paths or (paths and all(
                 path.startswith(BOOKKEEPING) for path in paths)):
             continue
@@ -274,7 +238,6 @@ def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence
         if later:
             after += 1
             if touched:
-                sha = since.shas[index] if index < len(since.shas) else ""
                 touching.append(sha[:7])
                 paths_touched.update(dict.fromkeys(touched))
         elif unsure:
@@ -292,15 +255,14 @@ def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence
         count = (f"{least}{maybe:,} commit{'s' if maybe != 1 else ''} of the handoff's day"
                  f" ({date.text}) that may have come after it")
     if touching:
-        shas = ", ".join(sha for sha in touching[:SHOWN_TOUCHES] if sha)
+        shas = ", ".join(touching[:SHOWN_TOUCHES])
         if len(touching) > SHOWN_TOUCHES:
             shas += f" and {len(touching) - SHOWN_TOUCHES:,} more"
         names = sorted(paths_touched, key=touches.order.__getitem__)
         shown = ", ".join(f"`{name}`" for name in names[:SHOWN_TOUCHES])
         if len(names) > SHOWN_TOUCHES:
             shown += f" and {len(names) - SHOWN_TOUCHES:,} more"
-        which = (f"{len(touching):,} of them{f' ({shas})' if shas else ''} touching paths it"
-                 f" names ({shown})")
+        which = f"{len(touching):,} of them ({shas}) touching paths it names ({shown})"
     else:
         which = "none of them touching a path it names"
     return f"⚠️ {count}, {which}: check them before trusting it"
@@ -367,8 +329,6 @@ def _age(today: dt.date, day: dt.date) -> int:
 
 
 def is_active(lesson: Lesson, today: dt.date) -> bool:
-    """Seen within ``ACTIVE_DAYS`` days (its ``seen`` date, else its header date; day
-    ``ACTIVE_DAYS`` itself included) and observed at least ``ACTIVE_OBS`` times."""
     seen = lesson.seen or lesson.date
     return (lesson.obs is not None and lesson.obs >= ACTIVE_OBS
             and 0 <= _age(today, seen) <= ACTIVE_DAYS)
@@ -409,8 +369,7 @@ def lesson_flags(lessons: LessonsFile | None, today: dt.date) -> Listing | None:
             continue
         newest = (lesson.seen or lesson.date).toordinal()
         chosen.append(((0 if active else 1, -tier, -newest, index), lesson_flag(lesson, today)))
-    chosen.sort(key=lambda pair: pair[0])
-    return listing([text for _, text in chosen])
+    return listing([text for _, text in sorted(chosen)])  # (each key holds its own index)
 
 
 # --------------------------------------------------------------------------- Phase 2.2
@@ -477,9 +436,7 @@ def context_rot(log: ContextLog | None, today: dt.date) -> ContextRot | None:
 
 
 def autoimmunity(log: InterventionLog | None, today: dt.date) -> Autoimmunity | None:
-    """None when the interventions folder is missing or holds nothing in the period.
-    When some record of the period carries ``false_positive``, only the records labelled
-    ``false_positive: true`` count, and the figure is no longer a proxy."""
+    """None when the interventions folder is missing or holds nothing in the period."""
     if log is None:
         return None
     labelled = false_positive_rate(log, today, REJECTION_PERIOD_DAYS)
@@ -522,12 +479,11 @@ def global_items(state: StateFile | None) -> Listing:
     if state is None:
         return listing([])
     items: list[str] = []
-    for part in prose.parts(state.sections):
-        open_items = [item for item in part.open_items if not is_placeholder(item)]
+    for part in prose.parts(state.sections):  # (``open_items`` holds no placeholder)
         if part.role.kind == prose.DECISIONS:
-            items.extend(f"decision: {item}" for item in open_items)
+            items.extend(f"decision: {item}" for item in part.open_items)
         elif part.role.kind == prose.BLOCKERS:
-            items.extend(f"blocker: {item}" for item in open_items)
+            items.extend(f"blocker: {item}" for item in part.open_items)
     return listing(items)
 
 
@@ -570,14 +526,6 @@ def not_yet_promoted(entries: Iterable[LogEntry], memory_text: str) -> tuple[Log
             continue
         chosen[key] = entry
     return tuple(chosen.values())
-
-
-def promotion_candidates(log: ContextLog | None, memory: MemoryIndex | None
-                         ) -> tuple[LogEntry, ...]:
-    """Context-log entries worth promoting that MEMORY.md lacks (none without either)."""
-    if log is None or memory is None:
-        return ()
-    return not_yet_promoted(log.entries, memory.text)
 
 
 def candidate_text(entry: LogEntry) -> str:
@@ -641,7 +589,7 @@ def unchecked_alert(references: References) -> str | None:
 
 def memory_alerts(memory: MemoryIndex | None, confirmed: Sequence[tuple[str, str]],
                   doubtful: Sequence[tuple[str, str]], candidates: Sequence[LogEntry],
-                  unchecked: str | None = None) -> Listing | None:
+                  unchecked: str | None) -> Listing | None:
     """None when there is no MEMORY.md and nothing named in the handoff is stale.
 
     Ranked, so that the cap never hides a sure finding behind a doubtful one: stale

@@ -53,8 +53,7 @@ class _Stopped(Exception):
 
 
 def promote(root: Path, git_dir: str | None = None, *,
-            before_replace: Callable[[], None] | None = None,
-            attempts: int = ATTEMPTS) -> PromotionResult:
+            before_replace: Callable[[], None] | None = None) -> PromotionResult:
     """Copy context-log entries with ref ≥ 3 that MEMORY.md lacks into MEMORY.md.
     ``before_replace`` runs in the window where a concurrent writer's save lands (once
     the new bytes are synced, before MEMORY.md is read again): tests use it to be that
@@ -70,7 +69,7 @@ def promote(root: Path, git_dir: str | None = None, *,
     if data is None:
         return _stop(True, f"{MEMORY_INDEX} not found; nothing promoted")
     merged = False
-    for _ in range(max(1, attempts)):
+    for _ in range(ATTEMPTS):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -98,14 +97,13 @@ def promote(root: Path, git_dir: str | None = None, *,
             return _stop(False, f"{problem_line(MEMORY_INDEX, str(exc))}; nothing written")
         return PromotionResult(True, True, merged, plan.added, _written(plan, merged))
     return PromotionResult(False, False, True, (), (
-        f"{MEMORY_INDEX} kept changing while promoting ({attempts} tries); nothing written,"
+        f"{MEMORY_INDEX} kept changing while promoting ({ATTEMPTS} tries); nothing written,"
         " run again when the other writer is done",))
 
 
 def _unchanged(root: Path, git_dir: str | None, planned_from: bytes,
                before_replace: Callable[[], None] | None) -> Callable[[], None]:
-    """The check made once the new bytes are durable, right before the rename: MEMORY.md
-    must still be ``planned_from``, else ``_Changed`` (or ``_Stopped``) stops the write."""
+    """The compare of the module's docstring: MEMORY.md must still be ``planned_from``."""
     def check() -> None:
         if before_replace is not None:
             before_replace()

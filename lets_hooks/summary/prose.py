@@ -115,20 +115,13 @@ _KO_ORDER = ((AVOID, _KO_AVOID), (DECISIONS, _KO_OPEN_DECISIONS), (PRIORITIES, _
              (DONE, _KO_DONE), (RISKS, _KO_RISKS), (DECISIONS, _KO_DECISIONS),
              (BLOCKERS, _KO_BLOCKERS), (PRIORITIES, _KO_PRIORITIES), (NOTES, _KO_NOTES))
 _KO_TOPIC = ("에 대한 ", "에 관한 ", "에 대해 ", " 관련 ")
-
-
 _HANGUL = re.compile("[\uac00-\ud7a3]")
-
-
-def _hangul(text: str) -> bool:
-    """Does ``text`` hold a Hangul syllable?"""
-    return _HANGUL.search(text) is not None
 
 
 def _korean_role(heading: str) -> Role | None:
     """The role a Korean heading's words give (None when they give none)."""
     text = " ".join(heading[:ROLE_CHARS].split())
-    if not _hangul(text):
+    if _HANGUL.search(text) is None:
         return None
     candidates = [text]
     for marker in _KO_TOPIC:
@@ -170,37 +163,23 @@ class Role:
 
 
 def role_of(heading: str) -> Role | None:
-    """Which part of the readiness block a heading feeds, if any (``NOTES``: none).
-
-    What a heading is about is said in its first words (a long one is judged by its first
-    ``ROLE_CHARS``), and before a topic word: ``Notes on the CRLF bug`` is notes, not a
-    blocker; ``Questions for the user`` are questions. A head without a role of its own is
-    judged by all its words (``Update on blockers``)."""
+    """Which part of the readiness block a heading feeds, if any (``NOTES``: none), judged
+    by its first ``ROLE_CHARS`` (see the module's docstring and ``_TOPIC``)."""
     numbered = numbered_priority(heading)
     if numbered is not None:
         return numbered
     texts = dict.fromkeys((_lead(heading), heading))
-    for text in texts:
-        role = _role_of_words(_words_of(text))
-        if role is not None:
-            return role
-    for text in texts:
-        role = _korean_role(text)
-        if role is not None:
-            return role
-    return None
+    roles = [_role_of_words(_words_of(text)) for text in texts]
+    roles += [_korean_role(text) for text in texts]
+    return next((role for role in roles if role is not None), None)
 
 
 def _lead(heading: str) -> str:
     """The heading before a remark: a parenthesis, a colon or a dash between blanks
     (``Next steps (after the risks are handled)``, ``Open questions: risks``)."""
     text = heading[:ROLE_CHARS]
-    cut = len(text)
-    for mark in ("(", ":", " \u2014 ", " \u2013 ", " - "):
-        at = text.find(mark)
-        if 0 < at < cut:
-            cut = at
-    return text[:cut]
+    marks = ("(", ":", " \u2014 ", " \u2013 ", " - ")
+    return text[:min((at for at in map(text.find, marks) if at > 0), default=len(text))]
 
 
 def _role_of_words(words: str) -> Role | None:
@@ -214,11 +193,8 @@ def _role_of_words(words: str) -> Role | None:
 def _head(words: str) -> str:
     """The words before the first topic word (all of them when there is none, or when the
     heading starts with one)."""
-    cut = len(words)
-    for phrase in _TOPIC:
-        at = words.find(phrase, 1)
-        if 0 < at < cut:
-            cut = at
+    cut = min((at for at in (words.find(phrase, 1) for phrase in _TOPIC) if at > 0),
+              default=len(words))
     return words[:cut + 1] if cut < len(words) else words
 
 
@@ -346,18 +322,9 @@ def plain(text: str) -> str:
 
 def real_items(items: Iterable[str]) -> list[str]:
     """The items as plain text (``**bold**`` markers dropped), without the empty ones and
-    the placeholders that say there are none (``sources.text.is_placeholder``: "None.",
-    "_none_", "(none)", "No blockers.", "N/A"...); "none of the tests pass" is an item."""
+    the placeholders that say there are none (``sources.text.is_placeholder``)."""
     texts = (plain(item).strip() for item in items)
     return [text for text in texts if text and not is_placeholder(text)]
-
-
-def step_text(heading: str) -> tuple[bool, str]:
-    """(numbered?, the heading without a leading ``1.``, ``Step 2:``, ``#3`` or ``1단계:``)."""
-    match = _STEP.match(heading)
-    if match is None:
-        return False, heading
-    return True, heading[match.end():].strip()
 
 
 # --------------------------------------------------------------------------- parts
@@ -397,9 +364,9 @@ def parts(sections: Iterable[Section], unplaced: list[str] | None = None) -> lis
             found.append(part)
             stack.append((section.level, part))
         elif owner is not None:
-            numbered, text = step_text(section.heading)
-            if numbered or not items.listed:
-                owner.items.append(one_line(text))
+            step = _STEP.match(section.heading)  # "1.", "Step 2:", "#3", "1단계:": one item
+            if step is not None or not items.listed:
+                owner.items.append(one_line(section.heading[step.end() if step else 0:]))
             else:
                 owner.items.extend(items.open)
             owner.ticked += items.ticked
@@ -536,21 +503,18 @@ _GRANT_ROOTS = ("approv", "allow", "enabl", "authori", "grant", "permi", "ok", "
 
 
 # The same in Korean ("스테이징 배포 권한 허용됨": "staging deploy permission granted"): the
-# word, unless what follows turns it into its opposite or something still to be had ("승인
-# 필요", "허용되지 않음", "승인 대기 중"), or a prefix or a setting does ("미승인", "기본값으로
-# 활성화됨").
+# word, unless what follows within seven characters (a bounded look ahead: linear) turns it
+# into its opposite or something still to be had ("승인 필요", "허용되지 않음", "승인 대기 중"),
+# or a prefix or a setting does ("미승인", "기본값으로 활성화됨"). Compiled on first use
+# (``re``'s cache): a handoff without Hangul never pays for them.
 _KO_NOT_AFTER = ("않", "안 ", "안됨", "안돼", "못", "불가", "거부", "거절", "필요", "대기", "요청",
                  "기다", "받아야", "해야", "전에", "없", "금지", "취소", "철회", "만료", "예정",
                  "할 것", "받을", "받으면", "하면", "여부", "할지", "해 주", "해주")
-# the word, unless one of ``_KO_NOT_AFTER`` begins within its next seven characters (a
-# bounded look ahead: linear)
 _KO_GRANTED = (r"(?:허용|승인|허가|동의|활성화|켜[ \t]?(?:둠|뒀|놓)|결재|컨펌"
                r"|권한[ \t]?(?:을[ \t]?)?(?:부여|받)"
                r"|화이트리스트|오케이|OK[ \t]?받|해도[ \t]?(?:됨|된다|돼|좋)|진행해도"
                r"|괜찮다고)"
                r"(?![^\n]{0,7}?(?:" + "|".join(_KO_NOT_AFTER) + r"))")
-# (the Korean patterns are compiled on first use, through ``re``'s own cache: a handoff
-# without Hangul never pays for them)
 _KO_GRANT_ROOTS = ("허용", "승인", "허가", "동의", "활성화", "켜", "해도", "괜찮", "권한", "결재",
                    "컨펌", "화이트리스트", "오케이", "OK")
 _KO_NOT_BEFORE = ("아직", "기본", "설정에서", "설정으로", "설정 파일")
@@ -558,25 +522,6 @@ _KO_NOT_BEFORE = ("아직", "기본", "설정에서", "설정으로", "설정 �
 
 def may_grant_ko(text: str) -> bool:
     return any(root in text for root in _KO_GRANT_ROOTS)
-
-
-def grants_ko(sentence: str) -> bool:
-    """``grants`` for a Korean sentence."""
-    text = sentence.strip()
-    if text.endswith("?"):
-        return False
-    for match in re.finditer(_KO_GRANTED, text):
-        before = text[max(0, match.start() - 8):match.start()]
-        if before.endswith(("미", "비", "불")) or any(word in before for word in _KO_NOT_BEFORE):
-            continue
-        return True
-    return False
-
-
-def may_grant(text: str) -> bool:
-    """Could ``text`` hold a word that says something was approved (a quick test)?"""
-    low = text.lower()
-    return any(root in low for root in _GRANT_ROOTS)
 
 
 def grants(line: str) -> bool:
@@ -587,8 +532,13 @@ def grants(line: str) -> bool:
     text = line.replace("\u2019", "'")
     if text.rstrip().endswith("?"):
         return False
-    if may_grant_ko(text) and grants_ko(text):
-        return True
+    if may_grant_ko(text):
+        korean = text.strip()
+        for match in re.finditer(_KO_GRANTED, korean):
+            prefix = korean[max(0, match.start() - 8):match.start()]
+            if not prefix.endswith(("미", "비", "불")) and not any(
+                    word in prefix for word in _KO_NOT_BEFORE):
+                return True
     for match in _GRANTED.finditer(text):
         before = text[max(0, match.start() - 40):match.start()].lower().split()[-3:]
         if any(word in _NEGATIONS or word.endswith("n't") for word in before):
@@ -625,7 +575,7 @@ def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[st
             if in_fence or not stripped:
                 continue
             if not may_grant_ko(stripped) and (
-                    not may_grant(stripped)
+                    not any(root in stripped.lower() for root in _GRANT_ROOTS)
                     or _GRANTED.search(stripped.replace("\u2019", "'")) is None):
                 continue
             item = list_item(line)
@@ -651,11 +601,10 @@ _ADDITION = re.compile(
 _TARGET = re.compile(r"(?:\b(?:to|into|with|by|as|now)\b|\u2192|\u21d2|->|=>)", re.IGNORECASE)
 _ARROW = re.compile(r"\u2192|\u21d2|->|=>")
 # The same in Korean: "`a.py` 삭제함", "`a.py`를 `b.py`로 이름 변경" (``로``: to), "`b.py`
-# (`a.py`에서 이동)" (``에서``: from); "삭제 예정", "삭제하지 않음" say neither.
+# (`a.py`에서 이동)" (``에서``: from); "삭제 예정", "삭제하지 않음" say neither (a word is not
+# followed, within five characters, by one of these: a bounded look ahead, linear).
 _KO_NOT_DONE = ("않", "안 ", "예정", "할 ", "할것", "해야", "필요", "하지", "하면", "할지", "여부",
                 "금지", "말 것", "마세요", "하자", "할까")
-# a word not followed, within five characters, by one that says it is not done (a bounded
-# look ahead: linear)
 _KO_UNLESS = r"(?![^\n]{0,5}?(?:" + "|".join(_KO_NOT_DONE) + r"))"
 _KO_REMOVAL = (r"(?:삭제|제거|지움|지웠|이름[ \t]?(?:을[ \t]?)?(?:변경|바꿈|바꿨|바뀜)"
                r"|옮김|옮겼|이동|폐기|대체|없어짐|없앰|사라짐|사라졌|드롭"
@@ -728,7 +677,7 @@ def reference_claims(text: str, names: Sequence[str]
         return frozenset(), frozenset()
     for block in _blocks(text.replace("\\", "/")):
         if (_REMOVAL.search(block) is None and _ADDITION.search(block) is None
-                and (not _hangul(block) or (re.search(_KO_REMOVAL, block) is None
+                and (_HANGUL.search(block) is None or (re.search(_KO_REMOVAL, block) is None
                                             and re.search(_KO_ADDITION, block) is None))):
             continue
         for sentence in _sentences(block):
@@ -743,12 +692,12 @@ def _judge(sentence: str, names: Sequence[str], removed: set[str], claimed: set[
            ) -> None:
     """One sentence's word on the names in it (see ``reference_claims``)."""
     gone = _said(_REMOVAL, sentence)
-    korean = gone is None and _hangul(sentence)
+    korean = gone is None and _HANGUL.search(sentence) is not None
     if korean:
         gone = re.search(_KO_REMOVAL, sentence)
     if gone is None:
         if _said(_ADDITION, sentence) is not None or (
-                _hangul(sentence) and re.search(_KO_ADDITION, sentence) is not None):
+                korean and re.search(_KO_ADDITION, sentence) is not None):
             claimed.update(names)
         return
     spots = sorted((at, name) for name in names for at in _occurrences(sentence, name))

@@ -108,7 +108,6 @@ class Lesson:
     model: str | None
     summary: str | None
     has_meta: bool
-    line: int
 
 
 @dataclass(frozen=True)
@@ -121,7 +120,6 @@ class LessonsFile:
 class LogEntry:
     date: dt.date
     type: str | None
-    ttl_days: int | None
     ref: int
     title: str
     summary: str | None  # first body line; kept only for entries with ref >= 3
@@ -137,7 +135,6 @@ class ContextLog:
 @dataclass(frozen=True)
 class MemorySection:
     title: str  # the heading text without its tag
-    level: int
     tag: str  # "always", "on-demand" or "" (untagged)
     text: str  # the heading line and body as written, trailing blank lines dropped
 
@@ -195,20 +192,18 @@ class Where:
     head: str | None
     boundary: str | None
     tree: TreeCounts | None  # None: not known
-    boundary_time: int | None = None  # the boundary commit's committer time
     git_calls: int = 0
     since: Since | None = None  # commits from the handoff's time on (when it has one)
 
 
 @dataclass(frozen=True)
 class Since:
-    """HEAD's commits from the handoff's time on, newest first: each one's committer time,
-    the paths it changed (a rename as both names), and whether it is in ``boundary..HEAD``.
-    ``more`` when some were left unread."""
+    """HEAD's commits from the handoff's time on, newest first: each one's id, committer
+    time and the paths it changed (a rename as both names). ``more`` when some were left
+    unread."""
 
-    commits: tuple[tuple[int, tuple[str, ...], bool], ...]
+    commits: tuple[tuple[str, int, tuple[str, ...]], ...]
     more: bool = False
-    shas: tuple[str, ...] = ()  # each commit's id, in the same order
 
 
 @dataclass(frozen=True)
@@ -218,14 +213,10 @@ class References:
 
     paths: tuple[str, ...] = ()
     missing_paths: tuple[str, ...] = ()
-    functions: tuple[str, ...] = ()
     missing_functions: tuple[str, ...] = ()
     unchecked_functions: tuple[str, ...] = ()
-    said_removed: tuple[str, ...] = ()  # the handoff says so: not checked, never stale
     said_added: tuple[str, ...] = ()  # the handoff says they were added (or a new name)
     deleted: tuple[str, ...] = ()  # missing paths a commit deleted or renamed away
-    skipped: tuple[str, ...] = ()  # missing paths under ignored or dependency folders
-    resolved: tuple[tuple[str, str], ...] = ()  # (as written, the listed file it names)
     spelled: tuple[tuple[str, str], ...] = ()  # (a path, as the handoff wrote it)
     reasons: tuple[tuple[str, str], ...] = ()  # (a missing dotted name, why)
     capped: str | None = None  # the cap that left ``unchecked_functions`` unchecked

@@ -133,11 +133,12 @@ class Part:
             return []
         if not self.items and not self.more and self.empty_head is not None:
             return [self.empty_head]
-        lines = [*self.head, *(self.bullet + item for item in self.items)]
-        if self.more:
-            words = self.more_one if self.more == 1 and self.more_one else self.more_text
-            lines.append(f"{self.bullet}… and {self.more} {words}")
-        return lines + self.tail
+        more = [self._more_line()] if self.more else []
+        return [*self.head, *(self.bullet + item for item in self.items), *more, *self.tail]
+
+    def _more_line(self) -> str:
+        words = self.more_one if self.more == 1 and self.more_one else self.more_text
+        return f"{self.bullet}… and {self.more} {words}"
 
     def size(self) -> int:
         """``size_of("\\n".join(self.lines()))``, without building the lines."""
@@ -145,17 +146,15 @@ class Part:
             return 0
         if not self.items and not self.more and self.empty_head is not None:
             return size_of(self.empty_head)
-        total = self._fixed + self._listed
-        if self.more:
-            words = self.more_one if self.more == 1 and self.more_one else self.more_text
-            total += size_of(f"{self.bullet}… and {self.more} {words}") + 1
+        total = self._fixed + self._listed + (size_of(self._more_line()) + 1 if self.more else 0)
         return total - 1 if total else 0
 
 
-def _list_part(name: str, label: str, items: Listing, rank: int, group: int,
-               *, droppable: bool = True) -> Part:
+def _list_part(name: str, items: Listing, rank: int, group: int, label: str = "") -> Part:
+    """``name`` is also the label unless ``label`` is given."""
+    label = label or name
     return Part(name, rank, group, [f"**{label}:**"], [_line(item) for item in items.items],
-                more=items.more, droppable=droppable, empty_head=f"**{label}:** none")
+                more=items.more, empty_head=f"**{label}:** none")
 
 
 def _text_part(name: str, rank: int, group: int, lines: Sequence[str], *,
@@ -219,18 +218,15 @@ def summary_parts(summary: Summary) -> list[Part]:
         if handoff.recent_changes is not None:
             parts.append(_text_part("Recent changes", 35, 3,
                                     [f"**Recent changes:** {handoff.recent_changes}"]))
-        parts.append(_list_part("Outstanding decisions", "Outstanding decisions",
-                                handoff.outstanding_decisions, 70, 4))
-        parts.append(_list_part("Active blockers", "Active blockers",
-                                handoff.active_blockers, 72, 4))
+        parts.append(_list_part("Outstanding decisions", handoff.outstanding_decisions, 70, 4))
+        parts.append(_list_part("Active blockers", handoff.active_blockers, 72, 4))
         if handoff.do_not_repeat.items:
-            parts.append(_list_part("Do not repeat", "Do not repeat",
-                                    handoff.do_not_repeat, 55, 4))
+            parts.append(_list_part("Do not repeat", handoff.do_not_repeat, 55, 4))
         if handoff.risks.items:
-            parts.append(_list_part(RISKS_LABEL, RISKS_LABEL, handoff.risks, 57, 4))
+            parts.append(_list_part(RISKS_LABEL, handoff.risks, 57, 4))
         if handoff.approvals.items:
-            parts.append(_list_part("approvals to confirm", APPROVALS_LABEL,
-                                    handoff.approvals, 65, 4))
+            parts.append(_list_part("approvals to confirm", handoff.approvals, 65, 4,
+                                    APPROVALS_LABEL))
 
     if summary.gates:
         lines = [" ".join(part for part in (gate.id, gate.trigger) if part) + f" → {gate.check}"
@@ -239,9 +235,9 @@ def summary_parts(summary: Summary) -> list[Part]:
                           tail=[GATES_FOOTER], bullet="  ", more_text="more gates"))
 
     if summary.lesson_flags is not None:
-        parts.append(_list_part("Lesson flags", "Lesson flags", summary.lesson_flags, 30, 6))
+        parts.append(_list_part("Lesson flags", summary.lesson_flags, 30, 6))
     if summary.memory_alerts is not None:
-        parts.append(_list_part("Memory alerts", "Memory alerts", summary.memory_alerts, 45, 6))
+        parts.append(_list_part("Memory alerts", summary.memory_alerts, 45, 6))
     if summary.model_analysis is not None:
         parts.append(_text_part("Model analysis", 25, 6,
                                 [f"**Model analysis:** {summary.model_analysis}"]))
@@ -249,10 +245,9 @@ def summary_parts(summary: Summary) -> list[Part]:
         parts.append(_text_part("Immune rate", 26, 6,
                                 [f"**Immune rate:** {summary.immune_rate}"]))
 
-    parts.append(_list_part("Global", "Global", summary.global_items, 50, 7))
+    parts.append(_list_part("Global", summary.global_items, 50, 7))
     if summary.environment_alerts:
-        parts.append(_list_part("Environment alerts", "Environment alerts",
-                                Listing(summary.environment_alerts), 50, 7))
+        parts.append(_list_part("Environment alerts", Listing(summary.environment_alerts), 50, 7))
 
     metrics = [metric.line for metric in (summary.model_tags, summary.context_rot,
                                           summary.autoimmunity) if metric is not None]
@@ -483,26 +478,6 @@ def _summary_data(summary: Summary) -> dict[str, object]:
     """The summary as JSON data (before ``safe``); the shape is in docs/summary.md, and
     ``tests/test_summary_output.py`` walks it."""
     handoff = summary.handoff
-    handoff_data: dict[str, object] | None = None
-    if handoff is not None:
-        handoff_data = {
-            "source": handoff.source,
-            "priority_1": handoff.priority_1,
-            "priority_2": handoff.priority_2,
-            "recent_changes": handoff.recent_changes,
-            "outstanding_decisions": _listing(handoff.outstanding_decisions),
-            "active_blockers": _listing(handoff.active_blockers),
-            "do_not_repeat": _listing(handoff.do_not_repeat),
-            "risks": _listing(handoff.risks),
-            "more_steps": handoff.more_steps,
-            "approvals_to_confirm": _listing(handoff.approvals),
-            "done_only_warning": handoff.done_only,
-            "date": None if handoff.date is None else {
-                "value": iso_date(handoff.date), "day": handoff.date.day.isoformat(),
-                "source": handoff.date.source},
-            "frontmatter": jsonable(handoff.frontmatter),
-            "state_snapshot": jsonable(handoff.snapshot),
-        }
     tags = summary.model_tags
     rot = summary.context_rot
     immune = summary.autoimmunity
@@ -525,7 +500,24 @@ def _summary_data(summary: Summary) -> dict[str, object]:
             "line": branch_text(branch),
         },
         "starting_fresh": handoff is None,
-        "handoff": handoff_data,
+        "handoff": None if handoff is None else {
+            "source": handoff.source,
+            "priority_1": handoff.priority_1,
+            "priority_2": handoff.priority_2,
+            "recent_changes": handoff.recent_changes,
+            "outstanding_decisions": _listing(handoff.outstanding_decisions),
+            "active_blockers": _listing(handoff.active_blockers),
+            "do_not_repeat": _listing(handoff.do_not_repeat),
+            "risks": _listing(handoff.risks),
+            "more_steps": handoff.more_steps,
+            "approvals_to_confirm": _listing(handoff.approvals),
+            "done_only_warning": handoff.done_only,
+            "date": None if handoff.date is None else {
+                "value": iso_date(handoff.date), "day": handoff.date.day.isoformat(),
+                "source": handoff.date.source},
+            "frontmatter": jsonable(handoff.frontmatter),
+            "state_snapshot": jsonable(handoff.snapshot),
+        },
         "graduated_gates": _listing([
             {"id": gate.id, "trigger": gate.trigger, "check": gate.check}
             for gate in summary.gates]),

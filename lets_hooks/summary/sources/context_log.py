@@ -21,17 +21,16 @@ _LOG_HEADER = re.compile(r"##[ \t]*\[(\d{4}-\d{2}-\d{2})\][ \t]*((?:\[[^\]\n]*\]
 # The form the usual writer produces; anything else takes the general pattern above
 # (spaces between tags, extra tags, tags in another order).
 _LOG_CANONICAL = re.compile(
-    r"## \[(\d{4}-\d{2}-\d{2})\]\[([^\]\[:\n]+)\]\[ttl:(\d+)d\]\[ref:(\d+)\] (.*)$")
+    r"## \[(\d{4}-\d{2}-\d{2})\]\[([^\]\[:\n]+)\]\[ttl:\d+d\]\[ref:(\d+)\] (.*)$")
 _TAG = re.compile(r"\[([^\]\n]*)\]")
 _REF = re.compile(r"ref[ \t]*:[ \t]*(\d+)$", re.IGNORECASE)
-_TTL = re.compile(r"ttl[ \t]*:[ \t]*(\d+)[ \t]*d?$", re.IGNORECASE)
 
 
 def read_context_log(root: Path, git_dir: str | None = None) -> Read[ContextLog]:
     raw = read_project_text(root, CONTEXT_LOG, git_dir)
     if raw.value is None:
         return Read(None, raw.warnings)
-    headers, entries, bad = _log_by_lines(raw.value, KEEP_SUMMARY_FROM_REF)
+    headers, entries, bad = _log_by_lines(raw.value)
     warnings = list(raw.warnings)
     if bad:
         warnings.append(f"{CONTEXT_LOG}: {lines_phrase(bad)} an entry header without a readable"
@@ -39,9 +38,9 @@ def read_context_log(root: Path, git_dir: str | None = None) -> Read[ContextLog]
     return Read(ContextLog(headers, tuple(entries)), tuple(warnings))
 
 
-def _log_by_lines(text: str, keep: int) -> tuple[int, list[LogEntry], list[int]]:
-    """(headers, entries, lines of unreadable headers); an entry whose ref is ``keep`` or
-    more gets its first body line as its summary."""
+def _log_by_lines(text: str) -> tuple[int, list[LogEntry], list[int]]:
+    """(headers, entries, lines of unreadable headers); an entry whose ref is
+    ``KEEP_SUMMARY_FROM_REF`` or more gets its first body line as its summary."""
     headers = 0
     entries: list[LogEntry] = []
     bad: list[int] = []
@@ -64,7 +63,7 @@ def _log_by_lines(text: str, keep: int) -> tuple[int, list[LogEntry], list[int]]
             entry = _log_entry(line, number)
             if entry is None:
                 bad.append(number)
-            elif entry.ref >= keep:
+            elif entry.ref >= KEEP_SUMMARY_FROM_REF:
                 pending = entry
             else:
                 entries.append(entry)
@@ -80,12 +79,11 @@ def _log_by_lines(text: str, keep: int) -> tuple[int, list[LogEntry], list[int]]
 def _log_entry(line: str, number: int) -> LogEntry | None:
     canonical = _LOG_CANONICAL.match(line)
     if canonical is not None:
-        date_text, kind_text, ttl_text, ref_text, title = canonical.groups()
+        date_text, kind_text, ref_text, title = canonical.groups()
         day = iso_date(date_text)
         if day is None:
             return None
-        return LogEntry(day, kind_text.strip(), int(ttl_text), int(ref_text), title.strip(),
-                        None, number)
+        return LogEntry(day, kind_text.strip(), int(ref_text), title.strip(), None, number)
     match = _LOG_HEADER.match(line)
     if match is None:
         return None
@@ -93,17 +91,14 @@ def _log_entry(line: str, number: int) -> LogEntry | None:
     if day is None:
         return None
     kind: str | None = None
-    ttl: int | None = None
     ref: int | None = None
     for tag in _TAG.findall(match.group(2)):
         tag = tag.strip()
-        ref_match, ttl_match = _REF.match(tag), _TTL.match(tag)
+        ref_match = _REF.match(tag)
         if ref_match:
             ref = int(ref_match.group(1))
-        elif ttl_match:
-            ttl = int(ttl_match.group(1))
-        elif kind is None and tag and ":" not in tag:
+        elif kind is None and tag and ":" not in tag:  # (a ttl:Nd tag is read past)
             kind = tag
     if ref is None:
         return None
-    return LogEntry(day, kind, ttl, ref, match.group(3).strip(), None, number)
+    return LogEntry(day, kind, ref, match.group(3).strip(), None, number)

@@ -32,18 +32,17 @@ def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
     lines = lines_of(raw.value)
     # where the parts are, and the block's values: the checkpoint's own schema
     where = checkpoint.layout(lines, HANDOFF)
-    start = where.body
     warnings = [*raw.warnings, *where.problems]
-    body = lines[start:]
+    body = lines[where.body:]
     snapshot: Mapping[str, object] | None = None
     prose_lines = body
     if where.marker is not None:
         snapshot, problems = checkpoint.parse_block(where, HANDOFF)
         warnings.extend(problems)
-        prose_lines = body[:where.marker - start] + body[where.after - start:]
+        prose_lines = lines[where.body:where.marker] + lines[where.after:]
     text = "\n".join(body)
     handoff = Handoff(where.frontmatter, snapshot, sections(prose_lines), text, not text.strip())
-    reading = replace(read(handoff), last_range=last_range(lines, start))
+    reading = replace(read(handoff), last_range=last_range(lines, where.body))
     return Read(replace(handoff, reading=reading), tuple(warnings))
 
 

@@ -92,7 +92,7 @@ def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
             if day is None:
                 problems["bad_dates"].append(number)
                 continue
-            current = _LessonDraft(day, match.group(2).strip(), number)
+            current = _LessonDraft(day, match.group(2).strip())
         elif line.startswith("###") and line[3:4] in (" ", "\t"):
             problems["undated"].append(number)
     if current is not None:
@@ -113,8 +113,8 @@ def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
 class _LessonDraft:
     """A lesson being read, line by line."""
 
-    def __init__(self, day: dt.date, title: str, line: int) -> None:
-        self.day, self.title, self.line = day, title, line
+    def __init__(self, day: dt.date, title: str) -> None:
+        self.day, self.title = day, title
         self.meta: dict[str, object] = {}
         self.has_meta = False
         self.model: str | None = None
@@ -155,7 +155,7 @@ class _LessonDraft:
             seen=seen if isinstance(seen, dt.date) else None,
             obs=obs if isinstance(obs, int) else None,
             model=self.model or (model if isinstance(model, str) else None),
-            summary=self.summary, has_meta=self.has_meta, line=self.line,
+            summary=self.summary, has_meta=self.has_meta,
         )
 
 

@@ -53,5 +53,5 @@ def parse_memory_index(text: str) -> MemoryIndex:
         body = list(lines[index:end])
         while body and not body[-1].strip():
             body.pop()
-        sections.append(MemorySection(title, level, tag, "\n".join(body)))
+        sections.append(MemorySection(title, tag, "\n".join(body)))
     return MemoryIndex(text, tuple(sections), any(s.tag for s in sections))

@@ -53,15 +53,13 @@ DEPENDENCY_FOLDERS = frozenset({
 })
 
 
-def resolve_relative(missing: Iterable[str], listed: Sequence[str] | None
-                     ) -> tuple[tuple[str, ...], dict[str, str]]:
-    """(the paths still missing, {path: the listed file it names}) for paths written
-    relative to a package folder: ``summary/render.py`` names
-    ``lets_hooks/summary/render.py`` when exactly that file, or files under one folder
-    (``summary/``), are listed. A path matching several files names the first."""
+def resolve_relative(missing: Sequence[str], listed: Sequence[str] | None) -> tuple[str, ...]:
+    """The paths still missing once those written relative to a package folder are found:
+    ``summary/render.py`` names ``lets_hooks/summary/render.py`` when that file, or files
+    under that folder (``summary/``), are listed."""
     wanted = [path for path in missing if not path.startswith("~/")]
     if not wanted or not listed:
-        return tuple(missing), {}
+        return tuple(missing)
     by_name: dict[str, list[str]] = {path.rstrip("/").rsplit("/", 1)[-1]: [] for path in wanted}
     folders = {path.rstrip("/") for path in wanted if path.endswith("/")}
     for name in listed:
@@ -73,14 +71,13 @@ def resolve_relative(missing: Iterable[str], listed: Sequence[str] | None
             for depth in range(1, len(parts) - 1):
                 if parts[depth] in by_name:
                     by_name[parts[depth]].append("/".join(parts[:depth + 1]) + "/")
-    resolved: dict[str, str] = {}
+    resolved: set[str] = set()
     for path in wanted:
         tail = "/" + path.rstrip("/") + ("/" if path.endswith("/") else "")
-        for name in by_name[path.rstrip("/").rsplit("/", 1)[-1]]:
-            if name.endswith(tail) or ("/" + name).endswith(tail):
-                resolved[path] = name
-                break
-    return tuple(path for path in missing if path not in resolved), resolved
+        if any(name.endswith(tail) or ("/" + name).endswith(tail)
+               for name in by_name[path.rstrip("/").rsplit("/", 1)[-1]]):
+            resolved.add(path)
+    return tuple(path for path in missing if path not in resolved)
 
 
 def under_dependencies(path: str) -> bool:
@@ -158,8 +155,7 @@ class Modules:
 
 
 def check_functions(root: Path, listed: Sequence[str] | None,
-                    references: Sequence[tuple[str, str]], git_dir: str | None = None
-                    ) -> Search:
+                    references: Sequence[tuple[str, str]], git_dir: str | None) -> Search:
     """``references`` are (what the handoff says, the dotted name), named in the answer by
     what the handoff says. A dotted name that resolves to one of the project's modules is
     checked there (the name after it must occur in the module's file, a package's
@@ -223,7 +219,7 @@ def _holds(folders: _Folders, paths: Sequence[str], name: str) -> bool:
 
 
 def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
-                 git_dir: str | None = None) -> Search:
+                 git_dir: str | None) -> Search:
     """Look for each of ``names`` (plain identifiers) as a whole word in ``listed`` files.
 
     ``listed`` None (no repository, or git failed): every name is unchecked.
@@ -253,14 +249,12 @@ def search_names(root: Path, listed: Sequence[str] | None, names: Sequence[str],
         read_bytes += len(data)
         if b"\0" in data[:8192]:
             continue  # binary
-        # a plain substring test first (fifty times faster), the pattern only where it holds
+        # a plain substring test first, the pattern only where it holds (bench_summary.py)
         for name in [n for n, (raw, pattern) in wanted.items()
                      if raw in data and pattern.search(data)]:
             del wanted[name]
     not_found = tuple(name for name in names if name in wanted)
-    if capped:
-        return Search((), not_found, capped=capped)
-    return Search(not_found)
+    return Search((), not_found, capped=capped) if capped else Search(not_found)
 
 
 class _Folders:
@@ -320,14 +314,13 @@ HOST_SUFFIXES = frozenset((
 def _is_version(part: str) -> bool:
     """``3.11``, ``v1.2.0``: digits and dots (an optional leading ``v``), with a dot."""
     body = part[1:] if part[:1] in ("v", "V") else part
-    return "." in body and bool(body) and all(c in "0123456789." for c in body)
+    return "." in body and all(c in "0123456789." for c in body)
 
 
 def _is_host(part: str) -> bool:
     """``github.com``, ``www.example.org``: a dotted name ending in a host suffix."""
-    if "." not in part:
-        return False
-    return part.startswith("www.") or part.rsplit(".", 1)[1].lower() in HOST_SUFFIXES
+    return "." in part and (part.startswith("www.")
+                            or part.rsplit(".", 1)[1].lower() in HOST_SUFFIXES)
 
 
 _DRIVE = re.compile(r"[A-Za-z]:[/\\]")
@@ -434,13 +427,11 @@ def function_references(text: str) -> tuple[tuple[str, str], ...]:
     builtin = frozenset((*dir(builtins), *keyword.kwlist, "self", "cls", "this"))
     found: dict[str, str] = {}
     for line in text.split("\n"):
-        for span in _CODE_SPAN.findall(line):
-            text = span.strip()
-            if _path_candidate(text, quoted=True) is not None:
-                continue
-            name = _function_candidate(text, True, builtin)
-            if name:
-                found.setdefault(text, name)
+        for span in map(str.strip, _CODE_SPAN.findall(line)):
+            if _path_candidate(span, quoted=True) is None:
+                name = _function_candidate(span, True, builtin)
+                if name:
+                    found.setdefault(span, name)
         for match in _BARE_CALL.finditer(_CODE_SPAN.sub(" ", line)):
             name = _function_candidate(match.group(0), False, builtin)
             if name:

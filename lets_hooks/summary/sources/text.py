@@ -244,12 +244,10 @@ def is_placeholder(text: str) -> bool:
     """
     if len(text) > PLACEHOLDER_CHARS:
         return False
-    if ("없" in text or "무" in text) and _korean_placeholder(_bare(text)):
-        return True
     bare = _bare(text)
-    if not bare:
+    if not bare or _PLACEHOLDER.fullmatch(bare):
         return True
-    if _PLACEHOLDER.fullmatch(bare):
+    if ("없" in text or "무" in text) and _korean_placeholder(bare):
         return True
     opening = bare.find(" (")
     if opening > 0 and bare.endswith(")"):

@@ -42,19 +42,19 @@ class Git:
             boundary = ladder.resolve(self.repo, settings, current, int(now), where=location)
         except Exception as exc:  # fail closed, as the contract command does
             boundary = ladder.unknown(reason(exc))
-        tree = status_counts(self.repo) if location.top is not None else None
+        try:
+            tree = (count_entries(code for code, _ in self.repo.status_entries())
+                    if location.top is not None else None)
+        except GitError:
+            tree = None
         self.where = Where(repository=location.top is not None, range_desc=boundary.desc,
                            branch=location.branch, head=location.head,
-                           boundary=boundary.boundary, tree=tree,
-                           boundary_time=boundary.boundary_time)
+                           boundary=boundary.boundary, tree=tree)
         return self.where
 
-    def commits_since(self, boundary: str | None, since: int) -> Since | None:
-        """HEAD's commits from ``since`` (seconds since the epoch) on, each marked for
-        whether it is one of ``boundary..HEAD`` (one ``log``), else None when git cannot
-        say. A commit of the window reached from the boundary through its parents is not
-        one of the range; the rest are (the walk stops at older commits, so an ancestor of
-        the boundary older than the window is never seen)."""
+    def commits_since(self, since: int) -> Since | None:
+        """HEAD's commits from ``since`` (seconds since the epoch) on (one ``log``), else
+        None when git cannot say."""
         head = self.where.head
         if head is None:
             return None
@@ -62,18 +62,7 @@ class Git:
             commits, more = self.repo.commits_since_time(head, since, SINCE_LIMIT)
         except GitError:
             return None
-        parents = {sha: up for sha, up, _, _ in commits}
-        before: set[str] = set()
-        if boundary is not None:
-            start = [sha for sha in parents if sha.startswith(boundary)][:1]
-            while start:
-                sha = start.pop()
-                if sha not in before:
-                    before.add(sha)
-                    start.extend(up for up in parents.get(sha, ()) if up in parents)
-        return Since(tuple((when, tuple(paths), boundary is not None and sha not in before)
-                           for sha, _, when, paths in commits), more,
-                     tuple(sha for sha, _, _, _ in commits))
+        return Since(tuple((sha, when, tuple(paths)) for sha, _, when, paths in commits), more)
 
     def ignored(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` git ignores (one ``check-ignore``); none when it cannot say."""
@@ -133,20 +122,12 @@ def _nowhere(desc: str) -> Where:
                  tree=None)
 
 
-def status_counts(repo: Repo) -> TreeCounts | None:
-    """Staged, modified, untracked and conflicted paths, from one ``status --porcelain``
-    (a path staged and modified again counts in both; an unmerged one only as conflicted)."""
-    try:
-        entries = repo.status_entries()
-    except GitError:
-        return None
-    return count_entries(code for code, _ in entries)
-
-
 UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
 
 
 def count_entries(codes: Iterable[str]) -> TreeCounts:
+    """Staged, modified, untracked and conflicted paths of ``status --porcelain`` (a path
+    staged and modified again counts in both; an unmerged one only as conflicted)."""
     staged = modified = untracked = conflicted = 0
     for code in codes:
         if code == "??":
