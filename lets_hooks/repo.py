@@ -919,10 +919,10 @@ class Repo:
         return self.walk(tips)
 
     def commits_since_time(self, head: str, since: int, limit: int
-                           ) -> tuple[list[tuple[str, tuple[str, ...], int, list[str]]], bool]:
+                           ) -> tuple[list[tuple[str, int, list[str]]], bool]:
         """The commits of ``head``'s history whose committer time is ``since`` (seconds
-        since the epoch) or later, newest first, as (sha, parents, committer time, the
-        paths each changed), at most ``limit`` of them, and whether more were left unread.
+        since the epoch) or later, newest first, as (sha, committer time, the paths each
+        changed), at most ``limit`` of them, and whether more were left unread.
         A rename shows both paths (``--no-renames``), a merge none; paths are relative to
         the folder the repository was opened at (``--relative``), split on NUL only.
         """
@@ -931,21 +931,21 @@ class Repo:
         mark = "\x01lets\x01"  # begins each commit's line in the --format below
         out = self._must("log", "-z", "--no-renames", "--no-show-signature", "--relative",
                          f"--max-count={limit + 1}", f"--since=@{since}",
-                         "--format=\x01lets\x01%H %ct %P", "--name-only", head, "--")
-        commits: list[tuple[str, tuple[str, ...], int, list[str]]] = []
+                         "--format=\x01lets\x01%H %ct", "--name-only", head, "--")
+        commits: list[tuple[str, int, list[str]]] = []
         fresh = False
         for field in out.split(b"\0"):
             text = field.decode("utf-8", "surrogateescape")
             if text.startswith(mark):
-                sha, stamp, *parents = text[len(mark):].split()
-                commits.append((sha, tuple(parents), int(stamp) if stamp.isdigit() else 0, []))
+                sha, stamp = text[len(mark):].split()
+                commits.append((sha, int(stamp) if stamp.isdigit() else 0, []))
                 fresh = True
                 continue
             if fresh and text.startswith("\n"):
                 text = text[1:]  # git puts a line end between a commit's header and paths
             fresh = False
             if text and commits:
-                commits[-1][3].append(text)
+                commits[-1][2].append(text)
         return commits[:limit], len(commits) > limit
 
     def deleted(self, paths: Sequence[str]) -> set[str]:

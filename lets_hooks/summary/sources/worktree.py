@@ -62,7 +62,7 @@ class Git:
             commits, more = self.repo.commits_since_time(head, since, SINCE_LIMIT)
         except GitError:
             return None
-        return Since(tuple((sha, when, tuple(paths)) for sha, _, when, paths in commits), more)
+        return Since(tuple((sha, when, tuple(paths)) for sha, when, paths in commits), more)
 
     def ignored(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` git ignores (one ``check-ignore``); none when it cannot say."""
