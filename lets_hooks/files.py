@@ -64,6 +64,27 @@ def require_hex(*names: str) -> None:
 
 # -- reading --------------------------------------------------------------------------------
 
+SETTLED = 2.0  # seconds unchanged after which a file's size and times tell a change
+
+
+def settled_key(path: str) -> tuple[str, int, int, int, int, int] | None:
+    """What names the bytes of the file at ``path`` for the rest of a process: its path,
+    device, inode, size and times, or None when it is absent or changed in the last
+    ``SETTLED`` seconds (times are coarse: a change within the same tick keeps them). A
+    reader that keeps a file's bytes under this key reads them again only once it
+    differs (the ledger and HEAD's log, read for each branch by ``status`` and pre-push:
+    ``benchmarks/bench_hooks.py``)."""
+    import time
+
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if time.time() - max(info.st_mtime, info.st_ctime) <= SETTLED:
+        return None
+    return (path, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
 def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
                 name: str | None = None) -> tuple[bytes | None, str | None]:
     """Up to ``limit`` bytes of a regular file: (data, problem), data None when the file is

@@ -56,7 +56,6 @@ KEEP = 20_000  # and at most this many lines
 INDEXED = 1 << 16  # bytes: a longer ledger is read through its index (``Index``), which is
 #                   made again once more than this many bytes were appended past it
 INDEX = "ledger.index"
-SETTLED = 2.0  # seconds unchanged after which a ledger's size and times tell a change
 LOOKUP = 8  # lines: a look-up in the index costs what a pass over this many does
 #             (benchmarks/bench_ledger.py); more commits asked are picked out instead
 READ_LIMIT = 2 * LIMIT  # a larger file (shell appends, never compacted) is not read
@@ -358,28 +357,20 @@ def _whole(data: bytes) -> Ledger:
 
 
 def read_bytes(common_dir: str) -> bytes:
-    """The ledger file's bytes (capped; empty when there is none or it cannot be read).
-    Read again while the same file, size and times, settled before the first read (a
-    change within the same coarse tick keeps them), it is not read twice (``status``, a
-    branch each: ``benchmarks/bench_hooks.py``)."""
+    """The ledger file's bytes (capped; empty when there is none or it cannot be read),
+    read once a process while ``files.settled_key`` holds (``status``, a branch each)."""
     global _last_read
     where = path(common_dir)
-    try:
-        info = os.lstat(where)
-    except OSError:
-        return b""
-    seen = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-    if _last_read is not None and _last_read[0] == (where, seen):
+    key = files.settled_key(where)
+    if key is not None and _last_read is not None and _last_read[0] == key:
         return _last_read[1]
     data = files.read_capped(where, READ_LIMIT)[0] or b""
-    import time
-
-    if time.time() - max(info.st_mtime, info.st_ctime) > SETTLED:
-        _last_read = ((where, seen), data)
+    if key is not None:
+        _last_read = (key, data)
     return data
 
 
-_last_read: tuple[tuple[str, tuple[int, ...]], bytes] | None = None
+_last_read: tuple[tuple[object, ...], bytes] | None = None
 
 
 def read_from(common_dir: str | None, boundary: str | None, sid: str | None,

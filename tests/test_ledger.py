@@ -393,7 +393,7 @@ def test_the_ledger_is_read_once_a_process_while_it_is_unchanged(
     for _ in range(3):  # just written: read each time
         assert ledger.read_bytes(str(tmp_path)) == f"c {X} {A}\n".encode()
     assert len(reads) == 3
-    monkeypatch.setattr(ledger, "SETTLED", -60.0)  # every change long enough ago
+    monkeypatch.setattr(files, "SETTLED", -60.0)  # every change long enough ago
     for _ in range(3):
         assert ledger.read_bytes(str(tmp_path)) == f"c {X} {A}\n".encode()
     assert len(reads) == 4

@@ -15,7 +15,7 @@ from hookbox import HookBox, git_version, make, teammate, with_remote
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lets_hooks import ledger, reflog, state, witness
+from lets_hooks import files, ledger, reflog, state, witness
 
 
 def later() -> dict[str, str]:
@@ -578,15 +578,57 @@ def test_a_searched_log_says_what_a_parsed_one_says(tmp_path_factory: pytest.Tem
     (git_dir / "logs" / "HEAD").write_text("\n".join(lines) + "\n")
     newest = next((e[1] for e in reversed(entries) if not e[3]), None)
     head = newest or _SHAS[0]
-    kept = reflog.WHOLE_LIMIT
+    kept = reflog.WHOLE_LIMIT, files.SETTLED
     reflog.WHOLE_LIMIT = limit
     try:
         whole = reflog.head_log(None, str(git_dir), head)
         searched = reflog.head_log(None, str(git_dir), head, wanted)
+        # kept for the process (as by status): searched once, then told from every commit
+        files.SETTLED, reflog._last_log = -60.0, None
+        again = [reflog.head_log(None, str(git_dir), head, asked)
+                 for asked in (wanted, None, wanted, set(_SHAS))]
     finally:
-        reflog.WHOLE_LIMIT = kept
+        reflog.WHOLE_LIMIT, files.SETTLED = kept
+        reflog._last_log = None
     assert searched[1:] == whole[1:]
     assert {s: searched[0].get(s) for s in wanted} == {s: whole[0].get(s) for s in wanted}
+    assert [answer[1:] for answer in again] == [whole[1:]] * 4
+    assert again[0][0] == again[2][0] == searched[0]
+    assert again[1][0] == again[3][0] == whole[0]
+
+
+def test_the_head_log_is_read_once_a_process_while_it_is_unchanged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``status`` and pre-push ask about every branch's commits: the log is read once while
+    ``files.settled_key`` holds, and read again once it changed."""
+    git_dir = tmp_path / "git"
+    (git_dir / "logs").mkdir(parents=True)
+    log = git_dir / "logs" / "HEAD"
+    first = f"{'0' * 40} {_SHAS[0]} A <a@x> 1700000000 +0000\tcommit (initial): a\n"
+    log.write_text(first)
+    reads: list[str] = []
+    read = reflog.read_newest
+
+    def counted(path: str) -> tuple[bytes | None, bool]:
+        reads.append(path)
+        return read(path)
+
+    monkeypatch.setattr(reflog, "read_newest", counted)
+    monkeypatch.setattr(reflog, "_last_log", None)
+    for _ in range(3):  # just written: read each time
+        assert reflog.head_log(None, str(git_dir), _SHAS[0], [_SHAS[0]])[0] == {
+            _SHAS[0]: reflog.CREATED}
+    assert len(reads) == 3
+    monkeypatch.setattr(files, "SETTLED", -60.0)  # every change long enough ago
+    for _ in range(3):
+        assert reflog.head_log(None, str(git_dir), _SHAS[0], [_SHAS[0]])[0] == {
+            _SHAS[0]: reflog.CREATED}
+    assert len(reads) == 4
+    log.write_text(first + f"{_SHAS[0]} {_SHAS[1]} A <a@x> 1700000001 +0000\tpull: "
+                   "Fast-forward\n")
+    assert reflog.head_log(None, str(git_dir), _SHAS[1], [_SHAS[1]])[0] == {
+        _SHAS[1]: reflog.ARRIVED}
+    assert len(reads) == 5
 
 
 def test_a_log_read_from_its_middle_skips_the_first_line(tmp_path: Path) -> None:
