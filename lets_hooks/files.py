@@ -484,10 +484,11 @@ def sealed(magic: bytes, value: Any) -> bytes:
 def unsealed(magic: bytes, data: bytes) -> object | None:
     """What ``sealed`` kept in ``data``, or None unless it reads back whole and valid (cut
     short, a flipped bit, another format's or someone else's bytes)."""
-    if not data.startswith(magic):
+    end = data.find(b"\n", len(magic)) if data.startswith(magic) else -1
+    if end < 0:
         return None
-    head, _, payload = data[len(magic):].partition(b"\n")
-    size, _, crc = head.partition(b" ")
+    size, _, crc = data[len(magic):end].partition(b" ")
+    payload = memoryview(data)[end + 1:]  # not copied: an index is 700 KB at 4 MiB
     import marshal
     import zlib
 
