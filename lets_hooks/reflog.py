@@ -196,14 +196,17 @@ def head_log(repo: Repo | None, git_dir: str, head: str,
                  for old, (new, time, message) in zip(olds, rows)]
         whole = len(lines) < REFTABLE_LIMIT
         newest, oldest = ends(lines[::-1], lines)
-        held = None
+        held, told_once = None, False
     else:
         held = _read_log(gitfiles.log_path(git_dir, "HEAD"))
         if held is None:
             return {}, False, NO_LOG
         data, whole = held.data, held.whole
         newest, oldest = ends(forward(data), backward(data))
-        lines = lines_naming(data, wanted) if held.asks == 1 else ()
+        # asked again, for more commits in all than a search is worth: told once, whole
+        held.searched += SEARCHED + 1 if wanted is None else len(wanted)
+        told_once = held.asks > 1 and held.searched > SEARCHED
+        lines = () if told_once else lines_naming(data, wanted)
     if newest is None:
         return {}, False, EMPTY_LOG
     if newest != head:
@@ -212,7 +215,7 @@ def head_log(repo: Repo | None, git_dir: str, head: str,
     asked = None if wanted is None else wanted if isinstance(wanted, (set, frozenset)) \
         else set(wanted)
     complete = whole and oldest[:oldest.find(b" ")].strip(b"0") == b""
-    if held is not None and held.asks > 1:  # asked again in this process: told once
+    if held is not None and told_once:
         if held.every is None:
             held.every = _told(data.split(b"\n"), None)
         every = held.every
@@ -246,15 +249,17 @@ def _told(lines: Iterable[bytes], asked: Collection[str] | None) -> dict[str, st
 
 class _Log:
     """A HEAD log as this process read it: its bytes, whether they are the whole log, how
-    often it was asked about, and (once asked again) what it says of every commit."""
+    often and for how many commits in all it was asked about, and (once that is more than
+    ``SEARCHED``, and asked again) what it says of every commit."""
 
-    __slots__ = ("asks", "data", "every", "key", "whole")
+    __slots__ = ("asks", "data", "every", "key", "searched", "whole")
 
     def __init__(self, key: tuple[object, ...] | None, data: bytes, whole: bool) -> None:
         self.key = key
         self.data = data
         self.whole = whole
         self.asks = 1
+        self.searched = 0
         self.every: dict[str, str] | None = None
 
 
@@ -263,8 +268,8 @@ _last_log: _Log | None = None
 
 def _read_log(path: str) -> _Log | None:
     """``read_newest``'s answer, kept for the process while ``files.settled_key`` holds:
-    ``status`` and pre-push ask about each branch's commits, and a second ask tells every
-    commit the log names once (``benchmarks/bench_hooks.py``, status)."""
+    ``status`` and pre-push ask about each branch's commits, and the log is then told once
+    for every commit instead of searched again (``benchmarks/bench_hooks.py``, status)."""
     global _last_log
     key = files.settled_key(path)
     if key is not None and _last_log is not None and _last_log.key == key:

@@ -600,7 +600,9 @@ def test_a_searched_log_says_what_a_parsed_one_says(tmp_path_factory: pytest.Tem
 def test_the_head_log_is_read_once_a_process_while_it_is_unchanged(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``status`` and pre-push ask about every branch's commits: the log is read once while
-    ``files.settled_key`` holds, and read again once it changed."""
+    ``files.settled_key`` holds, and read again once it changed; a command that asks twice
+    about a few commits searches it both times, and once more commits were asked about than
+    a search is worth it is told once for every commit."""
     git_dir = tmp_path / "git"
     (git_dir / "logs").mkdir(parents=True)
     log = git_dir / "logs" / "HEAD"
@@ -623,6 +625,11 @@ def test_the_head_log_is_read_once_a_process_while_it_is_unchanged(
     for _ in range(3):
         assert reflog.head_log(None, str(git_dir), _SHAS[0], [_SHAS[0]])[0] == {
             _SHAS[0]: reflog.CREATED}
+    assert len(reads) == 4
+    assert reflog._last_log is not None and reflog._last_log.every is None  # still searched
+    for _ in range(reflog.SEARCHED):  # asked about more commits than a search is worth
+        reflog.head_log(None, str(git_dir), _SHAS[0], [_SHAS[0]])
+    assert reflog._last_log.every == {_SHAS[0]: reflog.CREATED}
     assert len(reads) == 4
     log.write_text(first + f"{_SHAS[0]} {_SHAS[1]} A <a@x> 1700000001 +0000\tpull: "
                    "Fast-forward\n")
