@@ -156,9 +156,9 @@ def _switched_off(setup: Setup, environ: Mapping[str, str], found: Diagnosis) ->
             found.add("husky", WARN, "HUSKY=0 is set here, so husky runs no hook at all "
                       "(the lets-hooks lines included)", "unset HUSKY")
         elif install.holds(init, (b"HUSKY=0",)):
-            found.add("husky", WARN, f"{files.shown(init)} sets HUSKY=0, so husky may run no "
+            found.add("husky", WARN, f"{files.show(init)} sets HUSKY=0, so husky may run no "
                       "hook at all (the lets-hooks lines included)",
-                      f"take HUSKY=0 out of {files.shown(init)}")
+                      f"take HUSKY=0 out of {files.show(init)}")
     if setup.lefthook is not None and not setup.pre_commit and setup.husky is None:
         value = environ.get("LEFTHOOK", "")
         if value in ("0", "false"):
@@ -423,9 +423,9 @@ def _by_lefthook(setup: Setup, hook: str, found: Diagnosis) -> bool:
         if elsewhere is not None:
             name = os.path.basename(elsewhere)
             found.add(hook, WARN, f"lefthook runs the hooks here, but the lets-hooks {hook} "
-                      f"entry is in {files.shown(elsewhere)}, which is untracked: this work "
+                      f"entry is in {files.show(elsewhere)}, which is untracked: this work "
                       f"tree (added with git worktree add) has no {name}, so lefthook runs "
-                      f"nothing of lets-hooks here", f"ln -s {files.shown(elsewhere)} {name}, "
+                      f"nothing of lets-hooks here", f"ln -s {files.show(elsewhere)} {name}, "
                       f"in this work tree (or add the entries to {config}, which every work "
                       "tree has)")
             return False

@@ -11,7 +11,7 @@ Standard library only, and cheap to import (a hook imports it on every checkout)
 - ``link_aside``, ``put_back``, ``append_to``: the checkpoint's guarded write;
 - ``is_hex``, ``is_sha``, ``require_hex``: the shape checks for object names;
 - ``sealed`` / ``unsealed``: a cache file's bytes (``marshal`` under a length and a CRC-32);
-- ``show`` (also ``shown``): the one way outside text is printed (controls escaped).
+- ``show``: the one way outside text is printed (controls escaped).
 
 Every refusal is a ``Refused`` whose text is one line a person can act on.
 """
@@ -664,12 +664,9 @@ def is_shown_as_is(text: str) -> bool:
     return show(text) == text
 
 
-shown = show  # the name most callers use
-
-
 def quoted(name: str | None) -> str:
-    """A name in a message: ``shown`` between single quotes (``none`` for no name)."""
-    return "none" if name is None else "'" + shown(name) + "'"
+    """A name in a message: ``show``n between single quotes (``none`` for no name)."""
+    return "none" if name is None else "'" + show(name) + "'"
 
 
 # -- moving a file aside ------------------------------------------------------------------------

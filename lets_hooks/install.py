@@ -451,7 +451,7 @@ class Setup:
     def shown(self, path: str) -> str:
         """``path`` as messages show it: relative to the work tree when inside it."""
         inside = os.path.relpath(path, self.top)
-        return files.shown(path if inside.startswith("..") else inside)
+        return files.show(path if inside.startswith("..") else inside)
 
 
 def survey(cwd: str | None = None) -> Setup:
@@ -687,9 +687,9 @@ def refusal_lefthook(setup: Setup) -> str:
         where = (f"add each lets-hooks entry under that hook's commands: in {local} or "
                  f"{config} (keep the keys you have; do not repeat a hook's key)")
     elif elsewhere is not None:
-        where = (f"they are in {files.shown(elsewhere)}, which is untracked, so this work "
+        where = (f"they are in {files.show(elsewhere)}, which is untracked, so this work "
                  f"tree (added with git worktree add) lacks it: link it here (ln -s "
-                 f"{files.shown(elsewhere)} {os.path.basename(elsewhere)}), or add each "
+                 f"{files.show(elsewhere)} {os.path.basename(elsewhere)}), or add each "
                  f"lets-hooks entry under that hook's commands: in {config}, which every "
                  "work tree has")
     else:

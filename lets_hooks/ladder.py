@@ -99,7 +99,7 @@ class Boundary:
             "desc": files.show(self.desc),
             "notes": [files.show(n) for n in self.notes],
             "reason": None if self.reason is None else files.show(self.reason),
-            "branch": None if self.branch is None else files.shown(self.branch),
+            "branch": None if self.branch is None else files.show(self.branch),
             "head": self.head,
             "recorded": self.recorded,
             "merge_branch": None if self.merge_branch is None else files.show(

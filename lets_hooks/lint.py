@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from lets_hooks import state
-from lets_hooks.files import shown
+from lets_hooks.files import show
 from lets_hooks.repo import Repo
 
 LETS = ".lets"
@@ -47,7 +47,7 @@ class Finding:
     problem: str
 
     def __str__(self) -> str:
-        return f"{shown(self.path)}: {shown(self.problem)}"
+        return f"{show(self.path)}: {show(self.problem)}"
 
 
 def lint(repo: Repo, top: str, git_dir: str | None = None) -> list[Finding]:
@@ -138,7 +138,7 @@ def _line_problem(parts: list[bytes], what: str) -> str | None:
 
 
 def _quote(raw: bytes) -> str:
-    text = shown(raw.decode("utf-8", "surrogateescape"))
+    text = show(raw.decode("utf-8", "surrogateescape"))
     return "'" + (text if len(text) <= 48 else text[:45] + "...") + "'"
 
 

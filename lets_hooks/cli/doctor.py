@@ -49,15 +49,15 @@ def main(argv: Sequence[str]) -> int:
 
 
 def render(found: Diagnosis) -> str:
-    from lets_hooks.files import shown
+    from lets_hooks.files import show
 
     width = max((len(c.name) for c in found.checks), default=0)
     lines = []
     for check in found.checks:
         lines.append(f"{MARKS.get(check.status, check.status)}  {check.name.ljust(width)}  "
-                     f"{shown(check.text)}")
+                     f"{show(check.text)}")
         if check.fix and check.status != "ok":
-            lines.append(f"      {' ' * width}  fix: {shown(check.fix)}")
+            lines.append(f"      {' ' * width}  fix: {show(check.fix)}")
     warnings = sum(1 for c in found.checks if c.status == "warn")
     notes = sum(1 for c in found.checks if c.status == "note")
     lines.append((f"all is well ({notes} note{'s' if notes != 1 else ''} above)" if notes

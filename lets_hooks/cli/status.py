@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from lets_hooks.files import shown
+from lets_hooks.files import show
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,11 +64,11 @@ def render(table: list[Row], color: bool = False) -> str:
     for row in table:
         b = row.boundary
         lines.append((
-            ("* " if row.current else "  ") + shown(row.branch),
+            ("* " if row.current else "  ") + show(row.branch),
             b.boundary[:12] if b.boundary else "none",
             b.trust,
             "-" if b.commits is None else str(b.commits),
-            shown(row.reason()),
+            show(row.reason()),
         ))
     widths = [max(len(line[k]) for line in lines) for k in range(4)]
     out = []

@@ -130,7 +130,7 @@ def _written(plan: PromotionPlan, merged: bool) -> tuple[str, ...]:
     head = (f"{MEMORY_INDEX} changed after it was read: kept that change and added"
             f" {count} context-log {noun} on top of it" if merged
             else f"{MEMORY_INDEX}: added {count} context-log {noun}")
-    lines = [f"  + {files.shown(line.removesuffix(chr(13)))}" if line.strip("\r") else "  +"
+    lines = [f"  + {files.show(line.removesuffix(chr(13)))}" if line.strip("\r") else "  +"
              for line in added]
     detail = f" ({', '.join(notes)})" if notes else ""
     return (f"{head}; the lines written{detail}:", *lines)

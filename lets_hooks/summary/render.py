@@ -7,7 +7,7 @@ otherwise the label alone followed by one indented ``- item`` line per item (and
 is read by people and programs.
 
 Everything printed that came from a file, a name or a setting goes through
-``files.shown`` line by line (``shown_text``), in the block and in the JSON alike: no
+``files.show`` line by line (``shown_text``), in the block and in the JSON alike: no
 control character, escape sequence or bidi override reaches a terminal or a model.
 
 The block fits a budget of characters (``DEFAULT_BUDGET``, well under the 10,000 that
@@ -53,14 +53,14 @@ def size_of(text: str) -> int:
 
 
 def shown_text(text: str) -> str:
-    """``text`` safe to print: each line through ``files.shown`` (tabs as blanks first),
+    """``text`` safe to print: each line through ``files.show`` (tabs as blanks first),
     the line ends kept."""
-    return "\n".join(files.shown(line.expandtabs(4)) for line in text.split("\n"))
+    return "\n".join(files.show(line.expandtabs(4)) for line in text.split("\n"))
 
 
 def _line(text: str) -> str:
     """One line of the block: escaped, and shortened past ``LINE_CHARS``."""
-    safe = files.shown(text.expandtabs(4))
+    safe = files.show(text.expandtabs(4))
     return safe if len(safe) <= LINE_CHARS else safe[: LINE_CHARS - 1] + "…"
 
 
