@@ -217,11 +217,11 @@ class _Facts:
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
 
     def judge(self, commits: list[str], boundary: str | None,
-              relevant: Container[str] | None = None) -> witness.Verdict:
+              relevant: Container[str] | None = None, keep: bool = True) -> witness.Verdict:
         """The witness's verdict on the range ``commits`` above ``boundary``, kept per range
-        (not when ``relevant``, ``witness.judge``'s, is given)."""
+        (not when ``relevant``, ``witness.judge``'s, is given, nor without ``keep``)."""
         kept = self.verdict
-        if kept is not None and all(map(kept.status.__contains__, commits)):
+        if keep and kept is not None and all(map(kept.status.__contains__, commits)):
             return kept
         where = self.where
         if where.top is None:
@@ -242,7 +242,7 @@ class _Facts:
                             if os.path.realpath(tree) == real), self.head)
             verdict = witness.judge(self.repo, git_dir, tip or self.head, commits, self.sid,
                                     boundary, self.head, relevant)
-        if relevant is None:
+        if relevant is None and keep:
             self.verdict = verdict
         return verdict
 
@@ -782,9 +782,32 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         facts.hint = False
         where = _placed(facts)
         if where is not None and where != boundary:
-            notes.append(f"to keep it in the range, run: lets-hooks record --at {where[:12]}")
+            claimed = _claimed_below(facts, where, counted.commits)
+            if claimed:
+                # ``record --at`` there claims them as this session's too (``hooks._vouch``)
+                notes.append("between it and the boundary, " + _unvouched(
+                    facts, where, claimed, "this session made them too"))
+            else:
+                notes.append(f"to keep it in the range, run: lets-hooks record --at "
+                             f"{where[:12]}")
         return PRIOR
     return EXACT
+
+
+def _claimed_below(facts: _Facts, where: str, ranged: list[str]) -> list[str]:
+    """The commits of ``where``..HEAD a ``record --at where`` would claim that the range
+    (``ranged``) does not hold: on HEAD's first-parent line, off the merge branch, and no
+    evidence says who made them (``hooks._vouch``), newest first."""
+    try:
+        line = facts.repo.first_parents_above(facts.head, [where, *facts.tips])
+    except GitError:
+        return []
+    held = set(ranged)
+    extra = [c for c in line if c not in held]
+    if not extra:
+        return []
+    verdict = facts.judge(extra, where, keep=False)
+    return [c for c in extra if verdict.of(c) == witness.UNVOUCHED]
 
 
 def _placed(facts: _Facts) -> str | None:

@@ -147,6 +147,50 @@ def test_a_commit_no_hook_saw_under_another_sessions_line(tmp_path: Path) -> Non
     assert data["trust"] == "exact", data
 
 
+def conditional(stderr: str) -> list[str]:
+    """The advice that holds only on a condition the user must know the truth of (``if
+    this session made them ..., vouch for them with: lets-hooks record --at REV``)."""
+    return re.findall(r"if this session made [^:]*: (lets-hooks record --at [0-9a-f]+)",
+                      stderr)
+
+
+@pytest.mark.parametrize("maker", ["a person", "the session"])
+def test_the_too_high_advice_never_claims_a_commit_nothing_vouches_for(
+        tmp_path: Path, maker: str) -> None:
+    """The session commits; then a commit no hook of ours sees (a person's, or the
+    session's own); then another writer (the ``lets`` tool) puts the session's line at
+    HEAD, and the session commits again. The boundary is too high, and ``record --at``
+    the place below the session's first commit would claim the commit in between as the
+    session's: the advice names it and holds only if the session made it. Every piece of
+    advice given without a condition, followed, keeps ``exact`` true; the conditional
+    one, followed where it is true, gives a true ``exact``."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic", sid=SID)
+    mine = {box.file_commit("a.txt", "a\n", "mine 1", sid=SID)}
+    box.sh(*NO_HOOKS, "commit", "-q", "--allow-empty", "-m", "no hook saw it",
+           sid=SID if maker == "the session" else None)
+    between = box.head()
+    if maker == "the session":
+        mine.add(between)
+    task = box.task("topic")
+    task.write_text(f"task: topic\nsession: {between} {SID}\n")  # as the lets tool writes
+    mine.add(box.file_commit("b.txt", "b\n", "mine 2", sid=SID))
+    data, stderr = answer(box)
+    assert data["trust"] == "prior-session" and "too high" in stderr, stderr
+    assert between[:12] in stderr, stderr
+    asked = conditional(stderr)
+    for command in [said for said in advice(stderr) if said not in asked]:
+        follow(box, command)
+        after, _ = answer(box)
+        check_exact_is_true(after, mine)
+    assert asked, stderr
+    if maker == "the session":
+        follow(box, asked[0])
+        data, _ = answer(box)
+        assert data["trust"] == "exact", data
+        check_exact_is_true(data, mine)
+
+
 @pytest.mark.parametrize("route", ["plain", "husky"])
 def test_a_copy_another_session_replayed_is_its_originals_when_a_line_is_placed(
         tmp_path: Path, route: str) -> None:
