@@ -817,7 +817,8 @@ def _placed(facts: _Facts) -> str | None:
     if facts.sid is None:
         return None
     try:
-        return record.place(facts.repo, facts.where, facts.sid, facts.head, facts.merge)
+        return record.place(facts.repo, facts.where, facts.sid, facts.head, facts.merge,
+                            facts.branch)
     except GitError:
         return None
 

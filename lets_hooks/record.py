@@ -127,17 +127,19 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
 # -- below the session's own commits ------------------------------------------------------
 
 def place(repo: Repo, where: Location, sid: str | None, head: str,
-          merge: str | None = None) -> str:
+          merge: str | None = None, branch: str | None = None) -> str:
     """Where a line written now at ``head`` goes for session ``sid``: ``head``, or, when
     the session ledger says the session made commits that ``head`` reaches, the highest
     commit of HEAD's first-parent line that reaches none of them, within the newest
-    ``PLACE_WINDOW`` commits. The session's commits on the merge branch's own line
-    (``merge``: as ``touch``) are that branch's work: a line never goes below them."""
-    return _placement(repo, where, sid, head, merge)[0]
+    ``PLACE_WINDOW`` commits. Off the merge branch (``merge``: as ``touch``), the session's
+    commits on that branch's own line are its work: a topic's line never goes below them.
+    ``branch``: the branch the line is for (default: ``where``'s)."""
+    return _placement(repo, where, sid, head, merge, branch)[0]
 
 
 def _placement(repo: Repo, where: Location, sid: str | None, head: str,
-               merge: str | None = None) -> tuple[str, set[str], list[str]]:
+               merge: str | None = None, branch: str | None = None
+               ) -> tuple[str, set[str], list[str]]:
     """``place``'s answer, the window's commits that reach one of the session's (no line
     may stand on them), and the session's commits beyond the window."""
     from lets_hooks import ledger
@@ -154,11 +156,14 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
     unseen = [c for c in mine if c not in parents] if len(parents) >= PLACE_WINDOW else []
     present = [c for c in mine if c in parents]
     if present:
-        from lets_hooks.ladder import merge_tips
+        from lets_hooks.ladder import merge_branch
 
-        on_main = repo.on_first_parent_lines(merge_tips(repo, merge or where.origin_head),
-                                             present)
-        present = [c for c in present if c not in on_main]
+        named, origin, local = merge_branch(repo, merge or where.origin_head)
+        if (branch or where.branch) != named:
+            # on the merge branch itself its own line is the branch's range: kept below
+            tips = list(dict.fromkeys(tip for tip in (origin, local) if tip))
+            on_main = repo.on_first_parent_lines(tips, present)
+            present = [c for c in present if c not in on_main]
     if not present:
         return head, set(), unseen
     children: dict[str, list[str]] = {}

@@ -191,6 +191,28 @@ def test_the_too_high_advice_never_claims_a_commit_nothing_vouches_for(
         check_exact_is_true(data, mine)
 
 
+def test_recording_on_the_merge_branch_keeps_the_sessions_commits_there(
+        tmp_path: Path) -> None:
+    """On the merge branch itself (a trunk-only team) the branch's own line is the range:
+    another session's line stands at main's tip, this session commits on main and pushes.
+    The advice is plain ``record``; followed, the line goes below the session's commit,
+    never above it (an ``exact 0`` where the session made one)."""
+    box = with_remote(tmp_path)
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": OTHER})
+    assert done.returncode == 0, done.stderr
+    mine = {box.file_commit("a.txt", "a\n", "mine, on main", sid=SID)}
+    box.sh("push", "-q", "origin", "main", sid=SID)
+    data, stderr = answer(box)
+    assert data["trust"] == "prior-session", data
+    said = advice(stderr)
+    assert said, stderr
+    for command in said:
+        follow(box, command)
+        data, stderr = answer(box)
+        check_exact_is_true(data, mine)
+    assert (data["trust"], data["commits"]) == ("exact", 1), data
+
+
 @pytest.mark.parametrize("route", ["plain", "husky"])
 def test_a_copy_another_session_replayed_is_its_originals_when_a_line_is_placed(
         tmp_path: Path, route: str) -> None:
