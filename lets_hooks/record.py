@@ -101,11 +101,11 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
     kept_below = False  # every commit of the session is known to be above the line
     if below_own and sid:
         try:
-            placed, reaching, unseen = _placement(repo, where, sid, head, merge)
+            placed, reaching, apart = _placement(repo, where, sid, head, merge)
             if wanted.sha in reaching or (wanted.sha == head and placed != head):
                 wanted = state.Line(placed, sid, wanted.recorded_at or stamp)
             kept_below = wanted.sha not in reaching and (
-                not unseen or (len(unseen) <= 500 and not repo.reached(wanted.sha, unseen)))
+                not apart or (len(apart) <= 500 and not repo.reached(wanted.sha, apart)))
         except GitError:
             kept_below = False
 
@@ -141,7 +141,9 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
                merge: str | None = None, branch: str | None = None
                ) -> tuple[str, set[str], list[str]]:
     """``place``'s answer, the window's commits that reach one of the session's (no line
-    may stand on them), and the session's commits beyond the window."""
+    may stand on them), and the session's commits the line was not placed below: beyond
+    the window, or left aside on the merge branch's own line (a line that reaches one of
+    them is no line below every commit of the session: ``touch`` writes no mark for it)."""
     from lets_hooks import ledger
 
     if not sid or state.sid_problem(sid) is not None:
@@ -153,7 +155,7 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
     from lets_hooks.rewrite import History
 
     parents = History(repo.window(head, PLACE_WINDOW)).parents
-    unseen = [c for c in mine if c not in parents] if len(parents) >= PLACE_WINDOW else []
+    apart = [c for c in mine if c not in parents] if len(parents) >= PLACE_WINDOW else []
     present = [c for c in mine if c in parents]
     if present:
         from lets_hooks.ladder import merge_branch
@@ -164,8 +166,9 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
             tips = list(dict.fromkeys(tip for tip in (origin, local) if tip))
             on_main = repo.on_first_parent_lines(tips, present)
             present = [c for c in present if c not in on_main]
+            apart += [c for c in mine if c in on_main]
     if not present:
-        return head, set(), unseen
+        return head, set(), apart
     children: dict[str, list[str]] = {}
     for child, ups in parents.items():
         for up in ups:
@@ -181,7 +184,7 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
     while commit is not None and commit in reaching:
         line = parents.get(commit)
         commit = line[0] if line else None
-    return commit or head, reaching, unseen  # None: the session made the root commit
+    return commit or head, reaching, apart  # None: the session made the root commit
 
 
 # -- git branch -m -------------------------------------------------------------------------

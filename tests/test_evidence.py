@@ -213,6 +213,32 @@ def test_recording_on_the_merge_branch_keeps_the_sessions_commits_there(
     assert (data["trust"], data["commits"]) == ("exact", 1), data
 
 
+def test_a_line_placed_on_a_topic_never_vouches_for_the_merge_branch(tmp_path: Path) -> None:
+    """The session commits on main, a person commits on main after it, and the session
+    makes a topic there: the topic's line stands above the session's commit (main's work,
+    left aside on a topic). Back on main, ``record --at`` the person's commit puts main's
+    line above the session's commit too: that is no ``exact 0`` (what the topic's line
+    said of the session's commits is not said of main's), and the advice, followed, gives
+    a true ``exact``."""
+    box = with_remote(tmp_path)
+    mine = {box.file_commit("a.txt", "a\n", "mine, on main", sid=SID)}
+    person = box.file_commit("p.txt", "p\n", "a person's, on main")
+    box.sh("switch", "-q", "-c", "topic", sid=SID)
+    data, _ = answer(box)
+    assert (data["trust"], data["boundary"], data["commits"]) == ("exact", person, 0), data
+    box.sh("switch", "-q", "main", sid=SID)
+    follow(box, f"lets-hooks record --at {person}")
+    data, stderr = answer(box)
+    check_exact_is_true(data, mine)
+    said = advice(stderr)
+    assert said, stderr
+    for command in said:
+        follow(box, command)
+        data, stderr = answer(box)
+        check_exact_is_true(data, mine)
+    assert data["trust"] == "exact", data
+
+
 @pytest.mark.parametrize("route", ["plain", "husky"])
 def test_a_copy_another_session_replayed_is_its_originals_when_a_line_is_placed(
         tmp_path: Path, route: str) -> None:
