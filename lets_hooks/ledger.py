@@ -213,13 +213,19 @@ class Ledger:
     def session_work(self, sid: str) -> tuple[list[str], set[str]]:
         """The commits this session made or changed and the plain copies of them, newest
         first in the ledger's order (a boundary must never be above them); and those that
-        hold another's work too (``MIXED``). Kept per session: the caller must not change it."""
+        hold another's work too (``MIXED``). A commit this session's ``a`` or ``c`` line
+        names is among them even where that line alone decides nothing (an amend with no
+        rewrite pair, as every commit is where no HEAD log tells a commit from an amend):
+        the session's work is in it. Kept per session: the caller must not change it."""
         found = self.sessions.get(sid)
         if found is None:
             named = dict.fromkeys(self.by_sid.get(sid, ()))
             named.update(dict.fromkeys(self.copies))
             said = self.statuses(named, sid)
-            mine = [sha for sha in named if said[sha] in (SESSION, MIXED)]
+            amended, made = self.amended, self.made
+            mine = [sha for sha in named if said[sha] in (SESSION, MIXED) or (
+                said[sha] == UNKNOWN and (sid in amended.get(sha, ())
+                                          or sid in made.get(sha, ())))]
             mine.sort(key=self.order.__getitem__, reverse=True)
             found = self.sessions[sid] = (mine, {sha for sha in mine if said[sha] == MIXED})
         return found

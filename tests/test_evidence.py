@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -237,6 +238,29 @@ def test_a_line_placed_on_a_topic_never_vouches_for_the_merge_branch(tmp_path: P
         data, stderr = answer(box)
         check_exact_is_true(data, mine)
     assert data["trust"] == "exact", data
+
+
+def test_with_no_head_log_a_line_never_goes_above_the_sessions_commits(
+        tmp_path: Path) -> None:
+    """``core.logAllRefUpdates=false`` and no HEAD log: post-commit cannot tell a commit
+    from an amend, so the ledger says the session made each as an amend (``a``). The
+    session's first checkout of the branch after those commits writes its line at HEAD:
+    it must not go above them (an ``exact 0``), and the advice, followed, keeps it so."""
+    box = with_remote(tmp_path)
+    box.sh("config", "core.logAllRefUpdates", "false")
+    shutil.rmtree(box.path / ".git" / "logs")
+    box.sh("checkout", "-q", "-b", "topic")  # no session id: a line of no session
+    mine = {box.file_commit("a.txt", "a\n", "mine 1", sid=SID),
+            box.file_commit("b.txt", "b\n", "mine 2", sid=SID)}
+    box.sh("switch", "-q", "main", sid=SID)
+    box.sh("switch", "-q", "topic", sid=SID)  # the session's first touch of the branch
+    data, stderr = answer(box)
+    check_exact_is_true(data, mine)
+    for command in advice(stderr):
+        follow(box, command)
+        data, stderr = answer(box)
+        check_exact_is_true(data, mine)
+    assert data["trust"] == "prior-session" and data["commits"] == 2, data
 
 
 @pytest.mark.parametrize("route", ["plain", "husky"])
