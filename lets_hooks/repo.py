@@ -652,12 +652,20 @@ class Repo:
 
     def reached(self, tip: str, candidates: Sequence[str]) -> list[str]:
         """Which of ``candidates`` ``tip`` reaches: one ``rev-list`` of what they reach
-        and ``tip`` does not (as long as they are far from ``tip``'s history)."""
+        and ``tip`` does not (as long as they are far from ``tip``'s history). A candidate
+        the repository lacks (a ledger line names a commit since pruned) is reached by
+        nothing: when the walk fails, the commits among them are asked again alone."""
         _require_sha(tip, *candidates)
         if not candidates:
             return []
         stdin = "".join([*(c + "\n" for c in candidates), "^" + tip + "\n"]).encode()
-        out = self._must("rev-list", "--stdin", stdin=stdin)
+        try:
+            out = self._must("rev-list", "--stdin", stdin=stdin)
+        except GitError:
+            present = [i.name for i in self.objects(candidates) if i.type == "commit"]
+            if len(present) == len(candidates):
+                raise
+            return self.reached(tip, present)
         apart = set(out.decode("ascii", "replace").split())
         return [c for c in candidates if c not in apart]
 

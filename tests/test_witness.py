@@ -412,6 +412,25 @@ def test_a_session_commit_below_the_boundary_means_it_is_too_high(tmp_path: Path
     assert "below the boundary" in " ".join(data["notes"])  # type: ignore
 
 
+def test_a_ledger_line_naming_a_commit_the_repository_lacks_is_passed_over(
+        tmp_path: Path) -> None:
+    """A line of this session naming a commit the repository does not have (an amend's
+    original pruned by ``gc``, a line written for a commit never here) decides nothing
+    and costs the answer nothing: still ``exact``, with the session's commits counted."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic")
+    start_session(box, "topic")  # by hand: no mark below the session's commits
+    box.file_commit("a.txt", "a\n", "mine 1", sid=SID)
+    box.file_commit("b.txt", "b\n", "mine 2", sid=SID)
+    box.sh("commit", "-q", "--amend", "-m", "mine 2, reworded", sid=SID)
+    assert ledger.append(str(box.path / ".git"), [ledger.line(ledger.MADE, "de" * 20, SID)]) \
+        is None
+    box.sh("reflog", "expire", "--expire=now", "--all")
+    box.sh("gc", "-q", "--prune=now")
+    data = answer(box)
+    assert (data["trust"], data["commits"]) == ("exact", 2), data
+
+
 def test_a_branch_that_does_not_exist_is_said(tmp_path: Path) -> None:
     box = make(tmp_path)
     data = answer(box, "--branch", "nonexistent")
