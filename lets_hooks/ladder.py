@@ -691,10 +691,10 @@ def _record_hint(facts: _Facts) -> str:
 
 
 def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) -> str:
-    """``shas`` (no ledger line names them), and the ``record --at`` that would vouch for
-    them, where it would claim them all: on HEAD's first-parent line above ``boundary``,
-    off the merge branch (``hooks._vouch``)."""
-    said = f"no session ledger line names {_named(shas)}"
+    """``shas`` (no ledger line says who made them), and the ``record --at`` that would
+    vouch for them, where it would claim them all: on HEAD's first-parent line above
+    ``boundary``, off the merge branch (``hooks._vouch``)."""
+    said = f"no session ledger line says who made {_named(shas)}"
     if not facts.session_id:
         return f"{said}; {NO_ID_HINT}"
     try:

@@ -184,10 +184,14 @@ class Ledger:
             olds = [self._status(old, sid, depth + 1, seen) for old, _, _ in pairs]
             changed = len(pairs) > 1 or any(c for _, _, c in pairs)
             if mine is None:
-                return SESSION if all(o == SESSION for o in olds) else \
+                found = SESSION if all(o == SESSION for o in olds) else \
                     UNKNOWN if any(o == UNKNOWN for o in olds) else MIXED
+                return self._claimed(sha, mine) if found == UNKNOWN and not changed \
+                    else found
             if not changed:
-                return olds[-1]  # a plain pick is what it copies, whoever replayed it
+                # a plain pick is what it copies, whoever replayed it; of a commit no line
+                # decides, no line says who made it either: a claim may
+                return olds[-1] if olds[-1] != UNKNOWN else self._claimed(sha, mine)
             by_me = all(s == mine for _, s, _ in pairs)
             if by_me and all(o == SESSION for o in olds):
                 return SESSION
@@ -205,6 +209,11 @@ class Ledger:
             return OTHER
         if sha in self.amended:
             return UNKNOWN  # an amend whose pair post-rewrite never gave
+        return self._claimed(sha, mine)
+
+    def _claimed(self, sha: str, mine: str | None) -> str:
+        """A commit no line says who made: the session's when it claimed it (``record
+        --at``; with no session, any session's claim), else not known."""
         claimed = self.claims.get(sha)
         if claimed and (mine is None or mine in claimed):
             return SESSION

@@ -263,6 +263,34 @@ def test_with_no_head_log_a_line_never_goes_above_the_sessions_commits(
     assert data["trust"] == "prior-session" and data["commits"] == 2, data
 
 
+def test_copies_of_commits_no_hook_saw_are_vouched_for_as_advised(tmp_path: Path) -> None:
+    """The session's two commits were made with no hook of ours running; then ``git
+    rebase main`` (hooks running) copies them as they were, and the ledger's rewrite
+    lines say each copy is its original, which no line names. The advice names the copies
+    and how to vouch for them; followed (they are the session's), it gives a true
+    ``exact 2``, not the same advice again."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic", sid=SID)
+    for n in range(2):
+        (box.path / f"t{n}.txt").write_text(f"{n}\n")
+        box.sh("add", f"t{n}.txt")
+        box.sh(*NO_HOOKS, "commit", "-q", "-m", f"mine {n}, no hook", sid=SID)
+    box.sh("switch", "-q", "main", sid=SID)
+    box.file_commit("m.txt", "m\n", "main moves on")
+    box.sh("switch", "-q", "topic", sid=SID)
+    box.sh("rebase", "-q", "main", sid=SID)
+    mine = {box.rev("HEAD"), box.rev("HEAD~1")}
+    data, stderr = answer(box)
+    assert data["trust"] == "prior-session", data
+    said = advice(stderr)
+    assert said, stderr
+    for command in said:
+        follow(box, command)
+        data, stderr = answer(box)
+        check_exact_is_true(data, mine)
+    assert (data["trust"], data["commits"]) == ("exact", 2), (data, stderr)
+
+
 @pytest.mark.parametrize("route", ["plain", "husky"])
 def test_a_copy_another_session_replayed_is_its_originals_when_a_line_is_placed(
         tmp_path: Path, route: str) -> None:
