@@ -650,10 +650,15 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
     if trust == PRIOR:
         hint = ""
         if facts.hint:
-            # recording at HEAD would leave out commits no hook saw: name them instead
-            hint = "; " + (_unvouched(facts, boundary, split.unvouched_commits,
-                                      "this session made them all")
-                           if split.unvouched_commits else _record_hint(facts))
+            # recording at HEAD would leave out commits no hook saw: name them instead;
+            # an amend with no rewrite pair no claim vouches for: said, never advised
+            amends, rest = _amends(split)
+            if amends:
+                notes.append(_amends_note(amends))
+            if rest:
+                hint = "; " + _unvouched(facts, boundary, rest, "this session made them all")
+            elif not amends:
+                hint = "; " + _record_hint(facts)
         notes.append("the boundary was recorded by an earlier session (or by no known "
                      "session), or cannot be vouched for: the count is best-effort" + hint)
     elif trust == ESTIMATE:
@@ -710,6 +715,21 @@ def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) ->
 ADVICE_CAP = 5  # commits advice names
 
 
+def _amends(split: _Split) -> tuple[list[str], list[str]]:
+    """The unvouched commits of the range that the session ledger holds as amends with no
+    rewrite pair (no claim vouches for one: ``Ledger.status``), and the rest."""
+    book = split.verdict.book
+    amended = book.amended if book is not None else {}
+    amends = [c for c in split.unvouched_commits if c in amended]
+    return amends, [c for c in split.unvouched_commits if c not in amended]
+
+
+def _amends_note(amends: list[str]) -> str:
+    return (f"the session ledger holds amends with no rewrite pair ({_named(amends)}): "
+            "post-rewrite did not run, or, with no HEAD log, post-commit could not tell a "
+            "commit from an amend; they are counted, but not vouched for")
+
+
 def _named(shas: list[str]) -> str:
     more = f" and {len(shas) - ADVICE_CAP} more" if len(shas) > ADVICE_CAP else ""
     return ", ".join(sha[:12] for sha in shas[:ADVICE_CAP]) + more
@@ -731,14 +751,9 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         return PRIOR
     if split.unvouched_commits:
         notes.extend(verdict.notes)
-        book = verdict.book
-        amends = [c for c in split.unvouched_commits if book is not None and c in book.amended]
+        amends, rest = _amends(split)
         if amends:
-            notes.append(f"the session ledger holds amends with no rewrite pair ("
-                         f"{_named(amends)}): post-rewrite did not run, or, with no HEAD "
-                         "log, post-commit could not tell a commit from an amend; they are "
-                         "counted, but not vouched for")
-        rest = [c for c in split.unvouched_commits if c not in amends]
+            notes.append(_amends_note(amends))
         if rest:
             notes.append(f"{len(rest)} commits of the range have no line of this session "
                          "in the session ledger (made before the hooks were installed, by "

@@ -263,6 +263,23 @@ def test_with_no_head_log_a_line_never_goes_above_the_sessions_commits(
     assert data["trust"] == "prior-session" and data["commits"] == 2, data
 
 
+def test_amends_with_no_pair_are_said_and_no_claim_is_advised(tmp_path: Path) -> None:
+    """No HEAD log: the ledger holds the session's commits as amends with no rewrite pair,
+    which no claim vouches for. Under a line of no session the answer says so and advises
+    no ``record --at`` (its claims would be read past, the same advice given again)."""
+    box = with_remote(tmp_path)
+    box.sh("config", "core.logAllRefUpdates", "false")
+    shutil.rmtree(box.path / ".git" / "logs")
+    box.sh("checkout", "-q", "-b", "topic")  # no session id: a line of no session
+    mine = {box.file_commit("a.txt", "a\n", "mine 1", sid=SID),
+            box.file_commit("b.txt", "b\n", "mine 2", sid=SID)}
+    data, stderr = answer(box)
+    assert (data["trust"], data["commits"]) == ("prior-session", 2), data
+    assert "amends with no rewrite pair" in stderr, stderr
+    assert not advice(stderr), stderr
+    check_exact_is_true(data, mine)
+
+
 def test_copies_of_commits_no_hook_saw_are_vouched_for_as_advised(tmp_path: Path) -> None:
     """The session's two commits were made with no hook of ours running; then ``git
     rebase main`` (hooks running) copies them as they were, and the ledger's rewrite
