@@ -148,9 +148,11 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
     if len(result.messages) > before:
         result.code = 1
         return result, None
-    if at is not None and target.head != where.head:
-        _vouch(repo, where, target.head, current,
-               ladder.resolve(repo, settings, current, now, where=where))
+    if at is not None and target.head != where.head and sid:
+        # claims are the recorded session's (``--sid``, else the environment's); a line of
+        # no session (``--no-sid``) vouches for no one
+        _vouch(repo, where, target.head, sid,
+               ladder.resolve(repo, settings, sid, now, where=where))
     boundary = ladder.resolve(repo, settings, current, now, where=where)
     return result, boundary
 

@@ -91,6 +91,21 @@ def test_at_with_no_sid_is_prior_session(box: HookBox) -> None:
     assert box.line("feat") == point
 
 
+def test_at_with_no_sid_claims_nothing_for_the_environments_session(box: HookBox) -> None:
+    """``record --at REV --no-sid`` with a session id set: a line of no session, and no
+    claim for the session the environment names. Its first touch of the branch then finds
+    nothing of its own there: the commits no hook saw are not made its (no ``exact 1``)."""
+    box.sh("switch", "-q", "-c", "feat")
+    box.sh("-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m",
+           "a person's, no hook")
+    code, _, _ = record(box, "--at", "main", "--no-sid")
+    assert code == 0
+    box.sh("switch", "-q", "main", sid=SID)
+    box.sh("switch", "-q", "feat", sid=SID)  # the session's first touch
+    answer = box.boundary(env={"LETS_SESSION_ID": SID})
+    assert (answer["SESSION_TRUST"], answer["SESSION_COMMITS"]) == ("exact", "0"), answer
+
+
 def refusals(box: HookBox) -> dict[str, str]:
     """REV -> the reason the ladder gives for it, on branch ``feat``."""
     box.sh("switch", "-q", "-c", "side")
