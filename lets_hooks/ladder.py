@@ -42,7 +42,7 @@ NONE = "none"
 SECONDS_PER_DAY = 86400
 FUTURE_SLACK = SECONDS_PER_DAY  # a recorded time this far ahead of the clock is ignored
 LIST_CAP = 1000  # the session's commits listed by --json
-RECORD_HINT = "to record this session's boundary, run: lets-hooks record"
+RECORD = "lets-hooks record"
 
 
 class Boundary:
@@ -194,11 +194,12 @@ class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
     __slots__ = ("branch", "config", "found", "head", "hint", "merge", "notes", "now",
-                 "on_merge", "repo", "session_id", "sid", "tips", "verdict", "where")
+                 "on_merge", "prefix", "repo", "session_id", "sid", "tips", "verdict",
+                 "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
                  found: dict[str, ObjectInfo], notes: list[str], now: int,
-                 where: Location) -> None:
+                 where: Location, prefix: str = "") -> None:
         self.repo = repo
         self.config = config
         self.branch = branch
@@ -215,6 +216,11 @@ class _Facts:
         self.sid: str | None = None  # the recorded line's session id, when it is exact
         self.session_id: str | None = None  # the caller's session id, when usable
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
+        self.prefix = prefix  # run before advised commands: where the branch is checked out
+
+    def advised(self, command: str) -> str:
+        """``command`` as the user runs it to act on this branch (``resolve``'s ``advise``)."""
+        return self.prefix + command
 
     def judge(self, commits: list[str], boundary: str | None,
               relevant: Container[str] | None = None, keep: bool = True) -> witness.Verdict:
@@ -260,15 +266,19 @@ class _Count:
 
 def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
             branch: str | None = None, head: str | None = None,
-            where: Location | None = None, store: state.Store | None = None) -> Boundary:
+            where: Location | None = None, store: state.Store | None = None,
+            advise: str = "") -> Boundary:
     """Resolve, validate and count the session boundary of ``branch`` at ``head``.
 
     Without ``branch``, the checked-out branch at HEAD. ``head`` may be any revision;
     ``now`` is the age rung's clock (seconds). ``where``: the work tree whose state is read
     (the one ``branch`` is checked out in); ``store``: that state already opened.
+    ``advise``: what the notes' advice must run first where the caller is not on
+    ``branch`` (``git switch B && ``): ``lets-hooks record`` acts on the branch checked
+    out where it runs.
     """
     try:
-        return _resolve(repo, config, session_id, now, branch, head, where, store)
+        return _resolve(repo, config, session_id, now, branch, head, where, store, advise)
     except GitError as exc:
         from lets_hooks.repo import reason
 
@@ -277,7 +287,7 @@ def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
 
 def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
              branch: str | None, head: str | None, where: Location | None,
-             store: state.Store | None) -> Boundary:
+             store: state.Store | None, advise: str = "") -> Boundary:
     if where is None:
         where = repo.locate()
     if branch is None:
@@ -303,7 +313,7 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     if head is None:
         result = Boundary(NONE, None, None, describe(NONE, None, None), [*notes, why])
         return _finish(result, branch, None, recorded, merge)
-    facts = _Facts(repo, config, branch, head, merge, found, notes, now, where)
+    facts = _Facts(repo, config, branch, head, merge, found, notes, now, where, advise)
     _check_merge_branch(facts)
 
     trust = _claimed_trust(recorded, session_id, notes)
@@ -692,7 +702,9 @@ NO_ID_HINT = ("to record this session's boundary, set LETS_SESSION_ID to the ses
 
 def _record_hint(facts: _Facts) -> str:
     """``run: lets-hooks record``, or with no usable session id, to set one first."""
-    return RECORD_HINT if facts.session_id else NO_ID_HINT
+    if not facts.session_id:
+        return NO_ID_HINT
+    return f"to record this session's boundary, run: {facts.advised(RECORD)}"
 
 
 def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) -> str:
@@ -708,8 +720,8 @@ def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) ->
         line = set()
     if not line.issuperset(shas):
         return f"{said} (not all on this branch's own line: no record can vouch for them)"
-    return (f"{said}; if {condition}, vouch for them with: lets-hooks record --at "
-            f"{boundary[:12]}")
+    return (f"{said}; if {condition}, vouch for them with: "
+            f"{facts.advised(RECORD)} --at {boundary[:12]}")
 
 
 ADVICE_CAP = 5  # commits advice names
@@ -803,8 +815,8 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
                 notes.append("between it and the boundary, " + _unvouched(
                     facts, where, claimed, "this session made them too"))
             else:
-                notes.append(f"to keep it in the range, run: lets-hooks record --at "
-                             f"{where[:12]}")
+                notes.append(f"to keep it in the range, run: {facts.advised(RECORD)} "
+                             f"--at {where[:12]}")
         return PRIOR
     return EXACT
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -306,6 +307,42 @@ def test_copies_of_commits_no_hook_saw_are_vouched_for_as_advised(tmp_path: Path
         data, stderr = answer(box)
         check_exact_is_true(data, mine)
     assert (data["trust"], data["commits"]) == ("exact", 2), (data, stderr)
+
+
+@pytest.mark.parametrize("kept", ["checked out nowhere", "in another work tree"])
+def test_advice_about_another_branch_is_followed_on_that_branch(tmp_path: Path,
+                                                                  kept: str) -> None:
+    """``lets-session-boundary --branch b2`` asked from ``b1``: the advice is ``b2``'s, and
+    ``lets-hooks record`` acts on the branch checked out where it runs. Followed as given
+    (in a shell, from ``b1``'s work tree), it must vouch for ``b2``'s commit and claim
+    nothing on ``b1``, where a person's commit no hook saw stands."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "b2", sid=SID)
+    box.sh(*NO_HOOKS, "commit", "-q", "--allow-empty", "-m", "mine, no hook", sid=SID)
+    mine = {box.head()}
+    box.sh("switch", "-q", "main", sid=SID)
+    box.sh("switch", "-q", "-c", "b1", sid=SID)
+    box.sh(*NO_HOOKS, "commit", "-q", "--allow-empty", "-m", "a person's, no hook")
+    if kept == "in another work tree":
+        box.sh("worktree", "add", "-q", str(tmp_path / "b2-tree"), "b2", sid=SID)
+    done = box.run("lets-session-boundary", "--json", "--branch", "b2",
+                   env={"LETS_SESSION_ID": SID})
+    said = re.findall(r"((?:git switch \S+ && |cd \S+ && )?lets-hooks record"
+                      r"(?: --at [0-9a-f]+)?)", done.stderr)
+    assert said, done.stderr
+    for command in said:
+        ran = subprocess.run(["sh", "-c", command], cwd=box.path, env=box.environ(SID),
+                             capture_output=True, text=True, timeout=120, check=False)
+        assert ran.returncode == 0, ran.stderr
+    if kept == "checked out nowhere":
+        box.sh("switch", "-q", "b1", sid=SID)
+    data, _ = answer(box)  # b1, where the person's commit is
+    check_exact_is_true(data, set())
+    done = box.run("lets-session-boundary", "--json", "--branch", "b2",
+                   env={"LETS_SESSION_ID": SID})
+    data = json.loads(done.stdout)
+    assert data["trust"] == "exact", (data, done.stderr)
+    check_exact_is_true(data, mine)
 
 
 @pytest.mark.parametrize("route", ["plain", "husky"])
