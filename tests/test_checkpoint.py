@@ -515,6 +515,34 @@ def test_json_is_what_was_written(box: HookBox) -> None:
     assert data["session_commits"]["items"] == [box.head()]
 
 
+def test_advice_for_another_work_tree_is_followed_there(tmp_path: Path) -> None:
+    """``--root`` another work tree: the notes' advice goes there first (``lets-hooks
+    record`` acts on the branch checked out where it runs). Followed as printed from this
+    work tree, it vouches for that branch's commit and claims nothing here, where a
+    person's commit no hook saw stands."""
+    import subprocess
+
+    box = with_remote(tmp_path)
+    box.sh("switch", "-q", "-c", "here", sid=SID)
+    box.sh("-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m",
+           "a person's, no hook")
+    there = tmp_path / "there"
+    box.sh("worktree", "add", "-q", "-b", "topic", str(there), "main", sid=SID)
+    box.sh("-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m",
+           "mine, no hook", sid=SID, cwd=there)
+    code, _, err = run(box, "--root", str(there), "--dry-run")
+    assert code == 0, err
+    said = re.findall(r"((?:cd \S+ && )?lets-hooks record(?: --at [0-9a-f]+)?)", err)
+    assert said, err
+    for command in said:
+        done = subprocess.run(["sh", "-c", command], cwd=box.path, env=box.environ(SID),
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+    assert box.field(SID, "SESSION_TRUST") == "prior-session"  # nothing claimed here
+    assert (box.field(SID, "SESSION_TRUST", cwd=there),
+            box.field(SID, "SESSION_COMMITS", cwd=there)) == ("exact", "1")
+
+
 def test_outside_a_repository_the_range_says_so(tmp_path: Path) -> None:
     box = HookBox.__new__(HookBox)
     box.path = tmp_path

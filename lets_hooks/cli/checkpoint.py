@@ -147,7 +147,8 @@ def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str |
         next=None if args.next is None else tuple(args.next),
         blocked=None if args.blocked is None else tuple(args.blocked),
         ctx=args.ctx)
-    repo, git_dir, boundary = session_range(root, environ, session_id, now)
+    here = None if args.hook else find_top(Path(cwd) if cwd else Path.cwd())
+    repo, git_dir, boundary = session_range(root, environ, session_id, now, here)
     if args.hook and not boundary.session_commits and asked == ck.Asked():
         return 0  # the end of a session that did nothing: the last one's handoff stays
     diff = None
@@ -183,10 +184,13 @@ def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str |
 
 
 def session_range(root: Path, environ: Mapping[str, str], session_id: str | None,
-                  now: float) -> tuple[Repo | None, str | None, Boundary]:
+                  now: float, here: Path | None = None
+                  ) -> tuple[Repo | None, str | None, Boundary]:
     """The ladder's answer for the checked-out branch (its session id: the hook's, else
     the environment's through ``session_id_env``), and the repository to ask about the
-    session's commits; fails closed as the contract command does."""
+    session's commits; fails closed as the contract command does. ``here``: the work tree
+    the command runs in, when its notes are printed: advice about another one's branch
+    says to go there first (``lets-hooks record`` acts where it runs)."""
     from lets_hooks import config, ladder
     from lets_hooks.repo import NotARepository, Repo, reason
 
@@ -200,7 +204,14 @@ def session_range(root: Path, environ: Mapping[str, str], session_id: str | None
     try:
         settings = config.load(where.top, environ)
         current = session_id or settings.session_id(environ)
-        boundary = ladder.resolve(repo, settings, current, int(now), where=where)
+        advise = ""
+        if here is not None and where.top is not None and \
+                os.path.realpath(where.top) != os.path.realpath(here):
+            import shlex
+
+            advise = f"cd {shlex.quote(where.top)} && "
+        boundary = ladder.resolve(repo, settings, current, int(now), where=where,
+                                  advise=advise)
         boundary.notes[:0] = settings.problems
     except Exception as exc:  # fail closed: the range says it is not known
         boundary = ladder.unknown(reason(exc))
