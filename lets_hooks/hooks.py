@@ -400,10 +400,15 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
         sid = settings.session_id(environ)
         strict = settings.pre_push_strict
         answers = _pushed_boundaries(repo, where, settings, sid, now, pushed)
+        tops: dict[str, str] | None = None
         for (branch, _), boundary in zip(pushed, answers):
             if _said_on_trunk_before(boundary, branch, strict, where.git_dir, sid, now):
                 continue
-            _warn_push(boundary, branch, branch == where.branch, strict, sid, result)
+            first = ""  # the fix runs on the pushed branch: go there first
+            if branch != where.branch and _warns(boundary):
+                tops = repo.worktrees() if tops is None else tops
+                first = ladder.advise_from(branch, tops)
+            _warn_push(boundary, branch, first, strict, sid, result)
     except Exception as exc:  # never break the push over our own trouble
         result.say(f"pre-push: skipped ({reason(exc)})")
         return Result(0, result.messages)
@@ -530,9 +535,14 @@ def _said_on_trunk_before(boundary: ladder.Boundary, branch: str, strict: bool,
     return False
 
 
-def _warn_push(boundary: ladder.Boundary, branch: str, current: bool, strict: bool,
+def _warns(boundary: ladder.Boundary) -> bool:
+    """Does pre-push warn about this answer (``_warn_push``)?"""
+    return boundary.reason is not None or boundary.trust in (ladder.ESTIMATE, ladder.NONE)
+
+
+def _warn_push(boundary: ladder.Boundary, branch: str, first: str, strict: bool,
                sid: str | None, result: Result) -> None:
-    fix = _fix(boundary, FIX if current else f"git switch {branch} && {FIX}", sid)
+    fix = _fix(boundary, first + FIX, sid)
     if boundary.reason is not None:
         if strict:
             result.code = 1

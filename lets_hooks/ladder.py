@@ -700,6 +700,25 @@ NO_ID_HINT = ("to record this session's boundary, set LETS_SESSION_ID to the ses
               "id (a UUID) first: no session id is set")
 
 
+def go_to(top: str) -> str:
+    """What an advised command runs first to act in the work tree at ``top``."""
+    import shlex
+
+    return f"cd {shlex.quote(top)} && "
+
+
+def advise_from(branch: str, tops: Mapping[str, str]) -> str:
+    """What an advised command about ``branch`` runs first where another branch is checked
+    out (``lets-hooks record`` acts on the branch checked out where it runs): going to the
+    work tree that has it checked out (``tops``: branch -> work tree), else switching to
+    it. Names are shell-quoted: a branch may be named ``x;y``."""
+    import shlex
+
+    if branch in tops:
+        return go_to(tops[branch])
+    return f"git switch {shlex.quote(branch)} && "
+
+
 def _record_hint(facts: _Facts) -> str:
     """``run: lets-hooks record``, or with no usable session id, to set one first."""
     if not facts.session_id:

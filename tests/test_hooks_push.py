@@ -49,6 +49,29 @@ def test_one_warning_per_branch_and_the_push_succeeds(box: HookBox) -> None:
     assert all(on_remote(box, b) for b in ("feat-good", "feat-bad", "feat-none"))
 
 
+def test_the_fix_for_a_branch_checked_out_elsewhere_goes_there(box: HookBox,
+                                                               tmp_path: Path) -> None:
+    """The fix runs on the pushed branch: for one checked out in another work tree it goes
+    there (``git switch`` would refuse); a name a shell would read as more than a name is
+    quoted."""
+    import shlex
+
+    tree = tmp_path / "tree of feat-none"
+    box.sh("worktree", "add", "-q", str(tree), "feat-none", sid=SID)
+    os.unlink(box.task("feat-none", tree))
+    odd = "feat;touch${IFS}hacked"
+    box.sh("checkout", "-q", "-b", odd, "main", sid=SID)
+    box.file_commit("odd.txt", "odd\n")
+    os.unlink(box.task(odd))
+    box.sh("checkout", "-q", "feat-good", sid=SID)
+    done = box.sh("push", "origin", "feat-none", odd, sid=SID)
+    found = warnings(done.stderr)
+    assert len(found) == 2, done.stderr
+    none, hostile = sorted(found)
+    assert f"Fix: cd {shlex.quote(str(tree))} && lets-hooks record" in none, none
+    assert f"Fix: git switch {shlex.quote(odd)} && lets-hooks record" in hostile, hostile
+
+
 def test_pushing_one_good_branch_is_quiet(box: HookBox) -> None:
     done = box.sh("push", "-q", "origin", "feat-good", sid=SID)
     assert "lets-hooks" not in done.stderr

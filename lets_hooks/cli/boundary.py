@@ -11,7 +11,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
     from typing import NoReturn
 
     from lets_hooks.ladder import Boundary
@@ -62,7 +62,7 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
 
             tops = repo.worktrees()
             where = location_for(repo, where, branch, tops)
-            advise = _elsewhere(branch, tops)
+            advise = ladder.advise_from(branch, tops)
         result = ladder.resolve(repo, settings, settings.session_id(os.environ),
                                 int(time.time()), branch=branch, head=head, where=where,
                                 advise=advise)
@@ -78,17 +78,6 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
     finally:
         repo.drop_prepared()  # never asked (not a repository, a detached HEAD, ...)
     return result, as_json
-
-
-def _elsewhere(branch: str, tops: Mapping[str, str]) -> str:
-    """What advice about ``branch`` must run first from a work tree where another branch is
-    checked out (``tops``: branch -> the work tree it is checked out in): going to the work
-    tree that has it, else switching to it."""
-    import shlex
-
-    if branch in tops:
-        return f"cd {shlex.quote(tops[branch])} && "
-    return f"git switch {shlex.quote(branch)} && "
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -207,9 +207,7 @@ def session_range(root: Path, environ: Mapping[str, str], session_id: str | None
         advise = ""
         if here is not None and where.top is not None and \
                 os.path.realpath(where.top) != os.path.realpath(here):
-            import shlex
-
-            advise = f"cd {shlex.quote(where.top)} && "
+            advise = ladder.go_to(where.top)
         boundary = ladder.resolve(repo, settings, current, int(now), where=where,
                                   advise=advise)
         boundary.notes[:0] = settings.problems
