@@ -304,7 +304,8 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
         head = where.head
         if head is None:
             return result
-        if gitfiles.rebasing(where.git_dir):
+        if gitfiles.rebasing(where.git_dir) and not (
+                hook == "post-commit" and _typed_at_stop(repo, where.git_dir, head)):
             return result  # inside a rebase post-rewrite writes the lines, from git's list
         sid = settings.session_id(environ)
         if hook == "post-merge":
@@ -330,6 +331,16 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
     except Exception as exc:  # never break the commit
         result.say(f"{hook}: skipped ({reason(exc)})")
     return result
+
+
+def _typed_at_stop(repo: Repo, git_dir: str, head: str) -> bool:
+    """Inside a rebase: was ``head`` made by a ``git commit`` typed at a stop (or by an exec
+    step), not by the rebase's own step? Then it is written now, under the id of whoever
+    typed it (a person at another terminal included), as the shim does."""
+    from lets_hooks import reflog
+
+    last = repo.reflog(git_dir, "HEAD", 1)
+    return bool(last) and last[0][0] == head and reflog.typed_commit(last[0][1])
 
 
 def _merge_made(repo: Repo, head: str) -> bool:

@@ -186,15 +186,22 @@ strict() {  # does .lets/config.toml or pyproject.toml [tool.lets] set pre_push.
 # shell cannot judge goes to lets-hooks, which writes the same line or says why not.
 _NOTE = """\
 lets_note() {
-  # inside a rebase post-rewrite writes the lines, from git's own list: nothing to start
-  # (the rebase state as gitfiles.rebasing reads it)
+  # inside a rebase post-rewrite writes the lines of its own steps, from git's own list:
+  # nothing to start (the rebase state as gitfiles.rebasing reads it); a commit typed at a
+  # stop (HEAD's newest log entry git commit's own: reflog.TYPED) is written here, under
+  # the id of whoever typed it (hooks._typed_at_stop)
   lets_gd=${GIT_DIR:-.git}
   if [ -f "$lets_gd" ]; then
     IFS= read -r lets_gd <"$lets_gd" || return 1
     lets_gd=${lets_gd#gitdir: }
   fi
   if [ -d "$lets_gd/rebase-merge" ] || [ -e "$lets_gd/rebase-apply/rebasing" ]; then
-    return 0
+    [ "$hook" = post-commit ] && [ -f "$lets_gd/logs/HEAD" ] || return 0
+    lets_last=$(tail -n 1 "$lets_gd/logs/HEAD" 2>/dev/null) || return 0
+    case ${lets_last#*"\t"} in
+      "commit: "*|"commit (amend): "*|"commit (merge): "*|"commit (initial): "*) ;;
+      *) return 0 ;;
+    esac
   fi
   lets_nl='
 '

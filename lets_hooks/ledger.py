@@ -646,11 +646,17 @@ def note_rewrite(common_dir: str, pairs: Sequence[tuple[str, str]], sid: str | N
                  changed: Iterable[str] = (), made: Sequence[str] = ()) -> str | None:
     """A rewrite's ``(old, new)`` pairs, as ``r`` lines (``changed``: the old commits the
     rewrite changed, not replayed), and ``c`` lines for ``made``, the commits made at the
-    rebase's stops. Never raises."""
+    rebase's stops that no line names yet (post-commit wrote those ``git commit`` made,
+    under the id of whoever typed it: a person at another terminal is not this session).
+    Never raises."""
     altered = set(changed)
     lines = [line(REWRITE, new, sid, old, "*" if old in altered else "=")
              for old, new in pairs if files.is_sha(old) and files.is_sha(new) and old != new]
-    lines += [line(MADE, sha, sid) for sha in made if files.is_sha(sha)]
+    made = [sha for sha in made if files.is_sha(sha)]
+    if made:
+        known = about(read_bytes(common_dir), made)
+        lines += [line(MADE, sha, sid) for sha in made
+                  if sha not in known.made and sha not in known.amended]
     return append(common_dir, lines)
 
 

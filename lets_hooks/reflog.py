@@ -77,6 +77,17 @@ def classify(message: str) -> str:
     return MOVED
 
 
+# What ``git commit`` itself writes (not a rebase's own step): inside a rebase, a commit
+# typed at a stop (or by an exec step) is one of these; the post-commit shim's shell asks
+# the same prefixes (``install._NOTE``)
+TYPED = ("commit: ", "commit (amend): ", "commit (merge): ", "commit (initial): ")
+
+
+def typed_commit(message: str) -> bool:
+    """Was this HEAD log entry written by ``git commit`` itself (``TYPED``)?"""
+    return message.startswith(TYPED)
+
+
 def classify_remote(message: str) -> str:
     """What a remote-tracking ref's log entry says of the commit it names: ``ARRIVED``
     when a fetch wrote it (git's ``fetch ...: <detail>``, a pull's ``pull ...: <detail>``,

@@ -281,6 +281,33 @@ def test_amends_with_no_pair_are_said_and_no_claim_is_advised(tmp_path: Path) ->
     check_exact_is_true(data, mine)
 
 
+@pytest.mark.parametrize("writer", ["shell", "python"])
+def test_a_commit_typed_at_a_rebase_stop_is_its_typists(tmp_path: Path, writer: str) -> None:
+    """The session's ``git rebase -i`` stops at an ``edit``; a person at another terminal
+    commits there (no session id), then the session commits too and continues. Each
+    commit typed at the stop is written when it is made, under the id of whoever typed it
+    (``python``: the shim hands over to lets-hooks, as a project's own settings make it),
+    never all as the session's by the post-rewrite of whoever continues."""
+    box = with_remote(tmp_path)
+    if writer == "python":
+        (box.path / ".lets").mkdir(exist_ok=True)
+        (box.path / ".lets" / "config.toml").write_text("max_age_days = 14\n")
+    box.sh("checkout", "-q", "-b", "topic", sid=SID)
+    box.file_commit("a.txt", "a\n", "mine 1", sid=SID)
+    box.file_commit("b.txt", "b\n", "mine 2", sid=SID)
+    box.sh("rebase", "-q", "-i", "HEAD~2", sid=SID,
+           extra={"GIT_SEQUENCE_EDITOR": "sed -i -e 1s/^pick/edit/"})
+    box.sh("commit", "-q", "--allow-empty", "-m", "a person's, at the stop")
+    theirs = box.head()
+    box.sh("commit", "-q", "--allow-empty", "-m", "mine, at the stop", sid=SID)
+    box.sh("rebase", "--continue", sid=SID)
+    mine = {box.rev("HEAD"), box.rev("HEAD~1"), box.rev("HEAD~3")}
+    assert box.rev("HEAD~2") == theirs
+    data, stderr = answer(box)
+    check_exact_is_true(data, mine)
+    assert (data["trust"], data["commits"], data["elsewhere"]) == ("exact", 3, 1), stderr
+
+
 def test_copies_of_commits_no_hook_saw_are_vouched_for_as_advised(tmp_path: Path) -> None:
     """The session's two commits were made with no hook of ours running; then ``git
     rebase main`` (hooks running) copies them as they were, and the ledger's rewrite
