@@ -10,9 +10,9 @@ One schema, two directions: the handoff reader (``sources/handoff.py``) and
 - ``next``: the next steps, in order (Priority 1 and 2 are the first two);
 - ``blocked``: ``{item, risk}`` each (``--blocked "ITEM (risk: H)"``);
 - ``diff``: ``{op, item, why}`` per path the session's own commits touched (``op`` one of
-  ``OPS``, ``item`` the path, ``old → new`` for a rename, ``why`` the subject of the newest
-  session commit that touched it), newest first, at most ``DIFF_CAP``, then one plain
-  item ``and N more paths`` when more were left out.
+  added, changed, removed, renamed; ``item`` the path, ``old → new`` for a rename; ``why``
+  the subject of the newest session commit that touched it), newest first, at most
+  ``DIFF_CAP``, then one plain item ``and N more paths`` when more were left out.
 
 Other keys another writer put in the block are kept, after these, on the lines they stood
 on (``kept_lines``). Every value of the checkpoint's is written in one deterministic YAML
@@ -45,7 +45,6 @@ HANDOFF = "memory/session-handoff-LATEST.md"
 MARKER = "<!-- state-snapshot v1 -->"
 RANGE_MARKER = "<!-- session-range v1 -->"  # the Range block the checkpoint owns
 FIELDS = ("ts", "ctx", "next", "blocked", "diff")
-OPS = ("added", "changed", "removed", "renamed")
 DIFF_CAP = 20
 RANGE_HEADING = "### Range"
 RENAMED = " → "
@@ -180,7 +179,7 @@ def parse_block(where: Layout, label: str = HANDOFF
 
 @dataclass(frozen=True)
 class Change:
-    op: str  # one of OPS
+    op: str  # added, changed, removed or renamed
     item: str  # the path; "old → new" for a rename
     why: str  # the subject of the newest session commit that touched it
 
