@@ -372,7 +372,7 @@ def _observability(argv: Sequence[str]) -> int:
     read = observability.read_interventions(home)
     for warning in read.warnings:
         say(f"lets-observability: {warning}")
-    log = read.log or observability.InterventionLog((), 0, 0)
+    log = read.log or observability.InterventionLog(())
     if period is None:
         line = observability.format_model_tag_count(observability.model_tag_count(log))
     else:
