@@ -35,10 +35,7 @@ if TYPE_CHECKING:
     from lets_hooks.config import Config
     from lets_hooks.repo import ObjectInfo
 
-EXACT = "exact"
-PRIOR = "prior-session"
-ESTIMATE = "estimate"
-NONE = "none"
+EXACT, PRIOR, ESTIMATE, NONE = state.TRUST_LEVELS
 SECONDS_PER_DAY = 86400
 FUTURE_SLACK = SECONDS_PER_DAY  # a recorded time this far ahead of the clock is ignored
 LIST_CAP = 1000  # the session's commits listed by --json

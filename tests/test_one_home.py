@@ -92,6 +92,15 @@ def test_markdown_fences_are_told_in_one_module() -> None:
     assert _elsewhere("text.py", _strings, tells_a_fence) == []
 
 
+def test_the_trust_names_are_written_in_one_module() -> None:
+    """The four trust names are written in ``state.py`` alone (``TRUST_LEVELS``); the
+    ladder, the handoff reader and ``status``'s colours take them from there."""
+    def names_a_trust(text: str) -> bool:
+        return text in ("exact", "prior-session", "estimate")
+
+    assert _elsewhere("state.py", _strings, names_a_trust) == []
+
+
 def test_the_tests_share_one_helpers_module() -> None:
     """No test module imports from ``conftest`` (fixtures only), and the session ids are
     assigned once, in ``tests/helpers.py``."""
