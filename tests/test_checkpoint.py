@@ -376,6 +376,32 @@ def test_refusals_write_nothing(box: HookBox, tmp_path: Path) -> None:
     assert list(path.parent.iterdir()) == [path]
 
 
+def test_a_file_where_the_folder_goes_and_a_missing_root_are_one_line(box: HookBox,
+                                                                     tmp_path: Path) -> None:
+    """A file or a dangling link named ``memory`` is said as such (not as a writer that
+    kept changing the handoff), and a ``--root`` that is no folder is not made."""
+    start(box)
+    folder = box.path / "memory"
+    folder.write_text("mine\n")
+    code, out, err = run(box, "--next", "x")
+    assert (code, out) == (1, "")
+    assert err == ("lets-session-checkpoint: cannot write memory/session-handoff-LATEST.md:"
+                   " a file stands where a folder should be; nothing written\n")
+    assert folder.read_text() == "mine\n"
+    folder.unlink()
+    folder.symlink_to(tmp_path / "gone")
+    code, out, err = run(box, "--next", "x")
+    assert (code, out) == (1, "") and "leads out of" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "gone").exists()
+    missing = tmp_path / "no-such-root"
+    for args in (("--root", str(missing), "--next", "x"), ("--root", str(missing), "--hook")):
+        code, out, err = run(box, *args, stdin=json.dumps({"session_id": SID}))
+        assert (code, out) == ((0 if "--hook" in args else 1), "")
+        assert err == (f"lets-session-checkpoint: --root {missing}: no such folder;"
+                       " nothing written\n")
+        assert not missing.exists()
+
+
 def test_dry_run_prints_the_new_file_and_writes_nothing(box: HookBox) -> None:
     start(box)
     commit(box, "mine", write={"a.txt": "a\n"})

@@ -142,6 +142,10 @@ def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str |
     from lets_hooks.summary.interventions import MAX_FILE_BYTES
 
     now = time.time()
+    if args.root and not os.path.isdir(args.root):
+        from lets_hooks.files import show
+
+        raise ck.Refusal(f"--root {show(args.root)}: no such folder; nothing written")
     root = Path(args.root) if args.root else find_top(Path(cwd) if cwd else Path.cwd())
     asked = ck.Asked(
         next=None if args.next is None else tuple(args.next),
