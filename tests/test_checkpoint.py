@@ -664,3 +664,9 @@ def test_version_help_and_a_usage_error(tmp_path: Path) -> None:
     done = call("--no-such-option")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert not (tmp_path / "memory").exists()
+    # --hook always exits 0 (SPEC section 9), a usage error too: one line, nothing written
+    for args in (("--hook", "--no-such-option"), ("--hook", "--next")):
+        done = call(*args)
+        assert (done.returncode, done.stdout) == (0, ""), args
+        assert len(done.stderr.splitlines()) == 1 and "error:" in done.stderr, done.stderr
+    assert not (tmp_path / "memory").exists()

@@ -69,7 +69,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _main(argv: Sequence[str]) -> int:
-    args = _parser().parse_args(list(argv))
+    from lets_hooks.cli import parse_or_hook
+
+    args = parse_or_hook(_parser(), argv, "--hook" in argv)
+    if args is None:  # a usage error of --hook: said, and exit 0 as a hook does
+        return 0
     environ: Mapping[str, str] = os.environ
     if args.hook:
         return _as_hook(args, environ)
