@@ -90,6 +90,20 @@ def test_both_writers_write_the_same_line(tmp_path: Path, writer: str) -> None:
     assert os.stat(box.path / ".git" / ledger.FOLDER / ledger.NAME).st_mode & 0o077 == 0
 
 
+def test_a_repositorys_first_commit_is_written_quietly(tmp_path: Path) -> None:
+    """A repository's first commit: HEAD's log has one entry, from the null sha, and git
+    dies on ``HEAD@{1}`` instead of saying it is missing. The post-commit hook said
+    "skipped (git cat-file failed: log for 'HEAD' only has 1 entries)" on a commit where
+    all was well, and wrote no line: the session's first commit was vouched for by
+    nothing."""
+    box = HookBox(tmp_path / "work")
+    box.install()
+    done = box.sh("commit", "-q", "--allow-empty", "-m", "first", sid=SID)
+    assert done.stderr == ""
+    text = (box.path / ".git" / ledger.FOLDER / ledger.NAME).read_text()
+    assert text.splitlines() == [f"c {box.head()} {SID}"], text
+
+
 AMEND_CASES = {"commit": "c", "amend": "a", "commit, no log": "a", "amend, no log": "a"}
 
 
