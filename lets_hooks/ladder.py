@@ -781,7 +781,9 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
                      "count is not exact")
         facts.hint = False
         where = _placed(facts)
-        if where is not None and where != boundary:
+        # advice only where it keeps them in the range: none can when the session made
+        # the root commit (``record.place`` then answers HEAD)
+        if where is not None and where != boundary and not facts.repo.reached(where, below):
             notes.append(f"to keep it in the range, run: lets-hooks record --at {where[:12]}")
         return PRIOR
     return EXACT
