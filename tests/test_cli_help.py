@@ -29,6 +29,13 @@ def test_every_console_script_has_version(script: str) -> None:
     assert done.stdout == f"{script} {__version__}\n"
 
 
+@pytest.mark.parametrize("command", ["model-tag-count", "rejection-rate"])
+def test_every_lets_observability_command_has_version(command: str) -> None:
+    """SPEC section 4: every command takes --version (it was a usage error, exit 2)."""
+    done = run("lets-observability", command, "--version")
+    assert (done.returncode, done.stdout) == (0, f"lets-observability {__version__}\n")
+
+
 @pytest.mark.parametrize("command", list(cli.COMMANDS))
 def test_every_lets_hooks_command_has_version_and_help(command: str, tmp_path: Path) -> None:
     done = run("lets-hooks", command, "--version", cwd=tmp_path)

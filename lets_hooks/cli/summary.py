@@ -356,7 +356,11 @@ def _observability(argv: Sequence[str]) -> int:
         "rejection-rate", help="rejections among records in the period:"
                                " rejections=N total=M rate=X%%")
     rate.add_argument("--period", default="30d", help="Nd, the days up to today (default 30d)")
+    from lets_hooks import __version__
+
     for sub in (count, rate):  # accepted after the command too
+        sub.add_argument("--version", action="version",
+                         version=f"lets-observability {__version__}")
         sub.add_argument("--home", dest="sub_home", help=argparse.SUPPRESS)
         sub.add_argument("--today", dest="sub_today", type=_date, help=argparse.SUPPRESS)
     args = parser.parse_args(list(argv))
