@@ -46,6 +46,16 @@ def test_every_lets_hooks_command_has_version_and_help(command: str, tmp_path: P
     assert done.stdout.startswith(f"usage: lets-hooks {command} ")
 
 
+def test_install_help_names_every_hook_it_installs() -> None:
+    """It said "the post-checkout, post-rewrite and pre-push hooks" while it installs six."""
+    from lets_hooks.install import HOOKS
+
+    done = run("lets-hooks", "--help")
+    said = done.stdout.split("lets-hooks install ", 1)[1].split("lets-hooks uninstall", 1)[0]
+    for hook in HOOKS:
+        assert hook in said, (hook, said)
+
+
 def test_a_hooks_help_does_not_run_the_hook(tmp_path: Path) -> None:
     box = make(tmp_path)
     done = box.run("lets-hooks", "post-checkout", "--help", env={"LETS_SESSION_ID": SID})
