@@ -148,6 +148,26 @@ def test_the_next_session_sees_the_last_sessions_range(box: HookBox) -> None:
         "boundary": boundary, "trust": "exact", "commits": "2", "desc": desc}
 
 
+def test_the_range_section_is_no_item_of_the_section_before_it(box: HookBox) -> None:
+    """The ``### Range`` section the checkpoint adds at the end was read as prose: an
+    item "Range" of the section above it (here an open question), or, under no section,
+    a warning that the reader cannot place it. It is read only as the last session's."""
+    start(box)
+    commit(box, "one", write={"a.txt": "1\n"})
+    (box.path / "memory").mkdir()
+    for body in ("# Handoff\n\n## Open questions\n\n- should we?\n", ""):
+        handoff(box).write_text(body)
+        assert run(box)[0] == 0
+        assert "\n### Range\n" in handoff(box).read_text()
+        done = box.run("lets-session-start", "--json", "--home", str(box.path / "no-home"),
+                       env={"LETS_SESSION_ID": SID})
+        data = json.loads(done.stdout)
+        assert data["last_session"]["trust"] == "exact", data
+        assert data["warnings"]["items"] == [], data["warnings"]
+        decisions = data["handoff"]["outstanding_decisions"]["items"]
+        assert decisions == (["should we?"] if body else []), data["handoff"]
+
+
 def test_a_range_section_without_the_four_lines_shows_no_last_session(box: HookBox) -> None:
     (box.path / "memory").mkdir()
     handoff(box).write_text("# Handoff\n\n## Next\n\n- go on\n\n### Range\n\n```\n"
