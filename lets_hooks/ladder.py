@@ -344,8 +344,11 @@ def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
     if store is None or store.top != where.top:
         store = state.open_store(where.top, repo)
     recorded = state.read_recorded(store, branch)
-    if recorded.source is None and not recorded.notes and branch == where.branch:
-        # a branch renamed with ``git branch -m`` (no hook runs) takes its old name's state
+    if recorded.source is None and not recorded.notes and (
+            branch == where.branch or not gitfiles.uses_reftable(where.git_dir)):
+        # a branch renamed with ``git branch -m`` (no hook runs) takes its old name's state,
+        # checked out or not (status, pre-push, --branch); another branch's log is read
+        # only where it is a file (reftable's: a git process for each branch, not asked)
         from lets_hooks import record
 
         try:
