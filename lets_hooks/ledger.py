@@ -692,7 +692,10 @@ def _open_append(where: str, target: str) -> int:
     if os.path.islink(where):
         raise files.Refused(f"{FOLDER} is a symbolic link - refused, not followed; "
                             "the ledger was not written")
-    os.makedirs(where, mode=0o700, exist_ok=True)
+    try:
+        os.makedirs(where, mode=0o700, exist_ok=True)
+    except OSError as exc:  # a file where the folder goes: said in words, not as an errno
+        raise files.Refused(files.why(exc, f"cannot write {shown}")) from exc
     if os.path.islink(where) or not os.path.isdir(where):
         raise files.Refused(f"{FOLDER} is not a folder - the ledger was not written")
     try:

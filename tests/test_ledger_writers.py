@@ -58,6 +58,20 @@ def test_a_fifo_ledger_never_blocks_the_commit(tmp_path: Path, writer: str) -> N
 
 
 @pytest.mark.parametrize("writer", WRITERS)
+def test_a_file_where_the_ledgers_folder_goes_is_said_in_words(tmp_path: Path,
+                                                               writer: str) -> None:
+    """A file named ``lets-hooks`` in the git directory: the hook said "[Errno 17] File
+    exists: '/.../.git/lets-hooks'"."""
+    box = _box(tmp_path, writer)
+    (box.path / ".git" / ledger.FOLDER).write_text("mine\n")
+    code, said = _commit(box, writer)
+    assert code == 0
+    assert "cannot write lets-hooks/ledger: a file stands where a folder should be" in said
+    assert "Errno" not in said and len(said.splitlines()) == 1, said
+    assert (box.path / ".git" / ledger.FOLDER).read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("writer", WRITERS)
 @pytest.mark.parametrize("link", ["file", "folder"])
 def test_a_linked_ledger_or_folder_is_never_written_through(
         tmp_path: Path, writer: str, link: str) -> None:
