@@ -677,8 +677,10 @@ def append(common_dir: str, lines: Sequence[bytes]) -> str | None:
                 break
         if size > LIMIT:
             maintain(common_dir)
-    except (OSError, files.Refused) as exc:
+    except files.Refused as exc:
         return str(exc)
+    except OSError as exc:  # (a full disk, a read-only file system: in words)
+        return files.why(exc, f"cannot write {FOLDER}/{NAME}")
     return None
 
 

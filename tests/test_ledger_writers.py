@@ -71,6 +71,35 @@ def test_a_file_where_the_ledgers_folder_goes_is_said_in_words(tmp_path: Path,
     assert (box.path / ".git" / ledger.FOLDER).read_text() == "mine\n"
 
 
+def test_a_write_the_file_system_refuses_is_said_in_words(tmp_path: Path) -> None:
+    """The append itself failing (here past the file-size limit, as a full disk would):
+    the hook said Python's "[Errno 27] File too large"; now what it could not write, and
+    why, and the commit still succeeds."""
+    import resource
+    import signal
+
+    from helpers import BIN
+
+    box = _box(tmp_path, "python")
+    box.sh("commit", "-q", "--allow-empty", "-m", "work", sid=SID)
+    folder = box.path / ".git" / ledger.FOLDER
+    folder.mkdir(exist_ok=True)
+    (folder / ledger.NAME).write_text(f"c {box.head()} {SID}\n" * 40)
+    size = (folder / ledger.NAME).stat().st_size
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+    done = subprocess.run([str(BIN / "lets-hooks"), "post-commit"], cwd=box.path,
+                          env=box.environ(SID), capture_output=True, text=True, timeout=60,
+                          check=False, preexec_fn=small_files)
+    assert done.returncode == 0
+    assert done.stderr == ("lets-hooks: post-commit: the session ledger was not written:"
+                           " cannot write lets-hooks/ledger: File too large\n")
+    assert (folder / ledger.NAME).stat().st_size == size
+
+
 @pytest.mark.parametrize("writer", WRITERS)
 @pytest.mark.parametrize("link", ["file", "folder"])
 def test_a_linked_ledger_or_folder_is_never_written_through(
