@@ -867,6 +867,12 @@ class Repo:
         origin, _, value = out.decode("utf-8", "surrogateescape").partition("\0")
         return origin, value.rstrip("\0")
 
+    def is_bare(self) -> bool:
+        """Where ``locate`` finds no work tree: a bare repository (``core.bare``), not the
+        ``.git`` folder of one that has a work tree."""
+        value = self.config_origin("core.bare")
+        return value is not None and value[1].strip().lower() in ("true", "yes", "on", "1")
+
     def config_matching(self, pattern: str) -> list[tuple[str, str, str]]:
         """Every (where, key, value) of the config whose key matches the regular expression
         ``pattern``, in the order git reads them (``--get-regexp``, one process)."""
