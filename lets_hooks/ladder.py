@@ -779,9 +779,11 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         facts.hint = False
         return PRIOR
     if below:
-        notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
-                     f"boundary {boundary[:12]} on HEAD: the boundary is too high, so the "
-                     "count is not exact")
+        under = [c for c in below if not c.startswith(boundary)]
+        named, place = ((under[0], f"lies below the boundary {boundary[:12]} on HEAD") if under
+                        else (below[0], "is the boundary itself"))
+        notes.append(f"commit {named[:12]} was made by this session and {place}: the "
+                     "boundary is too high, so the count is not exact")
         facts.hint = False
         where = _placed(facts)
         # advice only where it keeps them in the range: none can when the session made
