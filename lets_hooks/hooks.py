@@ -530,7 +530,9 @@ def _said_on_trunk_before(boundary: ladder.Boundary, branch: str, strict: bool,
 
 def _warn_push(boundary: ladder.Boundary, branch: str, current: bool, strict: bool,
                sid: str | None, result: Result) -> None:
-    fix = _fix(boundary, FIX if current else f"git switch {branch} && {FIX}", sid)
+    # the branch as one shell word, after ``--`` when it starts with a dash (``-x``)
+    switch = f"git switch {'-- ' if branch.startswith('-') else ''}{files.shell_word(branch)}"
+    fix = _fix(boundary, FIX if current else f"{switch} && {FIX}", sid)
     if boundary.reason is not None:
         if strict:
             result.code = 1

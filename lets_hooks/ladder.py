@@ -338,8 +338,11 @@ def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
     if store is None or store.top != where.top:
         store = state.open_store(where.top, repo)
     recorded = state.read_recorded(store, branch)
-    if recorded.source is None and not recorded.notes and branch == where.branch:
-        # a branch renamed with ``git branch -m`` (no hook runs) takes its old name's state
+    if recorded.source is None and not recorded.notes and (
+            branch == where.branch or not gitfiles.uses_reftable(where.git_dir)):
+        # a branch renamed with ``git branch -m`` (no hook runs) takes its old name's state,
+        # checked out or not (status, pre-push, --branch); another branch's log is read
+        # only where it is a file (reftable's: a git process for each branch, not asked)
         from lets_hooks import record
 
         try:
@@ -770,12 +773,16 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         facts.hint = False
         return PRIOR
     if below:
-        notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
-                     f"boundary {boundary[:12]} on HEAD: the boundary is too high, so the "
-                     "count is not exact")
+        under = [c for c in below if not c.startswith(boundary)]
+        named, place = ((under[0], f"lies below the boundary {boundary[:12]} on HEAD") if under
+                        else (below[0], "is the boundary itself"))
+        notes.append(f"commit {named[:12]} was made by this session and {place}: the "
+                     "boundary is too high, so the count is not exact")
         facts.hint = False
         where = _placed(facts)
-        if where is not None and where != boundary:
+        # advice only where it keeps them in the range: none can when the session made
+        # the root commit (``record.place`` then answers HEAD)
+        if where is not None and where != boundary and not facts.repo.reached(where, below):
             notes.append(f"to keep it in the range, run: lets-hooks record --at {where[:12]}")
         return PRIOR
     return EXACT

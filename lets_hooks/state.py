@@ -563,10 +563,10 @@ def refuse_tracked(store: Store, path: str) -> None:
     except GitError:
         return
     if rel in tracked:
-        shown = files.show(rel)
         raise StateError(
-            f"{shown} is tracked by git (it came with the repository) - not written: session "
-            f"state is per work tree; 'git rm --cached {shown}' keeps it out of commits")
+            f"{files.show(rel)} is tracked by git (it came with the repository) - not "
+            f"written: session state is per work tree; 'git rm --cached "
+            f"{files.shell_word(rel)}' keeps it out of commits")
 
 
 def keep_out_of_commits(store: Store, fresh: bool) -> None:

@@ -69,7 +69,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _main(argv: Sequence[str]) -> int:
-    args = _parser().parse_args(list(argv))
+    from lets_hooks.cli import parse_or_hook
+
+    args = parse_or_hook(_parser(), argv, "--hook" in argv)
+    if args is None:  # a usage error of --hook: said, and exit 0 as a hook does
+        return 0
     environ: Mapping[str, str] = os.environ
     if args.hook:
         return _as_hook(args, environ)
@@ -132,6 +136,10 @@ def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str |
     from lets_hooks.summary.interventions import MAX_FILE_BYTES
 
     now = time.time()
+    if args.root and not os.path.isdir(args.root):
+        from lets_hooks.files import show
+
+        raise ck.Refusal(f"--root {show(args.root)}: no such folder; nothing written")
     root = Path(args.root) if args.root else find_top(Path(cwd) if cwd else Path.cwd())
     asked = ck.Asked(
         next=None if args.next is None else tuple(args.next),

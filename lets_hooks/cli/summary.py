@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lets_hooks import files
-from lets_hooks.cli import command_parser, out, out_encoding, say
+from lets_hooks.cli import command_parser, out, out_encoding, parse_or_hook, say
 from lets_hooks.cli.agent import NOT_UTF8, hook_json, hooks_folder, keep_pending, read_stdin
 
 TYPE_CHECKING = False
@@ -205,7 +205,10 @@ def _session_start(argv: Sequence[str]) -> int:
                         metavar="AGENT",
                         help="run as AGENT's SessionStart hook (claude, codex, gemini):"
                              " the same, with the summary in the shape AGENT takes")
-    args = parser.parse_args(list(argv))
+    hook = any(arg.startswith(("--claude", "--agent")) for arg in argv)
+    args = parse_or_hook(parser, argv, hook)
+    if args is None:  # a usage error of a SessionStart hook: said, and exit 0 as it always does
+        return 0
 
     environ: Mapping[str, str] = os.environ
     if args.claude_hook or args.agent_hook:
@@ -337,7 +340,11 @@ def _observability(argv: Sequence[str]) -> int:
         "rejection-rate", help="rejections among records in the period:"
                                " rejections=N total=M rate=X%%")
     rate.add_argument("--period", default="30d", help="Nd, the days up to today (default 30d)")
+    from lets_hooks import __version__
+
     for sub in (count, rate):  # accepted after the command too
+        sub.add_argument("--version", action="version",
+                         version=f"lets-observability {__version__}")
         sub.add_argument("--home", dest="sub_home", help=argparse.SUPPRESS)
         sub.add_argument("--today", dest="sub_today", type=_date, help=argparse.SUPPRESS)
     args = parser.parse_args(list(argv))

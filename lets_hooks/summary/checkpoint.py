@@ -753,7 +753,7 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
         try:
             folder = files.inside(str(root), os.path.dirname(HANDOFF), git_dir)
             if data is None and not os.path.isdir(folder):
-                os.makedirs(folder, exist_ok=True)
+                _make_folder(folder)
             target = files.write_inside(
                 str(root), HANDOFF, made.data, git_dir, create_only=data is None,
                 before_rename=_unchanged(root, git_dir, data, before_replace, aside))
@@ -777,6 +777,21 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
         return Written(made, True, merged, data is None)
     raise Refusal(f"{HANDOFF} kept changing while the checkpoint was written ({ATTEMPTS}"
                   " tries); nothing written, run again when the other writer is done")
+
+
+def _make_folder(folder: str) -> None:
+    """The handoff's folder, made in the root (never the root itself: a mistyped ``--root``
+    writes nothing); a file or a dangling link standing there is ``Refusal``, not another
+    writer's change to wait for."""
+    try:
+        os.mkdir(folder)
+    except FileExistsError as exc:
+        if not os.path.isdir(folder):  # (another writer made the folder meanwhile: fine)
+            raise Refusal(files.why(exc, f"cannot write {HANDOFF}") + "; nothing written"
+                          ) from None
+    except OSError as exc:
+        raise Refusal(files.why(exc, f"cannot write {HANDOFF}") + "; nothing written"
+                      ) from None
 
 
 class _Changed(Exception):

@@ -83,7 +83,7 @@ _NOTES = _phrases("note", "notes", "background", "context", "summary", "overview
                   "tl dr", "tldr", "changes", "changed", "files", "state", "progress",
                   "commands", "testing", "how to test", "environment", "setup",
                   "architecture", "design", "timeline", "metrics", "prs", "pull requests",
-                  "branches", "session")
+                  "branches", "session", "range")  # the checkpoint's ### Range: its own reader
 _WORD = re.compile(r"[a-z0-9']+")
 
 # The same roles in Korean, looked for as parts of the heading (Korean joins particles to
