@@ -67,8 +67,8 @@ def diagnose(cwd: str | None, environ: Mapping[str, str]) -> Diagnosis:
         _git_version(repo, found)
         where = repo.locate()
         setup = install.survey(where.top or cwd)
-    except (GitError, install.InstallError) as exc:
-        found.add("repository", WARN, reason(exc))
+    except (GitError, install.InstallError) as exc:  # (InstallError: its line as it is)
+        found.add("repository", WARN, reason(exc) if isinstance(exc, GitError) else str(exc))
         return found
     settings = config.load(where.top, environ)
     for problem in settings.problems:

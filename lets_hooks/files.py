@@ -669,6 +669,15 @@ def quoted(name: str | None) -> str:
     return "none" if name is None else "'" + show(name) + "'"
 
 
+def shell_word(text: str) -> str:
+    """``text`` as one word of a command a message tells the user to run: quoted where a
+    POSIX shell would read it otherwise (git allows ``;``, ``$(`` and ``&`` in a branch
+    name), then ``show``n."""
+    import shlex
+
+    return show(shlex.quote(text))
+
+
 # -- moving a file aside ------------------------------------------------------------------------
 
 def move(source: str, target: str, shown_as: str) -> None:

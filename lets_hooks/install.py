@@ -465,10 +465,8 @@ def survey(cwd: str | None = None) -> Setup:
     """Look, without changing anything: a handful of git processes and a few small reads."""
     where = Repo(cwd).locate()
     bare = where.top is None
-    if bare:
-        value = Repo(cwd).config_origin("core.bare")
-        if value is None or value[1].strip().lower() not in ("true", "yes", "on", "1"):
-            raise InstallError("inside the .git folder: run it from the work tree")
+    if bare and not Repo(cwd).is_bare():
+        raise InstallError("inside the .git folder: run it from the work tree")
     top = where.top or where.git_dir
     repo = Repo(top)
     setup = Setup(repo, top, repo.common_dir(), repo.hooks_dir(), bare)

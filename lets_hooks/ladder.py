@@ -35,10 +35,7 @@ if TYPE_CHECKING:
     from lets_hooks.config import Config
     from lets_hooks.repo import ObjectInfo
 
-EXACT = "exact"
-PRIOR = "prior-session"
-ESTIMATE = "estimate"
-NONE = "none"
+EXACT, PRIOR, ESTIMATE, NONE = state.TRUST_LEVELS
 SECONDS_PER_DAY = 86400
 FUTURE_SLACK = SECONDS_PER_DAY  # a recorded time this far ahead of the clock is ignored
 LIST_CAP = 1000  # the session's commits listed by --json
@@ -48,9 +45,9 @@ RECORD = "lets-hooks record"
 class Boundary:
     """A resolved boundary: computed once, rendered many ways."""
 
-    __slots__ = ("boundary", "boundary_time", "branch", "commits", "desc", "elsewhere",
-                 "excluded", "explain", "head", "merge_branch", "mixed", "notes", "ranged",
-                 "reason", "recorded", "session_commits", "trust", "unvouched", "witness")
+    __slots__ = ("boundary", "branch", "commits", "desc", "elsewhere", "excluded", "explain",
+                 "head", "merge_branch", "mixed", "notes", "ranged", "reason", "recorded",
+                 "session_commits", "trust", "unvouched", "witness")
 
     def __init__(self, trust: str, boundary: str | None, commits: int | None, desc: str,
                  notes: list[str], reason: str | None = None) -> None:
@@ -69,7 +66,6 @@ class Boundary:
         self.session_commits: list[str] = []  # the counted commits, newest first
         self.mixed: list[str] = []  # the session's work and another's in one commit
         self.witness = "none"  # what said which commits the session made
-        self.boundary_time: int | None = None  # its committer time, when already known
         self.explain: Callable[[int], list[tuple[str, str, str]]] | None = None  # ``why``'s
         self.unvouched: list[str] = []  # counted, and no evidence speaks of them
         self.ranged = 0  # the commits of the range
@@ -339,8 +335,6 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         if boundary is not None:
             trust = ESTIMATE
     result = _described(facts, trust, boundary, counted, reason)
-    if boundary is not None and boundary == recorded.sha:
-        result.boundary_time = found[recorded.sha].commit_time
     return _finish(result, branch, head, recorded, merge)
 
 
@@ -354,8 +348,11 @@ def lookup(repo: Repo, where: Location, branch: str, notes: list[str],
     if store is None or store.top != where.top:
         store = state.open_store(where.top, repo)
     recorded = state.read_recorded(store, branch)
-    if recorded.source is None and not recorded.notes and branch == where.branch:
-        # a branch renamed with ``git branch -m`` (no hook runs) takes its old name's state
+    if recorded.source is None and not recorded.notes and (
+            branch == where.branch or not gitfiles.uses_reftable(where.git_dir)):
+        # a branch renamed with ``git branch -m`` (no hook runs) takes its old name's state,
+        # checked out or not (status, pre-push, --branch); another branch's log is read
+        # only where it is a file (reftable's: a git process for each branch, not asked)
         from lets_hooks import record
 
         try:
@@ -702,21 +699,19 @@ NO_ID_HINT = ("to record this session's boundary, set LETS_SESSION_ID to the ses
 
 def go_to(top: str) -> str:
     """What an advised command runs first to act in the work tree at ``top``."""
-    import shlex
-
-    return f"cd {shlex.quote(top)} && "
+    return f"cd {files.shell_word(top)} && "
 
 
 def advise_from(branch: str, tops: Mapping[str, str]) -> str:
     """What an advised command about ``branch`` runs first where another branch is checked
     out (``lets-hooks record`` acts on the branch checked out where it runs): going to the
     work tree that has it checked out (``tops``: branch -> work tree), else switching to
-    it. Names are shell-quoted: a branch may be named ``x;y``."""
-    import shlex
-
+    it. A name is one shell word (``files.shell_word``: git allows ``;`` and ``$(`` in
+    one), after ``--`` when it starts with a dash."""
     if branch in tops:
         return go_to(tops[branch])
-    return f"git switch {shlex.quote(branch)} && "
+    dash = "-- " if branch.startswith("-") else ""
+    return f"git switch {dash}{files.shell_word(branch)} && "
 
 
 def _record_hint(facts: _Facts) -> str:
@@ -822,12 +817,16 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         facts.hint = False
         return PRIOR
     if below:
-        notes.append(f"commit {below[0][:12]} was made by this session and lies below the "
-                     f"boundary {boundary[:12]} on HEAD: the boundary is too high, so the "
-                     "count is not exact")
+        under = [c for c in below if not c.startswith(boundary)]
+        named, place = ((under[0], f"lies below the boundary {boundary[:12]} on HEAD") if under
+                        else (below[0], "is the boundary itself"))
+        notes.append(f"commit {named[:12]} was made by this session and {place}: the "
+                     "boundary is too high, so the count is not exact")
         facts.hint = False
         where = _placed(facts)
-        if where is not None and where != boundary:
+        # advice only where it keeps them in the range: none can when the session made
+        # the root commit (``record.place`` then answers HEAD)
+        if where is not None and where != boundary and not facts.repo.reached(where, below):
             claimed = _claimed_below(facts, where, counted.commits)
             if claimed:
                 # ``record --at`` there claims them as this session's too (``hooks._vouch``)

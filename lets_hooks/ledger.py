@@ -698,8 +698,10 @@ def append(common_dir: str, lines: Sequence[bytes]) -> str | None:
                 break
         if size > LIMIT:
             maintain(common_dir)
-    except (OSError, files.Refused) as exc:
+    except files.Refused as exc:
         return str(exc)
+    except OSError as exc:  # (a full disk, a read-only file system: in words)
+        return files.why(exc, f"cannot write {FOLDER}/{NAME}")
     return None
 
 
@@ -713,7 +715,10 @@ def _open_append(where: str, target: str) -> int:
     if os.path.islink(where):
         raise files.Refused(f"{FOLDER} is a symbolic link - refused, not followed; "
                             "the ledger was not written")
-    os.makedirs(where, mode=0o700, exist_ok=True)
+    try:
+        os.makedirs(where, mode=0o700, exist_ok=True)
+    except OSError as exc:  # a file where the folder goes: said in words, not as an errno
+        raise files.Refused(files.why(exc, f"cannot write {shown}")) from exc
     if os.path.islink(where) or not os.path.isdir(where):
         raise files.Refused(f"{FOLDER} is not a folder - the ledger was not written")
     try:

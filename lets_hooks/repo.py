@@ -428,7 +428,8 @@ class Repo:
         names on stdin (none can act as an option); a commit's time is read from its header.
 
         In a partial clone, a git without ``GIT_NO_LAZY_FETCH`` may die with the refused
-        fetch of a missing object (``NO_NETWORK``): its answers up to then stand, the name
+        fetch of a missing object (``NO_NETWORK``), and any git dies on a reflog entry past
+        the log's end (``HEAD@{1}`` with one entry): its answers up to then stand, the name
         it died on is missing, and the names after it are asked again.
         """
         clean = [n for n in names if n and "\n" not in n]
@@ -458,7 +459,10 @@ class Repo:
                 break
             err = self.last_error  # NO_NETWORK refused a fetch: git died of SIGPIPE or said so
             refused = code in (-13, 128 + 13) or b"not allowed" in err or b"fetch subprocess" in err
-            if answered >= len(todo) or not refused:
+            # a log entry past the log's end (HEAD@{1} after a root commit, or once the log
+            # was expired): git dies instead of saying "missing"; the name is missing
+            beyond = b"fatal: log for " in err
+            if answered >= len(todo) or not (refused or beyond):
                 raise failure(("cat-file",), code, err)
             found[todo[answered]] = ObjectInfo(todo[answered], None, None)
             todo = todo[answered + 1:]
@@ -870,6 +874,12 @@ class Repo:
             raise failure(("config",), code, self.last_error)
         origin, _, value = out.decode("utf-8", "surrogateescape").partition("\0")
         return origin, value.rstrip("\0")
+
+    def is_bare(self) -> bool:
+        """Where ``locate`` finds no work tree: a bare repository (``core.bare``), not the
+        ``.git`` folder of one that has a work tree."""
+        value = self.config_origin("core.bare")
+        return value is not None and value[1].strip().lower() in ("true", "yes", "on", "1")
 
     def config_matching(self, pattern: str) -> list[tuple[str, str, str]]:
         """Every (where, key, value) of the config whose key matches the regular expression

@@ -34,6 +34,9 @@ LEDGER_MARKS = frozenset({"-", "=", "*"})  # the session ledger's own tokens
 NAME_MAX_FALLBACK = 255
 HEADER_KEYS_BEFORE_SESSION = (b"task", b"start")  # the lets tool writes these first
 LINKABLE = (".lets", ".lets/sessions", ".lets/locks")
+# The ladder's trust names, strongest first (``ladder.EXACT`` ...): kept beside the lines
+# they rest on, so the handoff reader checks a Range block's trust without the ladder.
+TRUST_LEVELS = ("exact", "prior-session", "estimate", "none")
 
 
 def slug(branch: str) -> str:
@@ -560,10 +563,10 @@ def refuse_tracked(store: Store, path: str) -> None:
     except GitError:
         return
     if rel in tracked:
-        shown = files.show(rel)
         raise StateError(
-            f"{shown} is tracked by git (it came with the repository) - not written: session "
-            f"state is per work tree; 'git rm --cached {shown}' keeps it out of commits")
+            f"{files.show(rel)} is tracked by git (it came with the repository) - not "
+            f"written: session state is per work tree; 'git rm --cached "
+            f"{files.shell_word(rel)}' keeps it out of commits")
 
 
 def keep_out_of_commits(store: Store, fresh: bool) -> None:

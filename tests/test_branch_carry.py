@@ -256,6 +256,28 @@ def test_a_rename_no_hook_saw_is_found_by_the_contract_command(box: HookBox) -> 
     assert box.line("renamed") == f"{boundary} {SID}"
 
 
+def test_a_branch_renamed_while_another_is_checked_out_keeps_its_state(box: HookBox
+                                                                        ) -> None:
+    """``git branch -m topic renamed`` from main: status, ``--branch renamed`` and a
+    push of it said "nothing recorded" (only the checked-out branch's rename was looked
+    for), and pre-push told the user to record anew."""
+    import json
+
+    boundary, _ = session(box)
+    box.sh("switch", "-q", "main", sid=SID)
+    box.sh("branch", "-m", "topic", "renamed", sid=SID)
+    env = {"LETS_SESSION_ID": SID}
+    done = box.run("lets-session-boundary", "--branch", "renamed", env=env)
+    assert done.stdout.splitlines()[:3] == [f"SESSION_BOUNDARY={boundary}",
+                                           "SESSION_TRUST=exact", "SESSION_COMMITS=2"]
+    rows = json.loads(box.run("lets-hooks", "status", "--json", env=env).stdout)
+    assert [(row["branch"], row["trust"], row["commits"]) for row in rows
+            if row["branch"] == "renamed"] == [("renamed", "exact", 2)]
+    pushed = f"refs/heads/renamed {box.rev('renamed')} refs/heads/renamed {'0' * 40}\n"
+    done = box.run("lets-hooks", "pre-push", "origin", "url", env=env, stdin=pushed)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
 def test_renamed_twice_and_checked_out_first(box: HookBox) -> None:
     boundary, stamp = session(box)
     box.sh("switch", "-q", "main", sid=SID)

@@ -14,6 +14,7 @@ import pytest
 from helpers import OTHER, SID
 from hookbox import HookBox, make, teammate, with_remote
 
+from lets_hooks.cli.agent import hook_json
 from lets_hooks.summary import checkpoint as ck
 from lets_hooks.summary.sources.handoff import read_handoff
 
@@ -146,6 +147,26 @@ def test_the_next_session_sees_the_last_sessions_range(box: HookBox) -> None:
                    env=env)
     assert json.loads(done.stdout)["last_session"] == {
         "boundary": boundary, "trust": "exact", "commits": "2", "desc": desc}
+
+
+def test_the_range_section_is_no_item_of_the_section_before_it(box: HookBox) -> None:
+    """The ``### Range`` section the checkpoint adds at the end was read as prose: an
+    item "Range" of the section above it (here an open question), or, under no section,
+    a warning that the reader cannot place it. It is read only as the last session's."""
+    start(box)
+    commit(box, "one", write={"a.txt": "1\n"})
+    (box.path / "memory").mkdir()
+    for body in ("# Handoff\n\n## Open questions\n\n- should we?\n", ""):
+        handoff(box).write_text(body)
+        assert run(box)[0] == 0
+        assert "\n### Range\n" in handoff(box).read_text()
+        done = box.run("lets-session-start", "--json", "--home", str(box.path / "no-home"),
+                       env={"LETS_SESSION_ID": SID})
+        data = json.loads(done.stdout)
+        assert data["last_session"]["trust"] == "exact", data
+        assert data["warnings"]["items"] == [], data["warnings"]
+        decisions = data["handoff"]["outstanding_decisions"]["items"]
+        assert decisions == (["should we?"] if body else []), data["handoff"]
 
 
 def test_a_range_section_without_the_four_lines_shows_no_last_session(box: HookBox) -> None:
@@ -376,6 +397,32 @@ def test_refusals_write_nothing(box: HookBox, tmp_path: Path) -> None:
     assert list(path.parent.iterdir()) == [path]
 
 
+def test_a_file_where_the_folder_goes_and_a_missing_root_are_one_line(box: HookBox,
+                                                                     tmp_path: Path) -> None:
+    """A file or a dangling link named ``memory`` is said as such (not as a writer that
+    kept changing the handoff), and a ``--root`` that is no folder is not made."""
+    start(box)
+    folder = box.path / "memory"
+    folder.write_text("mine\n")
+    code, out, err = run(box, "--next", "x")
+    assert (code, out) == (1, "")
+    assert err == ("lets-session-checkpoint: cannot write memory/session-handoff-LATEST.md:"
+                   " a file stands where a folder should be; nothing written\n")
+    assert folder.read_text() == "mine\n"
+    folder.unlink()
+    folder.symlink_to(tmp_path / "gone")
+    code, out, err = run(box, "--next", "x")
+    assert (code, out) == (1, "") and "leads out of" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "gone").exists()
+    missing = tmp_path / "no-such-root"
+    for args in (("--root", str(missing), "--next", "x"), ("--root", str(missing), "--hook")):
+        code, out, err = run(box, *args, stdin=json.dumps({"session_id": SID}))
+        assert (code, out) == ((0 if "--hook" in args else 1), "")
+        assert err == (f"lets-session-checkpoint: --root {missing}: no such folder;"
+                       " nothing written\n")
+        assert not missing.exists()
+
+
 def test_dry_run_prints_the_new_file_and_writes_nothing(box: HookBox) -> None:
     start(box)
     commit(box, "mine", write={"a.txt": "a\n"})
@@ -473,14 +520,22 @@ def test_hook_refreshes_an_existing_handoff_quietly_with_the_inputs_session(box:
         assert range_block(handoff(box).read_text())[1] == "SESSION_TRUST=exact", name
 
 
+NO_FIELDS = "hook input has neither a session_id nor a hook_event_name"
+
+
 def test_hook_garbage_in_nothing_written(box: HookBox) -> None:
+    """One line says why, in the words of the one reader of a hook's JSON (``hook_json``,
+    which lets-session-start's hook reads through too)."""
     start(box)
     assert run(box)[0] == 0
     before = handoff(box).read_bytes()
-    for stdin in ("", "not json", "[1, 2]", "{}", '{"session_id": 5}', "\x00\x01"):
+    for stdin, problem in (("", hook_json(b"")[1]), ("not json", hook_json(b"not json")[1]),
+                           ("[1, 2]", hook_json(b"[1, 2]")[1]), ("{}", NO_FIELDS),
+                           ('{"session_id": 5}', NO_FIELDS),
+                           ("\x00\x01", "hook input on stdin is not valid JSON")):
         code, out, err = run(box, "--hook", stdin=stdin)
         assert (code, out) == (0, ""), stdin
-        assert "nothing written" in err and len(err.splitlines()) == 1, (stdin, err)
+        assert err == f"lets-session-checkpoint: {problem}; nothing written\n", (stdin, err)
         assert handoff(box).read_bytes() == before
     # a session id that is not one: the environment's is used
     code, out, err = run(box, "--hook", stdin=json.dumps({"session_id": "a\u202eb"}))
@@ -665,4 +720,10 @@ def test_version_help_and_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 0 and done.stdout == _parser().format_help()
     done = call("--no-such-option")
     assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert not (tmp_path / "memory").exists()
+    # --hook always exits 0 (SPEC section 9), a usage error too: one line, nothing written
+    for args in (("--hook", "--no-such-option"), ("--hook", "--next")):
+        done = call(*args)
+        assert (done.returncode, done.stdout) == (0, ""), args
+        assert len(done.stderr.splitlines()) == 1 and "error:" in done.stderr, done.stderr
     assert not (tmp_path / "memory").exists()

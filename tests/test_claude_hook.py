@@ -109,6 +109,27 @@ def test_huge_input_is_not_read_whole(sandbox: Sandbox) -> None:
     assert recorded(sandbox) is None
 
 
+@pytest.mark.parametrize(("argv", "said"), [
+    (("--no-such-option",), b"lets-session-start: error: unrecognized arguments:"
+                            b" --no-such-option\n"),
+    (("--agent-hook", "nosuch"), b"lets-session-start: error: argument --agent-hook: invalid"
+                                 b" choice: 'nosuch' (choose from 'claude', 'codex',"
+                                 b" 'gemini')\n"),
+    (("--budget",), b"lets-session-start: error: argument --budget: expected one argument\n"),
+])
+def test_a_usage_error_of_the_hook_is_one_line_and_exit_0(sandbox: Sandbox,
+                                                          argv: tuple[str, ...], said: bytes
+                                                          ) -> None:
+    """SPEC section 6: the hook always exits 0 (an option a newer plugin passes to an older
+    command stops no agent); the command run by hand still says exit 2."""
+    done = hook(sandbox, payload(session_id="s1", source="startup"), None, *argv)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", said)
+    assert recorded(sandbox) is None
+    by_hand = subprocess.run([str(BIN / "lets-session-start"), "--no-such-option"],
+                             cwd=sandbox.path, capture_output=True, check=False, timeout=120)
+    assert by_hand.returncode == 2 and b"usage: lets-session-start" in by_hand.stderr
+
+
 def test_a_cwd_with_a_nul_still_records_where_the_hook_runs(sandbox: Sandbox) -> None:
     head = sandbox.commit("recent")
     done = hook(sandbox, payload(session_id=CLAUDE_SID, cwd="/nowhere\x00", source="startup"))

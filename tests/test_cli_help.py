@@ -29,6 +29,13 @@ def test_every_console_script_has_version(script: str) -> None:
     assert done.stdout == f"{script} {__version__}\n"
 
 
+@pytest.mark.parametrize("command", ["model-tag-count", "rejection-rate"])
+def test_every_lets_observability_command_has_version(command: str) -> None:
+    """SPEC section 4: every command takes --version (it was a usage error, exit 2)."""
+    done = run("lets-observability", command, "--version")
+    assert (done.returncode, done.stdout) == (0, f"lets-observability {__version__}\n")
+
+
 @pytest.mark.parametrize("command", list(cli.COMMANDS))
 def test_every_lets_hooks_command_has_version_and_help(command: str, tmp_path: Path) -> None:
     done = run("lets-hooks", command, "--version", cwd=tmp_path)
@@ -37,6 +44,16 @@ def test_every_lets_hooks_command_has_version_and_help(command: str, tmp_path: P
     assert done.returncode == 0, done.stderr
     assert done.stdout == cli.parser_of(command).format_help()
     assert done.stdout.startswith(f"usage: lets-hooks {command} ")
+
+
+def test_install_help_names_every_hook_it_installs() -> None:
+    """It said "the post-checkout, post-rewrite and pre-push hooks" while it installs six."""
+    from lets_hooks.install import HOOKS
+
+    done = run("lets-hooks", "--help")
+    said = done.stdout.split("lets-hooks install ", 1)[1].split("lets-hooks uninstall", 1)[0]
+    for hook in HOOKS:
+        assert hook in said, (hook, said)
 
 
 def test_a_hooks_help_does_not_run_the_hook(tmp_path: Path) -> None:

@@ -201,6 +201,15 @@ def test_outside_a_repository(tmp_path: Path) -> None:
     assert "not inside a git repository" in done.stdout
 
 
+def test_inside_the_git_folder_is_said_in_words(box: HookBox) -> None:
+    """The reason is the line a person reads, not an exception's class name."""
+    done = box.run("lets-hooks", "doctor", cwd=box.path / ".git")
+    assert done.returncode == 1
+    assert ("WARN  repository  inside the .git folder: run it from the work tree\n"
+            in done.stdout), done.stdout
+    assert "Error" not in done.stdout
+
+
 def test_husky_switched_off_is_said(box: HookBox, tmp_path: Path) -> None:
     fake_husky(box)
     box.install()

@@ -108,6 +108,25 @@ def test_a_claim_never_covers_a_commit_the_ledger_names(tmp_path: Path) -> None:
         check_exact_is_true(data, mine)
 
 
+def test_no_advice_that_leaves_the_sessions_root_commit_out(tmp_path: Path) -> None:
+    """The session made a repository's first commit, then a branch from it (its line at
+    that commit: nothing lies below a root commit). The NOTE said "to keep it in the
+    range, run: lets-hooks record --at <HEAD>", which leaves both commits out; no REV keeps
+    a root commit in ``REV..HEAD``, so the answer gives no advice (SPEC section 3)."""
+    box = HookBox(tmp_path / "work")
+    box.install()
+    box.sh("switch", "-q", "--orphan", "spike", sid=SID)  # no merge branch yet
+    box.sh("commit", "-q", "--allow-empty", "-m", "first", sid=SID)
+    box.sh("switch", "-q", "-c", "topic", sid=SID)
+    box.sh("commit", "-q", "--allow-empty", "-m", "second", sid=SID)
+    data, stderr = answer(box)
+    assert data["trust"] == "prior-session", data
+    first = box.rev("topic~1")
+    assert (f"commit {first[:12]} was made by this session and is the boundary itself: the "
+            "boundary is too high" in stderr), stderr  # not "lies below" itself
+    assert advice(stderr) == [], stderr
+
+
 def test_no_session_id_is_told_to_set_one(tmp_path: Path) -> None:
     """A caller with no session id is told to set one, never to run ``record`` (which
     cannot help, and would replace the session's line with one of no session); ``record``

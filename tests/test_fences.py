@@ -222,6 +222,19 @@ def test_every_write_excludes_not_only_the_first(sandbox: Sandbox) -> None:
     assert _staged_after_add_all(sandbox) == []
 
 
+def test_the_command_to_untrack_a_state_file_is_one_shell_word(sandbox: Sandbox) -> None:
+    """A branch named ``a;b$(c)`` (git allows it): the advice read 'git rm --cached
+    .lets/sessions/.task-a;b$(c)', two commands and a substitution to a shell."""
+    base = sandbox.commit("base")
+    sandbox.git.checkout("-q", "-b", "a;b$(c)")
+    sandbox.write_task("a;b$(c)", f"session: {base} someone-elses-session\n")
+    _git(sandbox, "add", "-f", ".lets/sessions/.task-a;b$(c)")
+    _git(sandbox, "commit", "-q", "-m", "oops, state committed")
+    recorded = lets(sandbox, "record", "--sid", SID)
+    assert recorded.returncode != 0
+    assert "'git rm --cached '.lets/sessions/.task-a;b$(c)'' keeps it out" in recorded.stderr
+
+
 def test_a_tracked_state_file_is_never_written(sandbox: Sandbox) -> None:
     """A task file that came with the repository: record, post-checkout and post-rewrite
     leave it byte for byte and say so in one line; the hooks still exit 0."""
@@ -235,7 +248,8 @@ def test_a_tracked_state_file_is_never_written(sandbox: Sandbox) -> None:
     recorded = lets(sandbox, "record", "--sid", SID)
     assert recorded.returncode != 0
     said = [line for line in recorded.stderr.splitlines() if line.strip()]
-    assert len(said) == 1 and "tracked by git" in said[0] and "git rm --cached" in said[0]
+    assert len(said) == 1 and "tracked by git" in said[0]
+    assert "'git rm --cached .lets/sessions/.task-feat' keeps it out" in said[0]
     _git(sandbox, "switch", "-q", "main", sid=SID)
     switched = _git(sandbox, "switch", "-q", "feat", sid=SID)  # a new session: would record
     said = [line for line in switched.splitlines() if line.strip()]

@@ -72,6 +72,19 @@ def test_the_fix_for_a_branch_checked_out_elsewhere_goes_there(box: HookBox,
     assert f"Fix: git switch {shlex.quote(odd)} && lets-hooks record" in hostile, hostile
 
 
+def test_the_fix_names_a_branch_as_one_shell_word(box: HookBox) -> None:
+    """git allows ``;``, ``$(`` and a leading dash (through ``update-ref``) in a branch name:
+    the fix said ``git switch a;b$(c) && ...``, which a shell reads as two commands and a
+    substitution, and ``git switch -d`` as an option."""
+    for name in ("a;b$(c)", "-d"):
+        box.sh("update-ref", f"refs/heads/{name}", "feat-none")
+    done = box.sh("push", "origin", "refs/heads/a;b$(c):refs/heads/x1",
+                  "refs/heads/-d:refs/heads/x2", sid=SID)
+    fixes = sorted(line.split("Fix: ", 1)[1].split(" && ")[0]
+                   for line in warnings(done.stderr))
+    assert fixes == ["git switch 'a;b$(c)'", "git switch -- -d"], done.stderr
+
+
 def test_pushing_one_good_branch_is_quiet(box: HookBox) -> None:
     done = box.sh("push", "-q", "origin", "feat-good", sid=SID)
     assert "lets-hooks" not in done.stderr

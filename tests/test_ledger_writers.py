@@ -58,6 +58,49 @@ def test_a_fifo_ledger_never_blocks_the_commit(tmp_path: Path, writer: str) -> N
 
 
 @pytest.mark.parametrize("writer", WRITERS)
+def test_a_file_where_the_ledgers_folder_goes_is_said_in_words(tmp_path: Path,
+                                                               writer: str) -> None:
+    """A file named ``lets-hooks`` in the git directory: the hook said "[Errno 17] File
+    exists: '/.../.git/lets-hooks'"."""
+    box = _box(tmp_path, writer)
+    (box.path / ".git" / ledger.FOLDER).write_text("mine\n")
+    code, said = _commit(box, writer)
+    assert code == 0
+    assert "cannot write lets-hooks/ledger: a file stands where a folder should be" in said
+    assert "Errno" not in said and len(said.splitlines()) == 1, said
+    assert (box.path / ".git" / ledger.FOLDER).read_text() == "mine\n"
+
+
+def test_a_write_the_file_system_refuses_is_said_in_words(tmp_path: Path) -> None:
+    """The append itself failing (here past the file-size limit, as a full disk would):
+    the hook said Python's "[Errno 27] File too large"; now what it could not write, and
+    why, and the commit still succeeds."""
+    import resource
+    import signal
+
+    from helpers import BIN
+
+    box = _box(tmp_path, "python")
+    box.sh("commit", "-q", "--allow-empty", "-m", "work", sid=SID)
+    folder = box.path / ".git" / ledger.FOLDER
+    folder.mkdir(exist_ok=True)
+    (folder / ledger.NAME).write_text(f"c {box.head()} {SID}\n" * 40)
+    size = (folder / ledger.NAME).stat().st_size
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+    done = subprocess.run([str(BIN / "lets-hooks"), "post-commit"], cwd=box.path,
+                          env=box.environ(SID), capture_output=True, text=True, timeout=60,
+                          check=False, preexec_fn=small_files)
+    assert done.returncode == 0
+    assert done.stderr == ("lets-hooks: post-commit: the session ledger was not written:"
+                           " cannot write lets-hooks/ledger: File too large\n")
+    assert (folder / ledger.NAME).stat().st_size == size
+
+
+@pytest.mark.parametrize("writer", WRITERS)
 @pytest.mark.parametrize("link", ["file", "folder"])
 def test_a_linked_ledger_or_folder_is_never_written_through(
         tmp_path: Path, writer: str, link: str) -> None:
@@ -88,6 +131,20 @@ def test_both_writers_write_the_same_line(tmp_path: Path, writer: str) -> None:
     text = (box.path / ".git" / ledger.FOLDER / ledger.NAME).read_text()
     assert text == f"c {box.head()} {SID}\n"
     assert os.stat(box.path / ".git" / ledger.FOLDER / ledger.NAME).st_mode & 0o077 == 0
+
+
+def test_a_repositorys_first_commit_is_written_quietly(tmp_path: Path) -> None:
+    """A repository's first commit: HEAD's log has one entry, from the null sha, and git
+    dies on ``HEAD@{1}`` instead of saying it is missing. The post-commit hook said
+    "skipped (git cat-file failed: log for 'HEAD' only has 1 entries)" on a commit where
+    all was well, and wrote no line: the session's first commit was vouched for by
+    nothing."""
+    box = HookBox(tmp_path / "work")
+    box.install()
+    done = box.sh("commit", "-q", "--allow-empty", "-m", "first", sid=SID)
+    assert done.stderr == ""
+    text = (box.path / ".git" / ledger.FOLDER / ledger.NAME).read_text()
+    assert text.splitlines() == [f"c {box.head()} {SID}"], text
 
 
 AMEND_CASES = {"commit": "c", "amend": "a", "commit, no log": "a", "amend, no log": "a"}

@@ -296,6 +296,18 @@ def test_bare_repository_has_nothing_to_check(sandbox: Sandbox, tmp_path: Path) 
     assert "no work tree here" in done.stderr
 
 
+def test_inside_the_git_folder_the_lint_did_not_happen(sandbox: Sandbox) -> None:
+    """From inside ``.git`` (or ``--root .git``) of a repository with a work tree, nothing
+    is checked: that exited 0, "nothing to check", a pass for a lint that did not run."""
+    sandbox.write_task("main", "session: bad\n")
+    for cwd, args in ((sandbox.path / ".git", ()), (sandbox.path, ("--root", ".git"))):
+        done = subprocess.run([str(BIN / "lets-hooks"), "lint", *args], cwd=cwd,
+                              capture_output=True, text=True, check=False)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == ("lets-hooks lint: inside the .git folder: run it from the"
+                               " work tree - nothing was checked\n")
+
+
 def test_lint_writes_nothing(sandbox: Sandbox) -> None:
     sandbox.write_task("main", "session: bad\n")
     (sandbox.sessions() / ".session-start-ref").write_text("x\n")

@@ -55,6 +55,17 @@ def test_stdout_is_exactly_the_four_lines(box: HookBox) -> None:
     assert f"lets-hooks record: recorded {box.head()} for branch 'feat'" in err.splitlines()
 
 
+def test_sid_and_no_sid_together_are_a_usage_error(box: HookBox) -> None:
+    """``--sid X --no-sid`` recorded a line of no session, silently: one is a usage error,
+    and nothing is written."""
+    box.sh("switch", "-q", "-c", "feat", sid=SID)
+    before = box.task("feat").read_bytes()
+    code, out, err = record(box, "--sid", OTHER, "--no-sid")
+    assert (code, out) == (2, "")
+    assert "argument --no-sid: not allowed with argument --sid" in err
+    assert box.task("feat").read_bytes() == before
+
+
 def test_at_a_commit_of_the_branch(box: HookBox) -> None:
     box.sh("switch", "-q", "-c", "feat", sid=OTHER)
     start = box.file_commit("a.txt", "a\n", sid=OTHER)  # the earlier session's last commit

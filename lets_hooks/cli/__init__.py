@@ -35,6 +35,29 @@ def command_parser(prog: str, description: str) -> argparse.ArgumentParser:
     return made
 
 
+def parse_or_hook(parser: argparse.ArgumentParser, argv: Sequence[str], hook: bool
+                  ) -> argparse.Namespace | None:
+    """``parser``'s reading of ``argv``. For an agent's hook (``hook``), which always exits
+    0 (SPEC sections 6 and 9: an agent runs the hook with the options its plugin names, an
+    installed command older than the plugin must not stop the agent), a usage error is
+    argparse's one error line on stderr and None, not exit status 2."""
+    if not hook:
+        return parser.parse_args(list(argv))
+    import contextlib
+    import io
+
+    caught = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(caught):
+            return parser.parse_args(list(argv))
+    except SystemExit as exc:
+        if exc.code in (0, None):  # --help or --version, printed on stdout
+            raise
+        lines = caught.getvalue().strip().splitlines()
+        say(lines[-1] if lines else f"{parser.prog}: usage error")
+        return None
+
+
 def _escaped(stream: TextIO, text: str) -> str:
     """``text`` as ``stream``'s encoding can carry it: what it cannot is backslash-escaped
     (an undecodable byte kept by surrogateescape shows as ``\\xff``)."""

@@ -69,7 +69,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _main(argv: Sequence[str]) -> int:
-    args = _parser().parse_args(list(argv))
+    from lets_hooks.cli import parse_or_hook
+
+    args = parse_or_hook(_parser(), argv, "--hook" in argv)
+    if args is None:  # a usage error of --hook: said, and exit 0 as a hook does
+        return 0
     environ: Mapping[str, str] = os.environ
     if args.hook:
         return _as_hook(args, environ)
@@ -106,22 +110,12 @@ def hook_input() -> tuple[str | None, str | None, str | None]:
     ``session_id`` and ``cwd`` (and ``hook_event_name``). A problem: nothing is written.
     A ``session_id`` that is not a session's id is left out (the environment's is used);
     a ``cwd`` that is not a folder here too (the current folder is used)."""
-    import json
-
     from lets_hooks import state
-    from lets_hooks.cli.agent import INPUT_LIMIT, read_stdin
+    from lets_hooks.cli.agent import hook_json, read_stdin
 
-    raw = read_stdin()
-    if not raw.strip():
-        return None, None, "no hook input on stdin"
-    if len(raw) > INPUT_LIMIT:
-        return None, None, f"hook input on stdin is over {INPUT_LIMIT // 1024} KiB"
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return None, None, "hook input on stdin is not valid JSON in UTF-8"
-    if not isinstance(data, dict):
-        return None, None, "hook input on stdin is not a JSON object"
+    data, problem = hook_json(read_stdin())
+    if data is None:
+        return None, None, problem
     sid, cwd, event = (data.get(key) for key in ("session_id", "cwd", "hook_event_name"))
     if not isinstance(sid, str) and not isinstance(event, str):
         return None, None, "hook input has neither a session_id nor a hook_event_name"
@@ -142,6 +136,10 @@ def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str |
     from lets_hooks.summary.interventions import MAX_FILE_BYTES
 
     now = time.time()
+    if args.root and not os.path.isdir(args.root):
+        from lets_hooks.files import show
+
+        raise ck.Refusal(f"--root {show(args.root)}: no such folder; nothing written")
     root = Path(args.root) if args.root else find_top(Path(cwd) if cwd else Path.cwd())
     asked = ck.Asked(
         next=None if args.next is None else tuple(args.next),

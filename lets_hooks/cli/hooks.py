@@ -164,11 +164,12 @@ def _record_parser() -> argparse.ArgumentParser:
                              "commit the session started from, an ancestor of HEAD not "
                              "older than the branch's point off the merge branch (refused, "
                              "with the reason, when the ladder would reject it)")
-    parser.add_argument("--sid", metavar="ID", default=None,
-                        help="the session id to record (default: the current session, "
-                             "from LETS_SESSION_ID or CLAUDE_CODE_SESSION_ID)")
-    parser.add_argument("--no-sid", action="store_true",
-                        help="record the boundary without a session id")
+    whose = parser.add_mutually_exclusive_group()  # (both: which one was meant?)
+    whose.add_argument("--sid", metavar="ID", default=None,
+                       help="the session id to record (default: the current session's, "
+                            "the first of session_id_env that is set)")
+    whose.add_argument("--no-sid", action="store_true",
+                       help="record the boundary without a session id")
     return parser
 
 

@@ -46,7 +46,8 @@ def install_parser() -> argparse.ArgumentParser:
 
     parser = command_parser(
         "lets-hooks install",
-        "Make git run the post-checkout, post-rewrite and pre-push hooks. "
+        "Make git run the six hooks (post-checkout, post-rewrite, pre-push, post-commit, "
+        "post-merge, post-applypatch). "
         "Without a hook manager, shims go into the folder git runs hooks from "
         "(core.hooksPath honoured; a hook already there is kept as "
         "<hook>.pre-lets and runs first). With husky, one marked line goes "

@@ -2,7 +2,8 @@
 
 Prints one ``path: problem`` line per finding on stdout and exits 1; exits 0 silently on a
 clean repository; exits 2 with one line on stderr when the check itself cannot run (no
-git, not a repository), so a CI job never passes a lint that did not happen.
+git, not a repository, run inside the .git folder), so a CI job never passes a lint that
+did not happen. A bare repository has nothing to check: exit 0.
 """
 
 from __future__ import annotations
@@ -48,9 +49,12 @@ def _main(argv: Sequence[str]) -> int:
 
     try:
         where = Repo(root).locate()
+        if where.top is None and not Repo(root).is_bare():  # a lint that did not happen
+            say(f"{PROG}: inside the .git folder: run it from the work tree - nothing was "
+                "checked")
+            return BROKEN
         if where.top is None:
-            say(f"{PROG}: no work tree here (bare repository, or inside .git) - nothing to "
-                "check")
+            say(f"{PROG}: no work tree here (a bare repository) - nothing to check")
             return CLEAN
         findings = lint.lint(Repo(where.top), where.top, where.git_dir)
     except GitError as exc:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lets_hooks import files
-from lets_hooks.cli import command_parser, out, out_encoding, say
-from lets_hooks.cli.agent import INPUT_LIMIT, hooks_folder, keep_pending, read_stdin
+from lets_hooks.cli import command_parser, out, out_encoding, parse_or_hook, say
+from lets_hooks.cli.agent import NOT_UTF8, hook_json, hooks_folder, keep_pending, read_stdin
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -72,31 +72,15 @@ class HookInput:
 
 
 NO_INPUT = HookInput(None, None, None)
-NOT_UTF8 = "hook input on stdin is not UTF-8 text"
 
 
-def parse_hook_input(raw: str | bytes) -> tuple[HookInput, str | None]:
+def parse_hook_input(raw: bytes) -> tuple[HookInput, str | None]:
     """A SessionStart hook's JSON (``session_id``, ``cwd``, ``source``) and the one
-    problem that kept it from being read, if any. Whatever ``raw`` holds, never raises:
-    a field of the wrong type is absent."""
-    import json
-
-    if isinstance(raw, str):
-        raw = raw.encode("utf-8", "surrogateescape")
-    if not raw.strip():
-        return NO_INPUT, "no hook input on stdin"
-    if len(raw) > INPUT_LIMIT:
-        return NO_INPUT, f"hook input on stdin is over {INPUT_LIMIT // 1024} KiB"
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return NO_INPUT, NOT_UTF8
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return NO_INPUT, "hook input on stdin is not valid JSON"
-    if not isinstance(data, dict):
-        return NO_INPUT, "hook input on stdin is not a JSON object"
+    problem that kept it from being read, if any (``agent.hook_json``). Whatever ``raw``
+    holds, never raises: a field of the wrong type is absent."""
+    data, problem = hook_json(raw)
+    if data is None:
+        return NO_INPUT, problem
 
     def field(name: str) -> str | None:
         value = data.get(name)
@@ -221,7 +205,10 @@ def _session_start(argv: Sequence[str]) -> int:
                         metavar="AGENT",
                         help="run as AGENT's SessionStart hook (claude, codex, gemini):"
                              " the same, with the summary in the shape AGENT takes")
-    args = parser.parse_args(list(argv))
+    hook = any(arg.startswith(("--claude", "--agent")) for arg in argv)
+    args = parse_or_hook(parser, argv, hook)
+    if args is None:  # a usage error of a SessionStart hook: said, and exit 0 as it always does
+        return 0
 
     environ: Mapping[str, str] = os.environ
     if args.claude_hook or args.agent_hook:
@@ -353,7 +340,11 @@ def _observability(argv: Sequence[str]) -> int:
         "rejection-rate", help="rejections among records in the period:"
                                " rejections=N total=M rate=X%%")
     rate.add_argument("--period", default="30d", help="Nd, the days up to today (default 30d)")
+    from lets_hooks import __version__
+
     for sub in (count, rate):  # accepted after the command too
+        sub.add_argument("--version", action="version",
+                         version=f"lets-observability {__version__}")
         sub.add_argument("--home", dest="sub_home", help=argparse.SUPPRESS)
         sub.add_argument("--today", dest="sub_today", type=_date, help=argparse.SUPPRESS)
     args = parser.parse_args(list(argv))
@@ -372,7 +363,7 @@ def _observability(argv: Sequence[str]) -> int:
     read = observability.read_interventions(home)
     for warning in read.warnings:
         say(f"lets-observability: {warning}")
-    log = read.log or observability.InterventionLog((), 0, 0)
+    log = read.log or observability.InterventionLog(())
     if period is None:
         line = observability.format_model_tag_count(observability.model_tag_count(log))
     else:

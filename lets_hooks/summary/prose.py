@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lets_hooks.summary.records import Section
-from lets_hooks.summary.sources.text import is_placeholder
+from lets_hooks.summary.sources.text import is_fence, is_placeholder
 
 ROLE_CHARS = 200  # of a heading, read to find its role
 PRIORITIES = "priorities"
@@ -83,7 +83,7 @@ _NOTES = _phrases("note", "notes", "background", "context", "summary", "overview
                   "tl dr", "tldr", "changes", "changed", "files", "state", "progress",
                   "commands", "testing", "how to test", "environment", "setup",
                   "architecture", "design", "timeline", "metrics", "prs", "pull requests",
-                  "branches", "session")
+                  "branches", "session", "range")  # the checkpoint's ### Range: its own reader
 _WORD = re.compile(r"[a-z0-9']+")
 
 # The same roles in Korean, looked for as parts of the heading (Korean joins particles to
@@ -272,7 +272,7 @@ def section_items(lines: Sequence[str]) -> Items:
     in_fence = False
     for line in lines:
         stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
+        if is_fence(stripped):
             in_fence = not in_fence
             current = None
             continue
@@ -569,7 +569,7 @@ def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[st
         in_fence = False
         for line in section.lines:
             stripped = line.strip()
-            if stripped.startswith(("```", "~~~")):
+            if is_fence(stripped):
                 in_fence = not in_fence
                 continue
             if in_fence or not stripped:
@@ -648,7 +648,7 @@ def _blocks(text: str) -> Iterator[str]:
     in_fence = False
     for line in text.split("\n"):
         stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
+        if is_fence(stripped):
             in_fence = not in_fence
             continue
         if in_fence:
