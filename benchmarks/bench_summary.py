@@ -209,10 +209,12 @@ def git_processes(project: Path, home: Path) -> int:
     import time as clock
 
     from lets_hooks.summary import collect
-    from lets_hooks.summary.sources.worktree import look
+    from lets_hooks.summary.sources.worktree import open_repository
 
-    inputs = collect(project, home, look(project, {"LETS_SESSION_ID": SESSION}, clock.time()))
-    return inputs.where.git_calls if inputs.where is not None else 0
+    git = open_repository(project)
+    git.settle({"LETS_SESSION_ID": SESSION}, clock.time())
+    collect(project, home, git)
+    return git.repo.calls
 
 
 def timed(argv: list[str], runs: int) -> list[float]:

@@ -298,7 +298,6 @@ class BatchRepo(Repo):
         self.where = where
         self.graph = graph
         self.known = {info.name: info for info in objects}
-        self.fallbacks = 0  # questions the graph could not answer alone
         self._asked: dict[int, int] = {}  # a stop or exclusion -> a head it was asked for
 
     def locate(self) -> Location:
@@ -307,7 +306,6 @@ class BatchRepo(Repo):
     def objects(self, names: Sequence[str]) -> list[ObjectInfo]:
         missing = [n for n in names if n not in self.known]
         if missing:
-            self.fallbacks += 1
             for info in super().objects(missing):
                 self.known[info.name] = info
         return [self.known[n] for n in names]
@@ -319,7 +317,6 @@ class BatchRepo(Repo):
         self.graph.reach(pair[1])  # b is a merge tip, asked about again for every branch
         bases = self.graph.merge_bases(*pair)
         if len(bases) > 1:  # which one git prints is git's choice: ask git
-            self.fallbacks += 1
             return super().merge_base(a, b)
         return self.graph.sha(bases[0]) if bases else None
 
@@ -340,7 +337,6 @@ class BatchRepo(Repo):
         for sha in shas:
             i = self.graph.find(sha)
             if i is None:
-                self.fallbacks += 1
                 return None
             found.append(i)
         return found

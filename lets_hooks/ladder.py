@@ -35,10 +35,7 @@ if TYPE_CHECKING:
     from lets_hooks.config import Config
     from lets_hooks.repo import ObjectInfo
 
-EXACT = "exact"
-PRIOR = "prior-session"
-ESTIMATE = "estimate"
-NONE = "none"
+EXACT, PRIOR, ESTIMATE, NONE = state.TRUST_LEVELS
 SECONDS_PER_DAY = 86400
 FUTURE_SLACK = SECONDS_PER_DAY  # a recorded time this far ahead of the clock is ignored
 LIST_CAP = 1000  # the session's commits listed by --json
@@ -48,9 +45,9 @@ RECORD_HINT = "to record this session's boundary, run: lets-hooks record"
 class Boundary:
     """A resolved boundary: computed once, rendered many ways."""
 
-    __slots__ = ("boundary", "boundary_time", "branch", "commits", "desc", "elsewhere",
-                 "excluded", "explain", "head", "merge_branch", "mixed", "notes", "ranged",
-                 "reason", "recorded", "session_commits", "trust", "unvouched", "witness")
+    __slots__ = ("boundary", "branch", "commits", "desc", "elsewhere", "excluded", "explain",
+                 "head", "merge_branch", "mixed", "notes", "ranged", "reason", "recorded",
+                 "session_commits", "trust", "unvouched", "witness")
 
     def __init__(self, trust: str, boundary: str | None, commits: int | None, desc: str,
                  notes: list[str], reason: str | None = None) -> None:
@@ -69,7 +66,6 @@ class Boundary:
         self.session_commits: list[str] = []  # the counted commits, newest first
         self.mixed: list[str] = []  # the session's work and another's in one commit
         self.witness = "none"  # what said which commits the session made
-        self.boundary_time: int | None = None  # its committer time, when already known
         self.explain: Callable[[int], list[tuple[str, str, str]]] | None = None  # ``why``'s
         self.unvouched: list[str] = []  # counted, and no evidence speaks of them
         self.ranged = 0  # the commits of the range
@@ -329,8 +325,6 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         if boundary is not None:
             trust = ESTIMATE
     result = _described(facts, trust, boundary, counted, reason)
-    if boundary is not None and boundary == recorded.sha:
-        result.boundary_time = found[recorded.sha].commit_time
     return _finish(result, branch, head, recorded, merge)
 
 

@@ -34,6 +34,9 @@ LEDGER_MARKS = frozenset({"-", "=", "*"})  # the session ledger's own tokens
 NAME_MAX_FALLBACK = 255
 HEADER_KEYS_BEFORE_SESSION = (b"task", b"start")  # the lets tool writes these first
 LINKABLE = (".lets", ".lets/sessions", ".lets/locks")
+# The ladder's trust names, strongest first (``ladder.EXACT`` ...): kept beside the lines
+# they rest on, so the handoff reader checks a Range block's trust without the ladder.
+TRUST_LEVELS = ("exact", "prior-session", "estimate", "none")
 
 
 def slug(branch: str) -> str:

@@ -15,6 +15,7 @@ import git
 import pytest
 
 from lets_hooks.ladder import Boundary
+from lets_hooks.summary.sources.worktree import Git, open_repository
 
 SID = "11111111-2222-3333-4444-555555555555"
 OTHER = "99999999-8888-7777-6666-555555555555"
@@ -170,6 +171,14 @@ def resolve_path(path: str, environ: Mapping[str, str], now: float,
         return ladder.not_a_repository()
     except Exception as exc:  # fail closed: a consumer always gets an answer
         return ladder.unknown(reason(exc))
+
+
+def look(root: Path, environ: Mapping[str, str], now: float) -> Git:
+    """The summary's git handle on the repository at ``root``, settled: the ladder's
+    answer (the session from ``environ``) and the state of its working tree."""
+    handle = open_repository(root)
+    handle.settle(environ, now)
+    return handle
 
 
 def shared(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:

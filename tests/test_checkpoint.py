@@ -14,6 +14,7 @@ import pytest
 from helpers import OTHER, SID
 from hookbox import HookBox, make, teammate, with_remote
 
+from lets_hooks.cli.agent import hook_json
 from lets_hooks.summary import checkpoint as ck
 from lets_hooks.summary.sources.handoff import read_handoff
 
@@ -519,14 +520,22 @@ def test_hook_refreshes_an_existing_handoff_quietly_with_the_inputs_session(box:
         assert range_block(handoff(box).read_text())[1] == "SESSION_TRUST=exact", name
 
 
+NO_FIELDS = "hook input has neither a session_id nor a hook_event_name"
+
+
 def test_hook_garbage_in_nothing_written(box: HookBox) -> None:
+    """One line says why, in the words of the one reader of a hook's JSON (``hook_json``,
+    which lets-session-start's hook reads through too)."""
     start(box)
     assert run(box)[0] == 0
     before = handoff(box).read_bytes()
-    for stdin in ("", "not json", "[1, 2]", "{}", '{"session_id": 5}', "\x00\x01"):
+    for stdin, problem in (("", hook_json(b"")[1]), ("not json", hook_json(b"not json")[1]),
+                           ("[1, 2]", hook_json(b"[1, 2]")[1]), ("{}", NO_FIELDS),
+                           ('{"session_id": 5}', NO_FIELDS),
+                           ("\x00\x01", "hook input on stdin is not valid JSON")):
         code, out, err = run(box, "--hook", stdin=stdin)
         assert (code, out) == (0, ""), stdin
-        assert "nothing written" in err and len(err.splitlines()) == 1, (stdin, err)
+        assert err == f"lets-session-checkpoint: {problem}; nothing written\n", (stdin, err)
         assert handoff(box).read_bytes() == before
     # a session id that is not one: the environment's is used
     code, out, err = run(box, "--hook", stdin=json.dumps({"session_id": "a\u202eb"}))

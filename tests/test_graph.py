@@ -269,7 +269,7 @@ def test_graph_counts_outside_and_finds_the_floor_exactly(
         repo = batch(path, graph)
         assert repo.count_outside(head, base, excluded) == want_count
         assert repo.first_parent_floor(head, stops) == want_floor
-        assert repo.calls == 0 and repo.fallbacks == 0
+        assert repo.calls == 0  # the graph answered alone: no question went to git
 
 
 @settings(max_examples=80, deadline=None,
@@ -364,7 +364,7 @@ def test_abbreviated_names_and_shared_tips(tmp_path: Path) -> None:
     fast = batch(path, graph)
     assert fast.first_parent_floor(shas[6][:9], [shas[1]]) == Floor(shas[1], 3, False, 5)
     assert fast.count_outside(shas[6], shas[1][:9], []) == 5
-    assert fast.fallbacks == 2 and fast.calls == 2
+    assert fast.calls == 2  # each question the graph could not answer went to git
     tip = graph.find(shas[2])
     assert tip is not None
     fast.first_parent_floor(shas[6], [shas[5], shas[2]])

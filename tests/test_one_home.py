@@ -82,6 +82,25 @@ def test_the_merge_branch_is_named_in_one_module() -> None:
     assert _elsewhere("ladder.py", _strings, names_a_default) == []
 
 
+def test_markdown_fences_are_told_in_one_module() -> None:
+    """What opens or closes fenced code is decided in ``summary/sources/text.py`` alone
+    (``is_fence``, ``fence_opening``, ``fence_closing``): the checkpoint, the prose
+    reader and the phases had their own copies of the rule."""
+    def tells_a_fence(text: str) -> bool:
+        return text == "~~~" or "`{3" in text or "~{3" in text
+
+    assert _elsewhere("text.py", _strings, tells_a_fence) == []
+
+
+def test_the_trust_names_are_written_in_one_module() -> None:
+    """The four trust names are written in ``state.py`` alone (``TRUST_LEVELS``); the
+    ladder, the handoff reader and ``status``'s colours take them from there."""
+    def names_a_trust(text: str) -> bool:
+        return text in ("exact", "prior-session", "estimate")
+
+    assert _elsewhere("state.py", _strings, names_a_trust) == []
+
+
 def test_the_tests_share_one_helpers_module() -> None:
     """No test module imports from ``conftest`` (fixtures only), and the session ids are
     assigned once, in ``tests/helpers.py``."""
@@ -98,7 +117,7 @@ def test_the_tests_share_one_helpers_module() -> None:
 # rules that once had two copies giving two answers: each is now one function
 ONE_FUNCTION = ("utc_stamp", "location_for", "state_top", "common_dir", "uses_reftable",
                 "rebasing", "rebase_state", "git_dir_at", "git_dir_holding", "classify",
-                "head_log", "made_kind")
+                "head_log", "made_kind", "is_fence", "fence_opening", "fence_closing")
 
 
 def test_each_rule_is_one_function() -> None:

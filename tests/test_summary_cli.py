@@ -220,10 +220,10 @@ def test_hook_never_fails_even_when_promotion_does(
 
 def test_parse_hook_input_fields() -> None:
     parsed, problem = parse_hook_input(json.dumps(
-        {"session_id": " s1 ", "cwd": "/x", "source": "startup", "model": {"id": "m"}}))
+        {"session_id": " s1 ", "cwd": "/x", "source": "startup", "model": {"id": "m"}}).encode())
     assert problem is None
     assert (parsed.session_id, parsed.cwd, parsed.source) == ("s1", "/x", "startup")
-    odd, _ = parse_hook_input(json.dumps({"session_id": 5, "cwd": None, "source": ""}))
+    odd, _ = parse_hook_input(json.dumps({"session_id": 5, "cwd": None, "source": ""}).encode())
     assert (odd.session_id, odd.cwd, odd.source) == (None, None, None)
 
 

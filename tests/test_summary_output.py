@@ -16,11 +16,10 @@ from pathlib import Path
 
 import git
 import pytest
-from helpers import note_made
+from helpers import look, note_made
 
 from lets_hooks.cli.summary import session_start_main
 from lets_hooks.summary import collect
-from lets_hooks.summary.sources.worktree import look
 
 FIXTURES = Path(__file__).parent / "fixtures" / "summary"
 CASES = ["full", "prose", "fresh", "malformed", "written", "done"]
@@ -206,9 +205,9 @@ def test_demo_git_processes_are_few(demo: tuple[Path, Path]) -> None:
     """Every git process goes through one counted door: the ladder's, one status, one
     cat-file for the boundary's time, one ls-files for the function names."""
     project, home = demo
-    inputs = collect(project, home, look(project, os.environ, 1.8e9))
-    assert inputs.where is not None
-    assert inputs.where.git_calls <= 7, inputs.where.git_calls
+    git = look(project, os.environ, 1.8e9)
+    collect(project, home, git)
+    assert git.repo.calls <= 7, git.repo.calls
 
 
 # --------------------------------------------------------------------------- placeholders

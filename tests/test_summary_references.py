@@ -9,14 +9,13 @@ import json
 import time
 from pathlib import Path
 
-from helpers import SID, Sandbox
+from helpers import SID, Sandbox, look
 from test_summary_phases import TODAY
 from test_summary_worktree import alerts, exclude_state, handoff, lines_of
 
 from lets_hooks.summary import build_summary
 from lets_hooks.summary.render import render_json, render_markdown
 from lets_hooks.summary.sources import references
-from lets_hooks.summary.sources.worktree import look
 
 
 def files(box: Sandbox, tree: dict[str, str], message: str = "code") -> None:

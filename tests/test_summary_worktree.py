@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import SID, Sandbox
+from helpers import SID, Sandbox, look
 
 from lets_hooks import repo as repo_module
 from lets_hooks.summary import build_summary, collect
 from lets_hooks.summary.render import render_markdown
 from lets_hooks.summary.sources import references
-from lets_hooks.summary.sources.worktree import count_entries, look, open_repository
+from lets_hooks.summary.sources.worktree import count_entries, open_repository
 
 TODAY = dt.date(2026, 11, 29)
 HANDOFF = "memory/session-handoff-LATEST.md"
@@ -464,9 +464,9 @@ def test_findings_confirmed_by_git_come_first_and_the_cap_says_how_many_more(
 
 
 def count(box: Sandbox, home: Path) -> int:
-    inputs = collect(box.path, home, look(box.path, {"LETS_SESSION_ID": SID}, time.time()))
-    assert inputs.where is not None
-    return inputs.where.git_calls
+    git = look(box.path, {"LETS_SESSION_ID": SID}, time.time())
+    collect(box.path, home, git)
+    return git.repo.calls
 
 
 def test_git_processes_the_summary_adds(sandbox: Sandbox, tmp_path: Path,

@@ -120,8 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def read_stdin() -> bytes:
     """Up to one byte past ``INPUT_LIMIT`` of stdin, as bytes (never decoded here, so no
-    locale can make reading fail); nothing from a terminal or a closed stream. Every
-    command that reads a hook's JSON reads it through this."""
+    locale can make reading fail); nothing from a terminal or a closed stream."""
     stream = sys.stdin
     try:
         if stream is None or stream.isatty():
@@ -134,25 +133,37 @@ def read_stdin() -> bytes:
     return raw if isinstance(raw, bytes) else b""
 
 
-def read_input() -> dict[str, object] | None:
-    """The hook's JSON object from stdin, or None (nothing, too large, not an object)."""
+NOT_UTF8 = "hook input on stdin is not UTF-8 text"
+
+
+def hook_json(raw: bytes) -> tuple[dict[str, object] | None, str | None]:
+    """A hook's JSON object from ``raw`` (``read_stdin``'s bytes), else None and the one
+    problem that kept it from being read; never raises. Every command that reads a hook's
+    JSON reads it through this."""
     import json
 
-    raw = read_stdin()
+    if not raw.strip():
+        return None, "no hook input on stdin"
     if len(raw) > INPUT_LIMIT:
-        return None
+        return None, f"hook input on stdin is over {INPUT_LIMIT // 1024} KiB"
     try:
-        data = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, NOT_UTF8
+    try:
+        data = json.loads(text)
     except (ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) else None
+        return None, "hook input on stdin is not valid JSON"
+    if not isinstance(data, dict):
+        return None, "hook input on stdin is not a JSON object"
+    return data, None
 
 
 def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     from lets_hooks import agents, state
     from lets_hooks.cli import out, out_encoding
 
-    payload = read_input()
+    payload, _ = hook_json(read_stdin())
     if payload is None:
         say(f"lets-agent-hook {event}: no hook JSON object on stdin; nothing done")
         return

@@ -110,22 +110,12 @@ def hook_input() -> tuple[str | None, str | None, str | None]:
     ``session_id`` and ``cwd`` (and ``hook_event_name``). A problem: nothing is written.
     A ``session_id`` that is not a session's id is left out (the environment's is used);
     a ``cwd`` that is not a folder here too (the current folder is used)."""
-    import json
-
     from lets_hooks import state
-    from lets_hooks.cli.agent import INPUT_LIMIT, read_stdin
+    from lets_hooks.cli.agent import hook_json, read_stdin
 
-    raw = read_stdin()
-    if not raw.strip():
-        return None, None, "no hook input on stdin"
-    if len(raw) > INPUT_LIMIT:
-        return None, None, f"hook input on stdin is over {INPUT_LIMIT // 1024} KiB"
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return None, None, "hook input on stdin is not valid JSON in UTF-8"
-    if not isinstance(data, dict):
-        return None, None, "hook input on stdin is not a JSON object"
+    data, problem = hook_json(read_stdin())
+    if data is None:
+        return None, None, problem
     sid, cwd, event = (data.get(key) for key in ("session_id", "cwd", "hook_event_name"))
     if not isinstance(sid, str) and not isinstance(event, str):
         return None, None, "hook input has neither a session_id nor a hook_event_name"

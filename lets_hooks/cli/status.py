@@ -53,13 +53,13 @@ def main(argv: Sequence[str]) -> int:
     return 0
 
 
-COLORS = {"exact": "32", "prior-session": "33", "estimate": "33", "none": "31"}
-
-
 def render(table: list[Row], color: bool = False) -> str:
     """The table; with ``color``, the trust column in colour (a terminal, no NO_COLOR)."""
+    from lets_hooks.ladder import ESTIMATE, EXACT, NONE, PRIOR
+
     if not table:
         return "no local branches\n"
+    colors = {EXACT: "32", PRIOR: "33", ESTIMATE: "33", NONE: "31"}
     lines = [("  " + HEADER[0], *HEADER[1:])]
     for row in table:
         b = row.boundary
@@ -74,7 +74,7 @@ def render(table: list[Row], color: bool = False) -> str:
     out = []
     for line in lines:
         cells = [line[k].ljust(widths[k]) for k in range(4)]
-        if color and line[2] in COLORS:
-            cells[2] = f"\033[{COLORS[line[2]]}m{line[2]}\033[0m" + cells[2][len(line[2]):]
+        if color and line[2] in colors:
+            cells[2] = f"\033[{colors[line[2]]}m{line[2]}\033[0m" + cells[2][len(line[2]):]
         out.append("  ".join([*cells, line[4]]).rstrip())
     return "\n".join(out) + "\n"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lets_hooks import files
 from lets_hooks.cli import command_parser, out, out_encoding, parse_or_hook, say
-from lets_hooks.cli.agent import INPUT_LIMIT, hooks_folder, keep_pending, read_stdin
+from lets_hooks.cli.agent import NOT_UTF8, hook_json, hooks_folder, keep_pending, read_stdin
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -72,31 +72,15 @@ class HookInput:
 
 
 NO_INPUT = HookInput(None, None, None)
-NOT_UTF8 = "hook input on stdin is not UTF-8 text"
 
 
-def parse_hook_input(raw: str | bytes) -> tuple[HookInput, str | None]:
+def parse_hook_input(raw: bytes) -> tuple[HookInput, str | None]:
     """A SessionStart hook's JSON (``session_id``, ``cwd``, ``source``) and the one
-    problem that kept it from being read, if any. Whatever ``raw`` holds, never raises:
-    a field of the wrong type is absent."""
-    import json
-
-    if isinstance(raw, str):
-        raw = raw.encode("utf-8", "surrogateescape")
-    if not raw.strip():
-        return NO_INPUT, "no hook input on stdin"
-    if len(raw) > INPUT_LIMIT:
-        return NO_INPUT, f"hook input on stdin is over {INPUT_LIMIT // 1024} KiB"
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return NO_INPUT, NOT_UTF8
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return NO_INPUT, "hook input on stdin is not valid JSON"
-    if not isinstance(data, dict):
-        return NO_INPUT, "hook input on stdin is not a JSON object"
+    problem that kept it from being read, if any (``agent.hook_json``). Whatever ``raw``
+    holds, never raises: a field of the wrong type is absent."""
+    data, problem = hook_json(raw)
+    if data is None:
+        return NO_INPUT, problem
 
     def field(name: str) -> str | None:
         value = data.get(name)
@@ -379,7 +363,7 @@ def _observability(argv: Sequence[str]) -> int:
     read = observability.read_interventions(home)
     for warning in read.warnings:
         say(f"lets-observability: {warning}")
-    log = read.log or observability.InterventionLog((), 0, 0)
+    log = read.log or observability.InterventionLog(())
     if period is None:
         line = observability.format_model_tag_count(observability.model_tag_count(log))
     else:

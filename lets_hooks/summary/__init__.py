@@ -56,7 +56,6 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
         where = git.where
         if reading is not None and reading.date is not None:
             where = replace(where, since=git.commits_since(date_floor(reading.date)))
-        where = replace(where, git_calls=git.repo.calls)
 
     unplaced = (unplaced_warning(reading.unplaced),) if reading and reading.unplaced else ()
     warnings = (*settings.warnings, *allow.warnings, *handoff.warnings, *unplaced,

@@ -10,9 +10,9 @@ One schema, two directions: the handoff reader (``sources/handoff.py``) and
 - ``next``: the next steps, in order (Priority 1 and 2 are the first two);
 - ``blocked``: ``{item, risk}`` each (``--blocked "ITEM (risk: H)"``);
 - ``diff``: ``{op, item, why}`` per path the session's own commits touched (``op`` one of
-  ``OPS``, ``item`` the path, ``old → new`` for a rename, ``why`` the subject of the newest
-  session commit that touched it), newest first, at most ``DIFF_CAP``, then one plain
-  item ``and N more paths`` when more were left out.
+  added, changed, removed, renamed; ``item`` the path, ``old → new`` for a rename; ``why``
+  the subject of the newest session commit that touched it), newest first, at most
+  ``DIFF_CAP``, then one plain item ``and N more paths`` when more were left out.
 
 Other keys another writer put in the block are kept, after these, on the lines they stood
 on (``kept_lines``). Every value of the checkpoint's is written in one deterministic YAML
@@ -35,7 +35,13 @@ from pathlib import Path
 
 from lets_hooks import files, state
 from lets_hooks.summary.interventions import MAX_FILE_BYTES, problem_line
-from lets_hooks.summary.sources.text import lines_of, parse_yaml
+from lets_hooks.summary.sources.text import (
+    fence_closing,
+    fence_opening,
+    is_fence,
+    lines_of,
+    parse_yaml,
+)
 
 TYPE_CHECKING = False  # typing is not imported at run time; mypy reads this as True
 if TYPE_CHECKING:
@@ -45,7 +51,6 @@ HANDOFF = "memory/session-handoff-LATEST.md"
 MARKER = "<!-- state-snapshot v1 -->"
 RANGE_MARKER = "<!-- session-range v1 -->"  # the Range block the checkpoint owns
 FIELDS = ("ts", "ctx", "next", "blocked", "diff")
-OPS = ("added", "changed", "removed", "renamed")
 DIFF_CAP = 20
 RANGE_HEADING = "### Range"
 RENAMED = " → "
@@ -77,11 +82,11 @@ def _walk(lines: Sequence[str], start: int) -> Iterator[tuple[int, str | None]]:
     opening line that nothing closes, if there is one."""
     index = start
     while index < len(lines):
-        opened = _FENCE.match(lines[index])
-        if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
-            close = _closing(lines, index + 1, opened.group(1))
+        fence = fence_opening(lines[index])
+        if fence is not None:
+            close = _closing(lines, index + 1, fence)
             if close is None:
-                yield index, opened.group(1)
+                yield index, fence
                 return
             index = close + 1
             continue
@@ -145,7 +150,7 @@ def _block(lines: Sequence[str], marker: int
     if index >= len(lines):
         return None, None, index, "state-snapshot marker with no block after it"
     opener = lines[index].strip()
-    if opener.startswith(("```", "~~~")):
+    if is_fence(opener):
         fence = opener[:3]
         for end in range(index + 1, len(lines)):
             closer = lines[end].strip()
@@ -180,7 +185,7 @@ def parse_block(where: Layout, label: str = HANDOFF
 
 @dataclass(frozen=True)
 class Change:
-    op: str  # one of OPS
+    op: str  # added, changed, removed or renamed
     item: str  # the path; "old → new" for a rename
     why: str  # the subject of the newest session commit that touched it
 
@@ -290,7 +295,7 @@ def kept_lines(yaml_lines: Sequence[str]) -> dict[object, tuple[str, ...]]:
     groups: list[list[str]] = []
     pending: list[str] = []  # comments at the margin: they go with the key below them
     for line in yaml_lines:
-        if line.lstrip().startswith(("```", "~~~")) or line.startswith(("---", "...", "%")):
+        if is_fence(line) or line.startswith(("---", "...", "%")):
             return {}
         if line.startswith("#"):
             pending.append(line)
@@ -577,7 +582,6 @@ def _with_block(rows: list[tuple[str, str]], where: Layout, block: list[str], ne
 
 
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?$")  # no lazy part: linear on blanks
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 
 
 def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
@@ -589,14 +593,12 @@ def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
     index = 0
     while index < len(lines):
         line = lines[index]
-        opened = _FENCE.match(line)
-        if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
-            fence = opened.group(1)
-            if longest[index][fence[0] == "~"] >= len(fence):
-                close = _closing(lines, index + 1, fence)
-                if close is not None:
-                    index = close + 1
-                    continue
+        fence = fence_opening(line)
+        if fence is not None and longest[index][fence[0] == "~"] >= len(fence):
+            close = _closing(lines, index + 1, fence)
+            if close is not None:
+                index = close + 1
+                continue
         heading = _ATX.match(line)
         if heading:
             found.append((index, len(heading.group(1)), _title(heading.group(2) or "")))
@@ -621,12 +623,12 @@ def _longest_closings(lines: Sequence[str]) -> list[tuple[int, int]]:
     backticks = tildes = 0
     for line in reversed(lines):
         found.append((backticks, tildes))
-        closing = _FENCE.match(line)
-        if closing and not closing.group(2).strip():
-            if closing.group(1)[0] == "`":
-                backticks = max(backticks, len(closing.group(1)))
+        run = fence_closing(line)
+        if run is not None:
+            if run[0] == "`":
+                backticks = max(backticks, len(run))
             else:
-                tildes = max(tildes, len(closing.group(1)))
+                tildes = max(tildes, len(run))
     found.reverse()
     return found
 
@@ -634,9 +636,8 @@ def _longest_closings(lines: Sequence[str]) -> list[tuple[int, int]]:
 def _closing(lines: Sequence[str], start: int, fence: str) -> int | None:
     """The index of the line that closes ``fence`` (its character, at least as long)."""
     for index in range(start, len(lines)):
-        closing = _FENCE.match(lines[index])
-        if (closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence)
-                and not closing.group(2).strip()):
+        run = fence_closing(lines[index])
+        if run is not None and run[0] == fence[0] and len(run) >= len(fence):
             return index
     return None
 
@@ -681,9 +682,9 @@ def _owned_range(lines: Sequence[str], body: int) -> tuple[int, int, int] | None
     fenced code."""
     for index in top_level(lines, body):
         if is_marker(lines[index], ("session-range", "v1")) and index + 1 < len(lines):
-            opened = _FENCE.match(lines[index + 1])
-            if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
-                close = _closing(lines, index + 2, opened.group(1))
+            fence = fence_opening(lines[index + 1])
+            if fence is not None:
+                close = _closing(lines, index + 2, fence)
                 if close is not None:
                     return index, index + 2, close
     return None
@@ -703,9 +704,9 @@ def _older_range(lines: Sequence[str], body: int) -> tuple[int, int, int] | None
         end = next((i for i, lvl, _ in heads[position + 1:] if lvl <= 3), len(lines))
         index = start + 1
         while index < end:
-            opened = _FENCE.match(lines[index])
-            if opened:
-                close = _closing(lines, index + 1, opened.group(1))
+            fence = fence_opening(lines[index])
+            if fence is not None:
+                close = _closing(lines, index + 1, fence)
                 if close is None:
                     break
                 inner = lines[index + 1:close]

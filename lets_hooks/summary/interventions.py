@@ -51,8 +51,6 @@ class InterventionLog:
     """Everything the counters need from the interventions folder."""
 
     days: tuple[DayCount, ...]  # sorted by day; the undated bucket, if any, first
-    files: int
-    records: int
 
 
 @dataclass(frozen=True)
@@ -193,7 +191,6 @@ def read_interventions(home: Path) -> LogRead:
     # Counted per raw ``ts`` date prefix while reading; turned into dates once at the end.
     by_key: dict[object, list[int]] = {}
     warnings: list[str] = []
-    files = records = 0
     for name in entries:
         if not name.endswith(".jsonl"):
             continue
@@ -205,9 +202,7 @@ def read_interventions(home: Path) -> LogRead:
             warnings.append(problem)
         if data is None:
             continue
-        files += 1
-        folded, bad_lines = _fold(text, by_key)
-        records += folded
+        bad_lines = _fold(text, by_key)
         if bad_lines:
             warnings.append(f"{label}: {line_numbers(bad_lines)} not a JSON object; skipped")
 
@@ -219,20 +214,19 @@ def read_interventions(home: Path) -> LogRead:
         DayCount(day, *counts[day])
         for day in sorted(counts, key=lambda d: (d is not None, d or dt.date.min))
     )
-    return LogRead(InterventionLog(days, files, records), tuple(warnings))
+    return LogRead(InterventionLog(days), tuple(warnings))
 
 
-def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
+def _fold(text: str, by_key: dict[object, list[int]]) -> list[int]:
     """Count one file's records into ``by_key``: [total, rejections, tagged, labelled,
     false positives] per day key (a string ``ts``'s first ten characters, else the
-    record's date, or None). Returns the record count and the numbers of the lines that
-    are not exactly one JSON object.
+    record's date, or None). Returns the numbers of the lines that are not exactly one
+    JSON object.
     """
     import json
 
     decoder = json.JSONDecoder()
     bad: list[int] = []
-    records = 0
     for number, line in enumerate(text.split("\n"), 1):
         value: object = None
         try:
@@ -250,7 +244,6 @@ def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
         if not isinstance(value, dict):
             bad.append(number)
             continue
-        records += 1
         ts = value.get("ts")
         key: object = (ts[:10] if "date" not in value and isinstance(ts, str)
                        else record_date(value))
@@ -265,7 +258,7 @@ def _fold(text: str, by_key: dict[object, list[int]]) -> tuple[int, list[int]]:
             bucket[3] += 1
             if value["false_positive"] is True:
                 bucket[4] += 1
-    return records, bad
+    return bad
 
 
 def line_numbers(numbers: Sequence[int]) -> str:

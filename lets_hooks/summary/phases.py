@@ -54,7 +54,7 @@ from lets_hooks.summary.records import (
     Where,
 )
 from lets_hooks.summary.sources.memory_index import parse_memory_index
-from lets_hooks.summary.sources.text import Facts, is_placeholder
+from lets_hooks.summary.sources.text import Facts, is_fence, is_placeholder
 
 KNOWN_MODELS = frozenset({
     "opus", "sonnet", "haiku", "fable",
@@ -646,7 +646,7 @@ def _promoted_section_end(pieces: Sequence[str]) -> int | None:
     in_fence = False
     for index, raw in enumerate(pieces):
         line = raw.rstrip("\r")
-        if line.lstrip().startswith(("```", "~~~")):
+        if is_fence(line):
             in_fence = not in_fence
             continue
         if in_fence or not line.startswith("#"):

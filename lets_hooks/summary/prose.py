@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lets_hooks.summary.records import Section
-from lets_hooks.summary.sources.text import is_placeholder
+from lets_hooks.summary.sources.text import is_fence, is_placeholder
 
 ROLE_CHARS = 200  # of a heading, read to find its role
 PRIORITIES = "priorities"
@@ -272,7 +272,7 @@ def section_items(lines: Sequence[str]) -> Items:
     in_fence = False
     for line in lines:
         stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
+        if is_fence(stripped):
             in_fence = not in_fence
             current = None
             continue
@@ -569,7 +569,7 @@ def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[st
         in_fence = False
         for line in section.lines:
             stripped = line.strip()
-            if stripped.startswith(("```", "~~~")):
+            if is_fence(stripped):
                 in_fence = not in_fence
                 continue
             if in_fence or not stripped:
@@ -648,7 +648,7 @@ def _blocks(text: str) -> Iterator[str]:
     in_fence = False
     for line in text.split("\n"):
         stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
+        if is_fence(stripped):
             in_fence = not in_fence
             continue
         if in_fence:

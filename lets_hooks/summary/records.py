@@ -192,7 +192,6 @@ class Where:
     head: str | None
     boundary: str | None
     tree: TreeCounts | None  # None: not known
-    git_calls: int = 0
     since: Since | None = None  # commits from the handoff's time on (when it has one)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from lets_hooks.state import TRUST_LEVELS
 from lets_hooks.summary import checkpoint, prose
 from lets_hooks.summary.interventions import iso_date
 from lets_hooks.summary.records import Handoff, HandoffDate, HandoffReading, LastRange, Read
@@ -44,9 +45,6 @@ def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
     handoff = Handoff(where.frontmatter, snapshot, sections(prose_lines), text, not text.strip())
     reading = replace(read(handoff), last_range=last_range(lines, where.body))
     return Read(replace(handoff, reading=reading), tuple(warnings))
-
-
-TRUST_LEVELS = ("exact", "prior-session", "estimate", "none")
 
 
 def last_range(lines: Sequence[str], body: int) -> LastRange | None:

@@ -64,7 +64,31 @@ def lines_of(text: str) -> list[str]:
 
 
 def is_fence(line: str) -> bool:
+    """A line the readers take for a fence, opening or closing (each one toggles): ```
+    or ~~~ after any indentation, whatever follows."""
     return line.lstrip().startswith(("```", "~~~"))
+
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
+
+
+def fence_opening(line: str) -> str | None:
+    """The fence ``line`` opens as Markdown reads it, else None: three or more backticks
+    or tildes after at most three blanks (the run is returned); a backtick fence whose
+    info string holds a backtick is not one."""
+    opened = _FENCE.match(line)
+    if opened is None or (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+        return None
+    return opened.group(1)
+
+
+def fence_closing(line: str) -> str | None:
+    """The run of a line that may close a fence (nothing but blanks after it), else None:
+    it closes an open ``fence`` of its character no longer than itself."""
+    closing = _FENCE.match(line)
+    if closing is None or closing.group(2).strip():
+        return None
+    return closing.group(1)
 
 
 def lines_phrase(numbers: Sequence[int]) -> str:

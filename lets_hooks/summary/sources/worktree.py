@@ -107,16 +107,6 @@ def open_repository(root: Path) -> Git:
     return Git(repo, location, _nowhere(ladder.unknown("not asked yet").desc))
 
 
-def look(root: Path, environ: Mapping[str, str], now: float,
-         session_id: str | None = None) -> Git:
-    """The ladder's answer for the repository at ``root`` and the state of its working
-    tree. ``session_id``, when given, is the current session's id (a hook's own id);
-    otherwise it comes from ``environ`` through the configured ``session_id_env``."""
-    git = open_repository(root)
-    git.settle(environ, now, session_id)
-    return git
-
-
 def _nowhere(desc: str) -> Where:
     return Where(repository=False, range_desc=desc, branch=None, head=None, boundary=None,
                  tree=None)
