@@ -669,13 +669,17 @@ def quoted(name: str | None) -> str:
     return "none" if name is None else "'" + show(name) + "'"
 
 
+_SHELL_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                         "@%+=:,./-_")  # shlex.quote's, without importing re on a hook's path
+
+
 def shell_word(text: str) -> str:
     """``text`` as one word of a command a message tells the user to run: quoted where a
     POSIX shell would read it otherwise (git allows ``;``, ``$(`` and ``&`` in a branch
-    name), then ``show``n."""
-    import shlex
-
-    return show(shlex.quote(text))
+    name), as ``shlex.quote`` does, then ``show``n."""
+    if text and all(char in _SHELL_PLAIN for char in text):
+        return show(text)
+    return show("'" + text.replace("'", "'\"'\"'") + "'")
 
 
 # -- moving a file aside ------------------------------------------------------------------------

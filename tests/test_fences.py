@@ -235,6 +235,15 @@ def test_the_command_to_untrack_a_state_file_is_one_shell_word(sandbox: Sandbox)
     assert "'git rm --cached '.lets/sessions/.task-a;b$(c)'' keeps it out" in recorded.stderr
 
 
+@pytest.mark.parametrize("text", ["main", "feat/x-1", "a;b$(c)", "it's", "", "x&y", "é"])
+def test_shell_word_quotes_as_shlex_does(text: str) -> None:
+    import shlex
+
+    from lets_hooks import files
+
+    assert files.shell_word(text) == shlex.quote(text)
+
+
 def test_a_tracked_state_file_is_never_written(sandbox: Sandbox) -> None:
     """A task file that came with the repository: record, post-checkout and post-rewrite
     leave it byte for byte and say so in one line; the hooks still exit 0."""
