@@ -218,6 +218,43 @@ def cherry_pick_and_revert(w: World) -> None:
     assert words(got) == "4 commits", got.desc
 
 
+def pull_rebase_drops_a_change_a_teammate_pushed_too(w: World) -> None:
+    """The session makes a change a teammate pushed too (theirs with more in it): ``git
+    pull --rebase`` drops the session's commit, now empty, and git lists it as rewritten
+    into the teammate's commit, which is not the session's copy for that."""
+    topic(w, commits=1, push=True)
+    w.mgit("fetch", "-q", "origin")
+    w.mgit("checkout", "-q", "-B", "feat", "origin/feat")
+    for where in (w.mate, w.me):
+        (where / "same.txt").write_text("the same change\n")
+    (w.mate / "more.txt").write_text("and more\n")
+    w.mgit("add", "same.txt", "more.txt")
+    w.mgit("commit", "-q", "-m", "the same change, and more")
+    w.mgit("push", "-q", "origin", "feat")
+    w.git("add", "same.txt")
+    w.git("commit", "-q", "-m", f"{MARK} the same change")
+    exact(w)
+    w.pull("rebase")
+    got = exact(w)
+    assert words(got) == "1 commits, not counting 1 from elsewhere", got.desc
+
+
+def rebase_drops_a_teammates_commit_the_session_squashed_in(w: World) -> None:
+    """``git merge --squash`` of a teammate's branch, then a merge of it; ``git rebase``
+    flattens the merge and drops the teammate's commit, empty on the squash, which git
+    kept as it was and lists as its image: the squash stays the session's alone."""
+    topic(w, commits=1)
+    w.mate_push("lib", 1, base="origin/main")
+    w.git("fetch", "-q", "origin")
+    w.git("merge", "-q", "--squash", "origin/lib")
+    w.git("commit", "-q", "-m", f"{MARK} lib, squashed")
+    w.merge("origin/lib")
+    exact(w)
+    w.git("rebase", "-q", "origin/main")
+    got = exact(w)
+    assert words(got) == "2 commits", got.desc
+
+
 def pull_main_then_rebase_on_stale_main(w: World) -> None:
     """``git pull origin main`` into the topic, then ``git rebase main`` with a stale local
     main: main's commit is copied between the session's; the copy is not the session's."""
@@ -560,7 +597,8 @@ EXACT: list[Callable[[World], None]] = [
     pull_rebase_on_main_after_pushing_part,
     rebase_after_push_then_pull_rebase, merge_teammates_branch,
     merge_main_and_teammates_branch, cherry_pick_and_revert,
-    pull_main_then_rebase_on_stale_main,
+    pull_main_then_rebase_on_stale_main, pull_rebase_drops_a_change_a_teammate_pushed_too,
+    rebase_drops_a_teammates_commit_the_session_squashed_in,
     merge_main_then_rebase_after_main_caught_up, rebase_merges_onto_origin_main,
     new_branch("switch -c"), new_branch("checkout -b"), new_branch("checkout -B"),
     new_branch("checkout -B existing"), detached_commits_then_rescue,
