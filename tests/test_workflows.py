@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from hookbox import TOOLS_NEED_GIT_2_31
 from precommit_box import hook_repo, pre_commit_home
-from workflows import MARK, PLAIN, PRE_COMMIT, Answer, World
+from workflows import MARK, MIXED, PLAIN, PRE_COMMIT, Answer, World
 
 
 def exact(w: World, cwd: Path | None = None) -> Answer:
@@ -473,6 +473,24 @@ def own_pr_merged_then_continue(w: World) -> None:
     assert "rejected" not in done.stderr, done.stderr
 
 
+def amended_by_a_person_then_own_pr_merged(w: World) -> None:
+    """A person at a second terminal (no session) amends the session's newest commit; the
+    topic's pull request is merged and fetched. The amended commit holds the session's
+    work and the person's: reaching main through the pull request does not make it main's
+    work, so the answer stays approximate and names it."""
+    topic(w, commits=2)
+    (w.me / "by-hand.txt").write_text("a person's change\n")
+    w.earlier("add", "by-hand.txt")
+    w.earlier("commit", "-q", "--amend", "-m", f"{MIXED} the session's, amended by hand")
+    assert honest(w).trust != "exact"
+    w.push()
+    w.mate_merge_pr("feat")
+    w.git("fetch", "-q", "origin")
+    got = honest(w)
+    assert got.trust != "exact" and got.commits == 2, got.desc
+    assert any("holds this session's work and another's" in n for n in got.notes), got.notes
+
+
 def own_pr_merged_then_pull_ff(w: World) -> None:
     """The topic is merged into main; ``git pull --ff-only origin main`` moves the topic to
     the merge: the session's commits reached main through its own pull request."""
@@ -611,6 +629,7 @@ EXACT: list[Callable[[World], None]] = [
 MAY_DEGRADE: list[Callable[[World], None]] = [
     new_branch("worktree add -b"), existing_branch_first_touched_in_second_worktree,
     detached_from_origin_main_then_rescue, no_witness, hooks_installed_midway,
+    amended_by_a_person_then_own_pr_merged,
 ]
 WORKFLOWS = {f"exact-{fn.__name__}": fn for fn in EXACT}
 WORKFLOWS.update({f"may-degrade-{fn.__name__}": fn for fn in MAY_DEGRADE})
