@@ -54,13 +54,15 @@ OPS = (
     "cherry-pick-own", "cherry-pick-mate", "revert", "reset-hard", "reset-soft", "amend",
     "amend", "fixup", "merge-squash", "stash", "worktree", "switch-C", "branch-f",
     "recreate", "detach-at", "undo", "switch-c-remote", "branch-copy", "am",
-    "merge-no-commit", "worktree-main",
+    "merge-no-commit", "worktree-main", "person-commit", "person-amend", "push-force",
+    "mate-pr-squash",
 )
 # After these the answer may rightly degrade (a boundary left off HEAD's history by a
-# reset or a moved branch, a mixed commit): the rest of the day is held to the invariant
-# only, never to ``exact``.
+# reset or a moved branch, a mixed commit, a squash merge of the topic that a later
+# pull --rebase replays main's commits over): the rest of the day is held to the
+# invariant only, never to ``exact``.
 DEGRADING = ("reset-hard", "reset-soft", "amend", "switch-C", "branch-f", "recreate",
-             "worktree", "worktree-main", "undo")
+             "worktree", "worktree-main", "undo", "person-amend", "mate-pr-squash")
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate) + (
     (Phase.shrink,) if os.environ.get("LETS_WORKFLOW_SHRINK") == "1" else ())
 
@@ -252,17 +254,40 @@ class Day:
                 return False
             w.git("reset", "-q", "--soft", "HEAD~2")
             w.git("commit", "-q", "-m", f"{MARK} {self.name('soft')}")
-        elif op == "amend":  # the session's commit amended, or another's: then mixed
+        elif op in ("amend", "person-amend"):
+            # the session amends its commit, or another's (then mixed); a person at a
+            # second terminal (no session) amends HEAD: mixed when it was the session's
             if not self.has("HEAD~1"):  # never a new root
                 return False
+            who = "me" if op == "amend" else "earlier"
             subject = w.read("log", "-1", "--format=%s", "HEAD")
             label = w._file(w.me, "a")
-            w.git("add", "--", f"{label}.txt")
-            if MARK in subject:
-                w.git("commit", "-q", "--amend", "--no-edit")
+            w.run(who, "add", "--", f"{label}.txt")
+            if (MARK in subject) == (who == "me"):  # nothing changes hands
+                w.run(who, "commit", "-q", "--amend", "--no-edit")
             else:
-                w.git("commit", "-q", "--amend", "-m",
-                      subject if MIXED in subject else f"{MIXED} {subject}")
+                w.run(who, "commit", "-q", "--amend", "-m",
+                      f"{MIXED} {subject.replace(MARK, '').replace(MIXED, '').strip()}")
+        elif op == "mate-pr-squash":  # the teammate squash-merges a pushed topic
+            topic = self.pushed_topic()
+            if topic is None:
+                return False
+            w.mgit("fetch", "-q", "origin")
+            w.mgit("checkout", "-q", "-B", "main", "origin/main")
+            if w.run("mate", "merge", "-q", "--squash", f"origin/{topic}",
+                     check=False).returncode or not w.run(
+                         "mate", "diff", "--cached", "--quiet", check=False).returncode:
+                w.mgit("reset", "-q", "--hard", "origin/main")  # nothing new to squash
+                return True
+            w.mgit("commit", "-q", "-m", f"{topic}, squashed")
+            w.mgit("push", "-q", "origin", "main")
+        elif op == "push-force":  # after a rewrite of what was pushed
+            if branch in (None, "main"):
+                return False
+            # refused when the teammate pushed since the last fetch: part of the day
+            w.git("push", "-q", "--force-with-lease", "-u", "origin", "HEAD", check=False)
+        elif op == "person-commit":  # a person at a second terminal: no session
+            w.old_commit()
         elif op == "fixup":  # git commit --fixup, then rebase -i --autosquash
             if branch is None:
                 return False
