@@ -576,8 +576,17 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
         ours = [c for k, c in zip(kinds, commits) if k in _OURS and not inside(c)]
         main_line = {c for tip in facts.tips if ours
                      for c in facts.repo.first_parents_above(tip, [boundary])}
-        kinds = [kind if (kind in _OURS and commit not in main_line) or inside(commit)
-                 else _EXCLUDED for kind, commit in zip(kinds, commits)]
+        own: set[str] = set()
+        if ours:
+            # such a pull request took the topic's own line (HEAD's first parents above
+            # the boundary) there: all of it stays the topic's, judged like the rest
+            own = set(facts.repo.first_parents_above(facts.head, [boundary])) - main_line
+            if any(k not in _OURS and c in own and not inside(c)
+                   for k, c in zip(kinds, commits)):
+                verdict = split.verdict = facts.judge(commits, boundary)
+                kinds = verdict.kinds(commits)
+        kinds = [kind if ((kind in _OURS or commit in own) and commit not in main_line)
+                 or inside(commit) else _EXCLUDED for kind, commit in zip(kinds, commits)]
         split.kinds = kinds
     split.excluded = kinds.count(_EXCLUDED)
     split.elsewhere = kinds.count(witness.ELSEWHERE)

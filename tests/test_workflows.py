@@ -491,6 +491,26 @@ def amended_by_a_person_then_own_pr_merged(w: World) -> None:
     assert any("holds this session's work and another's" in n for n in got.notes), got.notes
 
 
+def unvouched_commit_then_own_pr_merged(w: World) -> None:
+    """The session's second commit is made while the post-commit hook is missing (not
+    vouched for); the topic's pull request is merged and fetched. That commit is on the
+    topic's own line, the topic's work, whatever main reaches: still counted, and never
+    ``exact``."""
+    topic(w, commits=1)
+    hook = w.me / ".git" / "hooks" / "post-commit"
+    saved = hook.read_bytes()
+    hook.unlink()
+    w.commit()
+    hook.write_bytes(saved)
+    hook.chmod(0o755)
+    assert honest(w).trust != "exact"
+    w.push()
+    w.mate_merge_pr("feat")
+    w.git("fetch", "-q", "origin")
+    got = honest(w)
+    assert got.trust != "exact" and got.commits == 2, got.desc
+
+
 def own_pr_merged_then_pull_ff(w: World) -> None:
     """The topic is merged into main; ``git pull --ff-only origin main`` moves the topic to
     the merge: the session's commits reached main through its own pull request."""
@@ -629,7 +649,7 @@ EXACT: list[Callable[[World], None]] = [
 MAY_DEGRADE: list[Callable[[World], None]] = [
     new_branch("worktree add -b"), existing_branch_first_touched_in_second_worktree,
     detached_from_origin_main_then_rescue, no_witness, hooks_installed_midway,
-    amended_by_a_person_then_own_pr_merged,
+    amended_by_a_person_then_own_pr_merged, unvouched_commit_then_own_pr_merged,
 ]
 WORKFLOWS = {f"exact-{fn.__name__}": fn for fn in EXACT}
 WORKFLOWS.update({f"may-degrade-{fn.__name__}": fn for fn in MAY_DEGRADE})
