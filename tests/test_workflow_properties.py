@@ -55,14 +55,15 @@ OPS = (
     "amend", "fixup", "merge-squash", "stash", "worktree", "switch-C", "branch-f",
     "recreate", "detach-at", "undo", "switch-c-remote", "branch-copy", "am",
     "merge-no-commit", "worktree-main", "person-commit", "person-amend", "push-force",
-    "mate-pr-squash",
+    "mate-pr-squash", "commit-unhooked",
 )
 # After these the answer may rightly degrade (a boundary left off HEAD's history by a
-# reset or a moved branch, a mixed commit, a squash merge of the topic that a later
-# pull --rebase replays main's commits over): the rest of the day is held to the
+# reset or a moved branch, a mixed commit, a commit no hook saw, a squash merge of the
+# topic that a later pull --rebase replays main's commits over): the rest of the day is held to the
 # invariant only, never to ``exact``.
 DEGRADING = ("reset-hard", "reset-soft", "amend", "switch-C", "branch-f", "recreate",
-             "worktree", "worktree-main", "undo", "person-amend", "mate-pr-squash")
+             "worktree", "worktree-main", "undo", "person-amend", "mate-pr-squash",
+             "commit-unhooked")
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate) + (
     (Phase.shrink,) if os.environ.get("LETS_WORKFLOW_SHRINK") == "1" else ())
 
@@ -286,6 +287,11 @@ class Day:
                 return False
             # refused when the teammate pushed since the last fetch: part of the day
             w.git("push", "-q", "--force-with-lease", "-u", "origin", "HEAD", check=False)
+        elif op == "commit-unhooked":  # the session's commit with git's hooks bypassed
+            label = w._file(w.me, "s")
+            w.git("add", "--", f"{label}.txt")
+            w.git("-c", f"core.hooksPath={w.root / 'no-hooks'}", "commit", "-q", "-m",
+                  f"{MARK} {label}")
         elif op == "person-commit":  # a person at a second terminal: no session
             w.old_commit()
         elif op == "fixup":  # git commit --fixup, then rebase -i --autosquash
