@@ -377,13 +377,13 @@ def without_dropped(pairs: list[tuple[str, str]], onto: str | None, done: bytes 
     any other pair into ``onto``, into an image listed before it, or into a commit the
     ``done`` list names (one from before the rebase) is a dropped pick's."""
     steps = _done_steps(done)
-    names = [name for _, name in steps if name]
     folded = _named([name for command, name in steps if name and command in _FOLDING],
                     [old for old, _ in pairs])
+    before = _named([name for _, name in steps if name], [new for _, new in pairs])
     seen: set[str] = set()
     kept: list[tuple[str, str]] = []
     for old, new in pairs:
-        if old not in folded and (new == onto or new in seen or _named(names, [new])):
+        if old not in folded and (new == onto or new in seen or new in before):
             continue
         seen.add(new)
         kept.append((old, new))
@@ -545,8 +545,15 @@ def _done_steps(done: bytes | None) -> list[tuple[bytes, str | None]]:
 
 
 def _named(names: list[str], shas: list[str]) -> set[str]:
-    """The full ``shas`` some abbreviated name of ``names`` is a prefix of."""
-    return {sha for sha in shas if any(name and sha.startswith(name) for name in names)}
+    """The full ``shas`` some abbreviated name of ``names`` is a prefix of: each sha's
+    prefix of each length the names have, looked up (a 10,000-pick rebase's ``done``
+    list against its 10,000 pairs, not every name against every sha)."""
+    by_length: dict[int, set[str]] = {}
+    for name in names:
+        if name:
+            by_length.setdefault(len(name), set()).add(name)
+    return {sha for sha in shas
+            if any(sha[:size] in group for size, group in by_length.items())}
 
 
 def _below_a_changed_boundary(where: Location, target: Target, move: Move,

@@ -276,3 +276,15 @@ def test_picks_a_rebase_dropped_are_no_ones_copies() -> None:
     # a plain list (no done list, no onto): only an image listed before gives one away
     assert rewrite.without_dropped([(s1, onto), (s2, s2x), (s3, s2x)], None, None) == [
         (s1, onto), (s2, s2x)]
+
+
+def test_a_long_done_list_is_read_in_one_pass() -> None:
+    """A rebase that replayed 20,000 commits: its ``done`` list is matched against its
+    pairs by lookup, not each name against each sha (400 million prefix tests)."""
+    count = 20_000
+    olds = [sha(300_000 + k) for k in range(count)]
+    news = [sha(400_000 + k) for k in range(count)]
+    done = "".join(f"pick {old} s\n" for old in olds).encode()
+    pairs = list(zip(olds, news))
+    assert rewrite.without_dropped(pairs, None, done) == pairs
+    assert rewrite.without_dropped([(olds[1], olds[0]), *pairs[2:]], None, done) == pairs[2:]
