@@ -578,12 +578,22 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
             counted.outside = set(facts.repo.listing(facts.head, [boundary, *facts.tips]))
         inside = counted.outside.__contains__
         # what came in from the merge branch is left out unless the session made it off
-        # that branch's own line (work committed there is that branch's)
-        ours = [c for k, c in zip(kinds, commits) if k == session and not inside(c)]
+        # that branch's own line (work committed there is that branch's), alone or mixed
+        # with another's (a topic's commit that reached it through a merged pull request)
+        ours = [c for k, c in zip(kinds, commits) if k in _OURS and not inside(c)]
         main_line = {c for tip in facts.tips if ours
                      for c in facts.repo.first_parents_above(tip, [boundary])}
-        kinds = [kind if (kind == session and commit not in main_line) or inside(commit)
-                 else _EXCLUDED for kind, commit in zip(kinds, commits)]
+        own: set[str] = set()
+        if ours:
+            # such a pull request took the topic's own line (HEAD's first parents above
+            # the boundary) there: all of it stays the topic's, judged like the rest
+            own = set(facts.repo.first_parents_above(facts.head, [boundary])) - main_line
+            if any(k not in _OURS and c in own and not inside(c)
+                   for k, c in zip(kinds, commits)):
+                verdict = split.verdict = facts.judge(commits, boundary)
+                kinds = verdict.kinds(commits)
+        kinds = [kind if ((kind in _OURS or commit in own) and commit not in main_line)
+                 or inside(commit) else _EXCLUDED for kind, commit in zip(kinds, commits)]
         split.kinds = kinds
     split.excluded = kinds.count(_EXCLUDED)
     split.elsewhere = kinds.count(witness.ELSEWHERE)
@@ -599,6 +609,7 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
 
 
 _EXCLUDED = "excluded"  # came in from the merge branch (a merge of it): not counted
+_OURS = frozenset((witness.SESSION, witness.MIXED))  # the session's work, alone or not
 # what is counted: the session's, the mixed, and what the witness cannot place (None)
 _COUNTED = frozenset((witness.SESSION, witness.MIXED, witness.UNVOUCHED, None))
 # decided: the session's, left out as the merge branch's or from elsewhere, or mixed

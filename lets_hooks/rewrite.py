@@ -349,14 +349,45 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes,
         return []  # an amend at a rebase stop: the rebase's own list will carry it
     if where.branch is None:
         _apply_context(repo, where.git_dir, rebase)
-    pairs, old_tip = recover_pairs(repo, where.git_dir, command, stdin, rebase)
-    pairs = [(old, new) for old, new in pairs if old != new]  # a no-op amend: the same commit
+    given, old_tip = recover_pairs(repo, where.git_dir, command, stdin, rebase)
+    # a no-op amend, a pick git kept as it was: the same commit
+    listed = [(old, new) for old, new in given if old != new]
+    pairs = listed if command == "amend" else [
+        (old, new) for old, new in without_dropped(given, rebase.onto, rebase.done)
+        if old != new]
     problem = _note(repo, where, command, pairs, rebase, sid)
     said = [] if problem is None else [f"the session ledger was not written: {problem}"]
     if command == "amend" and not pairs:
         return said
     branch = where.branch or _branch_name(rebase.head_name)  # checked out, or being rebased
-    return said + _move(repo, where, command, rebase, branch, pairs, old_tip, sid)
+    # every listed commit dropped: their pairs into onto still tell place where the line
+    # went (a pair into onto copies nothing it sorts), and keep patch ids from guessing
+    return said + _move(repo, where, command, rebase, branch, pairs or listed, old_tip, sid)
+
+
+def without_dropped(pairs: list[tuple[str, str]], onto: str | None, done: bytes | None
+                    ) -> list[tuple[str, str]]:
+    """A rebase's pairs less those of the picks it dropped. A pick whose change is already
+    in the base (a teammate pushed the same change, and ``pull --rebase`` or ``rebase``
+    drops the commit that became empty) has no copy, yet git lists it as rewritten into
+    whatever HEAD was: the rebase's ``onto``, the copy made just before, or a pick git kept
+    as it was (not listed itself). Taken as a copy, that commit would be counted as the
+    dropped one's (another's commit as the session's, the session's as another's, a copy
+    as mixed). A squash or fixup shares its image with the pick it folds into by right;
+    any other pair into ``onto``, into an image listed before it, or into a commit the
+    ``done`` list names (one from before the rebase) is a dropped pick's."""
+    steps = _done_steps(done)
+    folded = _named([name for command, name in steps if name and command in _FOLDING],
+                    [old for old, _ in pairs])
+    before = _named([name for _, name in steps if name], [new for _, new in pairs])
+    seen: set[str] = set()
+    kept: list[tuple[str, str]] = []
+    for old, new in pairs:
+        if old not in folded and (new == onto or new in seen or new in before):
+            continue
+        seen.add(new)
+        kept.append((old, new))
+    return kept
 
 
 def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
@@ -447,6 +478,7 @@ def _note(repo: Repo, where: Location, command: str, pairs: list[tuple[str, str]
 
 _CHANGING = frozenset((b"reword", b"r", b"edit", b"e", b"squash", b"s", b"fixup", b"f"))
 _PICKING = frozenset((b"pick", b"p", *_CHANGING))
+_FOLDING = frozenset((b"squash", b"s", b"fixup", b"f"))
 
 
 def _at_edit_stops(pairs: list[tuple[str, str]], edited: set[str],
@@ -476,32 +508,52 @@ def _changed_in(done: bytes | None, olds: list[str]
                 ) -> tuple[set[str], set[str], set[str]]:
     """The commits a rebase's ``done`` list reworded, edited, squashed or fixed up; those
     it picked right before an ``exec`` step (which may have amended them); and those it
-    stopped at with ``edit``. Its names are abbreviated: matched by prefix."""
+    stopped at with ``edit``."""
     execs: list[str] = []
     edits: list[str] = []
     marked: list[str] = []
     last: str | None = None  # the pick an exec step that follows may have amended
+    for command, name in _done_steps(done):
+        if command in (b"exec", b"x"):
+            if last is not None:
+                execs.append(last)
+            continue
+        last = name
+        if name is None:
+            continue
+        if command in _CHANGING:
+            marked.append(name)
+        if command in (b"edit", b"e"):
+            edits.append(name)
+    return _named(marked, olds), _named(execs, olds), _named(edits, olds)
+
+
+def _done_steps(done: bytes | None) -> list[tuple[bytes, str | None]]:
+    """A rebase's ``done`` list: each line's command, with the commit a picking command
+    names (its name abbreviated, in lower case; None for any other command)."""
+    steps: list[tuple[bytes, str | None]] = []
     for raw in (done or b"").split(b"\n"):
         words = raw.split()
         if not words:
             continue
-        if words[0] in (b"exec", b"x"):
-            if last is not None:
-                execs.append(last)
-            continue
-        last = None
         if words[0] not in _PICKING or len(words) < 2:
+            steps.append((words[0], None))
             continue
         name = words[2] if words[1] in (b"-C", b"-c") and len(words) > 2 else words[1]
-        last = name.decode("ascii", "replace").lower()
-        if words[0] in _CHANGING:
-            marked.append(last)
-        if words[0] in (b"edit", b"e"):
-            edits.append(last)
-    def named(names: list[str]) -> set[str]:
-        return {old for old in olds if any(m and old.startswith(m) for m in names)}
+        steps.append((words[0], name.decode("ascii", "replace").lower()))
+    return steps
 
-    return named(marked), named(execs), named(edits)
+
+def _named(names: list[str], shas: list[str]) -> set[str]:
+    """The full ``shas`` some abbreviated name of ``names`` is a prefix of: each sha's
+    prefix of each length the names have, looked up (a 10,000-pick rebase's ``done``
+    list against its 10,000 pairs, not every name against every sha)."""
+    by_length: dict[int, set[str]] = {}
+    for name in names:
+        if name:
+            by_length.setdefault(len(name), set()).add(name)
+    return {sha for sha in shas
+            if any(sha[:size] in group for size, group in by_length.items())}
 
 
 def _below_a_changed_boundary(where: Location, target: Target, move: Move,

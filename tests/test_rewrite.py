@@ -260,3 +260,31 @@ def test_many_earlier_commits_are_sorted_in_one_pass() -> None:
     images = dict(zip(olds, news))
     move = place(olds[-1], olds[-1], news[-1], news[0], images, old, new)
     assert (move.boundary, move.approx) == (news[-1], None)
+
+
+def test_picks_a_rebase_dropped_are_no_ones_copies() -> None:
+    """A pick whose change was already in the base becomes empty and is dropped (``pull
+    --rebase`` after a teammate pushed the same change); git lists it as rewritten into
+    whatever HEAD was: ``onto``, the copy made just before, or a pick kept as it was (not
+    listed). None of those is its copy. A fixup or squash shares its image by right."""
+    onto, kept, s1, s2, s2x, s3, p1 = (c * 40 for c in "0123456")  # names unique by prefix
+    done = (f"pick {kept[:7]} kept\npick {s1[:7]} s1\npick {s2} s2\nfixup {s3[:9]} s3\n"
+            f"pick {p1[:7]} p1\nexec make\n").encode()
+    pairs = [(s1, onto), (s2, s2x), (s3, s2x), (p1, s2x)]
+    assert rewrite.without_dropped(pairs, onto, done) == [(s2, s2x), (s3, s2x)]
+    assert rewrite.without_dropped([(s1, kept), (s2, s2x)], onto, done) == [(s2, s2x)]
+    # a plain list (no done list, no onto): only an image listed before gives one away
+    assert rewrite.without_dropped([(s1, onto), (s2, s2x), (s3, s2x)], None, None) == [
+        (s1, onto), (s2, s2x)]
+
+
+def test_a_long_done_list_is_read_in_one_pass() -> None:
+    """A rebase that replayed 20,000 commits: its ``done`` list is matched against its
+    pairs by lookup, not each name against each sha (400 million prefix tests)."""
+    count = 20_000
+    olds = [sha(300_000 + k) for k in range(count)]
+    news = [sha(400_000 + k) for k in range(count)]
+    done = "".join(f"pick {old} s\n" for old in olds).encode()
+    pairs = list(zip(olds, news))
+    assert rewrite.without_dropped(pairs, None, done) == pairs
+    assert rewrite.without_dropped([(olds[1], olds[0]), *pairs[2:]], None, done) == pairs[2:]

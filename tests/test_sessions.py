@@ -23,6 +23,7 @@ from helpers import BIN
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+MORE_EXAMPLES = 6
 IDS = {"A": "aaaaaaaa-1111-2222-3333-444444444444", "B": "bbbbbbbb-1111-2222-3333-444444444444"}
 
 
@@ -390,6 +391,16 @@ STEPS = st.lists(st.sampled_from([
     "A switch other", "B switch other", "A merge other", "A amend", "B amend",
     "mate push", "A pull", "A pull --rebase", "A record",
 ]), min_size=3, max_size=7)
+# The everyday rewrites and copies, in the same world: a cherry-pick of the other
+# session's commit, a revert, a reset and new commits, a fixup of one's own commit and a
+# squash into the other session's commit (both through rebase -i --autosquash, which
+# copies whatever lies above them).
+MORE_STEPS = st.lists(st.sampled_from([
+    "A commit", "B commit", "person commit", "A switch feat", "B switch feat",
+    "A switch other", "B switch other", "A merge other", "mate push", "A pull",
+    "A cherry-pick", "B cherry-pick", "A revert", "A reset", "A fixup", "A squash",
+    "B fixup", "person amend", "person cherry-pick", "person revert",
+]), min_size=3, max_size=8)
 
 
 @settings(max_examples=10, deadline=None, derandomize=True,
@@ -397,7 +408,51 @@ STEPS = st.lists(st.sampled_from([
 @given(steps=STEPS)
 def test_generated_days_never_give_a_wrong_exact(tmp_path_factory: pytest.TempPathFactory,
                                                   steps: list[str]) -> None:
-    world = World(tmp_path_factory.mktemp("day"))
+    two_sessions_day(World(tmp_path_factory.mktemp("day")), steps)
+
+
+@settings(max_examples=MORE_EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=MORE_STEPS)
+def test_generated_rewrites_and_copies_never_give_a_wrong_exact(
+        tmp_path_factory: pytest.TempPathFactory, steps: list[str]) -> None:
+    two_sessions_day(World(tmp_path_factory.mktemp("day")), steps)
+
+
+def first_parents(world: World, who: str, count: int) -> list[tuple[str, set[str]]]:
+    """The newest ``count`` commits of HEAD's first-parent line that are no merge and
+    have a parent, with who made each."""
+    made = world.makers()
+    line = world.git("person", "rev-list", "--first-parent", "--no-merges",
+                     f"--max-count={count}", "HEAD").split()
+    return [(sha, made[sha]) for sha in line
+            if world.git("person", "rev-list", "--count", "--max-count=2", sha) == "2"]
+
+
+def attempt(world: World, who: str, command: str, *args: str,
+            extra: dict[str, str] | None = None) -> None:
+    """``git COMMAND ARGS`` by ``who``; a cherry-pick or revert with nothing left to do
+    (its change is on HEAD already) stops, and is given up."""
+    done = subprocess.run(["git", command, *args], cwd=world.work, env=world.env(who, extra),
+                          capture_output=True, text=True, check=False, timeout=120)
+    if done.returncode:
+        world.git(who, command, "--abort")
+
+
+def autosquash(world: World, who: str, target: str, how: str, marks: str) -> None:
+    """``git commit --fixup`` (or ``--squash``) of ``target`` by ``who``, then ``rebase -i
+    --autosquash`` from below it; a squash's message says who made what is folded in."""
+    world.count += 1
+    name = f"{who.lower()}-{how}-{world.count}.txt"
+    (world.work / name).write_text(f"{how}\n")
+    world.git(who, "add", "--", name)
+    world.git(who, "commit", "-q", f"--{how}={target}", *(("-m", f"by: {who}") if how ==
+                                                           "squash" else ()))
+    world.git(who, "rebase", "-q", "-i", "--autosquash", "--empty=drop", f"{target}~1", extra={
+        "GIT_EDITOR": f"sed -i -e 's/^by: .*/by: {marks}/'"})
+
+
+def two_sessions_day(world: World, steps: list[str]) -> None:
     world.git("A", "switch", "-q", "-c", "feat")
     world.git("A", "push", "-q", "-u", "origin", "feat")
     world.git("person", "switch", "-q", "-c", "other", "main")
@@ -433,5 +488,27 @@ def test_generated_days_never_give_a_wrong_exact(tmp_path_factory: pytest.TempPa
                 world.known[head] = {who}  # the merge commit the pull made
         elif what == "record":
             world.lets(who, "lets-hooks", "record")
+        elif what == "cherry-pick" and branch:  # the newest commit of the other branch
+            there = "other" if branch == "feat" else "feat"
+            picks = world.git("person", "rev-list", "--no-merges", "--max-count=1", there,
+                              "^HEAD")
+            if picks:
+                attempt(world, who, "cherry-pick", "--edit", picks, extra={
+                    "GIT_EDITOR": f"sed -i -e 's/^by: .*/by: {who}/'"})
+        elif what == "revert" and branch:
+            line = first_parents(world, who, 1)
+            if line:
+                attempt(world, who, "revert", "--edit", line[0][0], extra={
+                    "GIT_EDITOR": f"sed -i -e '$a by: {who}'"})
+        elif what == "reset" and branch and first_parents(world, who, 3)[2:]:
+            world.git(who, "reset", "-q", "--hard", "HEAD~1")
+        elif what in ("fixup", "squash") and branch:
+            # fixup: the newest of one's own commits; squash: the other session's
+            others = "B" if who == "A" else "A"
+            targets = [sha for sha, by in first_parents(world, who, 4)
+                       if by == {who if what == "fixup" else others}]
+            if targets:
+                autosquash(world, who, targets[0], what,
+                           who if what == "fixup" else "+".join(sorted({who, others})))
         world.check("A")
     world.check("B")

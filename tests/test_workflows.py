@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from hookbox import TOOLS_NEED_GIT_2_31
 from precommit_box import hook_repo, pre_commit_home
-from workflows import MARK, PLAIN, PRE_COMMIT, Answer, World
+from workflows import MARK, MIXED, PLAIN, PRE_COMMIT, Answer, World
 
 
 def exact(w: World, cwd: Path | None = None) -> Answer:
@@ -216,6 +216,43 @@ def cherry_pick_and_revert(w: World) -> None:
     w.git("commit", "-q", "--amend", "-m", f"{MARK} the revert, reworded")
     got = exact(w)
     assert words(got) == "4 commits", got.desc
+
+
+def pull_rebase_drops_a_change_a_teammate_pushed_too(w: World) -> None:
+    """The session makes a change a teammate pushed too (theirs with more in it): ``git
+    pull --rebase`` drops the session's commit, now empty, and git lists it as rewritten
+    into the teammate's commit, which is not the session's copy for that."""
+    topic(w, commits=1, push=True)
+    w.mgit("fetch", "-q", "origin")
+    w.mgit("checkout", "-q", "-B", "feat", "origin/feat")
+    for where in (w.mate, w.me):
+        (where / "same.txt").write_text("the same change\n")
+    (w.mate / "more.txt").write_text("and more\n")
+    w.mgit("add", "same.txt", "more.txt")
+    w.mgit("commit", "-q", "-m", "the same change, and more")
+    w.mgit("push", "-q", "origin", "feat")
+    w.git("add", "same.txt")
+    w.git("commit", "-q", "-m", f"{MARK} the same change")
+    exact(w)
+    w.pull("rebase")
+    got = exact(w)
+    assert words(got) == "1 commits, not counting 1 from elsewhere", got.desc
+
+
+def rebase_drops_a_teammates_commit_the_session_squashed_in(w: World) -> None:
+    """``git merge --squash`` of a teammate's branch, then a merge of it; ``git rebase``
+    flattens the merge and drops the teammate's commit, empty on the squash, which git
+    kept as it was and lists as its image: the squash stays the session's alone."""
+    topic(w, commits=1)
+    w.mate_push("lib", 1, base="origin/main")
+    w.git("fetch", "-q", "origin")
+    w.git("merge", "-q", "--squash", "origin/lib")
+    w.git("commit", "-q", "-m", f"{MARK} lib, squashed")
+    w.merge("origin/lib")
+    exact(w)
+    w.git("rebase", "-q", "origin/main")
+    got = exact(w)
+    assert words(got) == "2 commits", got.desc
 
 
 def pull_main_then_rebase_on_stale_main(w: World) -> None:
@@ -436,6 +473,44 @@ def own_pr_merged_then_continue(w: World) -> None:
     assert "rejected" not in done.stderr, done.stderr
 
 
+def amended_by_a_person_then_own_pr_merged(w: World) -> None:
+    """A person at a second terminal (no session) amends the session's newest commit; the
+    topic's pull request is merged and fetched. The amended commit holds the session's
+    work and the person's: reaching main through the pull request does not make it main's
+    work, so the answer stays approximate and names it."""
+    topic(w, commits=2)
+    (w.me / "by-hand.txt").write_text("a person's change\n")
+    w.earlier("add", "by-hand.txt")
+    w.earlier("commit", "-q", "--amend", "-m", f"{MIXED} the session's, amended by hand")
+    assert honest(w).trust != "exact"
+    w.push()
+    w.mate_merge_pr("feat")
+    w.git("fetch", "-q", "origin")
+    got = honest(w)
+    assert got.trust != "exact" and got.commits == 2, got.desc
+    assert any("holds this session's work and another's" in n for n in got.notes), got.notes
+
+
+def unvouched_commit_then_own_pr_merged(w: World) -> None:
+    """The session's second commit is made while the post-commit hook is missing (not
+    vouched for); the topic's pull request is merged and fetched. That commit is on the
+    topic's own line, the topic's work, whatever main reaches: still counted, and never
+    ``exact``."""
+    topic(w, commits=1)
+    hook = w.me / ".git" / "hooks" / "post-commit"
+    saved = hook.read_bytes()
+    hook.unlink()
+    w.commit()
+    hook.write_bytes(saved)
+    hook.chmod(0o755)
+    assert honest(w).trust != "exact"
+    w.push()
+    w.mate_merge_pr("feat")
+    w.git("fetch", "-q", "origin")
+    got = honest(w)
+    assert got.trust != "exact" and got.commits == 2, got.desc
+
+
 def own_pr_merged_then_pull_ff(w: World) -> None:
     """The topic is merged into main; ``git pull --ff-only origin main`` moves the topic to
     the merge: the session's commits reached main through its own pull request."""
@@ -560,7 +635,8 @@ EXACT: list[Callable[[World], None]] = [
     pull_rebase_on_main_after_pushing_part,
     rebase_after_push_then_pull_rebase, merge_teammates_branch,
     merge_main_and_teammates_branch, cherry_pick_and_revert,
-    pull_main_then_rebase_on_stale_main,
+    pull_main_then_rebase_on_stale_main, pull_rebase_drops_a_change_a_teammate_pushed_too,
+    rebase_drops_a_teammates_commit_the_session_squashed_in,
     merge_main_then_rebase_after_main_caught_up, rebase_merges_onto_origin_main,
     new_branch("switch -c"), new_branch("checkout -b"), new_branch("checkout -B"),
     new_branch("checkout -B existing"), detached_commits_then_rescue,
@@ -573,6 +649,7 @@ EXACT: list[Callable[[World], None]] = [
 MAY_DEGRADE: list[Callable[[World], None]] = [
     new_branch("worktree add -b"), existing_branch_first_touched_in_second_worktree,
     detached_from_origin_main_then_rescue, no_witness, hooks_installed_midway,
+    amended_by_a_person_then_own_pr_merged, unvouched_commit_then_own_pr_merged,
 ]
 WORKFLOWS = {f"exact-{fn.__name__}": fn for fn in EXACT}
 WORKFLOWS.update({f"may-degrade-{fn.__name__}": fn for fn in MAY_DEGRADE})

@@ -4,9 +4,11 @@ installed, the session under test current in every git command I run), a teammat
 
 Every commit the session under test makes carries ``MARK`` in its subject: the ones I
 commit, the merge commits I make (``--edit`` with an editor that adds the mark, or ``-m``),
-and the copies a rewrite makes of them (git keeps the message). Nothing else carries it:
-the teammate's commits, main's history and the copies my rebases make of those. So "the
-session's work on HEAD" is read off git, never computed by the code under test:
+my cherry-picks and reverts (``--edit``), and the copies a rewrite makes of them (git
+keeps the message). Nothing else carries it: the teammate's commits, main's history and
+the copies my rebases make of those. My amend of a commit I did not make carries
+``MIXED`` instead (SPEC section 3: never ``exact`` over it). So "the session's work on
+HEAD" is read off git, never computed by the code under test:
 
     marked(HEAD) = { c reachable from HEAD : MARK in subject(c) }
                    less, off main, the commits on main's own first-parent line
@@ -16,7 +18,8 @@ session's work on HEAD" is read off git, never computed by the code under test:
 - ``exact`` implies: the counted set (``session_commits.items``) is exactly marked(HEAD),
   ``commits`` is its size, and ``git rev-list --count boundary..HEAD`` is ``N + M + K``
   (counted, ``excluded`` "already on <merge>", ``elsewhere`` "from elsewhere"), and the
-  description names those numbers in the forms SPEC section 3 gives;
+  description names those numbers in the forms SPEC section 3 gives, and no commit of
+  the range (less main's own line, off main) is ``MIXED``;
 - any other trust carries a NOTE (non-empty ``notes``) saying why, and where it names a
   boundary its numbers still add up to the range;
 - ``must_exact``: the answer is knowable here (SPEC section 3 and 4), so it is ``exact``;
@@ -37,6 +40,7 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +48,7 @@ from helpers import WORKFLOW_SID
 
 BIN = Path(sys.executable).parent
 MARK = "[S]"
+MIXED = "[X]"  # a commit that holds the session's change of another's commit (an amend)
 ME = ("Me", "me@example.com")
 MATE = ("Mate", "mate@example.com")
 PLAIN, PRE_COMMIT = "plain", "pre-commit"
@@ -331,10 +336,21 @@ class World:
         """The session's work on HEAD, by construction. The range is the branch's (SPEC
         section 3): off main, what is on main's own line (``origin/main``'s or ``main``'s
         first parents) is main's work, whoever made it."""
-        out = self.read("log", "--format=%H %s", "HEAD", cwd=cwd)
+        return self._tagged("HEAD", cwd, lambda subject: MARK in subject)
+
+    def mixed(self, revs: str, cwd: Path | None = None) -> set[str]:
+        """The commits of ``revs`` that mix the session's change with another's work (they
+        carry ``MIXED`` and not ``MARK``, which alone says the session made it), less, off
+        main, main's own line, as ``marked``."""
+        return self._tagged(revs, cwd, lambda subject: MIXED in subject
+                            and MARK not in subject)
+
+    def _tagged(self, revs: str, cwd: Path | None, tagged: Callable[[str], bool]
+                ) -> set[str]:
+        out = self.read("log", "--format=%H %s", revs, cwd=cwd)
         found = {line.split(" ", 1)[0] for line in out.splitlines()
-                 if MARK in line.split(" ", 1)[1]}
-        if self.branch(cwd) not in (None, "main"):
+                 if tagged(line.split(" ", 1)[1])}
+        if found and self.branch(cwd) not in (None, "main"):
             for tip in ("origin/main", "main"):
                 line = self.run("me", "rev-list", "--first-parent", tip, "--", cwd=cwd,
                                 check=False, log=False)
@@ -417,6 +433,9 @@ class World:
                 f"{self.label(sorted(truth - counted))})")
         if got.commits != len(items):
             problems.append(f"commits {got.commits} but {len(items)} listed")
+        mixed = self.mixed(f"{got.boundary}..HEAD", cwd)
+        if mixed:  # SPEC section 3: a commit that mixes the two is never exact
+            problems.append(f"exact over mixed commits {self.label(sorted(mixed))}")
         return problems + self._arithmetic(got, cwd)
 
     def _arithmetic(self, got: Answer, cwd: Path | None) -> list[str]:
