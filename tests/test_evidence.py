@@ -42,6 +42,18 @@ def follow(box: HookBox, command: str, sid: str = SID) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def follow_all(box: HookBox, stderr: str, truth: set[str]) -> dict[str, object]:
+    """Follow every piece of advice in ``stderr`` in turn, each answer after it never a
+    wrong ``exact``; the last answer."""
+    said = advice(stderr)
+    assert said, stderr
+    for command in said:
+        follow(box, command)
+        data, stderr = answer(box)
+        check_exact_is_true(data, truth)
+    return data
+
+
 def counted(data: dict[str, object]) -> set[str]:
     listed = data["session_commits"]
     assert isinstance(listed, dict)
@@ -225,12 +237,7 @@ def test_recording_on_the_merge_branch_keeps_the_sessions_commits_there(
     box.sh("push", "-q", "origin", "main", sid=SID)
     data, stderr = answer(box)
     assert data["trust"] == "prior-session", data
-    said = advice(stderr)
-    assert said, stderr
-    for command in said:
-        follow(box, command)
-        data, stderr = answer(box)
-        check_exact_is_true(data, mine)
+    data = follow_all(box, stderr, mine)
     assert (data["trust"], data["commits"]) == ("exact", 1), data
 
 
@@ -251,12 +258,7 @@ def test_a_line_placed_on_a_topic_never_vouches_for_the_merge_branch(tmp_path: P
     follow(box, f"lets-hooks record --at {person}")
     data, stderr = answer(box)
     check_exact_is_true(data, mine)
-    said = advice(stderr)
-    assert said, stderr
-    for command in said:
-        follow(box, command)
-        data, stderr = answer(box)
-        check_exact_is_true(data, mine)
+    data = follow_all(box, stderr, mine)
     assert data["trust"] == "exact", data
 
 
@@ -346,13 +348,8 @@ def test_copies_of_commits_no_hook_saw_are_vouched_for_as_advised(tmp_path: Path
     mine = {box.rev("HEAD"), box.rev("HEAD~1")}
     data, stderr = answer(box)
     assert data["trust"] == "prior-session", data
-    said = advice(stderr)
-    assert said, stderr
-    for command in said:
-        follow(box, command)
-        data, stderr = answer(box)
-        check_exact_is_true(data, mine)
-    assert (data["trust"], data["commits"]) == ("exact", 2), (data, stderr)
+    data = follow_all(box, stderr, mine)
+    assert (data["trust"], data["commits"]) == ("exact", 2), data
 
 
 @pytest.mark.parametrize("kept", ["checked out nowhere", "in another work tree"])
