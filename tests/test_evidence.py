@@ -262,18 +262,25 @@ def test_a_line_placed_on_a_topic_never_vouches_for_the_merge_branch(tmp_path: P
     assert data["trust"] == "exact", data
 
 
-def test_with_no_head_log_a_line_never_goes_above_the_sessions_commits(
-        tmp_path: Path) -> None:
-    """``core.logAllRefUpdates=false`` and no HEAD log: post-commit cannot tell a commit
-    from an amend, so the ledger says the session made each as an amend (``a``). The
-    session's first checkout of the branch after those commits writes its line at HEAD:
-    it must not go above them (an ``exact 0``), and the advice, followed, keeps it so."""
+def _no_log_topic(tmp_path: Path) -> tuple[HookBox, set[str]]:
+    """No HEAD log (``core.logAllRefUpdates=false``): a topic made with no session id, and
+    the session's two commits on it (written as amends: post-commit cannot tell)."""
     box = with_remote(tmp_path)
     box.sh("config", "core.logAllRefUpdates", "false")
     shutil.rmtree(box.path / ".git" / "logs")
     box.sh("checkout", "-q", "-b", "topic")  # no session id: a line of no session
     mine = {box.file_commit("a.txt", "a\n", "mine 1", sid=SID),
             box.file_commit("b.txt", "b\n", "mine 2", sid=SID)}
+    return box, mine
+
+
+def test_with_no_head_log_a_line_never_goes_above_the_sessions_commits(
+        tmp_path: Path) -> None:
+    """``core.logAllRefUpdates=false`` and no HEAD log: post-commit cannot tell a commit
+    from an amend, so the ledger says the session made each as an amend (``a``). The
+    session's first checkout of the branch after those commits writes its line at HEAD:
+    it must not go above them (an ``exact 0``), and the advice, followed, keeps it so."""
+    box, mine = _no_log_topic(tmp_path)
     box.sh("switch", "-q", "main", sid=SID)
     box.sh("switch", "-q", "topic", sid=SID)  # the session's first touch of the branch
     data, stderr = answer(box)
@@ -289,12 +296,7 @@ def test_amends_with_no_pair_are_said_and_no_claim_is_advised(tmp_path: Path) ->
     """No HEAD log: the ledger holds the session's commits as amends with no rewrite pair,
     which no claim vouches for. Under a line of no session the answer says so and advises
     no ``record --at`` (its claims would be read past, the same advice given again)."""
-    box = with_remote(tmp_path)
-    box.sh("config", "core.logAllRefUpdates", "false")
-    shutil.rmtree(box.path / ".git" / "logs")
-    box.sh("checkout", "-q", "-b", "topic")  # no session id: a line of no session
-    mine = {box.file_commit("a.txt", "a\n", "mine 1", sid=SID),
-            box.file_commit("b.txt", "b\n", "mine 2", sid=SID)}
+    box, mine = _no_log_topic(tmp_path)
     data, stderr = answer(box)
     assert (data["trust"], data["commits"]) == ("prior-session", 2), data
     assert "amends with no rewrite pair" in stderr, stderr

@@ -473,6 +473,18 @@ def own_pr_merged_then_continue(w: World) -> None:
     assert "rejected" not in done.stderr, done.stderr
 
 
+def _own_pr_merged_degraded(w: World) -> Answer:
+    """Not exact before; the topic pushed, its pull request merged and fetched: still
+    the session's two commits, and still not exact."""
+    assert honest(w).trust != "exact"
+    w.push()
+    w.mate_merge_pr("feat")
+    w.git("fetch", "-q", "origin")
+    got = honest(w)
+    assert got.trust != "exact" and got.commits == 2, got.desc
+    return got
+
+
 def amended_by_a_person_then_own_pr_merged(w: World) -> None:
     """A person at a second terminal (no session) amends the session's newest commit; the
     topic's pull request is merged and fetched. The amended commit holds the session's
@@ -482,12 +494,7 @@ def amended_by_a_person_then_own_pr_merged(w: World) -> None:
     (w.me / "by-hand.txt").write_text("a person's change\n")
     w.earlier("add", "by-hand.txt")
     w.earlier("commit", "-q", "--amend", "-m", f"{MIXED} the session's, amended by hand")
-    assert honest(w).trust != "exact"
-    w.push()
-    w.mate_merge_pr("feat")
-    w.git("fetch", "-q", "origin")
-    got = honest(w)
-    assert got.trust != "exact" and got.commits == 2, got.desc
+    got = _own_pr_merged_degraded(w)
     assert any("holds this session's work and another's" in n for n in got.notes), got.notes
 
 
@@ -503,12 +510,7 @@ def unvouched_commit_then_own_pr_merged(w: World) -> None:
     w.commit()
     hook.write_bytes(saved)
     hook.chmod(0o755)
-    assert honest(w).trust != "exact"
-    w.push()
-    w.mate_merge_pr("feat")
-    w.git("fetch", "-q", "origin")
-    got = honest(w)
-    assert got.trust != "exact" and got.commits == 2, got.desc
+    _own_pr_merged_degraded(w)
 
 
 def own_pr_merged_then_pull_ff(w: World) -> None:
