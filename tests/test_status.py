@@ -261,7 +261,7 @@ def test_the_ledger_is_parsed_once_for_every_branch(tmp_path: Path,
     assert len(parsed) == 1
 
 
-def _status_output(box: HookBox, terminal: bool, no_color: bool) -> bytes:
+def _status_output(box: HookBox, terminal: bool, no_color: str | None) -> bytes:
     """``lets-hooks status`` with stdout on a pseudo-terminal or a pipe."""
     import os
     import pty
@@ -270,8 +270,8 @@ def _status_output(box: HookBox, terminal: bool, no_color: bool) -> bytes:
 
     env = dict(os.environ, LETS_SESSION_ID=SID)
     env.pop("NO_COLOR", None)
-    if no_color:
-        env["NO_COLOR"] = ""  # set to anything, even empty, means no colour
+    if no_color is not None:
+        env["NO_COLOR"] = no_color
     if not terminal:
         return subprocess.run([str(BIN / "lets-hooks"), "status"], cwd=box.path, env=env,
                               capture_output=True, check=True).stdout
@@ -297,9 +297,12 @@ def _status_output(box: HookBox, terminal: bool, no_color: bool) -> bytes:
 
 def test_trust_is_coloured_only_on_a_terminal_without_no_color(kinds: HookBox) -> None:
     box = kinds
-    assert b"\x1b[32mexact\x1b[0m" in _status_output(box, terminal=True, no_color=False)
-    assert b"\x1b[" not in _status_output(box, terminal=True, no_color=True)
-    assert b"\x1b[" not in _status_output(box, terminal=False, no_color=False)
+    """no-color.org: any non-empty NO_COLOR turns colour off; an empty one is as if unset."""
+    assert b"\x1b[32mexact\x1b[0m" in _status_output(box, terminal=True, no_color=None)
+    assert b"\x1b[32mexact\x1b[0m" in _status_output(box, terminal=True, no_color="")
+    assert b"\x1b[" not in _status_output(box, terminal=True, no_color="1")
+    assert b"\x1b[" not in _status_output(box, terminal=True, no_color="0")
+    assert b"\x1b[" not in _status_output(box, terminal=False, no_color=None)
 
 
 def json_answer(box: HookBox, branch: str, current: bool) -> dict[str, object]:

@@ -141,8 +141,9 @@ def leave(code: int) -> NoReturn:
 
 
 def use_color(stream: object) -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set (to anything)."""
-    if "NO_COLOR" in os.environ:
+    """Colour only on a terminal, and never when NO_COLOR is set to a non-empty value (an
+    empty one is as if unset: no-color.org)."""
+    if os.environ.get("NO_COLOR"):
         return False
     isatty = getattr(stream, "isatty", None)
     try:
