@@ -670,9 +670,7 @@ def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count 
         if facts.hint:
             # recording at HEAD would leave out commits no hook saw: name them instead;
             # an amend with no rewrite pair no claim vouches for: said, never advised
-            amends, rest = _amends(split)
-            if amends:
-                notes.append(_amends_note(amends))
+            amends, rest = _amends(split, notes)
             if rest:
                 hint = "; " + _unvouched(facts, boundary, rest, "this session made them all")
             elif not amends:
@@ -739,11 +737,7 @@ def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) ->
     said = f"no session ledger line says who made {_named(shas)}"
     if not facts.session_id:
         return f"{said}; {NO_ID_HINT}"
-    try:
-        line = set(facts.repo.first_parents_above(facts.head, [boundary, *facts.tips]))
-    except GitError:
-        line = set()
-    if not line.issuperset(shas):
+    if not set(_own_line(facts, boundary)).issuperset(shas):
         return f"{said} (not all on this branch's own line: no record can vouch for them)"
     return (f"{said}; if {condition}, vouch for them with: "
             f"{facts.advised(RECORD)} --at {boundary[:12]}")
@@ -752,19 +746,18 @@ def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) ->
 ADVICE_CAP = 5  # commits advice names
 
 
-def _amends(split: _Split) -> tuple[list[str], list[str]]:
+def _amends(split: _Split, notes: list[str]) -> tuple[list[str], list[str]]:
     """The unvouched commits of the range that the session ledger holds as amends with no
-    rewrite pair (no claim vouches for one: ``Ledger.status``), and the rest."""
+    rewrite pair (no claim vouches for one: ``Ledger.status``), said in ``notes``, and the
+    rest."""
     book = split.verdict.book
     amended = book.amended if book is not None else {}
     amends = [c for c in split.unvouched_commits if c in amended]
+    if amends:
+        notes.append(f"the session ledger holds amends with no rewrite pair ({_named(amends)}): "
+                     "post-rewrite did not run, or, with no HEAD log, post-commit could not "
+                     "tell a commit from an amend; they are counted, but not vouched for")
     return amends, [c for c in split.unvouched_commits if c not in amended]
-
-
-def _amends_note(amends: list[str]) -> str:
-    return (f"the session ledger holds amends with no rewrite pair ({_named(amends)}): "
-            "post-rewrite did not run, or, with no HEAD log, post-commit could not tell a "
-            "commit from an amend; they are counted, but not vouched for")
 
 
 def _named(shas: list[str]) -> str:
@@ -788,9 +781,7 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
         return PRIOR
     if split.unvouched_commits:
         notes.extend(verdict.notes)
-        amends, rest = _amends(split)
-        if amends:
-            notes.append(_amends_note(amends))
+        _, rest = _amends(split, notes)
         if rest:
             notes.append(f"{len(rest)} commits of the range have no line of this session "
                          "in the session ledger (made before the hooks were installed, by "
@@ -854,16 +845,21 @@ def _claimed_below(facts: _Facts, where: str, ranged: list[str]) -> list[str]:
     """The commits of ``where``..HEAD a ``record --at where`` would claim that the range
     (``ranged``) does not hold: on HEAD's first-parent line, off the merge branch, and no
     evidence says who made them (``hooks._vouch``), newest first."""
-    try:
-        line = facts.repo.first_parents_above(facts.head, [where, *facts.tips])
-    except GitError:
-        return []
     held = set(ranged)
-    extra = [c for c in line if c not in held]
+    extra = [c for c in _own_line(facts, where) if c not in held]
     if not extra:
         return []
     verdict = facts.judge(extra, where, keep=False)
     return [c for c in extra if verdict.of(c) == witness.UNVOUCHED]
+
+
+def _own_line(facts: _Facts, base: str) -> list[str]:
+    """HEAD's first-parent line above ``base``, off the merge branch: what a ``record --at
+    base`` claims (``hooks._vouch``), newest first; empty when git cannot say."""
+    try:
+        return facts.repo.first_parents_above(facts.head, [base, *facts.tips])
+    except GitError:
+        return []
 
 
 def _placed(facts: _Facts) -> str | None:
