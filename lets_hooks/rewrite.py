@@ -115,19 +115,21 @@ class History:
     def reach(self, tip: str) -> frozenset[str]:
         """The commits of this walk reachable from ``tip`` (itself included)."""
         known = self._reach.get(tip)
-        if known is not None:
-            return known
+        if known is None:
+            known = self._reach[tip] = frozenset(self.below([tip]))
+        return known
+
+    def below(self, tips: Iterable[str]) -> set[str]:
+        """The commits of this walk reachable from ``tips`` (themselves included)."""
         parents = self.parents
         seen: set[str] = set()
-        stack = [tip] if tip in parents else []
+        stack = [tip for tip in tips if tip in parents]
         while stack:
             sha = stack.pop()
             if sha not in seen:
                 seen.add(sha)
                 stack.extend(p for p in parents[sha] if p not in seen and p in parents)
-        found = frozenset(seen)
-        self._reach[tip] = found
-        return found
+        return seen
 
     def reaches_out_to(self, tip: str, outside: str) -> bool:
         """Is ``outside`` (a commit the walk excluded) a parent of something reachable
@@ -251,14 +253,7 @@ def _meets(tip: str, walk: History) -> str | None:
 def _single_top(earlier: list[str], new: History) -> str | None:
     """The one earlier commit every other earlier commit is an ancestor of, if any (one
     walk down from their parents)."""
-    parents = new.parents
-    under: set[str] = set()
-    stack = [p for c in earlier for p in parents.get(c, ()) if p in parents]
-    while stack:
-        sha = stack.pop()
-        if sha not in under:
-            under.add(sha)
-            stack.extend(p for p in parents[sha] if p not in under and p in parents)
+    under = new.below(p for c in earlier for p in new.parents.get(c, ()))
     tops = [c for c in earlier if c not in under]
     return tops[0] if len(tops) == 1 else None
 
@@ -649,8 +644,7 @@ def _apply_context(repo: Repo, git_dir: str, rebase: RebaseState) -> None:
 
 
 def _branch_name(ref: str | None) -> str | None:
-    prefix = "refs/heads/"
-    return ref[len(prefix):] if ref and ref.startswith(prefix) else None
+    return ref[len("refs/heads/"):] if ref and ref.startswith("refs/heads/") else None
 
 
 def recover_pairs(repo: Repo, git_dir: str, command: str, stdin: bytes, rebase: RebaseState
