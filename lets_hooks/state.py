@@ -208,13 +208,8 @@ def parse(data: bytes, name: str) -> Recorded:
     found.line = line
     parts = tokens(line)
     sha = _text(parts[0]) if parts else ""
-    if not sha or not files.is_hex(sha):
-        shown = sha if len(sha) <= 48 else sha[:45] + "..."
-        found.notes.append(f"the session line in {name} does not hold a lowercase hex sha "
-                           f"({shown!r}) - ignored")
+    if not _take_sha(found, sha, f"the session line in {name}", "task"):
         return found
-    found.sha = sha
-    found.source = "task"
     if len(parts) > 1:
         sid = _text(parts[1])
         problem = sid_problem(sid)
@@ -230,17 +225,29 @@ def parse(data: bytes, name: str) -> Recorded:
     return found
 
 
+def _take_sha(found: Recorded, sha: str, what: str, source: str) -> bool:
+    """Take ``sha`` as ``found``'s, from ``source``, when it is lowercase hex; else say
+    that ``what`` does not hold one."""
+    if sha and files.is_hex(sha):
+        found.sha, found.source = sha, source
+        return True
+    shown = sha if len(sha) <= 48 else sha[:45] + "..."
+    found.notes.append(f"{what} does not hold a lowercase hex sha ({shown!r}) - ignored")
+    return False
+
+
 def read_recorded(where: Store | str, branch: str) -> Recorded:
     """The boundary recorded for ``branch``: the task file's session line, else the legacy
     slugged file. The non-slugged ``.session-start-ref`` is never read."""
     store = where if isinstance(where, Store) else open_store(where)
+    found = Recorded()
     if store.problem is not None:
-        found = Recorded()
         found.notes.append(store.problem)
         return found
     task = store.task_path(branch)
     data, problem = read_head(task)
-    found = parse(data, os.path.basename(task)) if data is not None else Recorded()
+    if data is not None:
+        found = parse(data, os.path.basename(task))
     if problem:
         found.notes.append(problem)
     if found.sha is not None:
@@ -250,16 +257,8 @@ def read_recorded(where: Store | str, branch: str) -> Recorded:
     if problem:
         found.notes.append(problem)
     parts = tokens(first_line(data)) if data is not None else []
-    if not parts:
-        return found
-    sha = _text(parts[0])
-    if not files.is_hex(sha):
-        shown = sha if len(sha) <= 48 else sha[:45] + "..."
-        found.notes.append(
-            f"{os.path.basename(legacy)} does not hold a lowercase hex sha ({shown!r}) - ignored")
-        return found
-    found.sha = sha
-    found.source = "legacy"
+    if parts:
+        _take_sha(found, _text(parts[0]), os.path.basename(legacy), "legacy")
     return found
 
 
@@ -446,8 +445,8 @@ def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | 
     store = where if isinstance(where, Store) else open_store(where)
     _check_branch(store, branch, branches)
     fresh = _prepare(store)
-    name = ".task-" + slug(branch)
-    path = os.path.join(store.sessions, name)
+    path = store.task_path(branch)
+    name = os.path.basename(path)
     try:
         with files.locked(store.lock_path(branch), shown=_shown(store.lock_path(branch))):
             data, problem = read_head(path)
@@ -579,10 +578,8 @@ def keep_out_of_commits(store: Store, fresh: bool) -> None:
 
     repo = Repo(store.top, store.repo.git if store.repo is not None else "git")
     git_dir = gitfiles.git_dir_at(store.top)  # git's files first; git only when they are unclear
-    common = None if git_dir is None else gitfiles.common_dir(git_dir)
     try:
-        if common is None:
-            common = repo.common_dir()
+        common = repo.common_dir() if git_dir is None else gitfiles.common_dir(git_dir)
     except GitError:
         return
     info = os.path.join(common, "info")
