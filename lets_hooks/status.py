@@ -115,10 +115,8 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
         return [], repo
     top_of = {name: None if where.top is None else state_top(name, where.top, tops, stores)
               for name, _ in branches}
-    asked = []
-    for name, sha in branches:
-        top = top_of[name]
-        asked.append((sha, None if top is None else state.read_recorded(stores[top], name).sha))
+    asked = [(sha, None if top is None else state.read_recorded(stores[top], name).sha)
+             for (name, sha), top in zip(branches, top_of.values())]
     batch = prefetched(repo, where, settings.merge_branch or where.origin_head, asked,
                        remote_tips)
     slugs: dict[str, list[str]] = {}
@@ -129,12 +127,10 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
         top = top_of[name]
         at = Location(top, where.git_dir, where.branch, where.head, where.origin_head)
         store = stores.get(top) if top is not None else None
-        if name == where.branch:
-            result = ladder.resolve(batch, settings, sid, now, where=at, store=store)
-        else:
-            result = ladder.resolve(batch, settings, sid, now, branch=name, head=sha, where=at,
-                                    store=store)
+        current = name == where.branch  # resolved as checked out: at HEAD, as it is
+        result = ladder.resolve(batch, settings, sid, now, None if current else name,
+                                None if current else sha, where=at, store=store)
         others = [o for o in slugs[state.slug(name)] if o != name]
-        table.append(Row(name, name == where.branch, result, top, others))
+        table.append(Row(name, current, result, top, others))
     repo.calls = batch.calls
     return table, repo
