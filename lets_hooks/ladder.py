@@ -214,10 +214,6 @@ class _Facts:
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
         self.prefix = prefix  # run before advised commands: where the branch is checked out
 
-    def advised(self, command: str) -> str:
-        """``command`` as the user runs it to act on this branch (``resolve``'s ``advise``)."""
-        return self.prefix + command
-
     def judge(self, commits: list[str], boundary: str | None,
               relevant: Container[str] | None = None, keep: bool = True) -> witness.Verdict:
         """The witness's verdict on the range ``commits`` above ``boundary``, kept per range
@@ -727,7 +723,7 @@ def _record_hint(facts: _Facts) -> str:
     """``run: lets-hooks record``, or with no usable session id, to set one first."""
     if not facts.session_id:
         return NO_ID_HINT
-    return f"to record this session's boundary, run: {facts.advised(RECORD)}"
+    return f"to record this session's boundary, run: {facts.prefix}{RECORD}"
 
 
 def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) -> str:
@@ -740,7 +736,7 @@ def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) ->
     if not set(_own_line(facts, boundary)).issuperset(shas):
         return f"{said} (not all on this branch's own line: no record can vouch for them)"
     return (f"{said}; if {condition}, vouch for them with: "
-            f"{facts.advised(RECORD)} --at {boundary[:12]}")
+            f"{facts.prefix}{RECORD} --at {boundary[:12]}")
 
 
 ADVICE_CAP = 5  # commits advice names
@@ -835,7 +831,7 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
                 notes.append("between it and the boundary, " + _unvouched(
                     facts, where, claimed, "this session made them too"))
             else:
-                notes.append(f"to keep it in the range, run: {facts.advised(RECORD)} "
+                notes.append(f"to keep it in the range, run: {facts.prefix}{RECORD} "
                              f"--at {where[:12]}")
         return PRIOR
     return EXACT
