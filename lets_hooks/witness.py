@@ -293,39 +293,37 @@ def fetched_commits(git_dir: str, shas: Iterable[str]) -> set[str]:
     wanted = set(shas)
     if not wanted or gitfiles.uses_reftable(git_dir):
         return set()
-    found: set[str] = set()
-    root = gitfiles.log_path(git_dir, "refs/remotes")
-    for folder, _, names in os.walk(root):
-        for name in sorted(names):
-            data, _ = reflog.read_newest(os.path.join(folder, name))
-            for line in (data or b"").split(b"\n"):
-                row = reflog.split_line(line)
-                if row is not None and row[1] in wanted and \
-                        reflog.classify_remote(row[3].decode("utf-8", "replace")) == reflog.ARRIVED:
-                    found.add(row[1])
-    return found
+    logs = [os.path.join(folder, name) for folder, _, names
+            in os.walk(gitfiles.log_path(git_dir, "refs/remotes")) for name in sorted(names)]
+    return _moved_to(logs, wanted, reflog.classify_remote, (reflog.ARRIVED,))
 
 
 def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
     """Which of ``absent`` (commits this work tree's log never names) another work tree
     of the repository made: made here, so not "from elsewhere" (none with no other tree)."""
     common = gitfiles.common_dir(git_dir)
-    logs = [gitfiles.log_path(common, "HEAD")]
     try:
         linked = sorted(os.listdir(os.path.join(common, "worktrees")))
     except OSError:
         linked = []
+    logs = [gitfiles.log_path(common, "HEAD")]
     logs += [gitfiles.log_path(os.path.join(common, "worktrees", name), "HEAD")
              for name in linked]
     own = os.path.realpath(gitfiles.log_path(git_dir, "HEAD"))
+    return _moved_to([log for log in logs if os.path.realpath(log) != own], absent,
+                     reflog.classify, (reflog.CREATED, reflog.COPY))
+
+
+def _moved_to(logs: Iterable[str], wanted: set[str], classify: Callable[[str], str],
+              kinds: Container[str]) -> set[str]:
+    """Which of ``wanted`` an entry of the logs at ``logs`` moved to, by a message
+    ``classify`` sorts into one of ``kinds``."""
     found: set[str] = set()
     for log in logs:
-        if os.path.realpath(log) == own:
-            continue
         data, _ = reflog.read_newest(log)
-        for line in reflog.lines_naming(data or b"", absent):
+        for line in reflog.lines_naming(data or b"", wanted):
             row = reflog.split_line(line)
-            if row is not None and row[1] in absent and reflog.classify(
-                    row[3].decode("utf-8", "replace")) in (reflog.CREATED, reflog.COPY):
+            if row is not None and row[1] in wanted \
+                    and classify(row[3].decode("utf-8", "replace")) in kinds:
                 found.add(row[1])
     return found
