@@ -821,12 +821,7 @@ def newest_lines(fd: int, end: int) -> list[bytes]:
 def _copy_late(fd: int, start: int, target: str) -> int:
     """Copy the whole valid lines appended to the old file (``fd``) after ``start`` to the
     new one; returns where the old file's copied lines end."""
-    late = b""
-    while True:
-        chunk = os.pread(fd, 1 << 20, start + len(late))
-        if not chunk:
-            break
-        late += chunk
+    late = os.pread(fd, max(os.fstat(fd).st_size - start, 0), start)
     cut = late.rfind(b"\n") + 1
     lines = [raw + b"\n" for raw in late[:cut].split(b"\n")[:-1] if is_line(raw)]
     if lines:
