@@ -276,10 +276,7 @@ def parse_stamp(text: str) -> int | None:
     """Seconds since the epoch of ``YYYY-MM-DDTHH:MM:SSZ`` (``+00:00`` also read as UTC;
     fractions of a second ignored), or None when it is not that shape."""
     text = text.strip()
-    if text.endswith("Z"):
-        text = text[:-1]
-    elif text.endswith("+00:00"):
-        text = text[:-6]
+    text = text[:-1] if text.endswith("Z") else text.removesuffix("+00:00")
     text = text.split(".", 1)[0]
     if len(text) != 19 or text[4] != "-" or text[7] != "-" or text[10] not in "T " \
             or text[13] != ":" or text[16] != ":":
