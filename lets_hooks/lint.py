@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from lets_hooks import state
-from lets_hooks.files import show
+from lets_hooks.files import read_capped, show
 from lets_hooks.repo import Repo
 
 LETS = ".lets"
@@ -105,7 +105,7 @@ def _file_problem(path: str, legacy: bool) -> str | None:
     """What is wrong with a task file's session line (``legacy``: a slugged file's first
     line), or the reader's refusal without the file name it starts with (the path is
     shown)."""
-    data, problem = state.read_head(path)
+    data, problem = read_capped(path)
     if problem or data is None:
         name = os.path.basename(path) + " "
         return problem[len(name):] if problem and problem.startswith(name) else problem

@@ -76,7 +76,7 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
         return current.source is None and legacy_only and sid is None
 
     if not force:
-        legacy = state.read_head(store.legacy_path(branch))[0]
+        legacy = files.read_capped(store.legacy_path(branch))[0]
         legacy_only = bool(legacy and state.tokens(state.first_line(legacy)))
         current = state.read_recorded(store, branch)
         if keep(current):

@@ -178,11 +178,6 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def read_head(path: str) -> tuple[bytes | None, str | None]:
-    """A state file (at most ``MAX_BYTES``, never through a symlink): (data, problem)."""
-    return files.read_capped(path, MAX_BYTES)
-
-
 def find_key_line(data: bytes, prefix: bytes) -> bytes | None:
     """The value after ``prefix`` on the first line that starts with it (without its LF or
     CRLF end), or None."""
@@ -245,7 +240,7 @@ def read_recorded(where: Store | str, branch: str) -> Recorded:
         found.notes.append(store.problem)
         return found
     task = store.task_path(branch)
-    data, problem = read_head(task)
+    data, problem = files.read_capped(task)
     if data is not None:
         found = parse(data, os.path.basename(task))
     if problem:
@@ -253,7 +248,7 @@ def read_recorded(where: Store | str, branch: str) -> Recorded:
     if found.sha is not None:
         return found
     legacy = store.legacy_path(branch)
-    data, problem = read_head(legacy)
+    data, problem = files.read_capped(legacy)
     if problem:
         found.notes.append(problem)
     parts = tokens(first_line(data)) if data is not None else []
@@ -446,7 +441,7 @@ def update(where: Store | str, branch: str, decide: Callable[[Recorded], Line | 
     name = os.path.basename(path)
     try:
         with files.locked(store.lock_path(branch), shown=_shown(store.lock_path(branch))):
-            data, problem = read_head(path)
+            data, problem = files.read_capped(path)
             if problem is not None:
                 why = problem.removeprefix(name + " ").removesuffix(" - ignored")
                 raise StateError(f"{_shown(path)} {why} - not changed")
