@@ -687,12 +687,7 @@ def append(common_dir: str, lines: Sequence[bytes]) -> str | None:
     target = os.path.join(where, NAME)
     try:
         for _ in range(8):  # a compaction replaced the file under us: write again
-            fd = _open_append(where, target)
-            try:
-                size = _write_lines(fd, data)
-                ours = os.fstat(fd)
-            finally:
-                os.close(fd)
+            size, ours = _write_lines(where, target, data)
             now = os.lstat(target)
             if (now.st_dev, now.st_ino) == (ours.st_dev, ours.st_ino):
                 break
@@ -735,18 +730,22 @@ def _open_append(where: str, target: str) -> int:
     return fd
 
 
-def _write_lines(fd: int, data: bytes) -> int:
-    """Append ``data`` (whole lines) in one write; returns the file's size after it. A torn
-    last line, or a short write, is ended by a blank field, which no line of the grammar
-    has."""
-    size = os.fstat(fd).st_size
-    if size and os.pread(fd, 1, size - 1) != b"\n":
-        data = b" \n" + data
-    done = os.write(fd, data)
-    if done < len(data):
-        os.write(fd, b" \n")
-        raise files.Refused(f"{FOLDER}/{NAME}: only {done} of {len(data)} bytes written")
-    return size + done
+def _write_lines(where: str, target: str, data: bytes) -> tuple[int, os.stat_result]:
+    """Append ``data`` (whole lines) in one write (``_open_append``); returns the file's
+    size after it, and what it was. A torn last line, or a short write, is ended by a blank
+    field, which no line of the grammar has."""
+    fd = _open_append(where, target)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b" \n" + data
+        done = os.write(fd, data)
+        if done < len(data):
+            os.write(fd, b" \n")
+            raise files.Refused(f"{FOLDER}/{NAME}: only {done} of {len(data)} bytes written")
+        return size + done, os.fstat(fd)
+    finally:
+        os.close(fd)
 
 
 def maintain(common_dir: str) -> None:
@@ -825,9 +824,5 @@ def _copy_late(fd: int, start: int, target: str) -> int:
     cut = late.rfind(b"\n") + 1
     lines = [raw + b"\n" for raw in late[:cut].split(b"\n")[:-1] if is_line(raw)]
     if lines:
-        fd_new = _open_append(os.path.dirname(target), target)
-        try:
-            _write_lines(fd_new, b"".join(lines))
-        finally:
-            os.close(fd_new)
+        _write_lines(os.path.dirname(target), target, b"".join(lines))
     return start + cut
