@@ -273,11 +273,7 @@ def parse(data: bytes) -> Ledger:
         kind, sha, sid, old, changed = found
         at += 1
         if kind == MADE:
-            makers = made.get(sha)
-            if makers is None:
-                made[sha] = {sid}
-            else:
-                makers.add(sid)
+            made.setdefault(sha, set()).add(sid)
         elif kind == REWRITE:
             copies.setdefault(sha, []).append((old, sid, changed))
         elif kind == AMEND:
@@ -288,11 +284,7 @@ def parse(data: bytes) -> Ledger:
         else:
             claims.setdefault(sha, set()).add(sid)
         order[sha] = at
-        named = by_sid.get(sid)
-        if named is None:
-            by_sid[sid] = [sha]
-        else:
-            named.append(sha)
+        by_sid.setdefault(sid, []).append(sha)
     for sha, pairs in copies.items():
         # several pairs for one copy from one rewrite are a squash; from a later rewrite
         # (a copy of a copy kept as it was) only the newest rewrite's pairs count
