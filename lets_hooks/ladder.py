@@ -30,7 +30,7 @@ from lets_hooks.repo import GitError, Location, Repo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Container, Mapping
+    from collections.abc import Callable, Container, Mapping, Sequence
 
     from lets_hooks.config import Config
     from lets_hooks.repo import ObjectInfo
@@ -110,9 +110,8 @@ class Boundary:
         }
 
 
-def describe(trust: str, boundary: str | None, commits: int | None, detached: bool = False,
-             excluded: int = 0, merge: str | None = None, why: str | None = None,
-             elsewhere: int = 0) -> str:
+def describe(trust: str, boundary: str | None, commits: int | None, excluded: int = 0,
+             merge: str | None = None, why: str | None = None, elsewhere: int = 0) -> str:
     """The one-line description; its four forms are a public contract."""
     count = f"{commits} commits"
     left_out = []
@@ -131,14 +130,12 @@ def describe(trust: str, boundary: str | None, commits: int | None, detached: bo
                 "boundary was recorded")
     if why is not None:
         return f"boundary unknown - {why}"
-    if detached:
-        return "boundary unknown - detached HEAD"
     return "boundary unknown - no valid session boundary for this branch"
 
 
-def unknown(note: str, detached: bool = False, why: str | None = None) -> Boundary:
+def unknown(note: str, why: str | None = None) -> Boundary:
     """The fail-closed answer: no boundary, no count."""
-    return Boundary(NONE, None, None, describe(NONE, None, None, detached, why=why), [note])
+    return Boundary(NONE, None, None, describe(NONE, None, None, why=why), [note])
 
 
 def not_a_repository() -> Boundary:
@@ -286,7 +283,7 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         branch, head = where.branch, where.head
         if branch is None:
             return unknown("detached HEAD: there is no branch to keep a session boundary for",
-                           detached=True)
+                           why="detached HEAD")
     notes: list[str] = []
     recorded = lookup(repo, where, branch, notes, store)
     merge = config.merge_branch or where.origin_head
@@ -427,28 +424,30 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
         below = line[line.index(stop):line.index(commit)] if stop in line else []
         if below and _session_on_merge_line(facts, commit, commits, below, fork):
             return older, None
-        if (below and _all_session(facts, commit, commits, below)) \
-                or _session_starts_on(facts, commit, commits, parents):
+        if _session_began(facts, commit, commits, parents, below):
             return None, _Count(commits)
         return older, None
     # An ancestor off the first-parent line: one of the merge branch's (a merge of it
     # brought it in) predates the branch; one of a side line merged from elsewhere does not.
     if any(repo.is_ancestor(commit, tip) for tip in tips) \
-            and not _session_starts_on(facts, commit, commits, parents):
+            and not _session_began(facts, commit, commits, parents):
         return older, None
     return None, _Count(commits)
 
 
-def _session_starts_on(facts: _Facts, boundary: str, commits: list[str],
-                       parents: dict[str, list[str]]) -> bool:
-    """Is the boundary the first parent of a commit the witness says is the session's? Then
-    it is where the session began, whatever merged its work into the merge branch since."""
+def _session_began(facts: _Facts, boundary: str, commits: list[str],
+                   parents: dict[str, list[str]], line: Sequence[str] = ()) -> bool:
+    """Did the session begin at the boundary, whatever merged its work into the merge
+    branch since? Yes when all of ``line`` are the session's own, or the boundary is the
+    first parent of a commit that is, as the witness says (a known session only)."""
     if facts.sid is None:
         return False
     verdict = facts.judge(commits, boundary)
-    return verdict.source != witness.NO_WITNESS and any(
-        up and up[0] == boundary and verdict.of(c) == witness.SESSION
-        for c, up in parents.items())
+    if verdict.source == witness.NO_WITNESS:
+        return False
+    session = witness.SESSION
+    return (bool(line) and all(verdict.of(c) == session for c in line)) or any(
+        up and up[0] == boundary and verdict.of(c) == session for c, up in parents.items())
 
 
 def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, list[str]]]:
@@ -471,15 +470,6 @@ def _session_on_merge_line(facts: _Facts, boundary: str, commits: list[str],
         return False
     verdict = facts.judge(commits, boundary)
     return any(verdict.of(c) in (witness.SESSION, witness.MIXED) for c in below)
-
-
-def _all_session(facts: _Facts, boundary: str, commits: list[str], line: list[str]) -> bool:
-    """Are all of ``line`` the session's own, as the ledger says (a known session only)?"""
-    if facts.sid is None:
-        return False
-    verdict = facts.judge(commits, boundary)
-    return verdict.source != witness.NO_WITNESS and all(
-        verdict.of(c) == witness.SESSION for c in line)
 
 
 def _age(facts: _Facts, recorded: state.Recorded) -> str | None:
