@@ -375,10 +375,8 @@ def set_own_line(data: bytes, prefix: bytes, value: bytes | None) -> bytes:
             return data[:begin] + prefix + value + data[end:]
         stop = data.find(b"\n", end)
         return data[:begin] + (b"" if stop < 0 else data[stop + 1:])
-    if value is None:
-        return data
     session = _line_span(data, SESSION_PREFIX)
-    if session is None:
+    if value is None or session is None:
         return data
     _, end = session
     eol = b"\r\n" if data[end:end + 2] == b"\r\n" else b"\n"
