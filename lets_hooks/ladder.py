@@ -154,8 +154,6 @@ def names(head: str | None, recorded: str | None, merge: str | None) -> list[str
         found += [recorded + "^{commit}", recorded]
     for name in [merge] if merge else ["main", "master"]:
         found += ["refs/remotes/origin/" + name, "refs/heads/" + name]
-    if merge is None:
-        found += ["refs/heads/main", "refs/remotes/origin/main"]
     return list(dict.fromkeys(found))
 
 
