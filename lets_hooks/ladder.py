@@ -147,9 +147,7 @@ def not_a_repository() -> Boundary:
 def names(head: str | None, recorded: str | None, merge: str | None) -> list[str]:
     """Every name ``resolve`` asks one ``cat-file``: the head (when not HEAD), the recorded
     sha (as a commit, and as written), the merge branch by full ref names."""
-    found = []
-    if head is not None:
-        found.append(head + "^{commit}")
+    found = [head + "^{commit}"] if head is not None else []
     if recorded:
         found += [recorded + "^{commit}", recorded]
     for name in [merge] if merge else ["main", "master"]:

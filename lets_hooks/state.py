@@ -352,11 +352,9 @@ def replace_session_line(data: bytes, value: bytes) -> bytes:
 def _line_span(data: bytes, prefix: bytes) -> tuple[int, int] | None:
     """(start of the first line starting with ``prefix``, end of its value: before its
     CR LF or LF, or the end of the data), or None."""
-    start = 0 if data.startswith(prefix) else data.find(b"\n" + prefix)
+    start = (b"\n" + data).find(b"\n" + prefix)  # a line's start in ``data``
     if start < 0:
         return None
-    if data[start:start + 1] == b"\n":
-        start += 1
     end = data.find(b"\n", start)
     if end < 0:
         end = len(data)
