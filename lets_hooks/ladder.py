@@ -619,21 +619,17 @@ class _Split:
 def _explainer(facts: _Facts, trust: str, commits: list[str], split: _Split
                ) -> Callable[[int], list[tuple[str, str, str]]]:
     """The range's first ``cap`` commits, each with its verdict and evidence (``why``)."""
-    def explain(cap: int) -> list[tuple[str, str, str]]:
-        found = []
-        for sha, kind in zip(commits[:cap], split.kinds[:cap]):
-            if trust == ESTIMATE:
-                said = ("an estimate reads no witness: counted as what the branch added, "
-                        "whoever made it")
-            elif kind == _EXCLUDED:
-                said = (f"on {facts.merge}'s history (a merge of it brought it in), and no "
-                        "session ledger line names this session for it")
-            else:
-                said = split.verdict.evidence(sha)
-            found.append((sha, _WHY[kind], said))
-        return found
+    def said(sha: str, kind: str | None) -> str:
+        if trust == ESTIMATE:
+            return ("an estimate reads no witness: counted as what the branch added, "
+                    "whoever made it")
+        if kind == _EXCLUDED:
+            return (f"on {facts.merge}'s history (a merge of it brought it in), and no "
+                    "session ledger line names this session for it")
+        return split.verdict.evidence(sha)
 
-    return explain
+    return lambda cap: [(sha, _WHY[kind], said(sha, kind))
+                        for sha, kind in zip(commits[:cap], split.kinds[:cap])]
 
 
 def _described(facts: _Facts, trust: str, boundary: str | None, counted: _Count | None,
