@@ -596,10 +596,8 @@ def keep_out_of_commits(store: Store, fresh: bool) -> None:
             return
         if not missing:
             return
-        if fresh and len(missing) == len(_FOLDERS):
-            add = b".lets/\n"
-        else:
-            add = b"".join(b".lets/" + f.encode("ascii") + b"/\n" for f in missing)
+        add = b".lets/\n" if fresh and len(missing) == len(_FOLDERS) else b"".join(
+            b".lets/" + f.encode("ascii") + b"/\n" for f in missing)
     sep = b"" if not old or old.endswith(b"\n") else b"\n"
     new = old + sep + b"# lets-hooks: per-work-tree session state\n" + add
     try:
