@@ -11,7 +11,7 @@ meaning git gives it:
 - ``is_ancestor(a, b)``: ``git merge-base --is-ancestor a b``
 - ``ahead_behind(a, b)``: ``git rev-list --left-right --count a...b``
 - ``merge_bases(a, b)``: ``git merge-base --all a b`` (as a set)
-- ``count_outside(head, base, excluded)``: ``git rev-list --count head ^base ^excluded...``
+- ``outside(head, stops)``: ``git rev-list head ^stops...`` (as a set)
 - ``first_parent_floor(head, stops)``: ``Repo.first_parent_floor``
 
 (Exact, where git's own walks with a ``^`` name go by commit dates and can be misled by
@@ -63,9 +63,6 @@ class Graph:
         self.parents = parents
         self.lines = lines
         self._reach: dict[int, bytearray] = {}
-
-    def __len__(self) -> int:
-        return len(self.parents)
 
     def find(self, sha: str) -> int | None:
         return self.index.get(sha.encode())
@@ -177,10 +174,6 @@ class Graph:
                         stack.append(p)
             self._reach[tip] = marks
         return marks
-
-    def count_outside(self, head: int, base: int, excluded: Sequence[int]) -> int:
-        """``outside``'s walk from ``head`` past ``base`` and ``excluded``, counted."""
-        return len(self.outside(head, [base, *excluded]))
 
     def outside(self, head: int, stops: Sequence[int]) -> list[int]:
         """Commits reachable from ``head`` and from none of ``stops``, children first.
@@ -349,13 +342,6 @@ class BatchRepo(Repo):
             first = self._asked.setdefault(i, head)
             if first != head:
                 self.graph.reach(i)
-
-    def count_outside(self, head: str, base: str, excluded: Sequence[str]) -> int | None:
-        found = self._indexes([head, base, *excluded])
-        if found is None:
-            return super().count_outside(head, base, excluded)
-        self._mark_shared(found[0], found[2:])
-        return self.graph.count_outside(found[0], found[1], found[2:])
 
     def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
         found = self._indexes([head, *stops])

@@ -715,27 +715,17 @@ class Repo:
                 found.append((sha, int(stamp), message))
         return found
 
-    def count_outside(self, head: str, base: str, excluded: Sequence[str]) -> int | None:
-        """Commits reachable from ``head`` and from neither ``base`` nor any of
-        ``excluded``: ``git rev-list --count head ^base ^excluded...``, names on stdin.
-
-        git decides "reachable from ``base``" with a commit-date heuristic that dates
-        running backwards can mislead (``lets_hooks.graph`` goes by topology, exactly).
-        """
-        _require_sha(head, base, *excluded)
-        out = self._out("rev-list", "--count", "--stdin", stdin=_revs(head, [base, *excluded]))
-        return int(out) if out is not None and out.strip().isdigit() else None
-
     def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
         """Walk ``head``'s first-parent line down to the first commit reachable from any
         of ``stops`` (a stop reaches itself), and count what is reachable from ``head``
         and from no stop: see ``Floor``. None when git fails.
 
         One ``git rev-list --parents head ^stops...`` (no ``--topo-order``: nothing here
-        needs it, benchmarks/bench_history.py, seen; ``count_outside``'s date heuristic
-        applies). With no merge printed, the lines are the first-parent line and the last
-        one's parent is the floor: that is measured, never split (all lines are
-        ``2*width+1`` bytes but a root's, the last). Else the first parents are followed.
+        needs it, benchmarks/bench_history.py, seen; dates running backwards can mislead
+        git's ``^``, not ``lets_hooks.graph``). With no merge printed, the lines are the
+        first-parent line and the last one's parent is the floor: that is measured, never
+        split (all lines are ``2*width+1`` bytes but a root's, the last). Else the first
+        parents are followed.
         """
         _require_sha(head, *stops)
         code, out = self.run(*_FLOOR, stdin=_revs(head, stops))
@@ -931,10 +921,6 @@ class Repo:
         streams them without walking the rest): one process."""
         _require_sha(head)
         return self._must("rev-list", "--parents", f"--max-count={count}", head, "--")
-
-    def walk_graph(self, tips: Sequence[str]) -> bytes:
-        """Everything reachable from ``tips`` (``walk`` with nothing excluded)."""
-        return self.walk(tips)
 
     def commits_since_time(self, head: str, since: int, limit: int
                            ) -> tuple[list[tuple[str, int, list[str]]], bool]:
