@@ -9,7 +9,8 @@ Standard library only, and cheap to import (a hook imports it on every checkout)
 - ``locked``: the exclusive ``flock(2)`` other writers of the state files take too;
 - ``atomic_write``: a temporary sibling, synced, renamed over the file (never torn or lost);
 - ``link_aside``, ``put_back``, ``append_to``: the checkpoint's guarded write;
-- ``is_hex``, ``is_sha``, ``require_hex``: the shape checks for object names;
+- ``is_hex``, ``is_sha``: the shape checks for object names;
+- ``write_all``: every byte written to a descriptor;
 - ``sealed`` / ``unsealed``: a cache file's bytes (``marshal`` under a length and a CRC-32);
 - ``show``: the one way outside text is printed (controls escaped).
 
@@ -52,14 +53,6 @@ def is_hex(text: str) -> bool:
 def is_sha(text: str) -> bool:
     """A full object name: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits."""
     return len(text) in SHA_LENGTHS and is_hex(text)
-
-
-def require_hex(*names: str) -> None:
-    """Raise ValueError unless every name is a non-empty lowercase hex string: what is
-    passed on to git as an object name can then never act as an option or a range."""
-    for name in names:
-        if not name or not is_hex(name):
-            raise ValueError(f"refusing to pass {name!r} to git: not a hex object name")
 
 
 # -- reading --------------------------------------------------------------------------------
@@ -237,9 +230,7 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
     tmp, fd = _temp_sibling(folder or ".", name, label)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            write_all(fd, data)
             if mode != 0o600:
                 os.fchmod(fd, mode)
             os.fsync(fd)
@@ -260,6 +251,13 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
         raise
     sync_folder(folder or ".")
     sweep_temporaries(folder or ".", name)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` written to ``fd`` (``os.write`` may take only part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _linked(tmp: str, path: str) -> bool:
@@ -376,9 +374,7 @@ def append_to(path: str, data: bytes, label: str) -> None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise Refused(f"{label} is not a regular file - not changed")
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
         os.fsync(fd)
     except OSError as exc:
         raise Refused(why(exc, f"cannot add to {label}")) from exc

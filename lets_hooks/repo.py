@@ -168,7 +168,7 @@ class Started:
     def send(self, data: bytes) -> None:
         """Its whole input, then its end (git answers into memory: never a full pipe)."""
         try:
-            _write_all(self.feed, data)
+            files.write_all(self.feed, data)
         except BrokenPipeError:
             pass  # it died (its exit status says why)
         finally:
@@ -213,7 +213,7 @@ def _start(argv: list[str], stdin: bytes | None, fed: bool = False) -> Started:
             given, feed = os.pipe()  # neither end inherited by the git processes after it
         elif stdin:
             given = _memory_file("git-in")
-            _write_all(given, stdin)
+            files.write_all(given, stdin)
             os.lseek(given, 0, os.SEEK_SET)
         else:
             given = os.open(os.devnull, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
@@ -233,12 +233,6 @@ def _start(argv: list[str], stdin: bytes | None, fed: bool = False) -> Started:
             os.close(feed)
         raise
     return Started(pid, out, err, feed)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 def _read_back(fd: int, cap: int) -> bytes:
@@ -1128,9 +1122,10 @@ def _revs(head: str, negated: Sequence[str]) -> bytes:
 
 
 def _require_sha(*names: str) -> None:
-    try:
-        files.require_hex(*names)
-    except ValueError as exc:
-        raise GitError(str(exc)) from None
+    """``GitError`` unless every name is a non-empty lowercase hex string: what is passed
+    on to git as an object name can then never act as an option or a range."""
+    for name in names:
+        if not name or not files.is_hex(name):
+            raise GitError(f"refusing to pass {name!r} to git: not a hex object name")
 
 
