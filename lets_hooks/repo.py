@@ -238,17 +238,7 @@ def _start(argv: list[str], stdin: bytes | None, fed: bool = False) -> Started:
 def _read_back(fd: int, cap: int) -> bytes:
     """What a process wrote into the memory file ``fd`` (at most ``cap`` bytes; -1: all)."""
     size = os.fstat(fd).st_size
-    if cap >= 0:
-        size = min(size, cap)
-    chunks: list[bytes] = []
-    at = 0
-    while at < size:
-        chunk = os.pread(fd, size - at, at)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        at += len(chunk)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return os.pread(fd, size if cap < 0 else min(size, cap), 0)  # a regular file: one read
 
 
 class Location:
@@ -412,9 +402,7 @@ class Repo:
     def common_dir(self) -> str:
         """The git directory shared by every work tree (absolute)."""
         path = self._one("rev-parse", "--git-common-dir")
-        if not os.path.isabs(path):
-            path = os.path.join(self.cwd or os.getcwd(), path)
-        return os.path.normpath(path)
+        return os.path.normpath(os.path.join(self.cwd or os.getcwd(), path))
 
     # -- objects ----------------------------------------------------------------------
     def objects(self, names: Sequence[str]) -> list[ObjectInfo]:
@@ -503,7 +491,7 @@ class Repo:
         _require_sha(*shas)
         if not shas:
             return {}
-        raw = self._must(*_BATCH, stdin="".join(s + "\n" for s in shas).encode())
+        raw = self._must(*_BATCH, stdin=_revs(shas))
         found: dict[str, bytes] = {}
         for sha, header, body in _batch_answers(shas, raw):
             if header is None or header[1] != "commit":
@@ -576,14 +564,10 @@ class Repo:
 
     # -- history ----------------------------------------------------------------------
     def merge_base(self, a: str, b: str) -> str | None:
-        """``git merge-base a b`` of two shas; None when they have no common ancestor."""
-        _require_sha(a, b)
-        code, out = self.run("merge-base", a, b)
-        if code == 1 and not out.strip():
-            return None  # no merge base
-        if code != 0:
-            raise failure(("merge-base",), code, self.last_error)
-        return out.decode("ascii", "replace").strip() or None
+        """``git merge-base a b`` of two shas (the first ``--all`` prints, as git takes);
+        None when they have no common ancestor."""
+        bases = Repo.merge_bases(self, a, b)  # git's, also under a ``BatchRepo``
+        return bases[0] if bases else None
 
     def is_ancestor(self, a: str, b: str) -> bool:
         """``git merge-base --is-ancestor a b``; a failure raises, never reads as "no"."""
@@ -607,7 +591,7 @@ class Repo:
         """The commits reachable from ``head`` and from none of ``exclude``, children
         first (``rev-list --topo-order``), in one process; the names travel on stdin."""
         _require_sha(head, *exclude)
-        out = self._must("rev-list", "--topo-order", "--stdin", stdin=_revs(head, exclude))
+        out = self._must("rev-list", "--topo-order", "--stdin", stdin=_revs([head], exclude))
         return _lines(out.decode("ascii", "replace"))
 
     def above(self, base: str, head: str) -> tuple[bool, list[str]]:
@@ -618,7 +602,7 @@ class Repo:
         _require_sha(base, head)
         if base == head:
             return True, []
-        out = self._must(*_ABOVE, stdin=_revs(head, [base]))
+        out = self._must(*_ABOVE, stdin=_revs([head], [base]))
         text = out.decode("ascii", "replace")
         # git prints the boundary after every listed commit, one ``-sha`` a line: read
         # back from the end, not searched for through a 4 MB list (nor copied)
@@ -639,7 +623,7 @@ class Repo:
         return True, listed
 
     def merge_bases(self, a: str, b: str) -> list[str]:
-        """``git merge-base --all a b`` (the first is what ``merge_base`` answers)."""
+        """``git merge-base --all a b``."""
         _require_sha(a, b)
         code, out = self.run("merge-base", "--all", a, b)
         if code == 1 and not out.strip():
@@ -656,9 +640,8 @@ class Repo:
         _require_sha(tip, *candidates)
         if not candidates:
             return []
-        stdin = "".join([*(c + "\n" for c in candidates), "^" + tip + "\n"]).encode()
         try:
-            out = self._must("rev-list", "--stdin", stdin=stdin)
+            out = self._must("rev-list", "--stdin", stdin=_revs(candidates, [tip]))
         except GitError:
             present = [i.name for i in self.objects(candidates) if i.type == "commit"]
             if len(present) == len(candidates):
@@ -680,7 +663,7 @@ class Repo:
         """``tip``'s first-parent line down to where one of ``stops`` reaches it: one walk
         that prints the line alone; the names travel on stdin."""
         _require_sha(tip, *stops)
-        out = self._must("rev-list", "--first-parent", "--stdin", stdin=_revs(tip, stops))
+        out = self._must("rev-list", "--first-parent", "--stdin", stdin=_revs([tip], stops))
         return _lines(out.decode("ascii", "replace"))
 
     def on_first_parent_lines(self, tips: Sequence[str], commits: Sequence[str]) -> set[str]:
@@ -722,7 +705,7 @@ class Repo:
         parents are followed.
         """
         _require_sha(head, *stops)
-        code, out = self.run(*_FLOOR, stdin=_revs(head, stops))
+        code, out = self.run(*_FLOOR, stdin=_revs([head], stops))
         if code != 0:
             return None
         if not out:  # head itself is reachable from a stop
@@ -841,9 +824,7 @@ class Repo:
         if out is None or "--path-format" in out or out.rstrip("\n").count("\n"):
             out = self._one("rev-parse", "--git-path", "hooks")
         path = out[:-1] if out.endswith("\n") else out
-        if not os.path.isabs(path):
-            path = os.path.join(self.cwd or os.getcwd(), path)
-        return os.path.normpath(path)
+        return os.path.normpath(os.path.join(self.cwd or os.getcwd(), path))
 
     def config_origin(self, key: str) -> tuple[str, str] | None:
         """(where, value) of the value of ``key`` that git uses, or None when it is unset;
@@ -906,9 +887,8 @@ class Repo:
         """``rev-list --parents --topo-order`` of everything reachable from ``tips`` and not
         from ``exclude``: one process; the names travel on stdin."""
         _require_sha(*tips, *exclude)
-        names = [t + "\n" for t in tips] + ["^" + e + "\n" for e in exclude]
         return self._must("rev-list", "--parents", "--topo-order", "--stdin",
-                          stdin="".join(names).encode())
+                          stdin=_revs(tips, exclude))
 
     def window(self, head: str, count: int) -> bytes:
         """``rev-list --parents`` of the newest ``count`` commits ``head`` reaches (git
@@ -972,7 +952,7 @@ class Repo:
         out = self._must("log", "--no-walk=unsorted", "--stdin", "-z", "--name-status", "-M",
                          "--root", "--no-merges", "--no-show-signature", "--no-color",
                          "--format=\x01lets\x01%H %s", "--",
-                         stdin="".join(sha + "\n" for sha in commits).encode("ascii"))
+                         stdin=_revs(commits))
         from itertools import islice
 
         found: list[tuple[str, str, list[tuple[str, str, str | None]]]] = []
@@ -997,7 +977,7 @@ class Repo:
         --stable`` fed its output."""
         _require_sha(head, *exclude)
         diff = self._must("log", "--reverse", "--no-merges", "-p", "--no-color",
-                          "--format=commit %H", "--stdin", "--", stdin=_revs(head, exclude))
+                          "--format=commit %H", "--stdin", "--", stdin=_revs([head], exclude))
         if not diff:
             return []
         out = self._must("patch-id", "--stable", stdin=diff).decode("ascii", "replace")
@@ -1087,12 +1067,9 @@ def _commit_header(body: bytes) -> tuple[int | None, int]:
             break  # end of the header
         if line.startswith(b"parent "):
             parents += 1
-        elif line.startswith(b"committer "):
-            # "committer Name <mail> 1700000000 +0000"
-            parts = line.rsplit(b" ", 2)
-            if len(parts) == 3 and parts[1].isdigit():
-                return int(parts[1]), parents
-            return None, parents
+        elif line.startswith(b"committer "):  # "committer Name <mail> 1700000000 +0000"
+            stamp = line.rsplit(b" ", 2)[-2]
+            return (int(stamp) if stamp.isdigit() else None), parents
     return None, parents
 
 
@@ -1116,9 +1093,9 @@ def _follow_first_parents(out: bytes, width: int, lines: int) -> Floor:
     return Floor(commit, count, linear, lines, out, width)
 
 
-def _revs(head: str, negated: Sequence[str]) -> bytes:
-    """``head`` and ``^name`` for each of ``negated``, one a line, for ``rev-list --stdin``."""
-    return "".join([head + "\n", *("^" + name + "\n" for name in negated)]).encode()
+def _revs(heads: Sequence[str], negated: Sequence[str] = ()) -> bytes:
+    """``heads`` and ``^name`` for each of ``negated``, one a line, for git's ``--stdin``."""
+    return "".join([*(h + "\n" for h in heads), *("^" + n + "\n" for n in negated)]).encode()
 
 
 def _require_sha(*names: str) -> None:
