@@ -346,6 +346,14 @@ class Repo:
             raise failure(args, code, self.last_error)
         return out
 
+    def _answer(self, *args: str, stdin: bytes | None = None) -> tuple[bool, bytes]:
+        """Whether git said yes (exit status 0) or no (1), and its output; any other
+        status is a failure: ``GitError`` with git's own reason, never a "no"."""
+        code, out = self.run(*args, stdin=stdin)
+        if code not in (0, 1):
+            raise failure(args, code, self.last_error)
+        return code == 0, out
+
     # -- where are we -----------------------------------------------------------------
     def locate(self) -> Location:
         """Work tree, git dir, HEAD, its branch and ``origin/HEAD``'s target: one process
@@ -545,10 +553,7 @@ class Repo:
         """Does git ignore ``path`` (relative to the top; it need not exist)?"""
         if not path or path.startswith(("-", ":")):
             raise GitError(f"refusing to pass {path!r} to git as a path")
-        code, _ = self.run("check-ignore", "-q", "--", path)
-        if code not in (0, 1):
-            raise failure(("check-ignore",), code, self.last_error)
-        return code == 0
+        return self._answer("check-ignore", "-q", "--", path)[0]
 
     def ignored(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` (relative to the top; they need not exist) git ignores: one
@@ -556,10 +561,8 @@ class Repo:
         clean = [path for path in paths if path and "\0" not in path]
         if not clean:
             return set()
-        code, out = self.run("check-ignore", "-z", "--stdin", stdin=b"".join(
+        _, out = self._answer("check-ignore", "-z", "--stdin", stdin=b"".join(
             path.encode("utf-8", "surrogateescape") + b"\0" for path in clean))
-        if code not in (0, 1):
-            raise failure(("check-ignore",), code, self.last_error)
         return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
     # -- history ----------------------------------------------------------------------
@@ -572,10 +575,7 @@ class Repo:
     def is_ancestor(self, a: str, b: str) -> bool:
         """``git merge-base --is-ancestor a b``; a failure raises, never reads as "no"."""
         _require_sha(a, b)
-        code, _ = self.run("merge-base", "--is-ancestor", a, b)
-        if code not in (0, 1):
-            raise failure(("merge-base",), code, self.last_error)
-        return code == 0
+        return self._answer("merge-base", "--is-ancestor", a, b)[0]
 
     def ahead_behind(self, base: str, head: str) -> tuple[int, int] | None:
         """(commits only in base, commits only in head) in one walk of ``base...head``:
@@ -625,12 +625,8 @@ class Repo:
     def merge_bases(self, a: str, b: str) -> list[str]:
         """``git merge-base --all a b``."""
         _require_sha(a, b)
-        code, out = self.run("merge-base", "--all", a, b)
-        if code == 1 and not out.strip():
-            return []
-        if code != 0:
-            raise failure(("merge-base",), code, self.last_error)
-        return out.decode("ascii", "replace").split()
+        found, out = self._answer("merge-base", "--all", a, b)  # 1: no common ancestor
+        return out.decode("ascii", "replace").split() if found else []
 
     def reached(self, tip: str, candidates: Sequence[str]) -> list[str]:
         """Which of ``candidates`` ``tip`` reaches: one ``rev-list`` of what they reach
@@ -831,12 +827,10 @@ class Repo:
         ``where`` is ``--show-origin``'s (``--show-scope`` is unknown to git 2.25)."""
         if not key or key.startswith("-"):
             raise GitError(f"refusing to pass {key!r} to git as a config key")
-        code, out = self.run("config", "--show-origin", "-z", "--get", "--end-of-options",
-                             key)
-        if code == 1:
+        found, out = self._answer("config", "--show-origin", "-z", "--get",
+                                  "--end-of-options", key)
+        if not found:
             return None
-        if code != 0:
-            raise failure(("config",), code, self.last_error)
         origin, _, value = out.decode("utf-8", "surrogateescape").partition("\0")
         return origin, value.rstrip("\0")
 
@@ -849,12 +843,10 @@ class Repo:
     def config_matching(self, pattern: str) -> list[tuple[str, str, str]]:
         """Every (where, key, value) of the config whose key matches the regular expression
         ``pattern``, in the order git reads them (``--get-regexp``, one process)."""
-        code, out = self.run("config", "--show-origin", "-z", "--get-regexp",
-                             "--end-of-options", pattern)
-        if code == 1:
+        found, out = self._answer("config", "--show-origin", "-z", "--get-regexp",
+                                  "--end-of-options", pattern)
+        if not found:
             return []
-        if code != 0:
-            raise failure(("config",), code, self.last_error)
         fields = out.decode("utf-8", "surrogateescape").split("\0")
         entries = (entry.partition("\n") for entry in fields[1::2])
         return [(origin, key, value) for origin, (key, _, value) in zip(fields[0::2], entries)]
