@@ -584,21 +584,19 @@ def lock_holders(fd: int) -> frozenset[str]:
 
 # -- messages -----------------------------------------------------------------------------------
 
+_REASONS = {errno.ENOSPC: "no space left on the device",  # what ``why`` says of an errno
+            getattr(errno, "EDQUOT", errno.ENOSPC): "no space left on the device",
+            errno.EROFS: "the file system is read-only",
+            errno.EACCES: "permission denied", errno.EPERM: "permission denied",
+            errno.ENAMETOOLONG: "the name is too long for the file system",
+            errno.ENOTDIR: "a file stands where a folder should be",
+            errno.EEXIST: "a file stands where a folder should be",
+            errno.ELOOP: "a symbolic link stands in the way - refused, not followed"}
+
+
 def why(exc: OSError, what: str) -> str:
     """``what`` and the reason an OS call failed, in words."""
-    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
-        return f"{what}: no space left on the device"
-    if exc.errno == errno.EROFS:
-        return f"{what}: the file system is read-only"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return f"{what}: permission denied"
-    if exc.errno == errno.ENAMETOOLONG:
-        return f"{what}: the name is too long for the file system"
-    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
-        return f"{what}: a file stands where a folder should be"
-    if exc.errno == errno.ELOOP:
-        return f"{what}: a symbolic link stands in the way - refused, not followed"
-    return f"{what}: {exc.strerror or exc}"
+    return f"{what}: {_REASONS.get(exc.errno or 0) or exc.strerror or exc}"
 
 
 # Characters ``str.isprintable`` lets through that show nothing a person can tell from a
