@@ -387,15 +387,13 @@ class Repo:
         inside = self._one("rev-parse", "--is-inside-work-tree")
         git_dir = self._one("rev-parse", "--absolute-git-dir")
         top: str | None = None
-        if inside == "true":
+        try:
             top = self._one("rev-parse", "--show-toplevel") or None
-        else:
+        except GitError:
             # outside a work tree git may still work on one (``GIT_WORK_TREE``, a
             # submodule's ``core.worktree``); a bare repository or a plain ``.git`` has none
-            code, out = self.run("rev-parse", "--show-toplevel")
-            if code == 0:
-                shown = out.decode("utf-8", "surrogateescape")
-                top = (shown[:-1] if shown.endswith("\n") else shown) or None
+            if inside == "true":
+                raise
         ref = (self._out("symbolic-ref", "-q", "HEAD") or "").strip()
         head = (self._out("rev-parse", "--verify", "-q", "HEAD") or "").strip() or None
         origin = (self._out("symbolic-ref", "-q", "--end-of-options",
