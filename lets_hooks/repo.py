@@ -34,10 +34,6 @@ class NotARepository(GitError):
     """The folder is not inside a git repository."""
 
 
-class Unsafe(GitError):
-    """git refuses the repository: it belongs to another user (``safe.directory``)."""
-
-
 def failure(args: Sequence[str], code: int, err: bytes) -> GitError:
     """The error for ``git <args>`` that exited ``code`` having said ``err``."""
     sub = ""
@@ -53,8 +49,8 @@ def failure(args: Sequence[str], code: int, err: bytes) -> GitError:
     first = first.removeprefix("fatal: ").removeprefix("error: ")
     if "dubious ownership" in first:
         where = first.rpartition(" at ")[2].strip("'")
-        return Unsafe(f"git {sub}: {first} (git's safe.directory check; if you trust it: "
-                      f"git config --global --add safe.directory {where})")
+        return GitError(f"git {sub}: {first} (git's safe.directory check; if you trust it: "
+                        f"git config --global --add safe.directory {where})")
     if first.startswith("not a git repository"):
         return NotARepository("not a git repository")
     if first:
@@ -754,11 +750,10 @@ class Repo:
 
     def origin_branches(self) -> list[str]:
         """The branch names of ``origin`` (``refs/remotes/origin/*``, less ``HEAD``)."""
-        prefix = "refs/remotes/origin/"
         raw = self._must("for-each-ref", "--format=%(refname)%00", "refs/remotes/origin/")
-        refs = (r.lstrip(b"\n").decode("utf-8", "surrogateescape") for r in raw.split(b"\0"))
-        return [ref[len(prefix):] for ref in refs
-                if ref.startswith(prefix) and ref != prefix + "HEAD"]
+        names = (_short_remote(r.lstrip(b"\n").decode("utf-8", "surrogateescape"))
+                 for r in raw.split(b"\0"))
+        return [name for name in names if name is not None and name != "HEAD"]
 
     def _worktree_records(self) -> list[dict[str, str]]:
         """``git worktree list --porcelain``, one dict per work tree, asked once for this
@@ -781,12 +776,7 @@ class Repo:
 
     def worktrees(self) -> dict[str, str]:
         """Checked-out branch (short name) -> that work tree's top, in one process."""
-        found: dict[str, str] = {}
-        for record in self._worktree_records():
-            name = _branch_of(record.get("branch", ""))
-            if name is not None and "worktree" in record:
-                found[name] = record["worktree"]
-        return found
+        return {name: top for top, _, name in self.worktree_heads() if name is not None}
 
     def worktree_heads(self) -> list[tuple[str, str | None, str | None]]:
         """Every work tree as (top, HEAD commit or None, checked-out branch or None)."""
