@@ -106,12 +106,10 @@ _RENAMED = "branch: renamed "
 
 def moved(message: str) -> tuple[str | None, str | None]:
     """(X, Y) of ``checkout: moving from X to Y``; (None, None) for any other entry."""
-    if not message.startswith(_MOVING):
-        return None, None
-    source, sep, target = message[len(_MOVING):].partition(" to ")
-    if not sep or not source or not target:
-        return None, None
-    return source, target
+    source, _, target = message[len(_MOVING):].partition(" to ")
+    if message.startswith(_MOVING) and source and target:
+        return source, target
+    return None, None
 
 
 def makes_commit(message: str) -> bool:
