@@ -240,14 +240,10 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
             before_rename()
         if not (create_only and _linked(tmp, path)):
             os.replace(tmp, path)
-    except FileExistsError:
+    except BaseException as exc:
         discard(tmp)
-        raise
-    except OSError as exc:
-        discard(tmp)
-        raise Refused(why(exc, f"cannot write {label}")) from exc
-    except BaseException:
-        discard(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, FileExistsError):
+            raise Refused(why(exc, f"cannot write {label}")) from exc
         raise
     sync_folder(folder or ".")
     sweep_temporaries(folder or ".", name)
