@@ -19,6 +19,9 @@ from __future__ import annotations
 import os
 import sys
 
+from lets_hooks import __version__
+from lets_hooks.cli import command_parser, guarded, leave, out, own_process, say
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -47,8 +50,6 @@ def _stdin() -> bytes:
 
 
 def _emit(result: Result) -> int:
-    from lets_hooks.cli import say
-
     for line in result.messages:
         say(line)
     return result.code
@@ -94,8 +95,6 @@ def _pre_push(args: Sequence[str]) -> int:
 
 
 def _parser(name: str, description: str) -> argparse.ArgumentParser:
-    from lets_hooks.cli import command_parser
-
     return command_parser(f"{PROG} {name}", description)
 
 
@@ -163,7 +162,6 @@ def _record_parser() -> argparse.ArgumentParser:
 def _record(args: Sequence[str]) -> int:
     opts = _record_parser().parse_args(list(args))
     from lets_hooks import files, hooks
-    from lets_hooks.cli import out, say
 
     sid = "" if opts.no_sid else opts.sid
     try:
@@ -249,8 +247,6 @@ def help_text() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """``lets-hooks``: the console script and git's hooks (``argv`` None: a process of
     its own, ended by ``leave``, guard benchmarks/bench_hooks.py), or a caller's ``argv``."""
-    from lets_hooks.cli import guarded, leave, own_process
-
     if argv is not None:
         return guarded(_main, argv)
     own_process()
@@ -258,8 +254,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str]) -> int:
-    from lets_hooks.cli import out, say
-
     args = list(argv)
     if not args:
         say(help_text())
@@ -268,8 +262,6 @@ def _main(argv: Sequence[str]) -> int:
         out(help_text())
         return 0
     if args[0] == "--version":
-        from lets_hooks import __version__
-
         out(f"{PROG} {__version__}\n")
         return 0
     handler = COMMANDS.get(args[0])
