@@ -402,7 +402,7 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
     ``PRE_COMMIT_LOCAL_BRANCH`` and ``PRE_COMMIT_TO_REF``."""
     result = Result()
     try:
-        pushed = _pushed(argv, stdin, environ)
+        pushed = _pushed(stdin, environ)
         if not pushed:
             return result
         repo, where, settings = _open(cwd, environ, result)
@@ -477,24 +477,17 @@ def _branch_like(ref: str) -> bool:
     return ref.startswith("refs/heads/") or not ref.startswith("refs/")
 
 
-def _pushed(argv: Sequence[str], stdin: bytes,
-            environ: Mapping[str, str]) -> list[tuple[str, str | None]]:
+def _pushed(stdin: bytes, environ: Mapping[str, str]) -> list[tuple[str, str | None]]:
     """(branch, pushed sha) for each local branch pushed; deletions and tags skipped."""
-    pushed: list[tuple[str, str | None]] = []
     if stdin.strip():
-        for line in stdin.decode("utf-8", "surrogateescape").split("\n"):
-            parts = line.split()
-            if len(parts) != 4:
-                continue
-            ref, sha = parts[0], parts[1]
-            if sha != NULL_SHA and files.is_sha(sha) and _branch_like(ref):
-                pushed.append((ref, sha))
-        return pushed
+        lines = [line.split() for line in stdin.decode("utf-8", "surrogateescape").split("\n")]
+        return [(parts[0], parts[1]) for parts in lines if len(parts) == 4
+                and parts[1] != NULL_SHA and files.is_sha(parts[1]) and _branch_like(parts[0])]
     local_ref = environ.get("PRE_COMMIT_LOCAL_BRANCH", "")
-    if local_ref and _branch_like(local_ref):
-        sha = environ.get("PRE_COMMIT_TO_REF", "")
-        pushed.append((local_ref, sha if files.is_sha(sha) and sha != NULL_SHA else None))
-    return pushed
+    if not local_ref or not _branch_like(local_ref):
+        return []
+    sha = environ.get("PRE_COMMIT_TO_REF", "")
+    return [(local_ref, sha if files.is_sha(sha) and sha != NULL_SHA else None)]
 
 
 def _as_branches(repo: Repo, where: Location, pushed: list[tuple[str, str | None]]
