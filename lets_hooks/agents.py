@@ -202,7 +202,7 @@ def pending_after(agent: Agent, source: str | None) -> bool:
     return agent is GEMINI_CLI and source in ("clear", "resume")
 
 
-def prompt_context(agent: Agent, text: str, encoding: str = "utf-8") -> str:
+def prompt_context(text: str, encoding: str = "utf-8") -> str:
     """A BeforeAgent hook's answer that adds ``text`` to the prompt as context."""
     return _answer("BeforeAgent", encoding, additionalContext=text)
 

@@ -61,7 +61,6 @@ GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit"
              "sendemail-validate", "fsmonitor-watchman", "p4-changelist",
              "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
              "post-index-change")
-CHAINED = ".pre-lets"  # the shims run <hook>.pre-lets first and pass its status on
 
 CHAIN = """#!/bin/sh
 # lets-hooks: the hooks folder an agent's shell command runs git with (lets-agent-hook).
@@ -178,7 +177,7 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     if event == "before-agent":
         text = take_pending(start, sid, payload.get("prompt"))
         if text:
-            out(agents.prompt_context(agent, text, out_encoding()))
+            out(agents.prompt_context(text, out_encoding()))
         return
     tool_input = agents.shell_tool_input(agent, payload)
     if tool_input is None or agent is agents.CLAUDE_CODE:
@@ -255,7 +254,7 @@ def scripts(command: str, python: str, lib: Sequence[str], folder: str) -> dict[
     found[agents.GIT_ENV] = GIT_ENV.replace("@FOLDER@", shlex.quote(folder))
     for hook in WRITERS:
         found[hook] = install.shim(hook, command, python, lib)
-        found[hook + CHAINED] = CHAIN
+        found[hook + install.CHAINED] = CHAIN
     return found
 
 
