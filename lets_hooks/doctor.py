@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from lets_hooks import agents, config, files, gitfiles, install, ladder, ledger, witness
 from lets_hooks.install import HOOKS, Setup
@@ -44,11 +44,9 @@ class Check:
         return asdict(self)
 
 
+@dataclass
 class Diagnosis:
-    __slots__ = ("checks",)
-
-    def __init__(self) -> None:
-        self.checks: list[Check] = []
+    checks: list[Check] = field(default_factory=list)
 
     def add(self, name: str, status: str, text: str, fix: str = "") -> None:
         self.checks.append(Check(name, status, text, fix))
