@@ -139,9 +139,7 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
             raise UsageError("no session id is set (LETS_SESSION_ID): recording would "
                              f"replace session {state.shown_sid(held.sid)}'s line with one "
                              f"of no session (--no-sid does that); nothing recorded{said}")
-    target = where
-    if at is not None:
-        target = _at(repo, where, settings, current, now, at)
+    target = where if at is None else _at(repo, where, settings, current, now, at)
     before = len(result.messages)
     touch(repo, target, sid, result, now, force=True, below_own=at is None,
           merge=settings.merge_branch)
@@ -153,8 +151,7 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
         # no session (``--no-sid``) vouches for no one
         _vouch(repo, where, target.head, sid,
                ladder.resolve(repo, settings, sid, now, where=where))
-    boundary = ladder.resolve(repo, settings, current, now, where=where)
-    return result, boundary
+    return result, ladder.resolve(repo, settings, current, now, where=where)
 
 
 def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int,
@@ -221,8 +218,8 @@ def _oldest_claimed(repo: Repo, head: str, base: str, merge: str | None) -> int 
     shas = repo.listing(head, [base, *ladder.merge_tips(repo, merge)])
     if not shas:
         return None
-    times = [i.commit_time for i in repo.objects(shas) if i.commit_time is not None]
-    return min(times) if times else None
+    return min((i.commit_time for i in repo.objects(shas) if i.commit_time is not None),
+               default=None)
 
 
 class UsageError(Exception):
