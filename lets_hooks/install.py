@@ -925,10 +925,7 @@ def _remove_shims(setup: Setup, folder: str, report: Report) -> None:
 
 
 def _remove_shim(setup: Setup, path: str, hook: str, report: Report) -> None:
-    if not os.path.lexists(path) or os.path.islink(path):
-        return
-    text = read_text(path)
-    found = read_shim(text) if text is not None else None
+    found = None if os.path.islink(path) else read_shim(read_text(path) or "")
     if found is None:
         return
     shown = setup.shown(path)
