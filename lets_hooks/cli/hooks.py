@@ -94,10 +94,6 @@ def _pre_push(args: Sequence[str]) -> int:
     return _emit(hooks.pre_push(args, _stdin(), os.environ, _now()))
 
 
-def _parser(name: str, description: str) -> argparse.ArgumentParser:
-    return command_parser(f"{PROG} {name}", description)
-
-
 # each hook's --help: what it does, and git's arguments to it (name, metavar, help)
 _HOOK_HELP: dict[str, tuple[str, tuple[tuple[str, str, str], ...]]] = {
     "post-checkout": (
@@ -134,17 +130,17 @@ _HOOK_HELP: dict[str, tuple[str, tuple[tuple[str, str, str], ...]]] = {
 
 def _hook_parser(hook: str) -> argparse.ArgumentParser:
     description, arguments = _HOOK_HELP[hook]
-    parser = _parser(hook, description)
+    parser = command_parser(f"{PROG} {hook}", description)
     for dest, metavar, text in arguments:
         parser.add_argument(dest, nargs="?", metavar=metavar, help=text)
     return parser
 
 
 def _record_parser() -> argparse.ArgumentParser:
-    parser = _parser("record",
-                     "Record the checked-out branch's session boundary at HEAD, or at REV "
-                     "(the 'session:' line of .lets/sessions/.task-<branch>), then print "
-                     "the four contract lines as the ladder reads it.")
+    parser = command_parser(f"{PROG} record",
+                            "Record the checked-out branch's session boundary at HEAD, or at "
+                            "REV (the 'session:' line of .lets/sessions/.task-<branch>), then "
+                            "print the four contract lines as the ladder reads it.")
     parser.add_argument("--at", metavar="REV", default=None,
                         help="record the boundary at this commit instead of HEAD: the "
                              "commit the session started from, an ancestor of HEAD not "
@@ -205,9 +201,7 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "post-checkout": _post_checkout,
     "post-rewrite": _post_rewrite,
     "pre-push": _pre_push,
-    "post-commit": _noting("post-commit"),
-    "post-merge": _noting("post-merge"),
-    "post-applypatch": _noting("post-applypatch"),
+    **{hook: _noting(hook) for hook in ("post-commit", "post-merge", "post-applypatch")},
     "record": _record,
     **{name: _elsewhere(module, run) for name, (module, run, _) in _ELSEWHERE.items()},
 }
