@@ -215,8 +215,8 @@ def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
 def _by_shim(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
              probes: dict[tuple[str, str, str], tuple[int, str, str]]) -> bool:
     path = os.path.join(setup.hooks_dir, hook)
-    content = install.read_text(path) if os.path.isfile(path) else None
-    shim = install.read_shim(content) if content is not None else None
+    content = (install.read_text(path) if os.path.isfile(path) else None) or ""
+    shim = install.read_shim(content)
     if shim is None:
         what = "another hook is there" if os.path.lexists(path) else "nothing is there"
         found.add(hook, WARN, f"lets-hooks is not installed for it ({what})",
@@ -225,7 +225,7 @@ def _by_shim(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, st
     text = f"lets-hooks shim {shim.version} in {setup.shown(path)}"
     if os.path.lexists(path + install.CHAINED):
         text += f" (runs {hook}{install.CHAINED} first)"
-    if shim.pristine and content is not None and shim.current(hook, content):
+    if shim.pristine and shim.current(hook, content):
         _probed(setup, hook, path, shim, text, found, environ, probes)
         return True
     problems = []
