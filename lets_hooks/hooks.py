@@ -372,11 +372,10 @@ def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], 
             # an amend on a detached HEAD (a fixup or an edit stop of a rebase): its pairs
             # are noted; the branch is judged when the rebase's own post-rewrite runs
             return result
-        branch = where.branch
-        if branch is None:  # ``rebase --apply`` runs this before it moves the branch
-            branch = rewrite.rebased_branch(repo, where)
-            if branch is None:
-                return result
+        # no branch: ``rebase --apply`` runs this before it moves the branch
+        branch = where.branch or rewrite.rebased_branch(repo, where)
+        if branch is None:
+            return result
         boundary = ladder.resolve(repo, settings, sid, now, branch=branch, head=where.head,
                                   where=where)
         _warn_rejected(boundary, sid, result, "post-rewrite")
