@@ -944,9 +944,7 @@ def _remove_shim(setup: Setup, path: str, hook: str, report: Report) -> None:
 
 
 def _remove_line(setup: Setup, path: str, report: Report) -> None:
-    if not os.path.isfile(path) or os.path.islink(path):
-        return
-    current = read_text(path)
+    current = None if os.path.islink(path) else read_text(path)  # None: not a plain file
     if current is None or LINE_MARK not in current:
         return
     text = "\n".join(line for line in current.split("\n") if LINE_MARK not in line)
