@@ -42,9 +42,7 @@ def _now() -> int:
 def _stdin() -> bytes:
     """git's stdin for the hook; nothing when it is a terminal (run by hand)."""
     try:
-        if os.isatty(0):
-            return b""
-        return sys.stdin.buffer.read()
+        return b"" if os.isatty(0) else sys.stdin.buffer.read()
     except (OSError, ValueError, AttributeError):
         return b""
 
