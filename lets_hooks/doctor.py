@@ -370,8 +370,7 @@ def _by_pre_commit(setup: Setup, hook: str, found: Diagnosis) -> bool:
                                f"id: {hook_id}".encode())
     path = os.path.join(setup.hooks_dir, hook)
     theirs = install.holds(path, install.PRE_COMMIT_SIGNS)
-    legacy = install.read_text(path + ".legacy") or ""
-    if install.read_shim(legacy) is not None:
+    if install.read_shim(install.read_text(path + ".legacy") or "") is not None:
         found.add(hook, WARN, f"a lets-hooks shim runs as {hook}.legacy under pre-commit "
                   "(its migration mode)" + (f", and {hook_id} runs too" if listed else ""),
                   "pick one: lets-hooks uninstall (then use the pre-commit hooks), or "
@@ -402,8 +401,7 @@ def _by_lefthook(setup: Setup, hook: str, found: Diagnosis) -> bool:
                                f"lets-hooks {hook}".encode())
     path = os.path.join(setup.hooks_dir, hook)
     theirs = install.holds(path, (install.LEFTHOOK_SIGN,))
-    moved = install.read_text(path + ".old") or ""
-    if install.read_shim(moved) is not None:
+    if install.read_shim(install.read_text(path + ".old") or "") is not None:
         found.add(hook, WARN, f"lefthook moved a lets-hooks shim aside as {hook}.old, where "
                   "git never runs it", "lets-hooks uninstall removes it")
         return False
