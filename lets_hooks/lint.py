@@ -110,8 +110,7 @@ def _file_problem(path: str, legacy: bool) -> str | None:
     shown)."""
     data, problem = state.read_head(path)
     if problem or data is None:
-        name = os.path.basename(path) + " "
-        return problem[len(name):] if problem and problem.startswith(name) else problem
+        return problem and problem.removeprefix(os.path.basename(path) + " ")
     if legacy:
         parts = state.tokens(state.first_line(data))
         return _line_problem(parts[:1], "first line") if parts else None
