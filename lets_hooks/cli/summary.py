@@ -365,11 +365,10 @@ def _observability(argv: Sequence[str]) -> int:
         say(f"lets-observability: {warning}")
     log = read.log or observability.InterventionLog(())
     if period is None:
-        line = observability.format_model_tag_count(observability.model_tag_count(log))
+        out(f"count={observability.model_tag_count(log)}\n")
     else:
-        line = observability.format_rejection_rate(
-            observability.rejection_rate(log, today, period))
-    out(line + "\n")
+        counted = observability.rejection_rate(log, today, period)
+        out(f"rejections={counted.part} total={counted.whole} rate={counted.text}\n")
     return 0
 
 

@@ -118,14 +118,6 @@ def earliest_tagged(log: InterventionLog) -> dt.date | None:
     return next((day.day for day in log.days if day.day is not None and day.tagged), None)
 
 
-def format_model_tag_count(count: int) -> str:
-    return f"count={count}"
-
-
-def format_rejection_rate(rate: Rate) -> str:
-    return f"rejections={rate.part} total={rate.whole} rate={rate.text}"
-
-
 def parse_period(text: str) -> int | None:
     """``30d`` → 30; anything else (or zero days) → None."""
     body = text.strip().lower()
