@@ -54,7 +54,7 @@ FIELDS = ("ts", "ctx", "next", "blocked", "diff")
 DIFF_CAP = 20
 RANGE_HEADING = "### Range"
 RENAMED = " → "
-ATTEMPTS = 3
+ATTEMPTS = 3  # tries of a compare-and-swap write, here and in ``promote``
 _MORE = re.compile(r"and (\d+) more paths?")
 _RISK = re.compile(r"\s*\(\s*risk\s*:\s*([^()]*?)\s*\)\s*$", re.IGNORECASE)
 
@@ -785,13 +785,10 @@ def _make_folder(folder: str) -> None:
     writer's change to wait for."""
     try:
         os.mkdir(folder)
-    except FileExistsError as exc:
-        if not os.path.isdir(folder):  # (another writer made the folder meanwhile: fine)
+    except OSError as exc:  # (another writer made the folder meanwhile: fine)
+        if not (isinstance(exc, FileExistsError) and os.path.isdir(folder)):
             raise Refusal(files.why(exc, f"cannot write {HANDOFF}") + "; nothing written"
                           ) from None
-    except OSError as exc:
-        raise Refusal(files.why(exc, f"cannot write {HANDOFF}") + "; nothing written"
-                      ) from None
 
 
 class _Changed(Exception):
