@@ -54,7 +54,7 @@ from lets_hooks.summary.records import (
     Where,
 )
 from lets_hooks.summary.sources.memory_index import parse_memory_index
-from lets_hooks.summary.sources.text import Facts, is_fence, is_placeholder
+from lets_hooks.summary.sources.text import Facts, is_placeholder, unfenced
 
 KNOWN_MODELS = frozenset({
     "opus", "sonnet", "haiku", "fable",
@@ -643,13 +643,9 @@ def plan_promotion(memory_text: str, entries: Sequence[LogEntry]) -> PromotionPl
 def _promoted_section_end(pieces: Sequence[str]) -> int | None:
     """Index just after the last non-blank line of the promoted section, or None."""
     start: int | None = None
-    in_fence = False
-    for index, raw in enumerate(pieces):
+    for index, raw in unfenced(pieces):
         line = raw.rstrip("\r")
-        if is_fence(line):
-            in_fence = not in_fence
-            continue
-        if in_fence or not line.startswith("#"):
+        if not line.startswith("#"):
             continue
         level = len(line) - len(line.lstrip("#"))
         if start is None:
