@@ -15,6 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,10 +42,9 @@ def _date(text: str) -> dt.date:
 def _budget(text: str) -> int:
     from lets_hooks.summary.render import MIN_BUDGET
 
-    try:
+    value = -1
+    with suppress(ValueError):
         value = int(text)
-    except ValueError:
-        value = -1
     if value != 0 and value < MIN_BUDGET:
         raise argparse.ArgumentTypeError(
             f"must be 0 (no limit) or a number of characters of at least {MIN_BUDGET},"

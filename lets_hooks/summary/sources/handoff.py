@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 
@@ -163,10 +164,8 @@ def _parse_when(value: object, source: str) -> HandoffDate | None:
         stamp = text[:10] + "T" + text[11:].strip()
         if stamp.endswith(("Z", "z")):
             stamp = stamp[:-1] + "+00:00"
-        try:
+        with suppress(ValueError):
             return _instant(dt.datetime.fromisoformat(stamp), source)
-        except ValueError:
-            pass
     return HandoffDate(day, None, day.isoformat(), source)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -271,10 +272,9 @@ class _Folders:
     def read(self, relative: str) -> bytes | None:
         folder, _, name = relative.rpartition("/")
         if folder not in self.known:
-            try:
+            self.known[folder] = None
+            with suppress(files.Refused):
                 self.known[folder] = files.inside(self.root, folder or ".", self.git_dir)
-            except files.Refused:
-                self.known[folder] = None
         real = self.known[folder]
         if real is None or name in ("", ".git"):
             return None

@@ -10,6 +10,7 @@ repository, or when git fails, the answer says so and the summary goes on withou
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 
 from lets_hooks.repo import GitError, Location, NotARepository, Repo, reason
@@ -42,11 +43,10 @@ class Git:
             boundary = ladder.resolve(self.repo, settings, current, int(now), where=location)
         except Exception as exc:  # fail closed, as the contract command does
             boundary = ladder.unknown(reason(exc))
-        try:
-            tree = (count_entries(code for code, _ in self.repo.status_entries())
-                    if location.top is not None else None)
-        except GitError:
-            tree = None
+        tree = None
+        with suppress(GitError):
+            if location.top is not None:
+                tree = count_entries(code for code, _ in self.repo.status_entries())
         self.where = Where(repository=location.top is not None, range_desc=boundary.desc,
                            branch=location.branch, head=location.head,
                            boundary=boundary.boundary, tree=tree)
@@ -58,39 +58,35 @@ class Git:
         head = self.where.head
         if head is None:
             return None
-        try:
+        with suppress(GitError):
             commits, more = self.repo.commits_since_time(head, since, SINCE_LIMIT)
-        except GitError:
-            return None
-        return Since(tuple((sha, when, tuple(paths)) for sha, when, paths in commits), more)
+            return Since(tuple((sha, when, tuple(paths)) for sha, when, paths in commits), more)
+        return None
 
     def ignored(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` git ignores (one ``check-ignore``); none when it cannot say."""
         if not self.where.repository or not paths:
             return set()
-        try:
+        with suppress(GitError):
             return self.repo.ignored(paths)
-        except GitError:
-            return set()
+        return set()
 
     def deleted(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` a commit deleted or renamed away (one ``log``); none when git
         cannot say."""
         if not self.where.repository or self.where.head is None or not paths:
             return set()
-        try:
+        with suppress(GitError):
             return self.repo.deleted(paths)
-        except GitError:
-            return set()
+        return set()
 
     def listed_files(self) -> list[str] | None:
         """Tracked and untracked-but-not-ignored files (one ``ls-files``), else None."""
         if not self.where.repository:
             return None
-        try:
+        with suppress(GitError):
             return self.repo.listed_files()
-        except GitError:
-            return None
+        return None
 
 
 def open_repository(root: Path) -> Git:
