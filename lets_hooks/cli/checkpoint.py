@@ -185,33 +185,20 @@ def session_range(root: Path, environ: Mapping[str, str], session_id: str | None
                   now: float, here: Path | None = None
                   ) -> tuple[Repo | None, str | None, Boundary]:
     """The ladder's answer for the checked-out branch (its session id: the hook's, else
-    the environment's through ``session_id_env``), and the repository to ask about the
-    session's commits; fails closed as the contract command does. ``here``: the work tree
-    the command runs in, when its notes are printed: advice about another one's branch
-    says to go there first (``lets-hooks record`` acts where it runs)."""
-    from lets_hooks import config, ladder
-    from lets_hooks.repo import NotARepository, Repo, reason
+    the environment's; ``Git.boundary``), and the repository to ask about the session's
+    commits. ``here``: the work tree the command runs in, when its notes are printed:
+    advice about another one's branch says to go there first (``lets-hooks record`` acts
+    where it runs)."""
+    from lets_hooks import ladder
+    from lets_hooks.summary.sources.worktree import open_repository
 
-    repo = Repo(str(root))
-    try:
-        where = repo.locate()
-    except NotARepository:
-        return None, None, ladder.not_a_repository()
-    except Exception as exc:
-        return None, None, ladder.unknown(reason(exc))
-    try:
-        settings = config.load(where.top, environ)
-        current = session_id or settings.session_id(environ)
-        advise = ""
-        if here is not None and where.top is not None and \
-                os.path.realpath(where.top) != os.path.realpath(here):
-            advise = ladder.go_to(where.top)
-        boundary = ladder.resolve(repo, settings, current, int(now), where=where,
-                                  advise=advise)
-        boundary.notes[:0] = settings.problems
-    except Exception as exc:  # fail closed: the range says it is not known
-        boundary = ladder.unknown(reason(exc))
-    return repo, where.git_dir, boundary
+    git = open_repository(root)
+    top = git.location.top if git.location is not None else None
+    advise = ""
+    if here is not None and top is not None and os.path.realpath(top) != os.path.realpath(here):
+        advise = ladder.go_to(top)
+    boundary = git.boundary(environ, now, session_id, advise)
+    return (git.repo if git.location is not None else None), git.git_dir, boundary
 
 
 def _said(result: Written) -> str:
