@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lets_hooks import files
-from lets_hooks.cli import command_parser, out, out_encoding, parse_or_hook, say
+from lets_hooks.cli import command_parser, guarded, out, out_encoding, parse_or_hook, say
 from lets_hooks.cli.agent import NOT_UTF8, hook_json, hooks_folder, keep_pending, read_stdin
 
 TYPE_CHECKING = False
@@ -172,8 +172,6 @@ def _record(root: Path, hook: HookInput, environ: Mapping[str, str], quiet: bool
 
 
 def session_start_main(argv: Sequence[str] | None = None) -> int:
-    from lets_hooks.cli import guarded
-
     return guarded(_session_start, sys.argv[1:] if argv is None else argv)
 
 
@@ -322,8 +320,6 @@ def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent) -> None:
 
 
 def observability_main(argv: Sequence[str] | None = None) -> int:
-    from lets_hooks.cli import guarded
-
     return guarded(_observability, sys.argv[1:] if argv is None else argv)
 
 
