@@ -435,20 +435,18 @@ def changes_of(commits: Sequence[tuple[str, str, Sequence[tuple[str, str, str | 
             prior = track.get(path)
             origin = prior[0] if prior is not None else (None if kind == "A" else path)
             track[path] = (origin, kind != "D", index, position)
-    found: list[tuple[int, int, Change]] = []
-    for name, (origin, exists, index, position) in track.items():
+    changes: list[Change] = []
+    for name, (origin, exists, index, _) in sorted(track.items(), key=lambda kept: kept[1][2:]):
         why = commits[index][1]
         if not exists:
-            change = Change("removed", origin if origin is not None else name, why)
+            changes.append(Change("removed", origin if origin is not None else name, why))
         elif origin is None:
-            change = Change("added", name, why)
+            changes.append(Change("added", name, why))
         elif origin == name:
-            change = Change("changed", name, why)
+            changes.append(Change("changed", name, why))
         else:
-            change = Change("renamed", f"{origin}{RENAMED}{name}", why)
-        found.append((index, position, change))
-    found.sort(key=lambda entry: (entry[0], entry[1]))
-    return [change for _, _, change in found]
+            changes.append(Change("renamed", f"{origin}{RENAMED}{name}", why))
+    return changes
 
 
 # --------------------------------------------------------------------------- the plan

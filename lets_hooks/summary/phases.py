@@ -246,11 +246,10 @@ def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence
         return None
     least = "at least " if since.more else ""
     if after:
-        count = f"{least}{after:,} commit{'s' if after != 1 else ''} since the handoff"
-        count += f" ({date.text})"
+        count = (f"{least}{after:,} commit{'s' if after != 1 else ''} since the handoff"
+                 f" ({date.text})")
         if maybe:
-            count += (f" and {maybe:,} more of {date.day.isoformat()} that may have come after"
-                      " it")
+            count += f" and {maybe:,} more of {date.day.isoformat()} that may have come after it"
     else:
         count = (f"{least}{maybe:,} commit{'s' if maybe != 1 else ''} of the handoff's day"
                  f" ({date.text}) that may have come after it")
