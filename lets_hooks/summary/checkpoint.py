@@ -205,14 +205,10 @@ class Snapshot:
 
     def values(self) -> dict[object, object]:
         """The mapping ``block_lines`` writes (and YAML reads back)."""
-        mapping: dict[object, object] = {"ts": self.ts}
-        if self.ctx is not None:
-            mapping["ctx"] = self.ctx
-        mapping["next"] = list(self.next)
-        mapping["blocked"] = list(self.blocked)
-        mapping["diff"] = [*self.diff, *([more_item(self.more)] if self.more else [])]
-        mapping.update(self.extra)
-        return mapping
+        ctx: dict[object, object] = {} if self.ctx is None else {"ctx": self.ctx}
+        more = [more_item(self.more)] if self.more else []
+        return {"ts": self.ts, **ctx, "next": list(self.next), "blocked": list(self.blocked),
+                "diff": [*self.diff, *more], **dict(self.extra)}
 
 
 def more_item(count: int) -> str:

@@ -135,16 +135,12 @@ def handoff_date(handoff: Handoff) -> HandoffDate | None:
     """The newest date the handoff gives for itself: its frontmatter's ``ts``, ``date``,
     ``updated`` (and the like) or its state-snapshot's ``ts``; a value with a time of day
     beats one with only the same day."""
-    found: list[HandoffDate] = []
-    for where, mapping in (("frontmatter", handoff.frontmatter),
-                           ("state-snapshot", handoff.snapshot)):
-        for key in DATE_KEYS:
-            if mapping is not None and key in mapping:
-                parsed = _parse_when(mapping[key], f"{where} {key}")
-                if parsed is not None:
-                    found.append(parsed)
-    return max(found, key=lambda d: (d.day, d.instant is not None, d.instant or 0.0),
-               default=None)
+    found = [_parse_when(mapping[key], f"{where} {key}")
+             for where, mapping in (("frontmatter", handoff.frontmatter),
+                                    ("state-snapshot", handoff.snapshot))
+             if mapping is not None for key in DATE_KEYS if key in mapping]
+    return max((date for date in found if date is not None),
+               key=lambda d: (d.day, d.instant is not None, d.instant or 0.0), default=None)
 
 
 def _parse_when(value: object, source: str) -> HandoffDate | None:
