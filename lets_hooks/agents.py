@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -122,8 +123,6 @@ def export_line(agent: Agent, session_id: str) -> bytes | None:
     where it has no env file. The id is shell-quoted whatever it holds."""
     if agent.env_file is None or agent.shell_id_env is None:
         return None
-    import shlex
-
     return f"export {agent.shell_id_env}={shlex.quote(session_id)}\n".encode()
 
 
@@ -154,8 +153,6 @@ def git_env(folder: str) -> str:
     """Shell text (sh, bash, zsh) that makes git, in this shell and what it starts, run
     its hooks from ``folder``: the folder's ``git-env`` sourced where it exists (no
     ``$(...)``, which Gemini refuses in a command)."""
-    import shlex
-
     path = shlex.quote(os.path.join(folder, GIT_ENV))
     return f"[ -f {path} ] && . {path}"
 
@@ -174,8 +171,6 @@ def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
         return None
     parts = []
     if agent is GEMINI_CLI:
-        import shlex
-
         parts.append(f"{HANDOFF_PREFIX}{shlex.quote(session_id)}")
     if folder is not None and agent is not CLAUDE_CODE:
         parts.append(git_env(folder))
@@ -202,7 +197,7 @@ def pending_after(agent: Agent, source: str | None) -> bool:
     return agent is GEMINI_CLI and source in ("clear", "resume")
 
 
-def prompt_context(agent: Agent, text: str, encoding: str = "utf-8") -> str:
+def prompt_context(text: str, encoding: str = "utf-8") -> str:
     """A BeforeAgent hook's answer that adds ``text`` to the prompt as context."""
     return _answer("BeforeAgent", encoding, additionalContext=text)
 

@@ -9,8 +9,9 @@ cannot hold a ``lets`` key and is not parsed, keeping the parser's import off a 
 
 from __future__ import annotations
 
-import marshal
 import os
+
+from lets_hooks import files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,8 +79,6 @@ class Config:
 
 def session_variable_problem(name: object) -> str | None:
     """Why a settings file may not name ``name`` in session_id_env, or None."""
-    from lets_hooks import files
-
     if not isinstance(name, str) or not name:
         return "must be a list of variable names"
     if name in SHARED_SESSION_VARIABLES:
@@ -216,8 +215,6 @@ class _Cache:
     NAME = "lets-config.cache"
 
     def __init__(self, git_dir: str) -> None:
-        from lets_hooks import files
-
         self.path = os.path.join(git_dir, self.NAME)
         data, problem = files.read_capped(self.path, files.MAX_BYTES)
         # no cache yet: nothing; unreadable: written again, whole, on the way out
@@ -238,7 +235,7 @@ class _Cache:
     def put(self, path: str, key: tuple[int, ...], table: dict[str, Any] | None,
             said: list[str]) -> None:
         try:
-            marshal.dumps(table, MARSHAL_VERSION)  # a TOML date or time cannot be kept
+            files.sealed(b"", table)  # a TOML date or time cannot be kept
         except ValueError:
             return
         self.entries[path] = (key, table, list(said))
@@ -247,8 +244,6 @@ class _Cache:
     def save(self) -> None:
         if not self.dirty:
             return
-        from lets_hooks import files
-
         try:
             files.atomic_write(self.path, files.sealed(CACHE_MAGIC, self.entries))
         except (ValueError, files.Refused, OSError):
@@ -256,13 +251,10 @@ class _Cache:
 
 
 CACHE_MAGIC = b"lets-config-cache 3\n"  # then the entries, ``files.sealed``
-MARSHAL_VERSION = 4
 
 
 def load_cache(data: bytes) -> dict[str, Any] | None:
     """The entries of a cache file, or None unless it reads back whole and valid."""
-    from lets_hooks import files
-
     value = files.unsealed(CACHE_MAGIC, data)
     return value if isinstance(value, dict) else None
 
@@ -270,8 +262,6 @@ def load_cache(data: bytes) -> dict[str, Any] | None:
 def _read_bytes(path: str, problems: list[str], top: str) -> bytes | None:
     """A settings file, read never blocking, within the state limit, never through a link
     that leads out of the work tree ``top``."""
-    from lets_hooks import files
-
     relative = os.path.relpath(path, top)
     data, problem = files.read_inside(top, relative, files.MAX_BYTES)
     if problem is not None:
@@ -304,8 +294,6 @@ def _parse(path: str, data: bytes, problems: list[str]) -> dict[str, Any] | None
 
 
 def _apply(config: Config, table: dict[str, Any], where: str) -> None:
-    from lets_hooks import files
-
     for key, value in table.items():
         if key == "merge_branch":
             problem = _branch_problem(value)
@@ -355,8 +343,6 @@ def _branch_problem(value: object) -> str | None:
     """Why ``value`` cannot be the merge branch: git's ref-name rules that matter here,
     and nothing ``files.show`` would have to escape (controls, C1, bidi and invisible
     characters: a name that prints as another name)."""
-    from lets_hooks import files
-
     if not isinstance(value, str) or not value:
         return "must be a branch name"
     if (value.startswith("-") or any(c.isspace() or c in "~^:?*[\\" or ord(c) < 32

@@ -11,42 +11,42 @@ processes at most, none of which walks more than 10,001 commits.
 from __future__ import annotations
 
 import os
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
 
-from lets_hooks import files, gitfiles, install
+from lets_hooks import agents, config, files, gitfiles, install, ladder, ledger, witness
 from lets_hooks.install import HOOKS, Setup
+from lets_hooks.repo import GitError, Repo, reason, run_program
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from lets_hooks.config import Config
-    from lets_hooks.repo import Location, Repo
+    from lets_hooks.repo import Location
 
 OK, WARN, INFO, NOTE = "ok", "warn", "info", "note"  # only WARN makes doctor fail
 MIN_GIT = (2, 25)
 BIG_HISTORY = 10_000
 
 
+@dataclass
 class Check:
     """One line of the report: a status, what was found, and what to do about it."""
 
-    __slots__ = ("fix", "name", "status", "text")
-
-    def __init__(self, name: str, status: str, text: str, fix: str = "") -> None:
-        self.name = name
-        self.status = status
-        self.text = text
-        self.fix = fix
+    name: str
+    status: str
+    text: str
+    fix: str = ""
 
     def as_dict(self) -> dict[str, str]:
-        return {"name": self.name, "status": self.status, "text": self.text, "fix": self.fix}
+        return asdict(self)
 
 
+@dataclass
 class Diagnosis:
-    __slots__ = ("checks",)
-
-    def __init__(self) -> None:
-        self.checks: list[Check] = []
+    checks: list[Check] = field(default_factory=list)
 
     def add(self, name: str, status: str, text: str, fix: str = "") -> None:
         self.checks.append(Check(name, status, text, fix))
@@ -58,9 +58,6 @@ class Diagnosis:
 
 def diagnose(cwd: str | None, environ: Mapping[str, str]) -> Diagnosis:
     """Every check; a repository problem is a finding, never an exception."""
-    from lets_hooks import config
-    from lets_hooks.repo import GitError, Repo, reason
-
     found = Diagnosis()
     repo = Repo(cwd)
     try:
@@ -218,8 +215,8 @@ def _hook(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
 def _by_shim(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, str],
              probes: dict[tuple[str, str, str], tuple[int, str, str]]) -> bool:
     path = os.path.join(setup.hooks_dir, hook)
-    content = install.read_text(path) if os.path.isfile(path) else None
-    shim = install.read_shim(content) if content is not None else None
+    content = (install.read_text(path) if os.path.isfile(path) else None) or ""
+    shim = install.read_shim(content)
     if shim is None:
         what = "another hook is there" if os.path.lexists(path) else "nothing is there"
         found.add(hook, WARN, f"lets-hooks is not installed for it ({what})",
@@ -228,7 +225,7 @@ def _by_shim(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, st
     text = f"lets-hooks shim {shim.version} in {setup.shown(path)}"
     if os.path.lexists(path + install.CHAINED):
         text += f" (runs {hook}{install.CHAINED} first)"
-    if shim.pristine and content is not None and shim.current(hook, content):
+    if shim.pristine and shim.current(hook, content):
         _probed(setup, hook, path, shim, text, found, environ, probes)
         return True
     problems = []
@@ -261,8 +258,6 @@ def _probed(setup: Setup, hook: str, path: str, shim: install.Shim, text: str,
         return
     key = (shim.python, shim.lib, shim.command)
     if key not in probes:  # shims of one install start lets-hooks the same way: ask once
-        from lets_hooks.repo import run_program
-
         probes[key] = run_program(["/bin/sh", path], cwd=setup.top,
                                   environ={**environ, "LETS_HOOKS_PROBE": "1"})
     code, out, err = probes[key]
@@ -293,8 +288,6 @@ def _runner(shim: install.Shim) -> str | None:
     interpreter is there (as the shim checks)."""
     if shim.python and os.access(shim.python, os.X_OK):
         return shim.python
-    import shutil
-
     on_path = shutil.which("lets-hooks")
     if not on_path:
         return None
@@ -337,10 +330,6 @@ def _by_husky(setup: Setup, hook: str, found: Diagnosis, environ: Mapping[str, s
                         "(npm install sets it up)")
     elif husky.version < 9 and not os.access(path, os.X_OK):
         problems.append("it is not executable, so git skips it")
-    import shutil
-
-    from lets_hooks.repo import run_program
-
     on_path = shutil.which("lets-hooks", path=environ.get("PATH"))  # as the husky line does
     runs = on_path is not None and run_program([on_path, "--version"])[0] == 0
     if on_path is None:
@@ -381,8 +370,7 @@ def _by_pre_commit(setup: Setup, hook: str, found: Diagnosis) -> bool:
                                f"id: {hook_id}".encode())
     path = os.path.join(setup.hooks_dir, hook)
     theirs = install.holds(path, install.PRE_COMMIT_SIGNS)
-    legacy = install.read_text(path + ".legacy") or ""
-    if install.read_shim(legacy) is not None:
+    if install.read_shim(install.read_text(path + ".legacy") or "") is not None:
         found.add(hook, WARN, f"a lets-hooks shim runs as {hook}.legacy under pre-commit "
                   "(its migration mode)" + (f", and {hook_id} runs too" if listed else ""),
                   "pick one: lets-hooks uninstall (then use the pre-commit hooks), or "
@@ -413,8 +401,7 @@ def _by_lefthook(setup: Setup, hook: str, found: Diagnosis) -> bool:
                                f"lets-hooks {hook}".encode())
     path = os.path.join(setup.hooks_dir, hook)
     theirs = install.holds(path, (install.LEFTHOOK_SIGN,))
-    moved = install.read_text(path + ".old") or ""
-    if install.read_shim(moved) is not None:
+    if install.read_shim(install.read_text(path + ".old") or "") is not None:
         found.add(hook, WARN, f"lefthook moved a lets-hooks shim aside as {hook}.old, where "
                   "git never runs it", "lets-hooks uninstall removes it")
         return False
@@ -455,8 +442,6 @@ def _stale(setup: Setup, found: Diagnosis) -> None:
 # -- the repository -------------------------------------------------------------------------------
 
 def _merge_branch(repo: Repo, where: Location, settings: Config, found: Diagnosis) -> None:
-    from lets_hooks import ladder
-
     merge = settings.merge_branch or where.origin_head
     source = settings.sources.get("merge_branch") or ("origin/HEAD" if merge else "default")
     merge, origin, local = ladder.merge_branch(repo, merge)
@@ -476,8 +461,6 @@ def _merge_branch(repo: Repo, where: Location, settings: Config, found: Diagnosi
 def _session_id(settings: Config, environ: Mapping[str, str], found: Diagnosis) -> None:
     names = settings.session_id_env
     found_id = settings.session_id_variable(environ)
-    from lets_hooks import agents
-
     seen = agents.seen_from(environ)
     if found_id is not None:
         whose = f" (a {seen[0].title} session)" if seen is not None else ""
@@ -518,8 +501,6 @@ def _ignored(repo: Repo, top: str, found: Diagnosis) -> None:
 def _witness(repo: Repo, where: Location, found: Diagnosis) -> None:
     """Is there a record of which commits this work tree made (docs/witness.md)? Without
     one no answer is ever exact."""
-    from lets_hooks import witness
-
     if where.head is None or where.top is None:
         return
     why = witness.missing(where.git_dir, where.head)
@@ -542,8 +523,6 @@ def _witness(repo: Repo, where: Location, found: Diagnosis) -> None:
 def _ledger(repo: Repo, common_dir: str, found: Diagnosis) -> None:
     """The session ledger (docs/witness.md): what ``exact`` rests on. Whether git runs
     its writers is each hook's own line (post-commit, post-merge, post-applypatch)."""
-    from lets_hooks import ledger
-
     book = ledger.read(common_dir)
     if not book.order:
         found.add("ledger", NOTE, "no commit written down with the session that made it yet "
@@ -551,8 +530,6 @@ def _ledger(repo: Repo, common_dir: str, found: Diagnosis) -> None:
                   "sees): until then no answer is exact",
                   "commit as usual, with the hooks installed (lets-hooks install)")
         return
-    import time
-
     made = repo.objects([min(book.order, key=book.order.__getitem__)])[0].commit_time
     since = "" if made is None else time.strftime(", kept since a commit of %Y-%m-%d",
                                                   time.gmtime(made))

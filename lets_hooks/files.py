@@ -9,7 +9,8 @@ Standard library only, and cheap to import (a hook imports it on every checkout)
 - ``locked``: the exclusive ``flock(2)`` other writers of the state files take too;
 - ``atomic_write``: a temporary sibling, synced, renamed over the file (never torn or lost);
 - ``link_aside``, ``put_back``, ``append_to``: the checkpoint's guarded write;
-- ``is_hex``, ``is_sha``, ``require_hex``: the shape checks for object names;
+- ``is_hex``, ``is_sha``: the shape checks for object names;
+- ``write_all``: every byte written to a descriptor;
 - ``sealed`` / ``unsealed``: a cache file's bytes (``marshal`` under a length and a CRC-32);
 - ``show``: the one way outside text is printed (controls escaped).
 
@@ -52,14 +53,6 @@ def is_hex(text: str) -> bool:
 def is_sha(text: str) -> bool:
     """A full object name: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits."""
     return len(text) in SHA_LENGTHS and is_hex(text)
-
-
-def require_hex(*names: str) -> None:
-    """Raise ValueError unless every name is a non-empty lowercase hex string: what is
-    passed on to git as an object name can then never act as an option or a range."""
-    for name in names:
-        if not name or not is_hex(name):
-            raise ValueError(f"refusing to pass {name!r} to git: not a hex object name")
 
 
 # -- reading --------------------------------------------------------------------------------
@@ -237,9 +230,7 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
     tmp, fd = _temp_sibling(folder or ".", name, label)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            write_all(fd, data)
             if mode != 0o600:
                 os.fchmod(fd, mode)
             os.fsync(fd)
@@ -249,17 +240,20 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
             before_rename()
         if not (create_only and _linked(tmp, path)):
             os.replace(tmp, path)
-    except FileExistsError:
+    except BaseException as exc:
         discard(tmp)
-        raise
-    except OSError as exc:
-        discard(tmp)
-        raise Refused(why(exc, f"cannot write {label}")) from exc
-    except BaseException:
-        discard(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, FileExistsError):
+            raise Refused(why(exc, f"cannot write {label}")) from exc
         raise
     sync_folder(folder or ".")
     sweep_temporaries(folder or ".", name)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` written to ``fd`` (``os.write`` may take only part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _linked(tmp: str, path: str) -> bool:
@@ -376,9 +370,7 @@ def append_to(path: str, data: bytes, label: str) -> None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise Refused(f"{label} is not a regular file - not changed")
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
         os.fsync(fd)
     except OSError as exc:
         raise Refused(why(exc, f"cannot add to {label}")) from exc
@@ -588,21 +580,19 @@ def lock_holders(fd: int) -> frozenset[str]:
 
 # -- messages -----------------------------------------------------------------------------------
 
+_REASONS = {errno.ENOSPC: "no space left on the device",  # what ``why`` says of an errno
+            getattr(errno, "EDQUOT", errno.ENOSPC): "no space left on the device",
+            errno.EROFS: "the file system is read-only",
+            errno.EACCES: "permission denied", errno.EPERM: "permission denied",
+            errno.ENAMETOOLONG: "the name is too long for the file system",
+            errno.ENOTDIR: "a file stands where a folder should be",
+            errno.EEXIST: "a file stands where a folder should be",
+            errno.ELOOP: "a symbolic link stands in the way - refused, not followed"}
+
+
 def why(exc: OSError, what: str) -> str:
     """``what`` and the reason an OS call failed, in words."""
-    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
-        return f"{what}: no space left on the device"
-    if exc.errno == errno.EROFS:
-        return f"{what}: the file system is read-only"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return f"{what}: permission denied"
-    if exc.errno == errno.ENAMETOOLONG:
-        return f"{what}: the name is too long for the file system"
-    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
-        return f"{what}: a file stands where a folder should be"
-    if exc.errno == errno.ELOOP:
-        return f"{what}: a symbolic link stands in the way - refused, not followed"
-    return f"{what}: {exc.strerror or exc}"
+    return f"{what}: {_REASONS.get(exc.errno or 0) or exc.strerror or exc}"
 
 
 # Characters ``str.isprintable`` lets through that show nothing a person can tell from a

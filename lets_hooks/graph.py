@@ -11,7 +11,7 @@ meaning git gives it:
 - ``is_ancestor(a, b)``: ``git merge-base --is-ancestor a b``
 - ``ahead_behind(a, b)``: ``git rev-list --left-right --count a...b``
 - ``merge_bases(a, b)``: ``git merge-base --all a b`` (as a set)
-- ``count_outside(head, base, excluded)``: ``git rev-list --count head ^base ^excluded...``
+- ``outside(head, stops)``: ``git rev-list head ^stops...`` (as a set)
 - ``first_parent_floor(head, stops)``: ``Repo.first_parent_floor``
 
 (Exact, where git's own walks with a ``^`` name go by commit dates and can be misled by
@@ -63,9 +63,6 @@ class Graph:
         self.parents = parents
         self.lines = lines
         self._reach: dict[int, bytearray] = {}
-
-    def __len__(self) -> int:
-        return len(self.parents)
 
     def find(self, sha: str) -> int | None:
         return self.index.get(sha.encode())
@@ -177,10 +174,6 @@ class Graph:
                         stack.append(p)
             self._reach[tip] = marks
         return marks
-
-    def count_outside(self, head: int, base: int, excluded: Sequence[int]) -> int:
-        """``outside``'s walk from ``head`` past ``base`` and ``excluded``, counted."""
-        return len(self.outside(head, [base, *excluded]))
 
     def outside(self, head: int, stops: Sequence[int]) -> list[int]:
         """Commits reachable from ``head`` and from none of ``stops``, children first.
@@ -333,35 +326,29 @@ class BatchRepo(Repo):
         return self.graph.ahead_behind(*pair)
 
     def _indexes(self, shas: Sequence[str]) -> list[int] | None:
-        found = []
-        for sha in shas:
-            i = self.graph.find(sha)
-            if i is None:
-                return None
-            found.append(i)
+        """Each name's place in the graph; None when one is not in it."""
+        index = self.graph.index
+        try:
+            return [index[sha.encode()] for sha in shas]
+        except KeyError:
+            return None
+
+    def _shared(self, head: str, others: Sequence[str]) -> list[int] | None:
+        """``_indexes`` of ``head`` and ``others``, the reach of each of ``others`` marked
+        once it is asked about for a second, different head: that is a tip every branch
+        asks about (the merge branch's), marked once for all of them, while a branch's own
+        boundary stays a lazy walk as deep as its answer needs."""
+        found = self._indexes([head, *others])
+        if found is not None:
+            for i in found[1:]:
+                if self._asked.setdefault(i, found[0]) != found[0]:
+                    self.graph.reach(i)
         return found
 
-    def _mark_shared(self, head: int, others: list[int]) -> None:
-        """Mark the reach of every name asked about for a second, different head: that is
-        a tip every branch asks about (the merge branch's), marked once for all of them,
-        while a branch's own boundary stays a lazy walk as deep as its answer needs."""
-        for i in others:
-            first = self._asked.setdefault(i, head)
-            if first != head:
-                self.graph.reach(i)
-
-    def count_outside(self, head: str, base: str, excluded: Sequence[str]) -> int | None:
-        found = self._indexes([head, base, *excluded])
-        if found is None:
-            return super().count_outside(head, base, excluded)
-        self._mark_shared(found[0], found[2:])
-        return self.graph.count_outside(found[0], found[1], found[2:])
-
     def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
-        found = self._indexes([head, *stops])
+        found = self._shared(head, stops)
         if found is None:
             return super().first_parent_floor(head, stops)
-        self._mark_shared(found[0], found[1:])
         graph = self.graph
         stop, count, linear = graph.first_parent_floor(found[0], found[1:])
         printed = graph.outside(found[0], found[1:]) if found[1:] else sorted(
@@ -373,10 +360,9 @@ class BatchRepo(Repo):
         return floor
 
     def first_parents_above(self, tip: str, stops: Sequence[str]) -> list[str]:
-        found = self._indexes([tip, *stops])
+        found = self._shared(tip, stops)
         if found is None:
             return super().first_parents_above(tip, stops)
-        self._mark_shared(found[0], found[1:])
         graph = self.graph
         _, count, _ = graph.first_parent_floor(found[0], found[1:])
         line = [found[0]]
@@ -385,10 +371,9 @@ class BatchRepo(Repo):
         return [graph.sha(i) for i in line[:count]]
 
     def listing(self, head: str, exclude: Sequence[str]) -> list[str]:
-        found = self._indexes([head, *exclude])
+        found = self._shared(head, exclude)
         if found is None:
             return super().listing(head, exclude)
-        self._mark_shared(found[0], found[1:])
         return [self.graph.sha(i) for i in self.graph.outside(found[0], found[1:])]
 
     def above(self, base: str, head: str) -> tuple[bool, list[str]]:

@@ -139,9 +139,7 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
             raise UsageError("no session id is set (LETS_SESSION_ID): recording would "
                              f"replace session {state.shown_sid(held.sid)}'s line with one "
                              f"of no session (--no-sid does that); nothing recorded{said}")
-    target = where
-    if at is not None:
-        target = _at(repo, where, settings, current, now, at)
+    target = where if at is None else _at(repo, where, settings, current, now, at)
     before = len(result.messages)
     touch(repo, target, sid, result, now, force=True, below_own=at is None,
           merge=settings.merge_branch)
@@ -153,8 +151,7 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
         # no session (``--no-sid``) vouches for no one
         _vouch(repo, where, target.head, sid,
                ladder.resolve(repo, settings, sid, now, where=where))
-    boundary = ladder.resolve(repo, settings, current, now, where=where)
-    return result, boundary
+    return result, ladder.resolve(repo, settings, current, now, where=where)
 
 
 def _at(repo: Repo, where: Location, settings: Config, sid: str | None, now: int,
@@ -221,8 +218,8 @@ def _oldest_claimed(repo: Repo, head: str, base: str, merge: str | None) -> int 
     shas = repo.listing(head, [base, *ladder.merge_tips(repo, merge)])
     if not shas:
         return None
-    times = [i.commit_time for i in repo.objects(shas) if i.commit_time is not None]
-    return min(times) if times else None
+    return min((i.commit_time for i in repo.objects(shas) if i.commit_time is not None),
+               default=None)
 
 
 class UsageError(Exception):
@@ -375,11 +372,10 @@ def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], 
             # an amend on a detached HEAD (a fixup or an edit stop of a rebase): its pairs
             # are noted; the branch is judged when the rebase's own post-rewrite runs
             return result
-        branch = where.branch
-        if branch is None:  # ``rebase --apply`` runs this before it moves the branch
-            branch = rewrite.rebased_branch(repo, where)
-            if branch is None:
-                return result
+        # no branch: ``rebase --apply`` runs this before it moves the branch
+        branch = where.branch or rewrite.rebased_branch(repo, where)
+        if branch is None:
+            return result
         boundary = ladder.resolve(repo, settings, sid, now, branch=branch, head=where.head,
                                   where=where)
         _warn_rejected(boundary, sid, result, "post-rewrite")
@@ -402,7 +398,7 @@ def pre_push(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], now:
     ``PRE_COMMIT_LOCAL_BRANCH`` and ``PRE_COMMIT_TO_REF``."""
     result = Result()
     try:
-        pushed = _pushed(argv, stdin, environ)
+        pushed = _pushed(stdin, environ)
         if not pushed:
             return result
         repo, where, settings = _open(cwd, environ, result)
@@ -477,24 +473,17 @@ def _branch_like(ref: str) -> bool:
     return ref.startswith("refs/heads/") or not ref.startswith("refs/")
 
 
-def _pushed(argv: Sequence[str], stdin: bytes,
-            environ: Mapping[str, str]) -> list[tuple[str, str | None]]:
+def _pushed(stdin: bytes, environ: Mapping[str, str]) -> list[tuple[str, str | None]]:
     """(branch, pushed sha) for each local branch pushed; deletions and tags skipped."""
-    pushed: list[tuple[str, str | None]] = []
     if stdin.strip():
-        for line in stdin.decode("utf-8", "surrogateescape").split("\n"):
-            parts = line.split()
-            if len(parts) != 4:
-                continue
-            ref, sha = parts[0], parts[1]
-            if sha != NULL_SHA and files.is_sha(sha) and _branch_like(ref):
-                pushed.append((ref, sha))
-        return pushed
+        lines = [line.split() for line in stdin.decode("utf-8", "surrogateescape").split("\n")]
+        return [(parts[0], parts[1]) for parts in lines if len(parts) == 4
+                and parts[1] != NULL_SHA and files.is_sha(parts[1]) and _branch_like(parts[0])]
     local_ref = environ.get("PRE_COMMIT_LOCAL_BRANCH", "")
-    if local_ref and _branch_like(local_ref):
-        sha = environ.get("PRE_COMMIT_TO_REF", "")
-        pushed.append((local_ref, sha if files.is_sha(sha) and sha != NULL_SHA else None))
-    return pushed
+    if not local_ref or not _branch_like(local_ref):
+        return []
+    sha = environ.get("PRE_COMMIT_TO_REF", "")
+    return [(local_ref, sha if files.is_sha(sha) and sha != NULL_SHA else None)]
 
 
 def _as_branches(repo: Repo, where: Location, pushed: list[tuple[str, str | None]]

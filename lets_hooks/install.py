@@ -23,9 +23,13 @@ byte for byte. Both can run any number of times.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
+from dataclasses import dataclass, field
 
 from lets_hooks import __version__, files
+from lets_hooks.config import DEFAULT_SESSION_ID_ENV
 from lets_hooks.repo import GitError, Repo
 
 TYPE_CHECKING = False
@@ -294,8 +298,6 @@ def shim(hook: str, command: str = "lets-hooks", python: str = "",
             .replace("@LIB@", _sh_quote(":".join(lib)) if python and lib else "")
             .replace("@LETS@", _sh_quote(command)))
     if hook in NOTED:
-        from lets_hooks.config import DEFAULT_SESSION_ID_ENV
-
         text += _NOTE.replace("@VARS@", " ".join(DEFAULT_SESSION_ID_ENV))
         text += _CALL.replace('lets_hooks "$hook" "$@"', 'lets_note || lets_hooks "$hook" "$@"')
     else:
@@ -304,8 +306,6 @@ def shim(hook: str, command: str = "lets-hooks", python: str = "",
 
 
 def _digest(text: str) -> str:
-    import hashlib
-
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
@@ -315,19 +315,16 @@ def _sh_quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
+@dataclass
 class Shim:
     """What a hook file holding our marker is: its version, and whether it is exactly as
     some lets-hooks wrote it (``pristine``) or was edited since."""
 
-    __slots__ = ("command", "lib", "pristine", "python", "version")
-
-    def __init__(self, version: str, pristine: bool, python: str, command: str = "",
-                 lib: str = "") -> None:
-        self.version = version
-        self.pristine = pristine
-        self.python = python  # the interpreter it runs (empty: lets-hooks from PATH)
-        self.command = command  # the lets-hooks it falls back to
-        self.lib = lib  # the folders it imports from, ':'-separated
+    version: str
+    pristine: bool
+    python: str  # the interpreter it runs (empty: lets-hooks from PATH)
+    command: str = ""  # the lets-hooks it falls back to
+    lib: str = ""  # the folders it imports from, ':'-separated
 
     def current(self, hook: str, text: str) -> bool:
         """Is ``text`` exactly what this lets-hooks writes for the same settings (not an
@@ -405,20 +402,17 @@ def _insert_at(lines: list[str]) -> int:
 
 # -- what is here --------------------------------------------------------------------------------
 
+@dataclass
 class Husky:
     """husky in this repository: its major version and the folder of the user hooks."""
 
-    __slots__ = ("active", "laid_out", "sparse", "user_dir", "version")
-
-    def __init__(self, user_dir: str, version: int, active: bool,
-                 laid_out: bool = True, sparse: bool = False) -> None:
-        self.user_dir = user_dir  # .husky (or the folder given to ``husky``)
-        self.version = version  # 9 (user hooks run by .husky/_/h) or 8 (run by git)
-        self.active = active  # core.hooksPath points at husky's folder in this clone
-        # husky's own folder is here (uncommitted: a `git worktree add` lacks it until husky
-        # runs there, and the relative core.hooksPath=.husky/_ is looked up per work tree)
-        self.laid_out = laid_out
-        self.sparse = sparse  # the user hooks folder is left out by a sparse checkout
+    user_dir: str  # .husky (or the folder given to ``husky``)
+    version: int  # 9 (user hooks run by .husky/_/h) or 8 (run by git)
+    active: bool  # core.hooksPath points at husky's folder in this clone
+    # husky's own folder is here (uncommitted: a `git worktree add` lacks it until husky
+    # runs there, and the relative core.hooksPath=.husky/_ is looked up per work tree)
+    laid_out: bool = True
+    sparse: bool = False  # the user hooks folder is left out by a sparse checkout
 
     @property
     def stubs(self) -> str:
@@ -429,27 +423,23 @@ class Husky:
         return self.stubs if self.version >= 9 else self.user_dir
 
 
+@dataclass
 class Setup:
     """Where git runs hooks from here, who set that folder, and which manager owns it."""
 
-    __slots__ = ("bare", "common_dir", "config_hooks", "hooks_dir", "hooks_path", "husky",
-                 "lefthook", "origin", "pre_commit", "repo", "runs_config", "top", "tracked")
-
-    def __init__(self, repo: Repo, top: str, common_dir: str, hooks_dir: str,
-                 bare: bool) -> None:
-        self.repo = repo
-        self.top = top  # the work tree (a bare repository: its folder)
-        self.bare = bare  # a bare repository: hooks for its linked work trees only
-        self.config_hooks: list[ConfigHook] = []  # hook.<name>.* of the git config
-        self.runs_config: bool | None = None  # does git run them? (asked once, when needed)
-        self.common_dir = common_dir
-        self.hooks_dir = hooks_dir
-        self.hooks_path: str | None = None  # core.hooksPath's value when set
-        self.origin: str | None = None  # where it was set, when not this repository
-        self.tracked = False  # the hooks folder is in the work tree and not ignored
-        self.husky: Husky | None = None
-        self.lefthook: str | None = None  # what shows lefthook is in charge
-        self.pre_commit: list[str] = []  # pre-commit's scripts in the hooks folder
+    repo: Repo
+    top: str  # the work tree (a bare repository: its folder)
+    common_dir: str
+    hooks_dir: str
+    bare: bool  # a bare repository: hooks for its linked work trees only
+    config_hooks: list[ConfigHook] = field(default_factory=list)  # hook.<name>.* of git config
+    runs_config: bool | None = None  # does git run them? (asked once, when needed)
+    hooks_path: str | None = None  # core.hooksPath's value when set
+    origin: str | None = None  # where it was set, when not this repository
+    tracked: bool = False  # the hooks folder is in the work tree and not ignored
+    husky: Husky | None = None
+    lefthook: str | None = None  # what shows lefthook is in charge
+    pre_commit: list[str] = field(default_factory=list)  # pre-commit's scripts in the folder
 
     @property
     def default_dir(self) -> str:
@@ -546,13 +536,17 @@ def _find_lefthook(setup: Setup) -> str | None:
     return None
 
 
-def _hook_files(folder: str) -> list[str]:
-    """The hooks git would run from ``folder`` (names without a dot), sorted."""
+def _names(folder: str) -> list[str]:
+    """The names in ``folder``, sorted; none when it cannot be listed."""
     try:
-        names = sorted(os.listdir(folder))
+        return sorted(os.listdir(folder))
     except OSError:
         return []
-    return [os.path.join(folder, n) for n in names if "." not in n]
+
+
+def _hook_files(folder: str) -> list[str]:
+    """The hooks git would run from ``folder`` (names without a dot), sorted."""
+    return [os.path.join(folder, n) for n in _names(folder) if "." not in n]
 
 
 def _read(path: str) -> bytes | None:
@@ -572,18 +566,16 @@ def holds(path: str, signs: Sequence[bytes]) -> bool:
 
 # -- git's config-based hooks (git 2.54 and later) --------------------------------------------
 
+@dataclass
 class ConfigHook:
     """One ``hook.<name>`` of the git config: its command, the events it runs on, whether
     it is enabled, and where its command was set."""
 
-    __slots__ = ("command", "enabled", "events", "name", "origin")
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.command = ""
-        self.events: list[str] = []
-        self.enabled = True
-        self.origin = ""
+    name: str
+    command: str = ""
+    events: list[str] = field(default_factory=list)
+    enabled: bool = True
+    origin: str = ""
 
 
 def config_hooks(repo: Repo) -> list[ConfigHook]:
@@ -627,14 +619,12 @@ def lets_config_hooks(setup: Setup, event: str) -> list[ConfigHook]:
 
 # -- install ------------------------------------------------------------------------------------
 
+@dataclass
 class Report:
     """What a command did: lines for stdout, and its exit status."""
 
-    __slots__ = ("code", "lines")
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.code = 0
+    lines: list[str] = field(default_factory=list)
+    code: int = 0
 
     def add(self, line: str) -> None:
         self.lines.append(line)
@@ -847,8 +837,6 @@ def _install_husky(setup: Setup, report: Report) -> None:
     elif not husky.active:
         report.add(f"note: husky is not set up in this clone yet (core.hooksPath is not "
                    f"{setup.shown(husky.runs_from)}): npm install (or npx husky) sets it up")
-    import shutil
-
     if shutil.which("lets-hooks") is None:
         report.add("note: the husky lines call lets-hooks from PATH, and there is none on "
                    "PATH now: install it with pipx, or put its virtual environment on PATH")
@@ -937,10 +925,7 @@ def _remove_shims(setup: Setup, folder: str, report: Report) -> None:
 
 
 def _remove_shim(setup: Setup, path: str, hook: str, report: Report) -> None:
-    if not os.path.lexists(path) or os.path.islink(path):
-        return
-    text = read_text(path)
-    found = read_shim(text) if text is not None else None
+    found = None if os.path.islink(path) else read_shim(read_text(path) or "")
     if found is None:
         return
     shown = setup.shown(path)
@@ -959,9 +944,7 @@ def _remove_shim(setup: Setup, path: str, hook: str, report: Report) -> None:
 
 
 def _remove_line(setup: Setup, path: str, report: Report) -> None:
-    if not os.path.isfile(path) or os.path.islink(path):
-        return
-    current = read_text(path)
+    current = None if os.path.islink(path) else read_text(path)  # None: not a plain file
     if current is None or LINE_MARK not in current:
         return
     text = "\n".join(line for line in current.split("\n") if LINE_MARK not in line)
@@ -977,15 +960,9 @@ def _remove_line(setup: Setup, path: str, report: Report) -> None:
 
 def _backups(setup: Setup) -> list[str]:
     """The ``<hook>.lets-backup`` files (edited shims install or uninstall kept)."""
-    found = []
-    for folder in _unique([setup.hooks_dir, setup.default_dir]):
-        try:
-            names = sorted(os.listdir(folder))
-        except OSError:
-            continue
-        found += [setup.shown(os.path.join(folder, name)) for name in names
-                  if any(name.startswith(hook + BACKUP) for hook in HOOKS)]
-    return found
+    return [setup.shown(os.path.join(folder, name))
+            for folder in _unique([setup.hooks_dir, setup.default_dir])
+            for name in _names(folder) if name.startswith(tuple(h + BACKUP for h in HOOKS))]
 
 
 def local_config_elsewhere(setup: Setup, hook: str) -> str | None:

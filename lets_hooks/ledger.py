@@ -468,9 +468,13 @@ def _picked(data: bytes, shas: Collection[str], start: int = 0) -> dict[int, byt
     lines.pop()  # after the last newline: empty, or a line not ended (never read)
     hits: set[int] = set()
     few = len(shas) <= len(lines)
-    # a pass over the lines for each width asked; where the names far outnumber the
-    # lines, for both (finding the widths would cost more: bench_boundary.py, walk-heavy)
-    widths = set(map(len, shas)) & {40, 64} if len(shas) < 6 * len(lines) else (40, 64)
+    # a pass over the lines for each width asked; where the names outnumber the lines,
+    # for each width a line's name may have (a space after it), found in C-speed passes
+    # that stop at the first: cheaper than the lengths of 100,000 names
+    # (benchmarks/bench_boundary.py --ledger-bytes, walk-heavy)
+    widths = set(map(len, shas)) & {40, 64} if few else [
+        width for width in (40, 64)
+        if b" " in map(itemgetter(slice(2 + width, 3 + width)), lines)]
     for width in widths:
         names = map(itemgetter(slice(2, 2 + width)), lines)
         if few:  # the names asked as bytes

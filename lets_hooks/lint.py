@@ -24,10 +24,13 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
-from lets_hooks import state
-from lets_hooks.files import read_capped, show
+from lets_hooks import files, state
+from lets_hooks.files import show
 from lets_hooks.repo import Repo
+from lets_hooks.summary import sources
+from lets_hooks.summary.interventions import MAX_FILE_BYTES
 
 LETS = ".lets"
 SESSIONS = ".lets/sessions"
@@ -105,10 +108,9 @@ def _file_problem(path: str, legacy: bool) -> str | None:
     """What is wrong with a task file's session line (``legacy``: a slugged file's first
     line), or the reader's refusal without the file name it starts with (the path is
     shown)."""
-    data, problem = read_capped(path)
+    data, problem = files.read_capped(path)
     if problem or data is None:
-        name = os.path.basename(path) + " "
-        return problem[len(name):] if problem and problem.startswith(name) else problem
+        return problem and problem.removeprefix(os.path.basename(path) + " ")
     if legacy:
         parts = state.tokens(state.first_line(data))
         return _line_problem(parts[:1], "first line") if parts else None
@@ -148,12 +150,8 @@ def memory_files(top: str, git_dir: str | None = None) -> list[Finding]:
     """What ``lets-session-start`` would warn about in the project's memory files: the
     summary's own readers do the parsing (one parser, one answer); their warnings read
     ``<path>: <problem>``."""
-    from pathlib import Path
-
-    from lets_hooks.summary.sources import PROJECT_READERS
-
     found = []
-    for reader in PROJECT_READERS:
+    for reader in sources.PROJECT_READERS:
         for warning in reader(Path(top), git_dir).warnings:
             path, sep, problem = warning.partition(": ")
             found.append(Finding(path, problem) if sep else Finding(".", warning))
@@ -166,12 +164,8 @@ def hidden_text(top: str, git_dir: str | None = None) -> list[Finding]:
     """One finding per file the summary reads that holds characters ``files.show`` escapes
     (tabs, CRLF line ends and a leading byte-order mark are fine). Read behind the same
     fence and limit as the summary's readers, which report what cannot be read."""
-    from lets_hooks import files
-    from lets_hooks.summary.interventions import MAX_FILE_BYTES
-    from lets_hooks.summary.sources import CONTEXT_LOG, HANDOFF, LESSONS, MEMORY_INDEX
-
     found = []
-    for relative in (HANDOFF, CONTEXT_LOG, LESSONS, MEMORY_INDEX):
+    for relative in (sources.HANDOFF, sources.CONTEXT_LOG, sources.LESSONS, sources.MEMORY_INDEX):
         data, _ = files.read_inside(top, relative, MAX_FILE_BYTES, git_dir)
         if not data:
             continue

@@ -106,12 +106,10 @@ _RENAMED = "branch: renamed "
 
 def moved(message: str) -> tuple[str | None, str | None]:
     """(X, Y) of ``checkout: moving from X to Y``; (None, None) for any other entry."""
-    if not message.startswith(_MOVING):
-        return None, None
-    source, sep, target = message[len(_MOVING):].partition(" to ")
-    if not sep or not source or not target:
-        return None, None
-    return source, target
+    source, _, target = message[len(_MOVING):].partition(" to ")
+    if message.startswith(_MOVING) and source and target:
+        return source, target
+    return None, None
 
 
 def makes_commit(message: str) -> bool:
@@ -357,14 +355,13 @@ def read_newest(path: str) -> tuple[bytes | None, bool]:
                      | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None, False
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        return None, False
     with open(fd, "rb") as log:
-        size = os.fstat(fd).st_size
-        start = max(0, size - WHOLE_LIMIT)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, False
+        start = max(0, info.st_size - WHOLE_LIMIT)
         log.seek(start)
-        data = log.read(size - start)
+        data = log.read(info.st_size - start)
     if start > 0:
         data = data[data.find(b"\n") + 1:]
     return data, start == 0

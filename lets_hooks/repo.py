@@ -34,10 +34,6 @@ class NotARepository(GitError):
     """The folder is not inside a git repository."""
 
 
-class Unsafe(GitError):
-    """git refuses the repository: it belongs to another user (``safe.directory``)."""
-
-
 def failure(args: Sequence[str], code: int, err: bytes) -> GitError:
     """The error for ``git <args>`` that exited ``code`` having said ``err``."""
     sub = ""
@@ -53,8 +49,8 @@ def failure(args: Sequence[str], code: int, err: bytes) -> GitError:
     first = first.removeprefix("fatal: ").removeprefix("error: ")
     if "dubious ownership" in first:
         where = first.rpartition(" at ")[2].strip("'")
-        return Unsafe(f"git {sub}: {first} (git's safe.directory check; if you trust it: "
-                      f"git config --global --add safe.directory {where})")
+        return GitError(f"git {sub}: {first} (git's safe.directory check; if you trust it: "
+                        f"git config --global --add safe.directory {where})")
     if first.startswith("not a git repository"):
         return NotARepository("not a git repository")
     if first:
@@ -168,7 +164,7 @@ class Started:
     def send(self, data: bytes) -> None:
         """Its whole input, then its end (git answers into memory: never a full pipe)."""
         try:
-            _write_all(self.feed, data)
+            files.write_all(self.feed, data)
         except BrokenPipeError:
             pass  # it died (its exit status says why)
         finally:
@@ -213,7 +209,7 @@ def _start(argv: list[str], stdin: bytes | None, fed: bool = False) -> Started:
             given, feed = os.pipe()  # neither end inherited by the git processes after it
         elif stdin:
             given = _memory_file("git-in")
-            _write_all(given, stdin)
+            files.write_all(given, stdin)
             os.lseek(given, 0, os.SEEK_SET)
         else:
             given = os.open(os.devnull, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
@@ -235,26 +231,10 @@ def _start(argv: list[str], stdin: bytes | None, fed: bool = False) -> Started:
     return Started(pid, out, err, feed)
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
 def _read_back(fd: int, cap: int) -> bytes:
     """What a process wrote into the memory file ``fd`` (at most ``cap`` bytes; -1: all)."""
     size = os.fstat(fd).st_size
-    if cap >= 0:
-        size = min(size, cap)
-    chunks: list[bytes] = []
-    at = 0
-    while at < size:
-        chunk = os.pread(fd, size - at, at)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        at += len(chunk)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return os.pread(fd, size if cap < 0 else min(size, cap), 0)  # a regular file: one read
 
 
 class Location:
@@ -362,6 +342,14 @@ class Repo:
             raise failure(args, code, self.last_error)
         return out
 
+    def _answer(self, *args: str, stdin: bytes | None = None) -> tuple[bool, bytes]:
+        """Whether git said yes (exit status 0) or no (1), and its output; any other
+        status is a failure: ``GitError`` with git's own reason, never a "no"."""
+        code, out = self.run(*args, stdin=stdin)
+        if code not in (0, 1):
+            raise failure(args, code, self.last_error)
+        return code == 0, out
+
     # -- where are we -----------------------------------------------------------------
     def locate(self) -> Location:
         """Work tree, git dir, HEAD, its branch and ``origin/HEAD``'s target: one process
@@ -395,15 +383,13 @@ class Repo:
         inside = self._one("rev-parse", "--is-inside-work-tree")
         git_dir = self._one("rev-parse", "--absolute-git-dir")
         top: str | None = None
-        if inside == "true":
+        try:
             top = self._one("rev-parse", "--show-toplevel") or None
-        else:
+        except GitError:
             # outside a work tree git may still work on one (``GIT_WORK_TREE``, a
             # submodule's ``core.worktree``); a bare repository or a plain ``.git`` has none
-            code, out = self.run("rev-parse", "--show-toplevel")
-            if code == 0:
-                shown = out.decode("utf-8", "surrogateescape")
-                top = (shown[:-1] if shown.endswith("\n") else shown) or None
+            if inside == "true":
+                raise
         ref = (self._out("symbolic-ref", "-q", "HEAD") or "").strip()
         head = (self._out("rev-parse", "--verify", "-q", "HEAD") or "").strip() or None
         origin = (self._out("symbolic-ref", "-q", "--end-of-options",
@@ -418,9 +404,7 @@ class Repo:
     def common_dir(self) -> str:
         """The git directory shared by every work tree (absolute)."""
         path = self._one("rev-parse", "--git-common-dir")
-        if not os.path.isabs(path):
-            path = os.path.join(self.cwd or os.getcwd(), path)
-        return os.path.normpath(path)
+        return os.path.normpath(os.path.join(self.cwd or os.getcwd(), path))
 
     # -- objects ----------------------------------------------------------------------
     def objects(self, names: Sequence[str]) -> list[ObjectInfo]:
@@ -509,7 +493,7 @@ class Repo:
         _require_sha(*shas)
         if not shas:
             return {}
-        raw = self._must(*_BATCH, stdin="".join(s + "\n" for s in shas).encode())
+        raw = self._must(*_BATCH, stdin=_revs(shas))
         found: dict[str, bytes] = {}
         for sha, header, body in _batch_answers(shas, raw):
             if header is None or header[1] != "commit":
@@ -563,10 +547,7 @@ class Repo:
         """Does git ignore ``path`` (relative to the top; it need not exist)?"""
         if not path or path.startswith(("-", ":")):
             raise GitError(f"refusing to pass {path!r} to git as a path")
-        code, _ = self.run("check-ignore", "-q", "--", path)
-        if code not in (0, 1):
-            raise failure(("check-ignore",), code, self.last_error)
-        return code == 0
+        return self._answer("check-ignore", "-q", "--", path)[0]
 
     def ignored(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` (relative to the top; they need not exist) git ignores: one
@@ -574,30 +555,21 @@ class Repo:
         clean = [path for path in paths if path and "\0" not in path]
         if not clean:
             return set()
-        code, out = self.run("check-ignore", "-z", "--stdin", stdin=b"".join(
+        _, out = self._answer("check-ignore", "-z", "--stdin", stdin=b"".join(
             path.encode("utf-8", "surrogateescape") + b"\0" for path in clean))
-        if code not in (0, 1):
-            raise failure(("check-ignore",), code, self.last_error)
         return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
     # -- history ----------------------------------------------------------------------
     def merge_base(self, a: str, b: str) -> str | None:
-        """``git merge-base a b`` of two shas; None when they have no common ancestor."""
-        _require_sha(a, b)
-        code, out = self.run("merge-base", a, b)
-        if code == 1 and not out.strip():
-            return None  # no merge base
-        if code != 0:
-            raise failure(("merge-base",), code, self.last_error)
-        return out.decode("ascii", "replace").strip() or None
+        """``git merge-base a b`` of two shas (the first ``--all`` prints, as git takes);
+        None when they have no common ancestor."""
+        bases = Repo.merge_bases(self, a, b)  # git's, also under a ``BatchRepo``
+        return bases[0] if bases else None
 
     def is_ancestor(self, a: str, b: str) -> bool:
         """``git merge-base --is-ancestor a b``; a failure raises, never reads as "no"."""
         _require_sha(a, b)
-        code, _ = self.run("merge-base", "--is-ancestor", a, b)
-        if code not in (0, 1):
-            raise failure(("merge-base",), code, self.last_error)
-        return code == 0
+        return self._answer("merge-base", "--is-ancestor", a, b)[0]
 
     def ahead_behind(self, base: str, head: str) -> tuple[int, int] | None:
         """(commits only in base, commits only in head) in one walk of ``base...head``:
@@ -613,7 +585,7 @@ class Repo:
         """The commits reachable from ``head`` and from none of ``exclude``, children
         first (``rev-list --topo-order``), in one process; the names travel on stdin."""
         _require_sha(head, *exclude)
-        out = self._must("rev-list", "--topo-order", "--stdin", stdin=_revs(head, exclude))
+        out = self._must("rev-list", "--topo-order", "--stdin", stdin=_revs([head], exclude))
         return _lines(out.decode("ascii", "replace"))
 
     def above(self, base: str, head: str) -> tuple[bool, list[str]]:
@@ -624,7 +596,7 @@ class Repo:
         _require_sha(base, head)
         if base == head:
             return True, []
-        out = self._must(*_ABOVE, stdin=_revs(head, [base]))
+        out = self._must(*_ABOVE, stdin=_revs([head], [base]))
         text = out.decode("ascii", "replace")
         # git prints the boundary after every listed commit, one ``-sha`` a line: read
         # back from the end, not searched for through a 4 MB list (nor copied)
@@ -645,14 +617,10 @@ class Repo:
         return True, listed
 
     def merge_bases(self, a: str, b: str) -> list[str]:
-        """``git merge-base --all a b`` (the first is what ``merge_base`` answers)."""
+        """``git merge-base --all a b``."""
         _require_sha(a, b)
-        code, out = self.run("merge-base", "--all", a, b)
-        if code == 1 and not out.strip():
-            return []
-        if code != 0:
-            raise failure(("merge-base",), code, self.last_error)
-        return out.decode("ascii", "replace").split()
+        found, out = self._answer("merge-base", "--all", a, b)  # 1: no common ancestor
+        return out.decode("ascii", "replace").split() if found else []
 
     def reached(self, tip: str, candidates: Sequence[str]) -> list[str]:
         """Which of ``candidates`` ``tip`` reaches: one ``rev-list`` of what they reach
@@ -662,9 +630,8 @@ class Repo:
         _require_sha(tip, *candidates)
         if not candidates:
             return []
-        stdin = "".join([*(c + "\n" for c in candidates), "^" + tip + "\n"]).encode()
         try:
-            out = self._must("rev-list", "--stdin", stdin=stdin)
+            out = self._must("rev-list", "--stdin", stdin=_revs(candidates, [tip]))
         except GitError:
             present = [i.name for i in self.objects(candidates) if i.type == "commit"]
             if len(present) == len(candidates):
@@ -686,7 +653,7 @@ class Repo:
         """``tip``'s first-parent line down to where one of ``stops`` reaches it: one walk
         that prints the line alone; the names travel on stdin."""
         _require_sha(tip, *stops)
-        out = self._must("rev-list", "--first-parent", "--stdin", stdin=_revs(tip, stops))
+        out = self._must("rev-list", "--first-parent", "--stdin", stdin=_revs([tip], stops))
         return _lines(out.decode("ascii", "replace"))
 
     def on_first_parent_lines(self, tips: Sequence[str], commits: Sequence[str]) -> set[str]:
@@ -715,30 +682,20 @@ class Repo:
                 found.append((sha, int(stamp), message))
         return found
 
-    def count_outside(self, head: str, base: str, excluded: Sequence[str]) -> int | None:
-        """Commits reachable from ``head`` and from neither ``base`` nor any of
-        ``excluded``: ``git rev-list --count head ^base ^excluded...``, names on stdin.
-
-        git decides "reachable from ``base``" with a commit-date heuristic that dates
-        running backwards can mislead (``lets_hooks.graph`` goes by topology, exactly).
-        """
-        _require_sha(head, base, *excluded)
-        out = self._out("rev-list", "--count", "--stdin", stdin=_revs(head, [base, *excluded]))
-        return int(out) if out is not None and out.strip().isdigit() else None
-
     def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
         """Walk ``head``'s first-parent line down to the first commit reachable from any
         of ``stops`` (a stop reaches itself), and count what is reachable from ``head``
         and from no stop: see ``Floor``. None when git fails.
 
         One ``git rev-list --parents head ^stops...`` (no ``--topo-order``: nothing here
-        needs it, benchmarks/bench_history.py, seen; ``count_outside``'s date heuristic
-        applies). With no merge printed, the lines are the first-parent line and the last
-        one's parent is the floor: that is measured, never split (all lines are
-        ``2*width+1`` bytes but a root's, the last). Else the first parents are followed.
+        needs it, benchmarks/bench_history.py, seen; dates running backwards can mislead
+        git's ``^``, not ``lets_hooks.graph``). With no merge printed, the lines are the
+        first-parent line and the last one's parent is the floor: that is measured, never
+        split (all lines are ``2*width+1`` bytes but a root's, the last). Else the first
+        parents are followed.
         """
         _require_sha(head, *stops)
-        code, out = self.run(*_FLOOR, stdin=_revs(head, stops))
+        code, out = self.run(*_FLOOR, stdin=_revs([head], stops))
         if code != 0:
             return None
         if not out:  # head itself is reachable from a stop
@@ -793,11 +750,10 @@ class Repo:
 
     def origin_branches(self) -> list[str]:
         """The branch names of ``origin`` (``refs/remotes/origin/*``, less ``HEAD``)."""
-        prefix = "refs/remotes/origin/"
         raw = self._must("for-each-ref", "--format=%(refname)%00", "refs/remotes/origin/")
-        refs = (r.lstrip(b"\n").decode("utf-8", "surrogateescape") for r in raw.split(b"\0"))
-        return [ref[len(prefix):] for ref in refs
-                if ref.startswith(prefix) and ref != prefix + "HEAD"]
+        names = (_short_remote(r.lstrip(b"\n").decode("utf-8", "surrogateescape"))
+                 for r in raw.split(b"\0"))
+        return [name for name in names if name is not None and name != "HEAD"]
 
     def _worktree_records(self) -> list[dict[str, str]]:
         """``git worktree list --porcelain``, one dict per work tree, asked once for this
@@ -820,12 +776,7 @@ class Repo:
 
     def worktrees(self) -> dict[str, str]:
         """Checked-out branch (short name) -> that work tree's top, in one process."""
-        found: dict[str, str] = {}
-        for record in self._worktree_records():
-            name = _branch_of(record.get("branch", ""))
-            if name is not None and "worktree" in record:
-                found[name] = record["worktree"]
-        return found
+        return {name: top for top, _, name in self.worktree_heads() if name is not None}
 
     def worktree_heads(self) -> list[tuple[str, str | None, str | None]]:
         """Every work tree as (top, HEAD commit or None, checked-out branch or None)."""
@@ -857,21 +808,17 @@ class Repo:
         if out is None or "--path-format" in out or out.rstrip("\n").count("\n"):
             out = self._one("rev-parse", "--git-path", "hooks")
         path = out[:-1] if out.endswith("\n") else out
-        if not os.path.isabs(path):
-            path = os.path.join(self.cwd or os.getcwd(), path)
-        return os.path.normpath(path)
+        return os.path.normpath(os.path.join(self.cwd or os.getcwd(), path))
 
     def config_origin(self, key: str) -> tuple[str, str] | None:
         """(where, value) of the value of ``key`` that git uses, or None when it is unset;
         ``where`` is ``--show-origin``'s (``--show-scope`` is unknown to git 2.25)."""
         if not key or key.startswith("-"):
             raise GitError(f"refusing to pass {key!r} to git as a config key")
-        code, out = self.run("config", "--show-origin", "-z", "--get", "--end-of-options",
-                             key)
-        if code == 1:
+        found, out = self._answer("config", "--show-origin", "-z", "--get",
+                                  "--end-of-options", key)
+        if not found:
             return None
-        if code != 0:
-            raise failure(("config",), code, self.last_error)
         origin, _, value = out.decode("utf-8", "surrogateescape").partition("\0")
         return origin, value.rstrip("\0")
 
@@ -884,12 +831,10 @@ class Repo:
     def config_matching(self, pattern: str) -> list[tuple[str, str, str]]:
         """Every (where, key, value) of the config whose key matches the regular expression
         ``pattern``, in the order git reads them (``--get-regexp``, one process)."""
-        code, out = self.run("config", "--show-origin", "-z", "--get-regexp",
-                             "--end-of-options", pattern)
-        if code == 1:
+        found, out = self._answer("config", "--show-origin", "-z", "--get-regexp",
+                                  "--end-of-options", pattern)
+        if not found:
             return []
-        if code != 0:
-            raise failure(("config",), code, self.last_error)
         fields = out.decode("utf-8", "surrogateescape").split("\0")
         entries = (entry.partition("\n") for entry in fields[1::2])
         return [(origin, key, value) for origin, (key, _, value) in zip(fields[0::2], entries)]
@@ -922,19 +867,14 @@ class Repo:
         """``rev-list --parents --topo-order`` of everything reachable from ``tips`` and not
         from ``exclude``: one process; the names travel on stdin."""
         _require_sha(*tips, *exclude)
-        names = [t + "\n" for t in tips] + ["^" + e + "\n" for e in exclude]
         return self._must("rev-list", "--parents", "--topo-order", "--stdin",
-                          stdin="".join(names).encode())
+                          stdin=_revs(tips, exclude))
 
     def window(self, head: str, count: int) -> bytes:
         """``rev-list --parents`` of the newest ``count`` commits ``head`` reaches (git
         streams them without walking the rest): one process."""
         _require_sha(head)
         return self._must("rev-list", "--parents", f"--max-count={count}", head, "--")
-
-    def walk_graph(self, tips: Sequence[str]) -> bytes:
-        """Everything reachable from ``tips`` (``walk`` with nothing excluded)."""
-        return self.walk(tips)
 
     def commits_since_time(self, head: str, since: int, limit: int
                            ) -> tuple[list[tuple[str, int, list[str]]], bool]:
@@ -992,7 +932,7 @@ class Repo:
         out = self._must("log", "--no-walk=unsorted", "--stdin", "-z", "--name-status", "-M",
                          "--root", "--no-merges", "--no-show-signature", "--no-color",
                          "--format=\x01lets\x01%H %s", "--",
-                         stdin="".join(sha + "\n" for sha in commits).encode("ascii"))
+                         stdin=_revs(commits))
         from itertools import islice
 
         found: list[tuple[str, str, list[tuple[str, str, str | None]]]] = []
@@ -1017,7 +957,7 @@ class Repo:
         --stable`` fed its output."""
         _require_sha(head, *exclude)
         diff = self._must("log", "--reverse", "--no-merges", "-p", "--no-color",
-                          "--format=commit %H", "--stdin", "--", stdin=_revs(head, exclude))
+                          "--format=commit %H", "--stdin", "--", stdin=_revs([head], exclude))
         if not diff:
             return []
         out = self._must("patch-id", "--stable", stdin=diff).decode("ascii", "replace")
@@ -1107,12 +1047,9 @@ def _commit_header(body: bytes) -> tuple[int | None, int]:
             break  # end of the header
         if line.startswith(b"parent "):
             parents += 1
-        elif line.startswith(b"committer "):
-            # "committer Name <mail> 1700000000 +0000"
-            parts = line.rsplit(b" ", 2)
-            if len(parts) == 3 and parts[1].isdigit():
-                return int(parts[1]), parents
-            return None, parents
+        elif line.startswith(b"committer "):  # "committer Name <mail> 1700000000 +0000"
+            stamp = line.rsplit(b" ", 2)[-2]
+            return (int(stamp) if stamp.isdigit() else None), parents
     return None, parents
 
 
@@ -1136,15 +1073,16 @@ def _follow_first_parents(out: bytes, width: int, lines: int) -> Floor:
     return Floor(commit, count, linear, lines, out, width)
 
 
-def _revs(head: str, negated: Sequence[str]) -> bytes:
-    """``head`` and ``^name`` for each of ``negated``, one a line, for ``rev-list --stdin``."""
-    return "".join([head + "\n", *("^" + name + "\n" for name in negated)]).encode()
+def _revs(heads: Sequence[str], negated: Sequence[str] = ()) -> bytes:
+    """``heads`` and ``^name`` for each of ``negated``, one a line, for git's ``--stdin``."""
+    return "".join([*(h + "\n" for h in heads), *("^" + n + "\n" for n in negated)]).encode()
 
 
 def _require_sha(*names: str) -> None:
-    try:
-        files.require_hex(*names)
-    except ValueError as exc:
-        raise GitError(str(exc)) from None
+    """``GitError`` unless every name is a non-empty lowercase hex string: what is passed
+    on to git as an object name can then never act as an option or a range."""
+    for name in names:
+        if not name or not files.is_hex(name):
+            raise GitError(f"refusing to pass {name!r} to git: not a hex object name")
 
 

@@ -94,7 +94,7 @@ def prefetched(repo: Repo, where: Location, merge: str | None,
     objects = repo.objects(list(dict.fromkeys(names)))
     tips = set(remote_tips)
     tips.update(info.sha for info in objects if info.type == "commit" and info.sha)
-    graph = Graph(repo.walk_graph(sorted(tips)))
+    graph = Graph(repo.walk(sorted(tips)))
     return BatchRepo(repo, where, graph, objects)
 
 

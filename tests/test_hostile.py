@@ -127,7 +127,7 @@ def test_static_every_git_argument_in_repo_py_is_literal_checked_or_after_a_sepa
     problems = []
     for func in ast.walk(tree):
         if not isinstance(func, ast.FunctionDef) or func.name in ("run", "_out", "_must", "_one",
-                                                                  "_spawn"):
+                                                                  "_answer", "_spawn"):
             continue
         vouched = {a.arg for a in func.args.args
                    if isinstance(a.annotation, ast.Name) and a.annotation.id == "int"}
@@ -141,7 +141,8 @@ def test_static_every_git_argument_in_repo_py_is_literal_checked_or_after_a_sepa
         for node in ast.walk(func):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
-                    and node.func.attr in ("run", "_out", "_must", "_one", "start")):
+                    and node.func.attr in ("run", "_out", "_must", "_one", "_answer",
+                                           "start")):
                 continue
             for arg in node.args:
                 if isinstance(arg, ast.Constant) and arg.value in SEPARATORS:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import sys
 
+from lets_hooks import __version__
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -27,8 +29,6 @@ def command_parser(prog: str, description: str) -> argparse.ArgumentParser:
     """The argument parser of ``prog``, with ``--version`` (``lets-hooks 0.2.0`` for every
     ``lets-hooks`` command)."""
     import argparse
-
-    from lets_hooks import __version__
 
     made = argparse.ArgumentParser(prog=prog, description=description)
     made.add_argument("--version", action="version", version=f"{prog.split()[0]} {__version__}")

@@ -23,8 +23,8 @@ from __future__ import annotations
 import os
 import sys
 
-from lets_hooks import files, gitfiles
-from lets_hooks.cli import say  # never raises, a closed stderr included
+from lets_hooks import __version__, files, gitfiles
+from lets_hooks.cli import out, out_encoding, say  # never raise, a closed stream included
 from lets_hooks.cli.hooks import WRITERS
 
 TYPE_CHECKING = False
@@ -61,7 +61,6 @@ GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit"
              "sendemail-validate", "fsmonitor-watchman", "p4-changelist",
              "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
              "post-index-change")
-CHAINED = ".pre-lets"  # the shims run <hook>.pre-lets first and pass its status on
 
 CHAIN = """#!/bin/sh
 # lets-hooks: the hooks folder an agent's shell command runs git with (lets-agent-hook).
@@ -86,15 +85,11 @@ exec "$theirs/$hook" "$@"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from lets_hooks.cli import out
-
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("-h", "--help"):
         out(HELP + "\n")
         return 0
     if args and args[0] == "--version":
-        from lets_hooks import __version__
-
         out(f"lets-agent-hook {__version__}\n")
         return 0
     event = args[0] if args else ""
@@ -161,7 +156,6 @@ def hook_json(raw: bytes) -> tuple[dict[str, object] | None, str | None]:
 
 def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     from lets_hooks import agents, state
-    from lets_hooks.cli import out, out_encoding
 
     payload, _ = hook_json(read_stdin())
     if payload is None:
@@ -183,7 +177,7 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
     if event == "before-agent":
         text = take_pending(start, sid, payload.get("prompt"))
         if text:
-            out(agents.prompt_context(agent, text, out_encoding()))
+            out(agents.prompt_context(text, out_encoding()))
         return
     tool_input = agents.shell_tool_input(agent, payload)
     if tool_input is None or agent is agents.CLAUDE_CODE:
@@ -206,7 +200,7 @@ def _hook(event: str, name: str | None, environ: Mapping[str, str]) -> None:
 def hooks_folder(common_dir: str) -> tuple[str | None, str | None]:
     """``<common dir>/lets-hooks/agent-hooks``, written (again) when it was made for
     another version or Python than this one: (its path, None), or (None, the problem)."""
-    from lets_hooks import __version__, ledger
+    from lets_hooks import ledger
     from lets_hooks.cli.install import _own_command
 
     folder = os.path.join(ledger.folder(common_dir), HOOKS_FOLDER)
@@ -260,7 +254,7 @@ def scripts(command: str, python: str, lib: Sequence[str], folder: str) -> dict[
     found[agents.GIT_ENV] = GIT_ENV.replace("@FOLDER@", shlex.quote(folder))
     for hook in WRITERS:
         found[hook] = install.shim(hook, command, python, lib)
-        found[hook + CHAINED] = CHAIN
+        found[hook + install.CHAINED] = CHAIN
     return found
 
 

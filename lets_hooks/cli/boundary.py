@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import sys
 
+from lets_hooks.cli import command_parser, guarded, leave, out, own_process, say
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -20,8 +22,6 @@ def _parse(argv: Sequence[str]) -> tuple[bool, str | None, str | None]:
     """(json, branch, head). The plain call skips argparse: it costs more than git does."""
     if not argv:
         return False, None, None
-    from lets_hooks.cli import command_parser
-
     parser = command_parser(
         "lets-session-boundary",
         "Resolve and validate this branch's session boundary and print the four-line "
@@ -81,22 +81,16 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from lets_hooks.cli import guarded
-
     return guarded(_main, sys.argv[1:] if argv is None else argv)
 
 
 def run() -> NoReturn:
     """The console script: ``main``, then out of the process at once (``leave``)."""
-    from lets_hooks.cli import leave, own_process
-
     own_process()
     leave(main())
 
 
 def _main(args: Sequence[str]) -> int:
-    from lets_hooks.cli import out, say
-
     try:
         result, as_json = compute(args)
     except SystemExit as exc:  # argparse: --help, or a usage error (already on stderr)

@@ -20,7 +20,13 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from lets_hooks.cli import out, say
+from lets_hooks import state
+from lets_hooks.cli import command_parser, guarded, out, parse_or_hook, say
+from lets_hooks.cli.agent import hook_json, read_stdin
+from lets_hooks.cli.summary import find_top
+from lets_hooks.files import show
+from lets_hooks.summary import checkpoint as ck
+from lets_hooks.summary.interventions import MAX_FILE_BYTES
 
 PROG = "lets-session-checkpoint"
 
@@ -28,18 +34,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lets_hooks.ladder import Boundary
     from lets_hooks.repo import Repo
-    from lets_hooks.summary.checkpoint import Written
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from lets_hooks.cli import guarded
-
     return guarded(_main, sys.argv[1:] if argv is None else argv)
 
 
 def _parser() -> argparse.ArgumentParser:
-    from lets_hooks.cli import command_parser
-
     parser = command_parser(
         PROG,
         "Write the session's end into memory/session-handoff-LATEST.md: the state-snapshot"
@@ -69,19 +70,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _main(argv: Sequence[str]) -> int:
-    from lets_hooks.cli import parse_or_hook
-
     args = parse_or_hook(_parser(), argv, "--hook" in argv)
     if args is None:  # a usage error of --hook: said, and exit 0 as a hook does
         return 0
     environ: Mapping[str, str] = os.environ
     if args.hook:
         return _as_hook(args, environ)
-    from lets_hooks.summary.checkpoint import Refusal
-
     try:
         return _run(args, environ, None, None)
-    except Refusal as exc:
+    except ck.Refusal as exc:
         say(f"{PROG}: {exc}")
         return 1
 
@@ -95,9 +92,7 @@ def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
             return 0
         _run(args, environ, session_id, cwd)
     except Exception as exc:  # Refusal, and anything else: one line, never a traceback
-        from lets_hooks.summary.checkpoint import Refusal
-
-        if isinstance(exc, Refusal):
+        if isinstance(exc, ck.Refusal):
             say(f"{PROG}: {exc}")
         else:
             say(f"{PROG}: internal error ({type(exc).__name__}: {exc}); nothing written")
@@ -110,9 +105,6 @@ def hook_input() -> tuple[str | None, str | None, str | None]:
     ``session_id`` and ``cwd`` (and ``hook_event_name``). A problem: nothing is written.
     A ``session_id`` that is not a session's id is left out (the environment's is used);
     a ``cwd`` that is not a folder here too (the current folder is used)."""
-    from lets_hooks import state
-    from lets_hooks.cli.agent import hook_json, read_stdin
-
     data, problem = hook_json(read_stdin())
     if data is None:
         return None, None, problem
@@ -131,14 +123,8 @@ def hook_input() -> tuple[str | None, str | None, str | None]:
 
 def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str | None,
          cwd: str | None) -> int:
-    from lets_hooks.cli.summary import find_top
-    from lets_hooks.summary import checkpoint as ck
-    from lets_hooks.summary.interventions import MAX_FILE_BYTES
-
     now = time.time()
     if args.root and not os.path.isdir(args.root):
-        from lets_hooks.files import show
-
         raise ck.Refusal(f"--root {show(args.root)}: no such folder; nothing written")
     root = Path(args.root) if args.root else find_top(Path(cwd) if cwd else Path.cwd())
     asked = ck.Asked(
@@ -185,59 +171,41 @@ def session_range(root: Path, environ: Mapping[str, str], session_id: str | None
                   now: float, here: Path | None = None
                   ) -> tuple[Repo | None, str | None, Boundary]:
     """The ladder's answer for the checked-out branch (its session id: the hook's, else
-    the environment's through ``session_id_env``), and the repository to ask about the
-    session's commits; fails closed as the contract command does. ``here``: the work tree
-    the command runs in, when its notes are printed: advice about another one's branch
-    says to go there first (``lets-hooks record`` acts where it runs)."""
-    from lets_hooks import config, ladder
-    from lets_hooks.repo import NotARepository, Repo, reason
+    the environment's; ``Git.boundary``), and the repository to ask about the session's
+    commits. ``here``: the work tree the command runs in, when its notes are printed:
+    advice about another one's branch says to go there first (``lets-hooks record`` acts
+    where it runs)."""
+    from lets_hooks import ladder
+    from lets_hooks.summary.sources.worktree import open_repository
 
-    repo = Repo(str(root))
-    try:
-        where = repo.locate()
-    except NotARepository:
-        return None, None, ladder.not_a_repository()
-    except Exception as exc:
-        return None, None, ladder.unknown(reason(exc))
-    try:
-        settings = config.load(where.top, environ)
-        current = session_id or settings.session_id(environ)
-        advise = ""
-        if here is not None and where.top is not None and \
-                os.path.realpath(where.top) != os.path.realpath(here):
-            advise = ladder.go_to(where.top)
-        boundary = ladder.resolve(repo, settings, current, int(now), where=where,
-                                  advise=advise)
-        boundary.notes[:0] = settings.problems
-    except Exception as exc:  # fail closed: the range says it is not known
-        boundary = ladder.unknown(reason(exc))
-    return repo, where.git_dir, boundary
+    git = open_repository(root)
+    top = git.location.top if git.location is not None else None
+    advise = ""
+    if here is not None and top is not None and os.path.realpath(top) != os.path.realpath(here):
+        advise = ladder.go_to(top)
+    boundary = git.boundary(environ, now, session_id, advise)
+    return (git.repo if git.location is not None else None), git.git_dir, boundary
 
 
-def _said(result: Written) -> str:
-    from lets_hooks.summary.checkpoint import HANDOFF
-
+def _said(result: ck.Written) -> str:
     snapshot = result.plan.snapshot
     paths = len(snapshot.diff) + snapshot.more
     counts = (f"{len(snapshot.next)} next, {len(snapshot.blocked)} blocked,"
               f" {paths} changed path{'' if paths == 1 else 's'}")
     if not result.written:
-        return f"{HANDOFF}: already up to date ({counts})"
+        return f"{ck.HANDOFF}: already up to date ({counts})"
     what = "created" if result.created else "written"
     if result.merged:
         what += " on top of a change made to it meanwhile"
-    return f"{HANDOFF}: state snapshot and range {what} ({counts})"
+    return f"{ck.HANDOFF}: state snapshot and range {what} ({counts})"
 
 
-def _json(result: Written, boundary: Boundary, dry_run: bool) -> str:
+def _json(result: ck.Written, boundary: Boundary, dry_run: bool) -> str:
     import json
-
-    from lets_hooks.files import show
-    from lets_hooks.summary.checkpoint import HANDOFF
 
     snapshot = result.plan.snapshot
     data = {
-        "file": HANDOFF,
+        "file": ck.HANDOFF,
         "written": result.written,
         "created": result.created and result.written,
         "merged": result.merged,

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 
+from lets_hooks import __version__
+from lets_hooks.cli import command_parser, out
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -16,8 +19,6 @@ MARKS = {"ok": "ok  ", "warn": "WARN", "info": "--  ", "note": "note"}
 
 
 def parser() -> argparse.ArgumentParser:
-    from lets_hooks.cli import command_parser
-
     made = command_parser(
         PROG,
         "Say which hooks run lets-hooks and through what (plain shims, husky, "
@@ -33,13 +34,10 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str]) -> int:
     opts = parser().parse_args(list(argv))
     from lets_hooks import doctor
-    from lets_hooks.cli import out
 
     found = doctor.diagnose(None, os.environ)
     if opts.json:
         import json
-
-        from lets_hooks import __version__
 
         out(json.dumps({"version": __version__, "ok": found.healthy,
                         "checks": [c.as_dict() for c in found.checks]}, indent=2) + "\n")

@@ -19,6 +19,9 @@ from __future__ import annotations
 import os
 import sys
 
+from lets_hooks import __version__
+from lets_hooks.cli import command_parser, guarded, leave, out, own_process, say
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -39,16 +42,12 @@ def _now() -> int:
 def _stdin() -> bytes:
     """git's stdin for the hook; nothing when it is a terminal (run by hand)."""
     try:
-        if os.isatty(0):
-            return b""
-        return sys.stdin.buffer.read()
+        return b"" if os.isatty(0) else sys.stdin.buffer.read()
     except (OSError, ValueError, AttributeError):
         return b""
 
 
 def _emit(result: Result) -> int:
-    from lets_hooks.cli import say
-
     for line in result.messages:
         say(line)
     return result.code
@@ -93,72 +92,53 @@ def _pre_push(args: Sequence[str]) -> int:
     return _emit(hooks.pre_push(args, _stdin(), os.environ, _now()))
 
 
-def _parser(name: str, description: str) -> argparse.ArgumentParser:
-    from lets_hooks.cli import command_parser
-
-    return command_parser(f"{PROG} {name}", description)
-
-
-def _post_checkout_parser() -> argparse.ArgumentParser:
-    parser = _parser("post-checkout",
-                     "git's post-checkout hook: on a branch checkout, record the branch's "
-                     "session boundary the first time a session touches it, then warn if "
-                     "the recorded boundary is rejected. Under pre-commit the three values "
-                     "come from PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF and "
-                     "PRE_COMMIT_CHECKOUT_TYPE. Always exits 0.")
-    parser.add_argument("prev", nargs="?", metavar="PREV", help="the previous HEAD")
-    parser.add_argument("new", nargs="?", metavar="NEW", help="the new HEAD")
-    parser.add_argument("flag", nargs="?", metavar="FLAG",
-                        help="1 for a branch checkout, 0 for a file checkout")
-    return parser
-
-
-def _post_rewrite_parser() -> argparse.ArgumentParser:
-    parser = _parser("post-rewrite",
-                     "git's post-rewrite hook: after commit --amend or rebase (old new "
-                     "pairs on stdin), move the session boundary with the rewritten "
-                     "history, then warn if it is rejected. Under pre-commit the pairs are "
-                     "recovered from git. Always exits 0.")
-    parser.add_argument("command", nargs="?", metavar="amend|rebase",
-                        help="what rewrote the commits")
-    return parser
-
-
-_NOTING = {
-    "post-commit": "git's post-commit hook (also run for every commit cherry-pick, revert and "
-                   "rebase make): write down in the session ledger which session made the "
-                   "commit just made.",
-    "post-merge": "git's post-merge hook: write down in the session ledger which session made "
-                  "the merge commit just made (nothing for a fast-forward or a squash).",
-    "post-applypatch": "git's post-applypatch hook (git am): write down in the session ledger "
-                       "which session made the commit just made.",
+# each hook's --help: what it does, and git's arguments to it (name, metavar, help)
+_HOOK_HELP: dict[str, tuple[str, tuple[tuple[str, str, str], ...]]] = {
+    "post-checkout": (
+        "git's post-checkout hook: on a branch checkout, record the branch's session boundary "
+        "the first time a session touches it, then warn if the recorded boundary is "
+        "rejected. Under pre-commit the three values come from PRE_COMMIT_FROM_REF, "
+        "PRE_COMMIT_TO_REF and PRE_COMMIT_CHECKOUT_TYPE. Always exits 0.",
+        (("prev", "PREV", "the previous HEAD"), ("new", "NEW", "the new HEAD"),
+         ("flag", "FLAG", "1 for a branch checkout, 0 for a file checkout"))),
+    "post-rewrite": (
+        "git's post-rewrite hook: after commit --amend or rebase (old new pairs on stdin), "
+        "move the session boundary with the rewritten history, then warn if it is rejected. "
+        "Under pre-commit the pairs are recovered from git. Always exits 0.",
+        (("command", "amend|rebase", "what rewrote the commits"),)),
+    "pre-push": (
+        "git's pre-push hook: for every pushed branch (git's ref lines on stdin), warn when "
+        "its session boundary is rejected or only estimated. Exits 1 only in strict mode "
+        "(pre_push.strict) on a rejected boundary.",
+        (("remote", "REMOTE", "the remote's name"), ("url", "URL", "the remote's address"))),
+    "post-commit": (
+        "git's post-commit hook (also run for every commit cherry-pick, revert and rebase "
+        "make): write down in the session ledger which session made the commit just made. "
+        "No ladder, no history walk. Always exits 0.", ()),
+    "post-merge": (
+        "git's post-merge hook: write down in the session ledger which session made the merge "
+        "commit just made (nothing for a fast-forward or a squash). No ladder, no history "
+        "walk. Always exits 0.",
+        (("squash", "SQUASH", "1 for a squash merge (git's own argument)"),)),
+    "post-applypatch": (
+        "git's post-applypatch hook (git am): write down in the session ledger which session "
+        "made the commit just made. No ladder, no history walk. Always exits 0.", ()),
 }
 
 
-def _noting_parser(hook: str) -> argparse.ArgumentParser:
-    parser = _parser(hook, _NOTING[hook] + " No ladder, no history walk. Always exits 0.")
-    if hook == "post-merge":
-        parser.add_argument("squash", nargs="?", metavar="SQUASH",
-                            help="1 for a squash merge (git's own argument)")
-    return parser
-
-
-def _pre_push_parser() -> argparse.ArgumentParser:
-    parser = _parser("pre-push",
-                     "git's pre-push hook: for every pushed branch (git's ref lines on "
-                     "stdin), warn when its session boundary is rejected or only "
-                     "estimated. Exits 1 only in strict mode (pre_push.strict) on a "
-                     "rejected boundary.")
-    parser.add_argument("remote", nargs="?", metavar="REMOTE", help="the remote's name")
-    parser.add_argument("url", nargs="?", metavar="URL", help="the remote's address")
+def _hook_parser(hook: str) -> argparse.ArgumentParser:
+    description, arguments = _HOOK_HELP[hook]
+    parser = command_parser(f"{PROG} {hook}", description)
+    for dest, metavar, text in arguments:
+        parser.add_argument(dest, nargs="?", metavar=metavar, help=text)
     return parser
 
 
 def _record_parser() -> argparse.ArgumentParser:
-    parser = _parser("record",
-                     "Record the checked-out branch's session boundary at HEAD, or at REV "
-                     "(the 'session:' line of .lets/sessions/.task-<branch>), then print "
-                     "the four contract lines as the ladder reads it.")
+    parser = command_parser(f"{PROG} record",
+                            "Record the checked-out branch's session boundary at HEAD, or at "
+                            "REV (the 'session:' line of .lets/sessions/.task-<branch>), then "
+                            "print the four contract lines as the ladder reads it.")
     parser.add_argument("--at", metavar="REV", default=None,
                         help="record the boundary at this commit instead of HEAD: the "
                              "commit the session started from, an ancestor of HEAD not "
@@ -176,7 +156,6 @@ def _record_parser() -> argparse.ArgumentParser:
 def _record(args: Sequence[str]) -> int:
     opts = _record_parser().parse_args(list(args))
     from lets_hooks import files, hooks
-    from lets_hooks.cli import out, say
 
     sid = "" if opts.no_sid else opts.sid
     try:
@@ -196,6 +175,13 @@ def _record(args: Sequence[str]) -> int:
     return code
 
 
+# the commands of the other modules of lets_hooks.cli: (module, its main, its parser)
+_ELSEWHERE = {"status": ("status", "main", "parser"),
+              "install": ("install", "install_main", "install_parser"),
+              "uninstall": ("install", "uninstall_main", "uninstall_parser"),
+              "doctor": ("doctor", "main", "parser"), "lint": ("lint", "main", "parser")}
+
+
 def _elsewhere(module: str, function: str) -> Callable[[Sequence[str]], int]:
     """A command of ``lets_hooks.cli.<module>``, imported only when it runs."""
 
@@ -213,31 +199,21 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "post-checkout": _post_checkout,
     "post-rewrite": _post_rewrite,
     "pre-push": _pre_push,
-    "post-commit": _noting("post-commit"),
-    "post-merge": _noting("post-merge"),
-    "post-applypatch": _noting("post-applypatch"),
+    **{hook: _noting(hook) for hook in ("post-commit", "post-merge", "post-applypatch")},
     "record": _record,
-    "status": _elsewhere("status", "main"),
-    "install": _elsewhere("install", "install_main"),
-    "uninstall": _elsewhere("install", "uninstall_main"),
-    "doctor": _elsewhere("doctor", "main"),
-    "lint": _elsewhere("lint", "main"),
+    **{name: _elsewhere(module, run) for name, (module, run, _) in _ELSEWHERE.items()},
 }
 
 
 def parser_of(name: str) -> argparse.ArgumentParser:
     """The parser of command ``name``: what its ``--help`` prints and what it accepts."""
-    if name in _NOTING:
-        return _noting_parser(name)
-    here = {"post-checkout": _post_checkout_parser, "post-rewrite": _post_rewrite_parser,
-            "pre-push": _pre_push_parser, "record": _record_parser}.get(name)
-    if here is not None:
-        return here()
+    if name in _HOOK_HELP:
+        return _hook_parser(name)
+    if name == "record":
+        return _record_parser()
     import importlib
 
-    module, function = {"status": ("status", "parser"), "doctor": ("doctor", "parser"),
-                        "install": ("install", "install_parser"), "lint": ("lint", "parser"),
-                        "uninstall": ("install", "uninstall_parser")}[name]
+    module, _, function = _ELSEWHERE[name]
     made: Callable[[], argparse.ArgumentParser] = getattr(
         importlib.import_module(f"lets_hooks.cli.{module}"), function)
     return made()
@@ -263,8 +239,6 @@ def help_text() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """``lets-hooks``: the console script and git's hooks (``argv`` None: a process of
     its own, ended by ``leave``, guard benchmarks/bench_hooks.py), or a caller's ``argv``."""
-    from lets_hooks.cli import guarded, leave, own_process
-
     if argv is not None:
         return guarded(_main, argv)
     own_process()
@@ -272,8 +246,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str]) -> int:
-    from lets_hooks.cli import out, say
-
     args = list(argv)
     if not args:
         say(help_text())
@@ -282,8 +254,6 @@ def _main(argv: Sequence[str]) -> int:
         out(help_text())
         return 0
     if args[0] == "--version":
-        from lets_hooks import __version__
-
         out(f"{PROG} {__version__}\n")
         return 0
     handler = COMMANDS.get(args[0])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+from lets_hooks.cli import command_parser, out, say
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -42,8 +44,6 @@ def import_folders() -> list[str]:
 
 
 def install_parser() -> argparse.ArgumentParser:
-    from lets_hooks.cli import command_parser
-
     parser = command_parser(
         "lets-hooks install",
         "Make git run the six hooks (post-checkout, post-rewrite, pre-push, post-commit, "
@@ -66,8 +66,6 @@ def install_parser() -> argparse.ArgumentParser:
 
 
 def uninstall_parser() -> argparse.ArgumentParser:
-    from lets_hooks.cli import command_parser
-
     return command_parser(
         "lets-hooks uninstall",
         "Remove what lets-hooks install added (the shims, or the husky lines) "
@@ -95,7 +93,6 @@ def uninstall_main(argv: Sequence[str]) -> int:
 
 def _run(name: str, act: Callable[[Setup], Report]) -> int:
     from lets_hooks import install
-    from lets_hooks.cli import out, say
     from lets_hooks.files import Refused, show
     from lets_hooks.repo import GitError, reason
 

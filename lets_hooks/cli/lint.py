@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+from lets_hooks.cli import command_parser, guarded, out, say
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -20,14 +22,10 @@ CLEAN, FOUND, BROKEN = 0, 1, 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from lets_hooks.cli import guarded
-
     return guarded(_main, sys.argv[1:] if argv is None else argv)
 
 
 def parser() -> argparse.ArgumentParser:
-    from lets_hooks.cli import command_parser
-
     made = command_parser(
         PROG,
         "Fail (exit 1, one 'path: problem' line each) when session state under "
@@ -44,7 +42,6 @@ def parser() -> argparse.ArgumentParser:
 def _main(argv: Sequence[str]) -> int:
     root = parser().parse_args(list(argv)).root
     from lets_hooks import lint
-    from lets_hooks.cli import out, say
     from lets_hooks.repo import GitError, Repo, reason
 
     try:

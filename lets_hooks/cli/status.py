@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from lets_hooks.cli import command_parser, out, say, use_color
 from lets_hooks.files import show
 
 TYPE_CHECKING = False
@@ -19,8 +20,6 @@ HEADER = ("BRANCH", "BOUNDARY", "TRUST", "COMMITS", "WHY")
 
 
 def parser() -> argparse.ArgumentParser:
-    from lets_hooks.cli import command_parser
-
     made = command_parser(
         PROG,
         "List every local branch with its session boundary, trust level, "
@@ -36,7 +35,6 @@ def main(argv: Sequence[str]) -> int:
 
     opts = parser().parse_args(list(argv))
     from lets_hooks import status
-    from lets_hooks.cli import out, say, use_color
     from lets_hooks.repo import GitError, reason
 
     try:

@@ -15,11 +15,12 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from lets_hooks import files
-from lets_hooks.cli import command_parser, out, out_encoding, parse_or_hook, say
+from lets_hooks.cli import command_parser, guarded, out, out_encoding, parse_or_hook, say
 from lets_hooks.cli.agent import NOT_UTF8, hook_json, hooks_folder, keep_pending, read_stdin
 
 TYPE_CHECKING = False
@@ -41,10 +42,9 @@ def _date(text: str) -> dt.date:
 def _budget(text: str) -> int:
     from lets_hooks.summary.render import MIN_BUDGET
 
-    try:
+    value = -1
+    with suppress(ValueError):
         value = int(text)
-    except ValueError:
-        value = -1
     if value != 0 and value < MIN_BUDGET:
         raise argparse.ArgumentTypeError(
             f"must be 0 (no limit) or a number of characters of at least {MIN_BUDGET},"
@@ -172,8 +172,6 @@ def _record(root: Path, hook: HookInput, environ: Mapping[str, str], quiet: bool
 
 
 def session_start_main(argv: Sequence[str] | None = None) -> int:
-    from lets_hooks.cli import guarded
-
     return guarded(_session_start, sys.argv[1:] if argv is None else argv)
 
 
@@ -322,8 +320,6 @@ def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent) -> None:
 
 
 def observability_main(argv: Sequence[str] | None = None) -> int:
-    from lets_hooks.cli import guarded
-
     return guarded(_observability, sys.argv[1:] if argv is None else argv)
 
 
@@ -365,11 +361,10 @@ def _observability(argv: Sequence[str]) -> int:
         say(f"lets-observability: {warning}")
     log = read.log or observability.InterventionLog(())
     if period is None:
-        line = observability.format_model_tag_count(observability.model_tag_count(log))
+        out(f"count={observability.model_tag_count(log)}\n")
     else:
-        line = observability.format_rejection_rate(
-            observability.rejection_rate(log, today, period))
-    out(line + "\n")
+        counted = observability.rejection_rate(log, today, period)
+        out(f"rejections={counted.part} total={counted.whole} rate={counted.text}\n")
     return 0
 
 

@@ -23,30 +23,21 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
     names left unchecked."""
     from dataclasses import replace
 
+    from lets_hooks.summary import sources
     from lets_hooks.summary.interventions import read_interventions
     from lets_hooks.summary.records import Inputs
-    from lets_hooks.summary.sources import (
-        read_context_log,
-        read_handoff,
-        read_lessons,
-        read_local_settings,
-        read_memory_index,
-        read_model_ledger,
-        read_settings,
-        read_state,
-    )
     from lets_hooks.summary.sources.handoff import date_floor, unplaced_warning
 
     git_dir = git.git_dir if git is not None else None
-    handoff = read_handoff(root, git_dir)
-    lessons = read_lessons(root, git_dir)
-    context_log = read_context_log(root, git_dir)
-    memory = read_memory_index(root, git_dir)
-    state = read_state(home)
-    settings = read_settings(home)
-    allow = read_local_settings(home)
+    handoff = sources.read_handoff(root, git_dir)
+    lessons = sources.read_lessons(root, git_dir)
+    context_log = sources.read_context_log(root, git_dir)
+    memory = sources.read_memory_index(root, git_dir)
+    state = sources.read_state(home)
+    settings = sources.read_settings(home)
+    allow = sources.read_local_settings(home)
     interventions = read_interventions(home)
-    ledger = read_model_ledger(home)
+    ledger = sources.read_model_ledger(home)
 
     references = check_references(root, home, handoff.value, git)
 

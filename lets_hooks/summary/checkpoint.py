@@ -54,7 +54,7 @@ FIELDS = ("ts", "ctx", "next", "blocked", "diff")
 DIFF_CAP = 20
 RANGE_HEADING = "### Range"
 RENAMED = " → "
-ATTEMPTS = 3
+ATTEMPTS = 3  # tries of a compare-and-swap write, here and in ``promote``
 _MORE = re.compile(r"and (\d+) more paths?")
 _RISK = re.compile(r"\s*\(\s*risk\s*:\s*([^()]*?)\s*\)\s*$", re.IGNORECASE)
 
@@ -108,37 +108,36 @@ class Layout:
     problems: tuple[str, ...]  # the frontmatter's and the block's, for the reader
 
 
-def layout(lines: Sequence[str], label: str = HANDOFF) -> Layout:
+def layout(lines: Sequence[str]) -> Layout:
     """The frontmatter, then the first marker of the body outside fenced code
     (``top_level``) and the block after it: a fenced block, or bare YAML lines up to a
     blank one."""
-    frontmatter, body, problems = _frontmatter(lines, label)
+    frontmatter, body, problems = _frontmatter(lines)
     unclosed = bool(problems) and body == 0
     marker = next((i for i in top_level(lines, body) if is_marker(lines[i])), None)
     if marker is None:
         return Layout(frontmatter, body, unclosed, None, None, None, body, tuple(problems))
     first, yaml_lines, after, problem = _block(lines, marker)
     if problem:
-        problems.append(f"{label}: {problem}")
+        problems.append(f"{HANDOFF}: {problem}")
     return Layout(frontmatter, body, unclosed, marker, first, yaml_lines, after, tuple(problems))
 
 
-def _frontmatter(lines: Sequence[str], label: str
-                 ) -> tuple[Mapping[str, object] | None, int, list[str]]:
+def _frontmatter(lines: Sequence[str]) -> tuple[Mapping[str, object] | None, int, list[str]]:
     """(frontmatter mapping, index of the first body line, warnings)."""
     if not lines or lines[0].strip() != "---":
         return None, 0, []
     for index in range(1, len(lines)):
         if lines[index].strip() in ("---", "..."):
-            value, problem = parse_yaml("\n".join(lines[1:index]), label, "frontmatter", 2)
+            value, problem = parse_yaml("\n".join(lines[1:index]), HANDOFF, "frontmatter", 2)
             if problem:
                 return None, index + 1, [problem]
             if value is None:
                 return {}, index + 1, []
             if not isinstance(value, Mapping):
-                return None, index + 1, [f"{label}: frontmatter is not a mapping; ignored"]
+                return None, index + 1, [f"{HANDOFF}: frontmatter is not a mapping; ignored"]
             return dict(value), index + 1, []
-    return None, 0, [f"{label}: frontmatter has no closing '---'; read as prose"]
+    return None, 0, [f"{HANDOFF}: frontmatter has no closing '---'; read as prose"]
 
 
 def _block(lines: Sequence[str], marker: int
@@ -163,21 +162,20 @@ def _block(lines: Sequence[str], marker: int
     return index, tuple(lines[index:end]), end, None
 
 
-def parse_block(where: Layout, label: str = HANDOFF
-                ) -> tuple[dict[str, object] | None, list[str]]:
+def parse_block(where: Layout) -> tuple[dict[str, object] | None, list[str]]:
     """The block's mapping (None when there is none, or it cannot be read) and the
     problems met reading it (the reader shows them as warnings; the writer refuses)."""
     if where.yaml_lines is None or where.yaml_first is None:
         return None, []
-    value, problem = parse_yaml("\n".join(where.yaml_lines), label, "state-snapshot block",
+    value, problem = parse_yaml("\n".join(where.yaml_lines), HANDOFF, "state-snapshot block",
                                 where.yaml_first + 1)
     if problem:
         return None, [problem]
     if not isinstance(value, Mapping):
-        return None, [f"{label}: state-snapshot block is not a mapping; ignored"]
+        return None, [f"{HANDOFF}: state-snapshot block is not a mapping; ignored"]
     snapshot = dict(value)
     if "next" not in snapshot:
-        return snapshot, [f"{label}: state-snapshot block has no 'next'"]
+        return snapshot, [f"{HANDOFF}: state-snapshot block has no 'next'"]
     return snapshot, []
 
 
@@ -207,14 +205,10 @@ class Snapshot:
 
     def values(self) -> dict[object, object]:
         """The mapping ``block_lines`` writes (and YAML reads back)."""
-        mapping: dict[object, object] = {"ts": self.ts}
-        if self.ctx is not None:
-            mapping["ctx"] = self.ctx
-        mapping["next"] = list(self.next)
-        mapping["blocked"] = list(self.blocked)
-        mapping["diff"] = [*self.diff, *([more_item(self.more)] if self.more else [])]
-        mapping.update(self.extra)
-        return mapping
+        ctx: dict[object, object] = {} if self.ctx is None else {"ctx": self.ctx}
+        more = [more_item(self.more)] if self.more else []
+        return {"ts": self.ts, **ctx, "next": list(self.next), "blocked": list(self.blocked),
+                "diff": [*self.diff, *more], **dict(self.extra)}
 
 
 def more_item(count: int) -> str:
@@ -437,20 +431,18 @@ def changes_of(commits: Sequence[tuple[str, str, Sequence[tuple[str, str, str | 
             prior = track.get(path)
             origin = prior[0] if prior is not None else (None if kind == "A" else path)
             track[path] = (origin, kind != "D", index, position)
-    found: list[tuple[int, int, Change]] = []
-    for name, (origin, exists, index, position) in track.items():
+    changes: list[Change] = []
+    for name, (origin, exists, index, _) in sorted(track.items(), key=lambda kept: kept[1][2:]):
         why = commits[index][1]
         if not exists:
-            change = Change("removed", origin if origin is not None else name, why)
+            changes.append(Change("removed", origin if origin is not None else name, why))
         elif origin is None:
-            change = Change("added", name, why)
+            changes.append(Change("added", name, why))
         elif origin == name:
-            change = Change("changed", name, why)
+            changes.append(Change("changed", name, why))
         else:
-            change = Change("renamed", f"{origin}{RENAMED}{name}", why)
-        found.append((index, position, change))
-    found.sort(key=lambda entry: (entry[0], entry[1]))
-    return [change for _, _, change in found]
+            changes.append(Change("renamed", f"{origin}{RENAMED}{name}", why))
+    return changes
 
 
 # --------------------------------------------------------------------------- the plan
@@ -690,7 +682,7 @@ def _owned_range(lines: Sequence[str], body: int) -> tuple[int, int, int] | None
     return None
 
 
-OLDER_RANGE = ("SESSION_BOUNDARY=", "SESSION_TRUST=", "SESSION_COMMITS=", "SESSION_RANGE_DESC=")
+RANGE_KEYS = ("SESSION_BOUNDARY=", "SESSION_TRUST=", "SESSION_COMMITS=", "SESSION_RANGE_DESC=")
 
 
 def _older_range(lines: Sequence[str], body: int) -> tuple[int, int, int] | None:
@@ -710,8 +702,8 @@ def _older_range(lines: Sequence[str], body: int) -> tuple[int, int, int] | None
                 if close is None:
                     break
                 inner = lines[index + 1:close]
-                if len(inner) == len(OLDER_RANGE) and all(
-                        line.startswith(prefix) for line, prefix in zip(inner, OLDER_RANGE)):
+                if len(inner) == len(RANGE_KEYS) and all(
+                        line.startswith(prefix) for line, prefix in zip(inner, RANGE_KEYS)):
                     return index, index + 1, close
                 index = close
             index += 1
@@ -785,13 +777,10 @@ def _make_folder(folder: str) -> None:
     writer's change to wait for."""
     try:
         os.mkdir(folder)
-    except FileExistsError as exc:
-        if not os.path.isdir(folder):  # (another writer made the folder meanwhile: fine)
+    except OSError as exc:  # (another writer made the folder meanwhile: fine)
+        if not (isinstance(exc, FileExistsError) and os.path.isdir(folder)):
             raise Refusal(files.why(exc, f"cannot write {HANDOFF}") + "; nothing written"
                           ) from None
-    except OSError as exc:
-        raise Refusal(files.why(exc, f"cannot write {HANDOFF}") + "; nothing written"
-                      ) from None
 
 
 class _Changed(Exception):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -118,14 +119,6 @@ def earliest_tagged(log: InterventionLog) -> dt.date | None:
     return next((day.day for day in log.days if day.day is not None and day.tagged), None)
 
 
-def format_model_tag_count(count: int) -> str:
-    return f"count={count}"
-
-
-def format_rejection_rate(rate: Rate) -> str:
-    return f"rejections={rate.part} total={rate.whole} rate={rate.text}"
-
-
 def parse_period(text: str) -> int | None:
     """``30d`` → 30; anything else (or zero days) → None."""
     body = text.strip().lower()
@@ -156,10 +149,9 @@ def iso_date(text: str) -> dt.date | None:
     if (len(text) != 10 or text[4] != "-" or text[7] != "-"
             or not (text[:4] + text[5:7] + text[8:]).isdigit() or not text.isascii()):
         return None
-    try:
+    with suppress(ValueError):
         return dt.date(int(text[0:4]), int(text[5:7]), int(text[8:10]))
-    except ValueError:
-        return None
+    return None
 
 
 # --------------------------------------------------------------------------- reader

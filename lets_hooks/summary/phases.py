@@ -54,7 +54,7 @@ from lets_hooks.summary.records import (
     Where,
 )
 from lets_hooks.summary.sources.memory_index import parse_memory_index
-from lets_hooks.summary.sources.text import Facts, is_fence, is_placeholder
+from lets_hooks.summary.sources.text import Facts, is_placeholder, unfenced
 
 KNOWN_MODELS = frozenset({
     "opus", "sonnet", "haiku", "fable",
@@ -246,11 +246,10 @@ def stale_handoff(since: Since | None, date: HandoffDate | None, named: Sequence
         return None
     least = "at least " if since.more else ""
     if after:
-        count = f"{least}{after:,} commit{'s' if after != 1 else ''} since the handoff"
-        count += f" ({date.text})"
+        count = (f"{least}{after:,} commit{'s' if after != 1 else ''} since the handoff"
+                 f" ({date.text})")
         if maybe:
-            count += (f" and {maybe:,} more of {date.day.isoformat()} that may have come after"
-                      " it")
+            count += f" and {maybe:,} more of {date.day.isoformat()} that may have come after it"
     else:
         count = (f"{least}{maybe:,} commit{'s' if maybe != 1 else ''} of the handoff's day"
                  f" ({date.text}) that may have come after it")
@@ -352,8 +351,7 @@ def lesson_flag(lesson: Lesson, today: dt.date) -> str:
         details.append(f"conf {lesson.conf:g}")
     active = is_active(lesson, today)
     if active:
-        details.append(f"obs {lesson.obs}")
-        details.append(f"seen {(lesson.seen or lesson.date).isoformat()}")
+        details += [f"obs {lesson.obs}", f"seen {(lesson.seen or lesson.date).isoformat()}"]
     suffix = f" ({', '.join(details)})" if details else ""
     return f"{'[active] ' if active else ''}{text}{suffix}"
 
@@ -478,13 +476,9 @@ def global_items(state: StateFile | None) -> Listing:
     missing or holds nothing open."""
     if state is None:
         return listing([])
-    items: list[str] = []
-    for part in prose.parts(state.sections):  # (``open_items`` holds no placeholder)
-        if part.role.kind == prose.DECISIONS:
-            items.extend(f"decision: {item}" for item in part.open_items)
-        elif part.role.kind == prose.BLOCKERS:
-            items.extend(f"blocker: {item}" for item in part.open_items)
-    return listing(items)
+    kinds = {prose.DECISIONS: "decision", prose.BLOCKERS: "blocker"}
+    return listing([f"{kinds[part.role.kind]}: {item}" for part in prose.parts(state.sections)
+                    if part.role.kind in kinds for item in part.open_items])
 
 
 # --------------------------------------------------------------------------- Phase 4
@@ -549,25 +543,22 @@ def stale_findings(references: References
         ref = spelled.get(path, path)
         shown = f"`{ref}`" if ref == path else f"`{ref}` (`{path}`)"
         if path in deleted:
-            confirmed.append((ref, f"stale reference: {shown} is named in the handoff but a"
-                                   " commit deleted or renamed it"))
+            rank, said = confirmed, "but a commit deleted or renamed it"
         elif path in added:
-            confirmed.append((ref, f"stale reference: {shown} is named in the handoff as"
-                                   " added but does not exist"))
+            rank, said = confirmed, "as added but does not exist"
         else:
-            doubtful.append((ref, f"stale reference: {shown} is named in the handoff but"
-                                  " does not exist"))
+            rank, said = doubtful, "but does not exist"
+        rank.append((ref, f"stale reference: {shown} is named in the handoff {said}"))
+    nowhere = "found in none of the project's files"
     for ref in references.missing_functions:
         reason = reasons.get(ref)
         if reason is not None:
-            confirmed.append((ref, f"stale reference: `{ref}` is named in the handoff but"
-                                   f" {reason}"))
+            rank, said = confirmed, f"but {reason}"
         elif ref in added:
-            confirmed.append((ref, f"stale reference: `{ref}` is named in the handoff as"
-                                   " added but found in none of the project's files"))
+            rank, said = confirmed, f"as added but {nowhere}"
         else:
-            doubtful.append((ref, f"stale reference: `{ref}` is named in the handoff but"
-                                  " found in none of the project's files"))
+            rank, said = doubtful, f"but {nowhere}"
+        rank.append((ref, f"stale reference: `{ref}` is named in the handoff {said}"))
     return confirmed, doubtful
 
 
@@ -643,13 +634,9 @@ def plan_promotion(memory_text: str, entries: Sequence[LogEntry]) -> PromotionPl
 def _promoted_section_end(pieces: Sequence[str]) -> int | None:
     """Index just after the last non-blank line of the promoted section, or None."""
     start: int | None = None
-    in_fence = False
-    for index, raw in enumerate(pieces):
+    for index, raw in unfenced(pieces):
         line = raw.rstrip("\r")
-        if is_fence(line):
-            in_fence = not in_fence
-            continue
-        if in_fence or not line.startswith("#"):
+        if not line.startswith("#"):
             continue
         level = len(line) - len(line.lstrip("#"))
         if start is None:

@@ -22,13 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lets_hooks import files
+from lets_hooks.summary.checkpoint import ATTEMPTS
 from lets_hooks.summary.interventions import MAX_FILE_BYTES, problem_line
 from lets_hooks.summary.phases import PROMOTE_REF, plan_promotion
 from lets_hooks.summary.records import LogEntry, PromotionPlan
 from lets_hooks.summary.sources.context_log import CONTEXT_LOG, read_context_log
 from lets_hooks.summary.sources.memory_index import MEMORY_INDEX
-
-ATTEMPTS = 3
 
 
 @dataclass(frozen=True)

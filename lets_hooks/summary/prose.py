@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lets_hooks.summary.records import Section
-from lets_hooks.summary.sources.text import is_fence, is_placeholder
+from lets_hooks.summary.sources.text import is_fence, is_placeholder, unfenced
 
 ROLE_CHARS = 200  # of a heading, read to find its role
 PRIORITIES = "priorities"
@@ -566,13 +566,9 @@ def approvals(sections: Iterable[Section], extra: Iterable[str] = ()) -> list[st
     as written."""
     found: dict[str, None] = {}
     for section in sections:
-        in_fence = False
-        for line in section.lines:
+        for _, line in unfenced(section.lines):
             stripped = line.strip()
-            if is_fence(stripped):
-                in_fence = not in_fence
-                continue
-            if in_fence or not stripped:
+            if not stripped:
                 continue
             if not may_grant_ko(stripped) and (
                     not any(root in stripped.lower() for root in _GRANT_ROOTS)
@@ -645,14 +641,8 @@ def _blocks(text: str) -> Iterator[str]:
     """Paragraphs and list items of ``text`` as single lines (a sentence may run over a
     line end), fenced code left out."""
     current: list[str] = []
-    in_fence = False
-    for line in text.split("\n"):
+    for _, line in unfenced(text.split("\n")):
         stripped = line.strip()
-        if is_fence(stripped):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
         if not stripped or stripped.startswith("#") or list_item(line) is not None:
             if current:
                 yield " ".join(current)

@@ -24,7 +24,7 @@ import base64
 import datetime as dt
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from lets_hooks import files
 from lets_hooks.summary.phases import NO_HANDOFF, candidate_text
@@ -486,15 +486,11 @@ def _summary_data(summary: Summary) -> dict[str, object]:
     return {
         "today": summary.today.isoformat(),
         "session_range": summary.session_range,
-        "last_session": None if summary.last_session is None else {
-            "boundary": summary.last_session.boundary, "trust": summary.last_session.trust,
-            "commits": summary.last_session.commits, "desc": summary.last_session.desc},
+        "last_session": None if summary.last_session is None else asdict(summary.last_session),
         "branch": None if branch is None else {
             "repository": branch.repository, "name": branch.branch, "head": branch.head,
             "working_tree": None if branch.tree is None else {
-                "staged": branch.tree.staged, "modified": branch.tree.modified,
-                "untracked": branch.tree.untracked, "conflicted": branch.tree.conflicted,
-                "clean": branch.tree.clean},
+                **asdict(branch.tree), "clean": branch.tree.clean},
             "handoff_date": iso_date(branch.handoff_date),
             "stale_handoff": branch.stale_handoff,
             "line": branch_text(branch),
@@ -518,9 +514,7 @@ def _summary_data(summary: Summary) -> dict[str, object]:
             "frontmatter": jsonable(handoff.frontmatter),
             "state_snapshot": jsonable(handoff.snapshot),
         },
-        "graduated_gates": _listing([
-            {"id": gate.id, "trigger": gate.trigger, "check": gate.check}
-            for gate in summary.gates]),
+        "graduated_gates": _listing([asdict(gate) for gate in summary.gates]),
         "lesson_flags": _listing(summary.lesson_flags),
         "memory_alerts": _listing(summary.memory_alerts),
         "stale_references": _listing(summary.stale_references),

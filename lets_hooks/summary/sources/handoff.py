@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from calendar import timegm
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,13 +34,13 @@ def read_handoff(root: Path, git_dir: str | None = None) -> Read[Handoff]:
         return Read(None, raw.warnings)
     lines = lines_of(raw.value)
     # where the parts are, and the block's values: the checkpoint's own schema
-    where = checkpoint.layout(lines, HANDOFF)
+    where = checkpoint.layout(lines)
     warnings = [*raw.warnings, *where.problems]
     body = lines[where.body:]
     snapshot: Mapping[str, object] | None = None
     prose_lines = body
     if where.marker is not None:
-        snapshot, problems = checkpoint.parse_block(where, HANDOFF)
+        snapshot, problems = checkpoint.parse_block(where)
         warnings.extend(problems)
         prose_lines = lines[where.body:where.marker] + lines[where.after:]
     text = "\n".join(body)
@@ -55,10 +57,8 @@ def last_range(lines: Sequence[str], body: int) -> LastRange | None:
     if section is None:
         return None
     values = dict(line.partition("=")[::2] for line in section)
-    boundary = values.get("SESSION_BOUNDARY", "")
-    trust = values.get("SESSION_TRUST", "")
-    commits = values.get("SESSION_COMMITS", "")
-    desc = values.get("SESSION_RANGE_DESC", "").strip()
+    boundary, trust, commits, desc = (values.get(key[:-1], "") for key in checkpoint.RANGE_KEYS)
+    desc = desc.strip()
     if (trust not in TRUST_LEVELS or not desc
             or not (boundary == "none" or re.fullmatch(r"[0-9a-f]{4,64}", boundary))
             or not (commits == "unknown" or commits.isdigit())):
@@ -135,16 +135,12 @@ def handoff_date(handoff: Handoff) -> HandoffDate | None:
     """The newest date the handoff gives for itself: its frontmatter's ``ts``, ``date``,
     ``updated`` (and the like) or its state-snapshot's ``ts``; a value with a time of day
     beats one with only the same day."""
-    found: list[HandoffDate] = []
-    for where, mapping in (("frontmatter", handoff.frontmatter),
-                           ("state-snapshot", handoff.snapshot)):
-        for key in DATE_KEYS:
-            if mapping is not None and key in mapping:
-                parsed = _parse_when(mapping[key], f"{where} {key}")
-                if parsed is not None:
-                    found.append(parsed)
-    return max(found, key=lambda d: (d.day, d.instant is not None, d.instant or 0.0),
-               default=None)
+    found = [_parse_when(mapping[key], f"{where} {key}")
+             for where, mapping in (("frontmatter", handoff.frontmatter),
+                                    ("state-snapshot", handoff.snapshot))
+             if mapping is not None for key in DATE_KEYS if key in mapping]
+    return max((date for date in found if date is not None),
+               key=lambda d: (d.day, d.instant is not None, d.instant or 0.0), default=None)
 
 
 def _parse_when(value: object, source: str) -> HandoffDate | None:
@@ -163,20 +159,15 @@ def _parse_when(value: object, source: str) -> HandoffDate | None:
         stamp = text[:10] + "T" + text[11:].strip()
         if stamp.endswith(("Z", "z")):
             stamp = stamp[:-1] + "+00:00"
-        try:
+        with suppress(ValueError):
             return _instant(dt.datetime.fromisoformat(stamp), source)
-        except ValueError:
-            pass
     return HandoffDate(day, None, day.isoformat(), source)
 
 
 def date_floor(date: HandoffDate) -> int:
     """The first second a commit after the handoff can have: its time, else its day's
     start (UTC)."""
-    if date.instant is not None:
-        return int(date.instant)
-    start = dt.datetime(date.day.year, date.day.month, date.day.day, tzinfo=dt.timezone.utc)
-    return int(start.timestamp())
+    return int(date.instant) if date.instant is not None else timegm(date.day.timetuple())
 
 
 def _instant(value: dt.datetime, source: str) -> HandoffDate:

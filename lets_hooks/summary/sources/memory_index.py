@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from lets_hooks.summary.records import MemoryIndex, MemorySection, Read
-from lets_hooks.summary.sources.text import heading, is_fence, lines_of, read_project_text
+from lets_hooks.summary.sources.text import heading, lines_of, read_project_text, unfenced
 
 MEMORY_INDEX = "memory/MEMORY.md"
 
@@ -27,12 +27,8 @@ def parse_memory_index(text: str) -> MemoryIndex:
     same or a higher level, or to the next tagged heading."""
     lines = lines_of(text)
     starts: list[tuple[int, int, str, str]] = []  # (index, level, tag, title)
-    in_fence = False
-    for index, line in enumerate(lines):
-        if is_fence(line):
-            in_fence = not in_fence
-            continue
-        if in_fence or not line.startswith("#"):
+    for index, line in unfenced(lines):
+        if not line.startswith("#"):
             continue
         parsed = heading(line)
         if parsed is None:

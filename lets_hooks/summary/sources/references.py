@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -271,10 +272,9 @@ class _Folders:
     def read(self, relative: str) -> bytes | None:
         folder, _, name = relative.rpartition("/")
         if folder not in self.known:
-            try:
+            self.known[folder] = None
+            with suppress(files.Refused):
                 self.known[folder] = files.inside(self.root, folder or ".", self.git_dir)
-            except files.Refused:
-                self.known[folder] = None
         real = self.known[folder]
         if real is None or name in ("", ".git"):
             return None
@@ -342,7 +342,7 @@ def _path_candidate(token: str, quoted: bool) -> str | None:
     """The path ``token`` names, with slashes (a Windows ``src\\a\\b.py`` is checked as
     ``src/a/b.py``), or None: never an absolute path, a URL, a host, a version, or a path
     that climbs out with ``..``."""
-    token = _LINE_SUFFIX.sub("", token.strip().rstrip(".,;:)"))
+    token = _written(token)
     if "\\" in token:
         if _DRIVE.match(token) or token.startswith("\\"):
             return None  # "C:\\Users\\x", "\\\\server\\share": absolute
@@ -375,20 +375,19 @@ def spelled_path_references(text: str) -> tuple[tuple[str, str], ...]:
     ``MAX_PATH_REFERENCES`` count."""
     found: dict[str, str] = {}
     for line in text.split("\n"):
-        for span in _CODE_SPAN.findall(line):
-            candidate = _path_candidate(span, quoted=True)
+        tokens = [(span, True) for span in _CODE_SPAN.findall(line)]
+        tokens += [(bare, False) for bare in _BARE_PATH.findall(_CODE_SPAN.sub(" ", line))]
+        for token, quoted in tokens:
+            candidate = _path_candidate(token, quoted)
             if candidate:
-                found.setdefault(candidate, _written(span))
-        for bare in _BARE_PATH.findall(_CODE_SPAN.sub(" ", line)):
-            candidate = _path_candidate(bare, quoted=False)
-            if candidate:
-                found.setdefault(candidate, _written(bare))
+                found.setdefault(candidate, _written(token))
         if len(found) >= MAX_PATH_REFERENCES:
             break
     return tuple(found.items())[:MAX_PATH_REFERENCES]
 
 
 def _written(token: str) -> str:
+    """``token`` as the handoff wrote the path: without a line number or a closing mark."""
     return _LINE_SUFFIX.sub("", token.strip().rstrip(".,;:)"))
 
 

@@ -13,13 +13,13 @@ LOCAL_SETTINGS = ".claude/settings.local.json"
 
 
 def _read_json_object(home: Path, relative: str) -> tuple[dict[str, object] | None, list[str]]:
-    label = home_label(relative)
     raw = read_home_text(home, relative)
+    warnings = list(raw.warnings)
     if raw.value is None:
-        return None, list(raw.warnings)
+        return None, warnings
     import json
 
-    warnings = list(raw.warnings)
+    label = home_label(relative)
     try:
         value = json.loads(raw.value)
     except ValueError as exc:
@@ -27,14 +27,13 @@ def _read_json_object(home: Path, relative: str) -> tuple[dict[str, object] | No
         if isinstance(exc, json.JSONDecodeError):
             where = f" at line {exc.lineno} column {exc.colno}: {exc.msg}"
         warnings.append(f"{label}: not valid JSON{where}; check skipped")
-        return None, warnings
     except RecursionError:
         warnings.append(f"{label}: nested too deeply to read; check skipped")
-        return None, warnings
-    if not isinstance(value, dict):
+    else:
+        if isinstance(value, dict):
+            return value, warnings
         warnings.append(f"{label}: top level is not a JSON object; check skipped")
-        return None, warnings
-    return value, warnings
+    return None, warnings
 
 
 def read_settings(home: Path) -> Read[ModelSetting]:

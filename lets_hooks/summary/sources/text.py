@@ -11,7 +11,7 @@ runs in time linear in its input (``tests/test_summary_linear.py``).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from lets_hooks import files
@@ -67,6 +67,16 @@ def is_fence(line: str) -> bool:
     """A line the readers take for a fence, opening or closing (each one toggles): ```
     or ~~~ after any indentation, whatever follows."""
     return line.lstrip().startswith(("```", "~~~"))
+
+
+def unfenced(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """(index, line) of each line outside fenced code, the fences (``is_fence``) left out."""
+    in_fence = False
+    for index, line in enumerate(lines):
+        if is_fence(line):
+            in_fence = not in_fence
+        elif not in_fence:
+            yield index, line
 
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")

@@ -1,17 +1,21 @@
 """Where the work stands, from git: the ladder's answer, the branch, the working tree.
 
 Every git process goes through one ``Repo``, which counts them: ``open_repository`` one
-``rev-parse``; ``Git.settle`` the ladder's few and one ``status``; ``Git.commits_since``
-one ``log`` when the handoff has a date; ``Git.listed_files`` one ``ls-files`` when the
-handoff names functions or paths not found where written. Never raises: outside a
-repository, or when git fails, the answer says so and the summary goes on without git.
+``rev-parse``; ``Git.boundary`` the ladder's few; ``Git.settle`` those and one ``status``;
+``Git.commits_since`` one ``log`` when the handoff has a date; ``Git.listed_files`` one
+``ls-files`` when the handoff names functions or paths not found where written. Never
+raises: outside a repository, or when git fails, the answer says so and the summary goes
+on without git.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 
+from lets_hooks import config, ladder
+from lets_hooks.ladder import Boundary
 from lets_hooks.repo import GitError, Location, NotARepository, Repo, reason
 from lets_hooks.summary.records import Since, TreeCounts, Where
 
@@ -21,32 +25,43 @@ SINCE_LIMIT = 1000  # commits from the handoff's time on, read for its age
 class Git:
     """The summary's handle on git: the repository, where it is, and what it says."""
 
-    def __init__(self, repo: Repo, location: Location | None, where: Where) -> None:
+    def __init__(self, repo: Repo, location: Location | None, outside: Boundary) -> None:
         self.repo = repo
         self.location = location  # None outside a repository (or when git failed)
-        self.where = where
+        self.outside = outside  # the answer there, as the ladder words it
+        self.where = Where(repository=False, range_desc=outside.desc, branch=None, head=None,
+                           boundary=None, tree=None)
         # for the fences: nothing in the git directory is read as a project file
         self.git_dir = location.git_dir if location is not None else None
+
+    def boundary(self, environ: Mapping[str, str], now: float, session_id: str | None = None,
+                 advise: str = "") -> Boundary:
+        """The ladder's answer for the checked-out branch (its session id: ``session_id``,
+        else the environment's through ``session_id_env``), the configuration's problems
+        first among its notes; fails closed as the contract command does."""
+        if self.location is None:
+            return self.outside
+        try:
+            settings = config.load(self.location.top, environ)
+            current = session_id or settings.session_id(environ)
+            boundary = ladder.resolve(self.repo, settings, current, int(now),
+                                      where=self.location, advise=advise)
+            boundary.notes[:0] = settings.problems
+        except Exception as exc:
+            boundary = ladder.unknown(reason(exc))
+        return boundary
 
     def settle(self, environ: Mapping[str, str], now: float,
                session_id: str | None = None) -> Where:
         """Ask the ladder and ``git status``; the answer is also kept as ``where``."""
-        from lets_hooks import config, ladder
-
         location = self.location
         if location is None:
             return self.where
-        try:
-            settings = config.load(location.top, environ)
-            current = session_id or settings.session_id(environ)
-            boundary = ladder.resolve(self.repo, settings, current, int(now), where=location)
-        except Exception as exc:  # fail closed, as the contract command does
-            boundary = ladder.unknown(reason(exc))
-        try:
-            tree = (count_entries(code for code, _ in self.repo.status_entries())
-                    if location.top is not None else None)
-        except GitError:
-            tree = None
+        boundary = self.boundary(environ, now, session_id)
+        tree = None
+        with suppress(GitError):
+            if location.top is not None:
+                tree = count_entries(code for code, _ in self.repo.status_entries())
         self.where = Where(repository=location.top is not None, range_desc=boundary.desc,
                            branch=location.branch, head=location.head,
                            boundary=boundary.boundary, tree=tree)
@@ -58,58 +73,47 @@ class Git:
         head = self.where.head
         if head is None:
             return None
-        try:
+        with suppress(GitError):
             commits, more = self.repo.commits_since_time(head, since, SINCE_LIMIT)
-        except GitError:
-            return None
-        return Since(tuple((sha, when, tuple(paths)) for sha, when, paths in commits), more)
+            return Since(tuple((sha, when, tuple(paths)) for sha, when, paths in commits), more)
+        return None
 
     def ignored(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` git ignores (one ``check-ignore``); none when it cannot say."""
         if not self.where.repository or not paths:
             return set()
-        try:
+        with suppress(GitError):
             return self.repo.ignored(paths)
-        except GitError:
-            return set()
+        return set()
 
     def deleted(self, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` a commit deleted or renamed away (one ``log``); none when git
         cannot say."""
         if not self.where.repository or self.where.head is None or not paths:
             return set()
-        try:
+        with suppress(GitError):
             return self.repo.deleted(paths)
-        except GitError:
-            return set()
+        return set()
 
     def listed_files(self) -> list[str] | None:
         """Tracked and untracked-but-not-ignored files (one ``ls-files``), else None."""
         if not self.where.repository:
             return None
-        try:
+        with suppress(GitError):
             return self.repo.listed_files()
-        except GitError:
-            return None
+        return None
 
 
 def open_repository(root: Path) -> Git:
     """The repository at ``root``: one ``rev-parse``. Never raises."""
-    from lets_hooks import ladder
-
     repo = Repo(str(root))
     try:
         location = repo.locate()
     except NotARepository:
-        return Git(repo, None, _nowhere(ladder.not_a_repository().desc))
+        return Git(repo, None, ladder.not_a_repository())
     except Exception as exc:  # git missing, git refusing: say so, go on without git
-        return Git(repo, None, _nowhere(ladder.unknown(reason(exc)).desc))
-    return Git(repo, location, _nowhere(ladder.unknown("not asked yet").desc))
-
-
-def _nowhere(desc: str) -> Where:
-    return Where(repository=False, range_desc=desc, branch=None, head=None, boundary=None,
-                 tree=None)
+        return Git(repo, None, ladder.unknown(reason(exc)))
+    return Git(repo, location, ladder.unknown("not asked yet"))
 
 
 UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
