@@ -72,7 +72,10 @@ def source_copy(where: Path) -> Path:
 
 
 def test_pipx_reinstall_with_another_python_keeps_the_hooks_running(
-        pipx: list[str], tmp_path: Path) -> None:
+        pipx: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a PYTHONPATH naming a checkout would let the hooks import lets_hooks from there, and
+    # the reinstalled venv's lost folders would never show
+    monkeypatch.delenv("PYTHONPATH", raising=False)
     found = pythons()
     if len(found) < 2:
         pytest.skip("two Python versions (3.9 or later) are needed")
