@@ -407,8 +407,10 @@ def _ancestry(facts: _Facts, commit: str) -> tuple[str | None, _Count | None]:
         if floor.linear:
             return None, _Count(printed, set(printed) if alone else None)
         return None, _Count(repo.listing(head, [commit]), set(printed) if alone else None)
-    walk = repo.walk([head], [commit])
-    line, parents = _first_parent_line(walk, head)
+    from lets_hooks.rewrite import History  # off the everyday paths
+
+    history = History(repo.walk([head], [commit]))
+    line, parents = history.line_from(head), history.parents
     if head != commit and not any(commit in up for up in parents.values()):
         return NOT_ANCESTOR, None
     commits = list(parents)
@@ -444,17 +446,6 @@ def _session_began(facts: _Facts, boundary: str, commits: list[str],
     session = witness.SESSION
     return (bool(line) and all(verdict.of(c) == session for c in line)) or any(
         up and up[0] == boundary and verdict.of(c) == session for c, up in parents.items())
-
-
-def _first_parent_line(walk: bytes, head: str) -> tuple[list[str], dict[str, list[str]]]:
-    """From ``rev-list --parents``: the first-parent line from ``head`` down to the first
-    commit not listed (included), and each listed commit's parents."""
-    parents = {fields[0]: fields[1:] for fields in
-               map(str.split, walk.decode("ascii", "replace").split("\n")) if fields}
-    line = [head]
-    while parents.get(line[-1]):
-        line.append(parents[line[-1]][0])
-    return line, parents
 
 
 def _session_on_merge_line(facts: _Facts, boundary: str, commits: list[str],

@@ -144,6 +144,14 @@ class History:
             ps = self.parents[current]
             current = ps[0] if ps else None
 
+    def line_from(self, tip: str) -> list[str]:
+        """``tip``'s first-parent line down to the first commit not in this walk (that
+        one included, when the line leaves the walk rather than ending at a root)."""
+        line = [tip]
+        while self.parents.get(line[-1]):
+            line.append(self.parents[line[-1]][0])
+        return line
+
 
 def place(boundary: str, old_tip: str, new_tip: str, onto: str, images: Mapping[str, str],
           old: History, new: History, copies: Mapping[str, list[str]] | None = None,
