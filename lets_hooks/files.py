@@ -22,7 +22,7 @@ from __future__ import annotations
 import errno
 import os
 
-TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
+TYPE_CHECKING = False  # True to mypy; keeps typing unimported (tests/test_hooks_imports.py)
 if TYPE_CHECKING:
     import re
     from collections.abc import Callable

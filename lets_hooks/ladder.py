@@ -538,7 +538,8 @@ def _classify(facts: _Facts, boundary: str, counted: _Count, trust: str) -> _Spl
     commits = counted.commits
     session = witness.SESSION
     # each commit's status in one pass in C: a range of 100,000 commits (a clone's whole
-    # history) is sorted by counting, not by a loop over it (docs/speed.md)
+    # history) is sorted by counting, not by a loop over it (benchmarks/bench_boundary.py,
+    # walk-heavy)
     kinds = verdict.kinds(commits)
     split.kinds = kinds
     if kinds.count(session) == len(kinds) and (

@@ -123,7 +123,8 @@ class Ledger:
 
     def named(self, shas: Collection[str]) -> set[str]:
         """Those of ``shas`` a line names: the only ones ``status`` can decide. The shorter
-        side is gone through (status: a few commits a branch over a whole ledger)."""
+        side is gone through (status: a few commits a branch over a whole ledger; a clone's
+        100,000: benchmarks/bench_boundary.py, walk-heavy)."""
         made, copies, amended, claims = self.made, self.copies, self.amended, self.claims
         if len(shas) > len(made) + len(copies) + len(amended) + len(claims):
             return {*made, *copies, *amended, *claims}.intersection(shas)
@@ -145,7 +146,8 @@ class Ledger:
 
     def statuses(self, shas: Iterable[str], sid: str | None) -> dict[str, str]:
         """``status`` of each of ``shas``, as a map: a commit its maker's line alone decides
-        (nearly every one), or that no line names, without a call to ``status``."""
+        (nearly every one), or that no line names, without a call to ``status``
+        (benchmarks/bench_boundary.py, the 10,000-commit session)."""
         said = self.said.setdefault(sid, {})
         copies, made, amended, claims = self.copies, self.made, self.amended, self.claims
         mine = sid if sid else None

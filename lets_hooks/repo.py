@@ -13,7 +13,7 @@ import os
 
 from lets_hooks import files, gitfiles, reflog
 
-TYPE_CHECKING = False  # typing costs milliseconds to import; mypy reads this as True
+TYPE_CHECKING = False  # True to mypy; keeps typing unimported (tests/test_hooks_imports.py)
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 

@@ -168,7 +168,8 @@ def judge(repo: Repo, git_dir: str, head: str, commits: Sequence[str], sid: str 
     verdict.sid = sid
     status = verdict.status
     # Only the commits the ledger names are looked at one by one; the rest of a long range
-    # (100,000 commits of a clone's history) is sorted in sets (docs/speed.md).
+    # (100,000 commits of a clone's history) is sorted in sets
+    # (benchmarks/bench_boundary.py, walk-heavy).
     named = book.named(asked)
     for sha, found in book.statuses(named, sid).items():
         if found in _FROM_LEDGER:

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from lets_hooks.ladder import Boundary
 
 def _parse(argv: Sequence[str]) -> tuple[bool, str | None, str | None]:
-    """(json, branch, head). The plain call skips argparse: it costs more than git does."""
+    """(json, branch, head). The plain call skips argparse: it costs more than git does
+    (guard: benchmarks/bench_boundary.py, happy path)."""
     if not argv:
         return False, None, None
     parser = command_parser(
@@ -45,7 +46,7 @@ def compute(argv: Sequence[str]) -> tuple[Boundary, bool]:
     repo = Repo()
     try:
         # "where are we" and the ladder's one cat-file are asked first: git answers while
-        # the rest of the command is imported (docs/speed.md)
+        # the rest of the command is imported (guard: benchmarks/bench_boundary.py)
         repo.prepare_objects()
         repo.prepare_locate()
         import time
