@@ -444,10 +444,15 @@ def _stale(setup: Setup, found: Diagnosis) -> None:
 def _merge_branch(repo: Repo, where: Location, settings: Config, found: Diagnosis) -> None:
     merge = settings.merge_branch or where.origin_head
     source = settings.sources.get("merge_branch") or ("origin/HEAD" if merge else "default")
-    merge, origin, local = ladder.merge_branch(repo, merge)
+    unborn = where.branch if where.head is None else None
+    merge, origin, local = ladder.merge_branch(repo, merge, unborn)
     if origin or local:
         which = f"origin/{merge}" if origin else merge
         found.add("merge branch", OK, f"{merge} (from {source}; measured against {which})")
+        return
+    if source == "default" and merge == unborn:
+        found.add("merge branch", INFO, f"{merge} (from default: the branch HEAD names, "
+                  "which has no commit yet)")
         return
     close = ladder.suggest(repo, merge)
     hint = f"; did you mean {close!r}?" if close else ""

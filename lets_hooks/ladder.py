@@ -155,19 +155,28 @@ def names(head: str | None, recorded: str | None, merge: str | None) -> list[str
     return list(dict.fromkeys(found))
 
 
-def _merge_named(merge: str | None, found: Mapping[str, ObjectInfo]) -> str:
-    """``merge``, else main where it exists (here or at origin), else master."""
+def _merge_named(merge: str | None, found: Mapping[str, ObjectInfo],
+                 unborn: str | None = None) -> str:
+    """``merge``, else main where it exists (here or at origin), else master where it
+    does, else the branch an unborn HEAD names (``unborn``: a repository with no commit
+    yet, made by ``git init -b trunk`` or under ``init.defaultBranch``), else master."""
     if merge is not None:
         return merge
-    return "main" if found["refs/heads/main"].sha or found["refs/remotes/origin/main"].sha \
-        else "master"
+    for name in ("main", "master"):
+        if found["refs/heads/" + name].sha or found["refs/remotes/origin/" + name].sha:
+            return name
+    return unborn or "master"
 
 
-def merge_branch(repo: Repo, merge: str | None) -> tuple[str, str | None, str | None]:
-    """The merge branch as ``resolve`` names it, and its tips at origin and here (None: no
-    such ref)."""
-    found = {info.name: info for info in repo.objects(names(None, None, merge))}
-    named = _merge_named(merge, found)
+def merge_branch(repo: Repo, merge: str | None, unborn: str | None = None
+                 ) -> tuple[str, str | None, str | None]:
+    """The merge branch as ``resolve`` names it (``unborn``: the branch HEAD names while
+    it has no commit), and its tips at origin and here (None: no such ref)."""
+    asked = names(None, None, merge)
+    if unborn and not merge:
+        asked += ["refs/remotes/origin/" + unborn, "refs/heads/" + unborn]
+    found = {info.name: info for info in repo.objects(list(dict.fromkeys(asked)))}
+    named = _merge_named(merge, found, unborn)
     return named, found["refs/remotes/origin/" + named].sha, found["refs/heads/" + named].sha
 
 
@@ -287,7 +296,7 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         found = {info.name: info for info in repo.objects(names(head, recorded.sha, merge))}
     except GitError as exc:
         return unknown(f"git failed: {exc}")
-    merge = _merge_named(merge, found)
+    merge = _merge_named(merge, found, where.branch if where.head is None else None)
     why = "HEAD has no commit yet"
     if head is not None and head != where.head:
         rev, head = head, found[head + "^{commit}"].sha

@@ -103,6 +103,24 @@ def test_empty_repository_every_command(empty: Sandbox) -> None:
     assert not (empty.path / ".lets").exists()  # nothing was recorded for a branch of nothing
 
 
+def test_an_empty_repository_names_its_unborn_branch_not_master(tmp_path: Path) -> None:
+    """An empty repository's first branch is its trunk (``git init -b trunk``, or
+    ``init.defaultBranch``): the merge branch the contract, doctor and every other command
+    name is that branch, never a ``master`` it does not have."""
+    top = tmp_path / "empty"
+    subprocess.run(["git", "init", "-q", "-b", "trunk", str(top)], check=True)
+    assert boundary(top)["merge_branch"] == "trunk"
+    results = sweep(top)
+    results["lets-hooks install"] = run(top, "lets-hooks", "install")
+    doctor = results["lets-hooks doctor"] = run(top, "lets-hooks", "doctor",
+                                                 env={"LETS_SESSION_ID": SID})
+    assert "merge branch     trunk (from default: the branch HEAD names, which has no " \
+        "commit yet)" in doctor.stdout, doctor.stdout
+    assert doctor.returncode == 0, doctor.stdout  # nothing to fix in a new repository
+    for command, done in results.items():
+        assert "master" not in done.stdout + done.stderr, (command, done.stdout, done.stderr)
+
+
 # -- a shallow clone (no merge-base) -------------------------------------------------------
 
 @pytest.fixture
