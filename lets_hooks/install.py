@@ -193,15 +193,20 @@ lets_note() {
   # inside a rebase post-rewrite writes the lines of its own steps, from git's own list:
   # nothing to start (the rebase state as gitfiles.rebasing reads it); a commit typed at a
   # stop (HEAD's newest log entry git commit's own: reflog.TYPED) is written here, under
-  # the id of whoever typed it (hooks._typed_at_stop)
+  # the id of whoever typed it (hooks._typed_at_stop). The log as Repo.reflog reads it:
+  # its file, else (reftable keeps it in the ref store) through git
   lets_gd=${GIT_DIR:-.git}
   if [ -f "$lets_gd" ]; then
     IFS= read -r lets_gd <"$lets_gd" || return 1
     lets_gd=${lets_gd#gitdir: }
   fi
   if [ -d "$lets_gd/rebase-merge" ] || [ -e "$lets_gd/rebase-apply/rebasing" ]; then
-    [ "$hook" = post-commit ] && [ -f "$lets_gd/logs/HEAD" ] || return 0
-    lets_last=$(tail -n 1 "$lets_gd/logs/HEAD" 2>/dev/null) || return 0
+    [ "$hook" = post-commit ] || return 0
+    if [ -f "$lets_gd/logs/HEAD" ]; then
+      lets_last=$(tail -n 1 "$lets_gd/logs/HEAD" 2>/dev/null) || return 0
+    else
+      lets_last=$(git log -g -n1 --format=%gs HEAD -- 2>/dev/null) || return 0
+    fi
     case ${lets_last#*"\t"} in
       "commit: "*|"commit (amend): "*|"commit (merge): "*|"commit (initial): "*) ;;
       *) return 0 ;;

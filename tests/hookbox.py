@@ -87,11 +87,11 @@ def make(tmp_path: Path, reftable: bool = False) -> HookBox:
     return box
 
 
-def with_remote(tmp_path: Path, prepare: Callable[[HookBox], object] | None = None
-                ) -> HookBox:
+def with_remote(tmp_path: Path, prepare: Callable[[HookBox], object] | None = None,
+                reftable: bool = False) -> HookBox:
     """``make`` with the hooks installed and ``main`` pushed to a local bare ``origin``;
     ``prepare`` lays out a hook manager first (``managers.fake_husky``)."""
-    box = make(tmp_path)
+    box = make(tmp_path, reftable)
     if prepare is not None:
         prepare(box)
     box.install()

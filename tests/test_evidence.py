@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers import OTHER, SID
-from hookbox import HookBox, teammate, with_remote
+from hookbox import HookBox, needs_git, teammate, with_remote
 from managers import fake_husky
 
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null")  # a commit no hook of ours sees
@@ -304,14 +304,19 @@ def test_amends_with_no_pair_are_said_and_no_claim_is_advised(tmp_path: Path) ->
     check_exact_is_true(data, mine)
 
 
+@pytest.mark.parametrize("refs", ["files", pytest.param("reftable", marks=needs_git(
+    2, 45, "reftable repositories need git 2.45"))])
 @pytest.mark.parametrize("writer", ["shell", "python"])
-def test_a_commit_typed_at_a_rebase_stop_is_its_typists(tmp_path: Path, writer: str) -> None:
+def test_a_commit_typed_at_a_rebase_stop_is_its_typists(tmp_path: Path, writer: str,
+                                                        refs: str) -> None:
     """The session's ``git rebase -i`` stops at an ``edit``; a person at another terminal
     commits there (no session id), then the session commits too and continues. Each
     commit typed at the stop is written when it is made, under the id of whoever typed it
     (``python``: the shim hands over to lets-hooks, as a project's own settings make it),
-    never all as the session's by the post-rewrite of whoever continues."""
-    box = with_remote(tmp_path)
+    never all as the session's by the post-rewrite of whoever continues. On ``reftable``
+    HEAD's log is no file: the shim read none, wrote nothing, and post-rewrite wrote the
+    person's commit as the session's (``exact`` counting it)."""
+    box = with_remote(tmp_path, reftable=refs == "reftable")
     if writer == "python":
         (box.path / ".lets").mkdir(exist_ok=True)
         (box.path / ".lets" / "config.toml").write_text("max_age_days = 14\n")
