@@ -410,7 +410,9 @@ def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
         return []
     _resolve_boundaries(repo, targets)
     targets = [t for t in targets if t.boundary is not None]
-    current = targets[0] if targets and targets[0].branch == branch else None
+    if not targets:
+        return []  # no recorded line names a commit here: the ladder says so, not a move
+    current = targets[0] if targets[0].branch == branch else None
     guessed = False
     if not pairs and current is not None:
         assert current.boundary is not None

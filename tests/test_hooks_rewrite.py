@@ -91,6 +91,18 @@ def test_amend_on_a_detached_head_touches_nothing(box: HookBox) -> None:
     assert box.task("feat").read_bytes() == before
 
 
+def test_an_amend_under_a_line_naming_no_commit_is_said_not_skipped(box: HookBox) -> None:
+    """A recorded line whose sha is no commit here: an amend has nothing to move, and the
+    ladder's rejection is what is said (post-rewrite said "skipped (IndexError: list index
+    out of range)")."""
+    box.sh("checkout", "-q", "-b", "feat", sid=SID)
+    box.task("feat").write_text(f"session: {'ab' * 20} {SID}\n")
+    box.file_commit("a.txt", "a\n", sid=SID)
+    done = box.sh("commit", "-q", "--amend", "-m", "amended", sid=SID)
+    assert "skipped" not in done.stderr, done.stderr
+    assert "rejected (not a commit in this repository)" in done.stderr, done.stderr
+
+
 def test_patch_ids_are_the_last_resort(tmp_path: Path) -> None:
     box = make(tmp_path)
     box.install()
