@@ -423,10 +423,13 @@ def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
     images = mapping(pairs)
     onto, new = _onto(repo, command, rebase, images, targets)
     if onto is None:
-        return [f"branch {files.quoted(t.branch)}: could not tell which base the rewrite "
-                f"replayed onto; the boundary {t.boundary[:12]} is left as it was. "
-                f"Fix: {FIX_AT}"
-                for t in targets if t.boundary]
+        # with no rebase state (an amend, rebase --apply): the branches --update-refs moved
+        # come from a rebase's state, which keeps its onto beside them
+        first = targets[0]
+        assert first.boundary is not None
+        return [f"branch {files.quoted(first.branch)}: could not tell which base the "
+                f"rewrite replayed onto; the boundary {first.boundary[:12]} is left as it "
+                f"was. Fix: {FIX_AT}"]
     old = History(repo.walk([*{t.old_tip for t in targets}, *{t.boundary for t in targets
                                                                if t.boundary}], [onto]))
     if new is None:

@@ -89,6 +89,43 @@ def test_every_branch_of_the_stack_follows(box: HookBox, how: str) -> None:
     assert "lets-hooks: " not in done.stderr
 
 
+# what post-rewrite reads of the rebase's state, written by a hook git runs beside ours
+SEEN_STATE = """#!/bin/sh
+cat >/dev/null
+exec "$LETS_PYTHON" -c '
+import json, sys
+from lets_hooks import gitfiles
+seen = gitfiles.rebase_state(".git")
+json.dump({"onto": seen.onto, "refs": [r for r, _, _ in seen.update_refs]}, sys.stdout)
+' >"$LETS_SEEN"
+"""
+
+
+@needs_update_refs
+@pytest.mark.parametrize("how", sorted(REBASES))
+def test_the_branches_a_rebase_moves_come_with_its_onto(box: HookBox, how: str,
+                                                         tmp_path: Path) -> None:
+    """The other branches post-rewrite moves come only from a rebase's state, and git
+    keeps the rebase's ``onto`` there beside them while it runs the hook: a move can lack
+    its base (and be said, with a fix) only for the checked-out branch."""
+    import json
+    import sys
+
+    build_stack(box, {"a": SID_A, "b": SID_B, "c": SID})
+    box.sh("checkout", "-q", "main", sid=SID)
+    box.file_commit("upstream.txt", "upstream\n", "main moved")
+    box.sh("checkout", "-q", "c", sid=SID)
+    hook = box.path / ".git" / "hooks" / "post-rewrite.pre-lets"
+    hook.write_text(SEEN_STATE)
+    hook.chmod(0o755)
+    seen = tmp_path / "seen.json"
+    box.sh(*REBASES[how], sid=SID,
+           extra={"LETS_PYTHON": sys.executable, "LETS_SEEN": str(seen)})
+    state = json.loads(seen.read_text())
+    assert state["refs"] == ["refs/heads/a", "refs/heads/b"], state
+    assert state["onto"] == box.rev("main"), state
+
+
 @needs_update_refs
 def test_a_stack_one_session_built_follows(box: HookBox) -> None:
     """One session makes the stack by ``checkout -b`` from each branch in turn: each
