@@ -83,7 +83,7 @@ def diagnose(cwd: str | None, environ: Mapping[str, str]) -> Diagnosis:
         _merge_branch(top_repo, where, settings, found)
         _session_id(settings, environ, found)
         if not setup.bare:
-            _ignored(top_repo, setup.top, found)
+            _ignored(top_repo, setup.top, setup.common_dir, found)
             _witness(repo, where, found)
             _ledger(repo, setup.common_dir, found)
         _history(top_repo, setup.common_dir, found)
@@ -482,7 +482,10 @@ def _session_id(settings: Config, environ: Mapping[str, str], found: Diagnosis) 
               f"export {names[0]}=<an id for this session> in the session's environment")
 
 
-def _ignored(repo: Repo, top: str, found: Diagnosis) -> None:
+def _ignored(repo: Repo, top: str, common: str, found: Diagnosis) -> None:
+    from lets_hooks import state
+
+    blocked = state.exclude_blocked(common)
     if os.path.islink(os.path.join(top, ".lets")):
         # another work tree's .lets, linked: git sees a file, which `.lets/` does not match
         if repo.is_ignored(".lets"):
@@ -496,8 +499,12 @@ def _ignored(repo: Repo, top: str, found: Diagnosis) -> None:
     elif repo.is_ignored(".lets/sessions/") and repo.is_ignored(".lets/locks/"):
         found.add(".lets/", OK, ".lets/sessions/ and .lets/locks/ ignored by git")
     elif os.path.lexists(os.path.join(top, ".lets")):
-        found.add(".lets/", WARN, "not ignored: git add -A would commit the session state",
-                  "add .lets/ to .gitignore or .git/info/exclude")
+        found.add(".lets/", WARN, "not ignored: git add -A would commit the session state"
+                  + (f" ({blocked})" if blocked else ""),
+                  "add .lets/ to .gitignore" + ("" if blocked else " or .git/info/exclude"))
+    elif blocked:
+        found.add(".lets/", WARN, f"not there yet, and the first write cannot add .lets/ to "
+                  f".git/info/exclude ({blocked})", "add .lets/ to .gitignore")
     else:
         found.add(".lets/", INFO, "not there yet; the first write adds .lets/ to "
                   ".git/info/exclude")

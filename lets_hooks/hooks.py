@@ -76,13 +76,18 @@ def _mark_configured_ids(git_dir: str, settings: Config) -> None:
 
 def touch(repo: Repo, where: Location, sid: str | None, result: Result, now: float,
           force: bool = False, previous: str | None = None, below_own: bool = True,
-          merge: str | None = None) -> bool:
-    """``record.touch``, its problem said on ``result``."""
+          merge: str | None = None) -> bool | None:
+    """``record.touch``, its problem said on ``result`` (None: not recorded); a line
+    written where git does not ignore it is said too, and counts as recorded."""
     from lets_hooks import record
 
-    changed, problem = record.touch(repo, where, sid, now, force, previous, below_own, merge)
+    changed, problem, unkept = record.touch(repo, where, sid, now, force, previous,
+                                            below_own, merge)
+    if unkept is not None:
+        result.say(unkept)
     if problem is not None:
         result.say(f"branch {files.quoted(where.branch)}: session boundary not recorded: {problem}")
+        return None
     return changed
 
 
@@ -140,10 +145,8 @@ def record(cwd: str | None, sid: str | None, environ: Mapping[str, str],
                              f"replace session {state.shown_sid(held.sid)}'s line with one "
                              f"of no session (--no-sid does that); nothing recorded{said}")
     target = where if at is None else _at(repo, where, settings, current, now, at)
-    before = len(result.messages)
-    touch(repo, target, sid, result, now, force=True, below_own=at is None,
-          merge=settings.merge_branch)
-    if len(result.messages) > before:
+    if touch(repo, target, sid, result, now, force=True, below_own=at is None,
+             merge=settings.merge_branch) is None:
         result.code = 1
         return result, None
     if at is not None and target.head != where.head and sid:
@@ -247,8 +250,8 @@ def post_checkout(argv: Sequence[str], environ: Mapping[str, str], now: int,
         # the shims append without compacting: a checkout compacts (one ``stat`` otherwise)
         ledger.maintain(gitfiles.common_dir(where.git_dir))
         came_from = previous if files.is_sha(previous) else None
-        written = touch(repo, where, sid, result, now, previous=came_from,
-                        merge=settings.merge_branch)
+        written = bool(touch(repo, where, sid, result, now, previous=came_from,
+                             merge=settings.merge_branch))
         boundary = ladder.resolve(repo, settings, sid, now, where=where)
         if boundary.reason is not None:
             boundary = _carry_again(repo, where, settings, sid, now, came_from, written,

@@ -55,18 +55,20 @@ DETACHED_APPROX = ("commits made on a detached HEAD that no line of this session
 
 def touch(repo: Repo, where: Location, sid: str | None, now: float,
           force: bool = False, previous: str | None = None,
-          below_own: bool = True, merge: str | None = None) -> tuple[bool, str | None]:
+          below_own: bool = True, merge: str | None = None
+          ) -> tuple[bool, str | None, str | None]:
     """Record the checked-out branch's line when the rule says so (``force``: whatever is
     there, ``lets-hooks record``). ``previous``: HEAD before the checkout, for ``carried``.
     ``below_own``: keep every commit the session made on HEAD below the line (``place``).
     ``merge``: the configured merge branch (None: ``origin/HEAD``'s, else main or master).
-    Returns (whether the file changed, the problem that kept it from being written)."""
+    Returns (whether the file changed, the problem that kept it from being written, why
+    git was left open to commit it: ``state.Store.unkept``)."""
     top, branch, head = where.top, where.branch, where.head
     if top is None or branch is None or head is None:
-        return False, None
+        return False, None, None
     store = state.open_store(top, repo)
     if store.problem is not None:
-        return False, store.problem
+        return False, store.problem, None
     legacy_only = False
     stamp = state.utc_stamp(now)
 
@@ -80,7 +82,7 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
         legacy_only = bool(legacy and state.tokens(state.first_line(legacy)))
         current = state.read_recorded(store, branch)
         if keep(current):
-            return False, None  # the steady state of every checkout: no lock, no more git
+            return False, None, None  # the steady state of every checkout: no lock, no git
     try:
         names: list[str] | None = [name for name, _ in repo.branches()]
     except GitError:
@@ -92,7 +94,7 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
                     and adopt_renamed(repo, where, store, branch, names):
                 current = state.read_recorded(store, branch)
                 if keep(current):
-                    return True, None
+                    return True, None, None
             found = carried(repo, where, store, sid, previous, bare=current.source is None)
         except Exception:  # carrying is a refinement: the rule's own line is still right
             found = None
@@ -115,13 +117,13 @@ def touch(repo: Repo, where: Location, sid: str | None, now: float,
     try:
         changed = state.update(store, branch, decide, names)
     except state.StateError as exc:
-        return False, str(exc)
+        return False, str(exc), None
     if changed and kept_below:
         from lets_hooks import ledger
 
         # the line keeps every commit of the session below it: say so, for the ladder
         ledger.note_written(gitfiles.common_dir(where.git_dir), wanted.sha, sid)
-    return changed, None
+    return changed, None, store.unkept
 
 
 # -- below the session's own commits ------------------------------------------------------

@@ -745,7 +745,8 @@ def _write(store: state.Store, target: Target, moved: Move, names: list[str]) ->
     if changed:
         return [f"{said}another writer changed the session line while the rewrite was followed "
                 f"(now {changed[0][:12]}); their line is kept"]
-    return [said + moved.why] if moved.approx else []
+    unkept = [store.unkept] if store.unkept else []
+    return [said + moved.why, *unkept] if moved.approx else unkept
 
 
 def _lost(repo: Repo, targets: list[Target]) -> list[str]:

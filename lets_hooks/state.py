@@ -78,7 +78,7 @@ class Store:
     """A work tree's state folders, judged once: ``problem`` says why nothing may be read
     or written there (a refused link), else None."""
 
-    __slots__ = ("locks", "problem", "repo", "sessions", "top")
+    __slots__ = ("locks", "problem", "repo", "sessions", "top", "unkept")
 
     def __init__(self, top: str, problem: str | None = None, repo: Repo | None = None) -> None:
         self.top = top
@@ -86,6 +86,7 @@ class Store:
         self.locks = os.path.join(top, ".lets", "locks")
         self.problem = problem
         self.repo = repo
+        self.unkept: str | None = None  # why a write left the state open to commits
 
     def task_path(self, branch: str) -> str:
         return os.path.join(self.sessions, ".task-" + slug(branch))
@@ -556,12 +557,23 @@ def refuse_tracked(store: Store, path: str) -> None:
             f"{files.shell_word(rel)}' keeps it out of commits")
 
 
+def exclude_blocked(common: str) -> str | None:
+    """Why ``info/exclude`` of the common git dir ``common`` cannot be written, when its
+    folder is no folder (git then reads no exclude file, and says nothing)."""
+    info = os.path.join(common, "info")
+    if os.path.lexists(info) and not os.path.isdir(info):
+        return "info in the git directory is not a folder"
+    return None
+
+
 def keep_out_of_commits(store: Store, fresh: bool) -> None:
     """After a state file was written: make sure git ignores ``.lets/sessions/`` and
     ``.lets/locks/`` (on every write: a team that commits ``.lets/config.toml`` ships
     ``.lets`` in every clone). What the common ``info/exclude`` or git's own ignore rules
     do not cover is added there: ``.lets/`` when ``.lets`` was new (``fresh``), else the two
-    folders, so a committed settings file can still be changed. Best effort."""
+    folders, so a committed settings file can still be changed. Best effort: what could not
+    be added (``info`` no folder, ``exclude`` refused or not writable) is said in
+    ``store.unkept``, one line with the fix; never raises."""
     from lets_hooks.repo import GitError, Repo
 
     repo = Repo(store.top, store.repo.git if store.repo is not None else "git")
@@ -574,7 +586,8 @@ def keep_out_of_commits(store: Store, fresh: bool) -> None:
     path = os.path.join(info, "exclude")
     data, problem = files.read_capped(path, MAX_BYTES)
     if problem is not None:
-        return
+        return  # refused (a link, a FIFO git may block on): not read, not written, not asked
+    problem = exclude_blocked(common)
     old = data or b""
     present = {line.strip() for line in old.split(b"\n")}
     if os.path.islink(os.path.join(store.top, ".lets")):
@@ -598,13 +611,20 @@ def keep_out_of_commits(store: Store, fresh: bool) -> None:
             return
         add = b".lets/\n" if fresh and len(missing) == len(_FOLDERS) else b"".join(
             b".lets/" + f.encode("ascii") + b"/\n" for f in missing)
-    sep = b"" if not old or old.endswith(b"\n") else b"\n"
-    new = old + sep + b"# lets-hooks: per-work-tree session state\n" + add
-    try:
-        os.makedirs(info, exist_ok=True)
-        files.atomic_write(path, new, shown="info/exclude")
-    except (OSError, files.Refused):
-        return
+    if problem is None:
+        sep = b"" if not old or old.endswith(b"\n") else b"\n"
+        new = old + sep + b"# lets-hooks: per-work-tree session state\n" + add
+        try:
+            os.makedirs(info, exist_ok=True)
+            files.atomic_write(path, new, shown="info/exclude")
+        except OSError as exc:
+            problem = files.why(exc, "info/exclude cannot be written")
+        except files.Refused as exc:
+            problem = str(exc)
+    if problem is not None:
+        wanted = add.decode("ascii").replace("\n", " and ").removesuffix(" and ")
+        store.unkept = (f"git does not ignore the session state, so git add -A would commit "
+                        f"it ({problem}): add {wanted} to .gitignore")
 
 
 def _shown(path: str) -> str:

@@ -222,6 +222,57 @@ def test_every_write_excludes_not_only_the_first(sandbox: Sandbox) -> None:
     assert _staged_after_add_all(sandbox) == []
 
 
+UNKEPT = "lets-hooks: git does not ignore the session state, so git add -A would commit it"
+
+
+def test_a_git_info_that_is_no_folder_is_said_once_a_line(sandbox: Sandbox) -> None:
+    """``.git/info`` a file: the state could not be kept out of commits, and nothing said
+    so (``git add -A`` then committed a session's id). install, the hooks, record and
+    doctor each say it in one line with the fix, none with a traceback; the git commands
+    the hooks run under go on, and what is recorded is recorded."""
+    sandbox.commit("base")
+    shutil.rmtree(sandbox.path / ".git" / "info")
+    (sandbox.path / ".git" / "info").write_text("not a folder\n")
+    installed = lets(sandbox, "install")
+    assert installed.returncode == 0 and installed.stderr == "", installed.stderr
+    doctor = lets(sandbox, "doctor", env={"LETS_SESSION_ID": SID})
+    assert doctor.returncode == 1 and "Traceback" not in doctor.stderr
+    assert "WARN  .lets/           not there yet, and the first write cannot add .lets/ to " \
+        ".git/info/exclude (info in the git directory is not a folder)\n" \
+        "                       fix: add .lets/ to .gitignore\n" in doctor.stdout, doctor.stdout
+    switched = _git(sandbox, "switch", "-q", "-c", "feat", sid=SID)  # post-checkout records
+    assert switched == f"{UNKEPT} (info in the git directory is not a folder): add .lets/ " \
+        "to .gitignore\n", switched
+    recorded = lets(sandbox, "record", "--sid", "next-session")
+    assert recorded.returncode == 0, recorded.stderr
+    assert recorded.stderr.splitlines()[0].startswith(UNKEPT), recorded.stderr
+    assert "Traceback" not in recorded.stderr
+    assert (sandbox.path / ".lets" / "sessions" / ".task-feat").exists()
+    again = lets(sandbox, "doctor", env={"LETS_SESSION_ID": SID}).stdout
+    assert "fix: add .lets/ to .gitignore\n" in again, again
+    (sandbox.path / ".gitignore").write_text(".lets/\n")  # the fix, followed
+    recorded = lets(sandbox, "record", "--sid", SID)
+    assert recorded.returncode == 0 and UNKEPT not in recorded.stderr, recorded.stderr
+
+
+def test_an_unwritable_git_info_is_said(sandbox: Sandbox) -> None:
+    """``.git/info`` that cannot be written (immutable here: the suite runs as root too)."""
+    sandbox.commit("base")
+    info = sandbox.path / ".git" / "info"
+    (info / "exclude").write_text("")
+    made = shutil.which("chattr") and subprocess.run(["chattr", "+i", str(info)],
+                                                     capture_output=True, check=False)
+    if not made or made.returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        done = lets(sandbox, "record", "--sid", SID)
+    finally:
+        subprocess.run(["chattr", "-i", str(info)], check=True)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    said = done.stderr.splitlines()
+    assert said[0].startswith(UNKEPT) and said[0].endswith("): add .lets/ to .gitignore"), said
+
+
 def test_the_command_to_untrack_a_state_file_is_one_shell_word(sandbox: Sandbox) -> None:
     """A branch named ``a;b$(c)`` (git allows it): the advice read 'git rm --cached
     .lets/sessions/.task-a;b$(c)', two commands and a substitution to a shell."""
