@@ -355,9 +355,9 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes,
     given, old_tip = recover_pairs(repo, where.git_dir, command, stdin, rebase)
     # a no-op amend, a pick git kept as it was: the same commit
     listed = [(old, new) for old, new in given if old != new]
-    pairs = listed if command == "amend" else [
+    pairs = listed if command == "amend" else _not_into_made(repo, where, [
         (old, new) for old, new in without_dropped(given, rebase.onto, rebase.done)
-        if old != new]
+        if old != new], rebase.done)
     problem = _note(repo, where, command, pairs, rebase, sid)
     said = [] if problem is None else [f"the session ledger was not written: {problem}"]
     if command == "amend" and not pairs:
@@ -391,6 +391,41 @@ def without_dropped(pairs: list[tuple[str, str]], onto: str | None, done: bytes 
         seen.add(new)
         kept.append((old, new))
     return kept
+
+
+_STOPPING = frozenset((b"exec", b"x", b"break", b"b", b"edit", b"e"))
+
+
+def _not_into_made(repo: Repo, where: Location, pairs: list[tuple[str, str]],
+                   done: bytes | None) -> list[tuple[str, str]]:
+    """``pairs`` less those of picks dropped right after an ``exec`` step or a stop that
+    made a commit (``--empty=drop``, a change already in the base): git lists such a pick
+    as rewritten into that commit, HEAD when it was dropped. It is no copy when the ledger
+    says ``git commit`` made it (a pick's copy has no such line) and it has neither the
+    pick's author nor its message (a pick keeps both; so does a commit typed to end the
+    pick's own conflict)."""
+    steps = _done_steps(done)
+    after = [name for (before, _), (command, name) in zip(steps, steps[1:])
+             if name and before in _STOPPING and command in _PICKING]
+    if not after:
+        return pairs
+    followed = _named(after, [old for old, _ in pairs])
+    asked = [(old, new) for old, new in pairs if old in followed]
+    if not asked:
+        return pairs
+    from lets_hooks import ledger
+
+    known = ledger.about(ledger.read_bytes(gitfiles.common_dir(where.git_dir)),
+                         [new for _, new in asked])
+    asked = [(old, new) for old, new in asked if new in known.made]
+    if not asked:
+        return pairs
+    try:
+        ids = repo.identities(sorted({sha for pair in asked for sha in pair}))
+    except GitError:
+        return pairs
+    made = {(old, new) for old, new in asked if ids.get(old) != ids.get(new)}
+    return [pair for pair in pairs if pair not in made]
 
 
 def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,

@@ -336,6 +336,52 @@ def test_a_commit_typed_at_a_rebase_stop_is_its_typists(tmp_path: Path, writer: 
     assert (data["trust"], data["commits"], data["elsewhere"]) == ("exact", 3, 1), stderr
 
 
+EXECS = {"empty": 'git commit -q --allow-empty -m "made by exec"',
+         "file": 'date +%N >>exec.txt && git add exec.txt && git commit -q -m "made by exec"'}
+
+
+@pytest.mark.parametrize("dropped", ["the session's", "the boundary"])
+@pytest.mark.parametrize("made", sorted(EXECS))
+def test_a_pick_dropped_after_an_exec_commit_is_no_copy(tmp_path: Path, made: str,
+                                                         dropped: str) -> None:
+    """``git rebase -i --empty=drop --exec 'git commit ...'``: a pick whose change main
+    already has is dropped, and git lists it as rewritten into HEAD, the commit the exec
+    step before it made. That commit was written as the dropped pick's copy (the session's
+    exec commit read as someone's copy; below it, the boundary's own pick as "changed",
+    then the whole range "mixed"; the boundary moved onto the exec commit, leaving it out).
+    Each exec commit is the session's, made; the boundary goes to the newest earlier copy."""
+    box = with_remote(tmp_path)
+    box.sh("checkout", "-q", "-b", "topic", sid=OTHER)
+    box.file_commit("e1.txt", "e1\n", "earlier 1", sid=OTHER)
+    if dropped == "the boundary":
+        box.file_commit("e2.txt", "e2\n", "earlier 2", sid=OTHER)
+    done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
+    assert done.returncode == 0, done.stderr
+    for name in ("s1", "s2", "s3"):
+        box.file_commit(f"{name}.txt", f"{name}\n", name, sid=SID)
+    box.sh("checkout", "-q", "main", sid=SID)
+    twin = "e2" if dropped == "the boundary" else "s2"
+    (box.path / "other.txt").write_text("a different patch id\n")
+    box.sh("add", "other.txt")
+    box.file_commit(f"{twin}.txt", f"{twin}\n", f"{twin}, and more, on main", sid=OTHER)
+    box.sh("checkout", "-q", "topic", sid=SID)
+    box.sh("rebase", "-q", "-i", "--empty=drop", "--exec", EXECS[made], "main", sid=SID,
+           extra={"GIT_SEQUENCE_EDITOR": ":"})
+    lines = box.sh("log", "--format=%H %s", "main..HEAD").stdout.splitlines()
+    subjects = [line.split(" ", 1)[1] for line in lines]
+    exec_made = {line.split()[0] for line in lines if line.endswith(" made by exec")}
+    # the twin was dropped, and the exec after it ran: one exec commit more than picks
+    assert twin not in subjects and len(exec_made) == len(lines) - len(exec_made) + 1, subjects
+    newest_earlier = subjects.index("earlier 1")
+    mine = {line.split()[0] for line in lines[:newest_earlier]}
+    data, stderr = answer(box)
+    check_exact_is_true(data, mine)
+    assert (data["trust"], data["commits"]) == ("exact", len(mine)), (data, stderr)
+    ledger_text = (box.path / ".git" / "lets-hooks" / "ledger").read_text()
+    assert not [row for row in ledger_text.splitlines()
+                if row.startswith("r ") and row.split()[1] in exec_made], ledger_text
+
+
 def test_copies_of_commits_no_hook_saw_are_vouched_for_as_advised(tmp_path: Path) -> None:
     """The session's two commits were made with no hook of ours running; then ``git
     rebase main`` (hooks running) copies them as they were, and the ledger's rewrite
