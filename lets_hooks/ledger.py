@@ -131,9 +131,18 @@ class Ledger:
         return {sha for sha in shas
                 if sha in made or sha in copies or sha in amended or sha in claims}
 
-    def originals(self) -> dict[str, str]:
-        """new -> old for every rewrite pair (the newest pair of each copy)."""
-        return {new: pairs[-1][0] for new, pairs in self.copies.items()}
+    def copied_from(self, shas: Iterable[str]) -> set[str]:
+        """Every commit one of ``shas`` is a copy of, through copies of copies: each of a
+        squash's originals, not only its newest pair's."""
+        copies = self.copies
+        found: set[str] = set()
+        todo = [sha for sha in shas if sha in copies]
+        while todo:
+            for old, _, _ in copies.get(todo.pop(), ()):
+                if old not in found:
+                    found.add(old)
+                    todo.append(old)
+        return found
 
     def status(self, sha: str, sid: str | None) -> str:
         """What the ledger says ``sha`` is for session ``sid`` (None: every commit made here
