@@ -551,7 +551,8 @@ def _warn_push(boundary: ladder.Boundary, branch: str, first: str, strict: bool,
                    f"{_short(boundary.recorded)} rejected: {boundary.reason}; {verdict}. "
                    f"Fix: {fix}")
     elif boundary.trust == ladder.ESTIMATE:
-        result.say(f"pre-push: branch {files.quoted(branch)}: no session boundary recorded; "
+        said = files.show(boundary.refused) if boundary.refused else "no session boundary recorded"
+        result.say(f"pre-push: branch {files.quoted(branch)}: {said}; "
                    f"the range is only estimated from the branch point off {boundary.merge_branch} "
                    f"({boundary.commits} commits). Fix: {fix}")
     elif boundary.trust == ladder.NONE:
@@ -587,6 +588,8 @@ def _fix(boundary: ladder.Boundary, fix: str, sid: str | None) -> str:
     if moved or (boundary.trust == ladder.ESTIMATE and boundary.commits):
         fix = (f"{fix} --at REV, REV being the commit the session's work starts after "
                f"({FIX} alone starts the session anew at HEAD)")
+    if boundary.refused:  # the record would be refused too
+        fix = f"move what was refused out of the way, then: {fix}"
     if not sid or state.sid_problem(sid) is not None:
         return f"set LETS_SESSION_ID to the session's id (a UUID), then: {fix}"
     return fix

@@ -47,7 +47,7 @@ class Boundary:
 
     __slots__ = ("boundary", "branch", "commits", "desc", "elsewhere", "excluded", "explain",
                  "head", "merge_branch", "mixed", "notes", "ranged", "reason", "recorded",
-                 "session_commits", "trust", "unvouched", "witness")
+                 "refused", "session_commits", "trust", "unvouched", "witness")
 
     def __init__(self, trust: str, boundary: str | None, commits: int | None, desc: str,
                  notes: list[str], reason: str | None = None) -> None:
@@ -60,6 +60,7 @@ class Boundary:
         self.branch: str | None = None
         self.head: str | None = None
         self.recorded: str | None = None  # the sha the state files held, valid or not
+        self.refused: str | None = None  # why the task file was not read (state.Recorded)
         self.merge_branch: str | None = None
         self.excluded = 0  # commits of boundary..HEAD already on the merge branch
         self.elsewhere = 0  # commits of boundary..HEAD this session did not make
@@ -183,8 +184,8 @@ class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
     __slots__ = ("branch", "config", "found", "head", "hint", "merge", "notes", "now",
-                 "on_merge", "prefix", "repo", "session_id", "sid", "tips", "verdict",
-                 "where")
+                 "on_merge", "prefix", "refused", "repo", "session_id", "sid", "tips",
+                 "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
                  found: dict[str, ObjectInfo], notes: list[str], now: int,
@@ -205,6 +206,7 @@ class _Facts:
         self.sid: str | None = None  # the recorded line's session id, when it is exact
         self.session_id: str | None = None  # the caller's session id, when usable
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
+        self.refused = False  # the task file was refused: no record writes it either
         self.prefix = prefix  # run before advised commands: where the branch is checked out
 
     def judge(self, commits: list[str], boundary: str | None,
@@ -306,6 +308,8 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         facts.session_id = session_id
     if recorded.approx:
         facts.hint = False  # a line no writer could place better: recording again cannot
+    if recorded.refused:
+        facts.refused = True
     if trust == EXACT and where.top is not None:
         facts.sid = recorded.sid
     boundary: str | None = None
@@ -693,11 +697,16 @@ def advise_from(branch: str, tops: Mapping[str, str]) -> str:
     return f"git switch {dash}{files.shell_word(branch)} && "
 
 
+REFUSED = "first move what was refused out of the way (lets-hooks record refuses it too), then "
+
+
 def _record_hint(facts: _Facts) -> str:
-    """``run: lets-hooks record``, or with no usable session id, to set one first."""
+    """``run: lets-hooks record``; with no usable session id, to set one first; where the
+    task file was refused (a record would be refused too), to move it away first."""
     if not facts.session_id:
         return NO_ID_HINT
-    return f"to record this session's boundary, run: {facts.prefix}{RECORD}"
+    first = REFUSED if facts.refused else ""
+    return f"to record this session's boundary, {first}run: {facts.prefix}{RECORD}"
 
 
 def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) -> str:
@@ -709,7 +718,8 @@ def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) ->
         return f"{said}; {NO_ID_HINT}"
     if not set(_own_line(facts, boundary)).issuperset(shas):
         return f"{said} (not all on this branch's own line: no record can vouch for them)"
-    return (f"{said}; if {condition}, vouch for them with: "
+    first = REFUSED if facts.refused else ""
+    return (f"{said}; if {condition}, {first}vouch for them with: "
             f"{facts.prefix}{RECORD} --at {boundary[:12]}")
 
 
@@ -873,6 +883,7 @@ def _finish(result: Boundary, branch: str, head: str | None, recorded: state.Rec
     result.branch = branch
     result.head = head
     result.recorded = recorded.sha
+    result.refused = recorded.refused
     result.merge_branch = merge
     return result
 
