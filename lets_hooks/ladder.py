@@ -183,8 +183,8 @@ def merge_tips(repo: Repo, merge: str | None) -> list[str]:
 class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
-    __slots__ = ("branch", "config", "found", "head", "hint", "merge", "notes", "now",
-                 "on_merge", "prefix", "refused", "repo", "session_id", "sid", "tips",
+    __slots__ = ("_sharing", "branch", "config", "found", "head", "hint", "merge", "notes",
+                 "now", "on_merge", "prefix", "refused", "repo", "session_id", "sid", "tips",
                  "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
@@ -207,7 +207,23 @@ class _Facts:
         self.session_id: str | None = None  # the caller's session id, when usable
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
         self.refused = False  # the task file was refused: no record writes it either
+        self._sharing: list[str] | None = None
         self.prefix = prefix  # run before advised commands: where the branch is checked out
+
+    def sharing(self) -> list[str]:
+        """The other local branches whose task file is this branch's (``feat/x`` and
+        ``feat-x``): no writer writes it for either. Asked of git (one ``for-each-ref``)
+        only where the slug holds a '-', and only off the exact path (advice, a refused
+        line), so the happy path pays nothing (bench_boundary.py)."""
+        if self._sharing is None:
+            self._sharing = []
+            if "-" in state.slug(self.branch):
+                try:
+                    names = [name for name, _ in self.repo.branches()]
+                except GitError:
+                    names = []
+                self._sharing = state.slug_collisions(self.branch, names)
+        return self._sharing
 
     def judge(self, commits: list[str], boundary: str | None,
               relevant: Container[str] | None = None, keep: bool = True) -> witness.Verdict:
@@ -328,6 +344,12 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         if boundary is not None:
             trust = ESTIMATE
     result = _described(facts, trust, boundary, counted, reason)
+    if recorded.source == "task" and result.trust != EXACT and facts.sharing():
+        # an exact answer is checked against the ledger wherever its line came from; any
+        # other may rest on the other branch's line
+        notes.append(f"branch {files.quoted(branch)} shares .task-{state.slug(branch)} with "
+                     + ", ".join(map(files.quoted, facts.sharing()))
+                     + " ('/' and '-' read alike): the line read may be that branch's")
     return _finish(result, branch, head, recorded, merge)
 
 
@@ -697,16 +719,24 @@ def advise_from(branch: str, tops: Mapping[str, str]) -> str:
     return f"git switch {dash}{files.shell_word(branch)} && "
 
 
-REFUSED = "first move what was refused out of the way (lets-hooks record refuses it too), then "
+def _first(facts: _Facts) -> str:
+    """What to do before a record, where one would be refused: a refused task file moved
+    away, or one of the branches that share it renamed."""
+    if facts.refused:
+        return ("first move what was refused out of the way (lets-hooks record refuses it "
+                "too), then ")
+    if facts.sharing():
+        return ("first rename one of the branches that share its task file (lets-hooks record "
+                "refuses it too), then ")
+    return ""
 
 
 def _record_hint(facts: _Facts) -> str:
-    """``run: lets-hooks record``; with no usable session id, to set one first; where the
-    task file was refused (a record would be refused too), to move it away first."""
+    """``run: lets-hooks record``; with no usable session id, to set one first; where a
+    record would be refused, what to do first (``_first``)."""
     if not facts.session_id:
         return NO_ID_HINT
-    first = REFUSED if facts.refused else ""
-    return f"to record this session's boundary, {first}run: {facts.prefix}{RECORD}"
+    return f"to record this session's boundary, {_first(facts)}run: {facts.prefix}{RECORD}"
 
 
 def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) -> str:
@@ -718,8 +748,7 @@ def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) ->
         return f"{said}; {NO_ID_HINT}"
     if not set(_own_line(facts, boundary)).issuperset(shas):
         return f"{said} (not all on this branch's own line: no record can vouch for them)"
-    first = REFUSED if facts.refused else ""
-    return (f"{said}; if {condition}, {first}vouch for them with: "
+    return (f"{said}; if {condition}, {_first(facts)}vouch for them with: "
             f"{facts.prefix}{RECORD} --at {boundary[:12]}")
 
 
@@ -815,8 +844,8 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
                 notes.append("between it and the boundary, " + _unvouched(
                     facts, where, claimed, "this session made them too"))
             else:
-                notes.append(f"to keep it in the range, run: {facts.prefix}{RECORD} "
-                             f"--at {where[:12]}")
+                notes.append(f"to keep it in the range, {_first(facts)}run: "
+                             f"{facts.prefix}{RECORD} --at {where[:12]}")
         return PRIOR
     return EXACT
 

@@ -120,6 +120,7 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
              for (name, sha), top in zip(branches, top_of.values())]
     batch = prefetched(repo, where, settings.merge_branch or where.origin_head, asked,
                        remote_tips)
+    batch.listed = listed
     slugs: dict[str, list[str]] = {}
     for name, _ in branches:
         slugs.setdefault(state.slug(name), []).append(name)
