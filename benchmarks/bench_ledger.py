@@ -131,6 +131,28 @@ def bench_reading(root: Path, runs: int) -> None:
               f" a session's commits from the line's mark (ms): {shown}")
 
 
+def bench_index(runs: int) -> None:
+    """The index made again once more than ``ledger.INDEXED`` bytes were appended past it,
+    over a ledger at its compaction size: made whole, and the kept one extended by the
+    lines appended since (what a reader does when the kept one still holds)."""
+    from lets_hooks import ledger
+
+    lines = [f"c {n:040x} other-session\n".encode() for n in range(70_000)]
+    data = b"".join(lines)
+    cut = len(data) - 2 * ledger.INDEXED  # more than INDEXED appended since
+    cut = data.rfind(b"\n", 0, cut) + 1
+    kept = ledger.build_index(data[:cut])
+    took: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(runs):
+        for extended in (False, True):
+            began = time.perf_counter()
+            ledger.build_index(data, kept if extended else None)
+            took[extended].append(time.perf_counter() - began)
+    whole, grown = (statistics.median(took[k]) * 1000 for k in (False, True))
+    print(f"index of a {len(data) / (1 << 20):.1f} MiB ledger made again: whole {whole:.1f} ms, "
+          f"the kept one extended {grown:.1f} ms (medians of {runs})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Time the session ledger.")
     parser.add_argument("--runs", type=int, default=31)
@@ -140,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         bench_commit(root, args.runs)
         bench_rebase(root, args.runs)
         bench_reading(root, args.runs)
+        bench_index(args.runs)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

@@ -131,9 +131,18 @@ class Ledger:
         return {sha for sha in shas
                 if sha in made or sha in copies or sha in amended or sha in claims}
 
-    def originals(self) -> dict[str, str]:
-        """new -> old for every rewrite pair (the newest pair of each copy)."""
-        return {new: pairs[-1][0] for new, pairs in self.copies.items()}
+    def copied_from(self, shas: Iterable[str]) -> set[str]:
+        """Every commit one of ``shas`` is a copy of, through copies of copies: each of a
+        squash's originals, not only its newest pair's."""
+        copies = self.copies
+        found: set[str] = set()
+        todo = [sha for sha in shas if sha in copies]
+        while todo:
+            for old, _, _ in copies.get(todo.pop(), ()):
+                if old not in found:
+                    found.add(old)
+                    todo.append(old)
+        return found
 
     def status(self, sha: str, sid: str | None) -> str:
         """What the ledger says ``sha`` is for session ``sid`` (None: every commit made here
@@ -544,26 +553,39 @@ def _bucket(name: bytes) -> int:
     return (name[0] << 8 | name[1]) >> 2
 
 
-def build_index(data: bytes) -> Index:
+def build_index(data: bytes, kept: Index | None = None) -> Index:
     """The index of ``data``'s whole lines: a record for every line whose second field
-    could be a commit's name (every line ``fields`` reads as naming one)."""
-    covered = data.rfind(b"\n") + 1
-    lines = data[:covered].split(b"\n")
+    could be a commit's name (every line ``fields`` reads as naming one). ``kept``: an
+    index that holds for the start of ``data`` (``_load_index`` checked it): only the
+    lines past it are read, their records merged into its (benchmarks/bench_ledger.py,
+    ``bench_index``)."""
+    start = kept.covered if kept is not None else 0
+    covered = max(data.rfind(b"\n") + 1, start)
+    lines = data[start:covered].split(b"\n")
     lines.pop()
     records = []
-    at = 0
+    at = start
     for raw in lines:
         if raw[1:2] == b" " and raw.find(b" ", 2) in (42, 66) \
                 and not raw[2:42].translate(None, HEX):
             records.append(bytes.fromhex(raw[2:2 + 2 * _KEY].decode("ascii"))
                            + at.to_bytes(4, "big"))
         at += len(raw) + 1
-    records.sort()
     counts = [0] * (_BUCKETS + 1)
-    for record in records:
-        counts[_bucket(record) + 1] += 1
-    starts = b"".join(n.to_bytes(4, "big") for n in accumulate(counts))
-    return Index(covered, len(lines), b"".join(records), starts)
+    if kept is not None:
+        old = kept.records
+        records += [old[i:i + _RECORD] for i in range(0, len(old), _RECORD)]
+        starts = [int.from_bytes(kept.starts[i:i + 4], "big")
+                  for i in range(0, len(kept.starts), 4)]
+        counts[1:] = [b - a for a, b in zip(starts, starts[1:])]
+        for record in records[:len(records) - len(old) // _RECORD]:
+            counts[_bucket(record) + 1] += 1
+    else:
+        for record in records:
+            counts[_bucket(record) + 1] += 1
+    records.sort()
+    return Index(covered, len(lines) + (kept.lines if kept is not None else 0),
+                 b"".join(records), b"".join(n.to_bytes(4, "big") for n in accumulate(counts)))
 
 
 def _index(common_dir: str, data: bytes) -> Index | None:
@@ -588,7 +610,7 @@ def _index(common_dir: str, data: bytes) -> Index | None:
         import zlib
         from contextlib import suppress
 
-        found = build_index(data)
+        found = build_index(data, found)
         with suppress(files.Refused, OSError):  # not kept: the next reader makes it again
             files.atomic_write(where, files.sealed(_INDEX_MAGIC, (
                 file, found.covered, zlib.crc32(memoryview(data)[:found.covered]),

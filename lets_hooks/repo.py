@@ -234,7 +234,18 @@ def _start(argv: list[str], stdin: bytes | None, fed: bool = False) -> Started:
 def _read_back(fd: int, cap: int) -> bytes:
     """What a process wrote into the memory file ``fd`` (at most ``cap`` bytes; -1: all)."""
     size = os.fstat(fd).st_size
-    return os.pread(fd, size if cap < 0 else min(size, cap), 0)  # a regular file: one read
+    want = size if cap < 0 else min(size, cap)
+    data = os.pread(fd, want, 0)  # a regular file: one read, up to about 2 GiB on Linux
+    if len(data) < want:  # read on from where it stopped
+        parts, done = [data], len(data)
+        while done < want:
+            more = os.pread(fd, want - done, done)
+            if not more:
+                break
+            parts.append(more)
+            done += len(more)
+        data = b"".join(parts)
+    return data
 
 
 class Location:

@@ -585,25 +585,17 @@ def _below_a_changed_boundary(where: Location, target: Target, move: Move,
 def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
                        old: History) -> Move:
     """A boundary is never moved up past a commit the session made: a move that would put
-    below it a commit the session's old range copied (the rewrite ledger: a pushed commit
-    back through the upstream under ``pull --rebase``) goes under the oldest such one."""
+    below it a commit the session's old range copied (the rewrite lines, every original of
+    a squash: a pushed commit back through the upstream under ``pull --rebase``) goes
+    under the oldest such one."""
     boundary = move.boundary
     if boundary is None or target.boundary is None or boundary == target.boundary:
         return move
     from lets_hooks import ledger as session_ledger
 
     mine = old.reach(target.old_tip)
-    ledger = session_ledger.read_from(gitfiles.common_dir(where.git_dir), None, None,
-                                      mine).originals()
-    if not ledger:
-        return move
-    came_from: set[str] = set()
-    for commit in mine:
-        seen = 0
-        while commit in ledger and seen < 64:
-            commit = ledger[commit]
-            came_from.add(commit)
-            seen += 1
+    came_from = session_ledger.read_from(gitfiles.common_dir(where.git_dir), None, None,
+                                         mine).copied_from(mine)
     if not came_from:
         return move
     walk = History(repo.walk([boundary], [target.boundary]))

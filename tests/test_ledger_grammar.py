@@ -158,7 +158,8 @@ def test_the_index_and_the_whole_parse_say_the_same(
     line parsed when they may be most of the lines), with this session's mark in the
     ledger or not, is what ``parse`` of the whole file says; ``placed`` is whether the
     mark is there. Without the mark, which commits the session made is the whole
-    ledger's answer too. An index of any first part of the ledger says the same."""
+    ledger's answer too. An index of any first part of the ledger says the same, and,
+    extended by the lines after that part, is the index of the whole."""
     boundary = _SHAS[-1]
     if mark is not None:
         lines = [*lines, f"s {boundary} {mark}"]
@@ -184,6 +185,11 @@ def test_the_index_and_the_whole_parse_say_the_same(
             for index in (None, ledger.build_index(first)):
                 assert ledger.about(data, wanted, index).statuses(wanted, sid) == \
                     {sha: whole.status(sha, sid) for sha in wanted}
+            # an index of the first part, extended by the lines after it, is the whole's
+            made, extended = ledger.build_index(data), ledger.build_index(
+                data, ledger.build_index(first))
+            assert [getattr(extended, name) for name in ledger.Index.__slots__] == \
+                [getattr(made, name) for name in ledger.Index.__slots__]
             # the whole parse kept for the next reader is never marked by this one
             assert not ledger.read(str(common)).placed
     finally:

@@ -62,6 +62,26 @@ def test_long_answers_and_large_inputs_come_back_whole(
     assert repo.calls == 4  # one process a question
 
 
+def test_an_answer_a_single_read_cuts_short_is_read_on(
+        history: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One read of a file returns at most about 2 GiB on Linux: an answer longer than what
+    one read gives is read on from where it stopped, never taken cut short (here each read
+    gives at most 4,096 bytes of a 123 KB listing)."""
+    if not repo_module._MEMFD:
+        pytest.skip("no memory files on this system")
+    whole = os.pread
+    reads: list[int] = []
+
+    def short(fd: int, size: int, offset: int) -> bytes:
+        reads.append(offset)
+        return whole(fd, min(size, 4096), offset)
+
+    repo, head, listed = listed_with(history, monkeypatch, True)
+    monkeypatch.setattr(os, "pread", short)
+    assert repo.listing(head, []) == listed and len(listed) == COMMITS
+    assert len(reads) > 30  # read on, 4,096 bytes at a time
+
+
 def test_memory_files_refused_fall_back_to_subprocess(
         history: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A system whose Python has ``memfd_create`` but refuses it (a sandbox's seccomp, an

@@ -374,7 +374,7 @@ def test_copies_of_the_sessions_commits_are_its_own_through_the_ledger(tmp_path:
     box.sh("rebase", "-q", "-i", "--force-rebase", "HEAD~2", sid=SID,
            extra={"GIT_SEQUENCE_EDITOR": "true", **later()})
     assert box.head() != before
-    copies = ledger.read(str(box.path / ".git")).originals()
+    copies = ledger.read(str(box.path / ".git")).copies
     assert box.head() in copies and len(copies) == 2, copies
     data = answer(box)
     assert (data["trust"], data["commits"], data["elsewhere"]) == ("exact", 2, 0), data
@@ -450,7 +450,8 @@ def test_the_session_ledger_is_compacted_to_its_newest_lines(
     for i in range(6):
         assert ledger.note_rewrite(common, [(sha[i], sha[i + 1])], SID) is None
     book = ledger.read(common)
-    assert book.originals() == {sha[i + 1]: sha[i] for i in range(2, 6)}
+    assert {new: [old for old, _, _ in pairs] for new, pairs in book.copies.items()} == \
+        {sha[i + 1]: [sha[i]] for i in range(2, 6)}
     assert (tmp_path / "common" / ledger.FOLDER / ledger.LOCK).exists()
     lines = (tmp_path / "common" / ledger.FOLDER / ledger.NAME).read_bytes().splitlines()
     assert len(lines) <= 4

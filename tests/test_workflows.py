@@ -172,6 +172,23 @@ def rebase_after_push_then_pull_rebase(w: World) -> None:
     assert words(got) == "1 commits, not counting 1 from elsewhere", got.desc
 
 
+def squash_after_push_then_pull_rebase(w: World) -> None:
+    """You pushed c1, squashed a fixup into it (``commit --fixup``, ``rebase -i
+    --autosquash``), then ``git pull --rebase``: git keeps the pushed c1 and replays the
+    squash on top of it. Both are the session's: the boundary must not move up onto the
+    pushed c1, one of the squash's two originals (found by the generated days)."""
+    (c1,) = topic(w, commits=1, push=True)
+    label = w._file(w.me, "f")
+    w.git("add", "--", f"{label}.txt")
+    w.git("commit", "-q", f"--fixup={c1}")
+    w.git("-c", "sequence.editor=true", "rebase", "-q", "-i", "--autosquash", f"{c1}~1")
+    got = exact(w)
+    assert got.commits == 1, got.desc
+    w.pull("rebase")
+    got = exact(w)
+    assert got.commits == 2, got.desc
+
+
 def merge_teammates_branch(w: World) -> None:
     """A true merge of a teammate's branch ``lib``: only the merge commit is the session's."""
     topic(w, commits=1)
@@ -635,7 +652,8 @@ EXACT: list[Callable[[World], None]] = [
     pull_on_main_without_commits("ff-only"), pull_on_main_without_commits("merge"),
     pull_on_main_without_commits("rebase"), pull_merge_on_main, pull_rebase_on_main,
     pull_rebase_on_main_after_pushing_part,
-    rebase_after_push_then_pull_rebase, merge_teammates_branch,
+    rebase_after_push_then_pull_rebase, squash_after_push_then_pull_rebase,
+    merge_teammates_branch,
     merge_main_and_teammates_branch, cherry_pick_and_revert,
     pull_main_then_rebase_on_stale_main, pull_rebase_drops_a_change_a_teammate_pushed_too,
     rebase_drops_a_teammates_commit_the_session_squashed_in,
