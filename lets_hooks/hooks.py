@@ -366,7 +366,7 @@ def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], 
         if where.top is None or where.head is None:
             return result
         sid = settings.session_id(environ)
-        for line in rewrite.follow(repo, where, command, stdin, sid):
+        for line in rewrite.follow(repo, where, command, stdin, sid, settings.merge_branch):
             result.say(line)
         if where.branch is None and command == "amend":
             # an amend on a detached HEAD (a fixup or an edit stop of a rebase): its pairs
