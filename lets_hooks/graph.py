@@ -292,9 +292,15 @@ class BatchRepo(Repo):
         self.graph = graph
         self.known = {info.name: info for info in objects}
         self._asked: dict[int, int] = {}  # a stop or exclusion -> a head it was asked for
+        self.listed: list[tuple[str, str]] | None = None  # the local branches, once known
 
     def locate(self) -> Location:
         return self.where
+
+    def branches(self) -> list[tuple[str, str]]:
+        if self.listed is None:
+            self.listed = super().branches()
+        return self.listed
 
     def objects(self, names: Sequence[str]) -> list[ObjectInfo]:
         missing = [n for n in names if n not in self.known]

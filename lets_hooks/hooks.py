@@ -369,7 +369,7 @@ def post_rewrite(argv: Sequence[str], stdin: bytes, environ: Mapping[str, str], 
         if where.top is None or where.head is None:
             return result
         sid = settings.session_id(environ)
-        for line in rewrite.follow(repo, where, command, stdin, sid):
+        for line in rewrite.follow(repo, where, command, stdin, sid, settings.merge_branch):
             result.say(line)
         if where.branch is None and command == "amend":
             # an amend on a detached HEAD (a fixup or an edit stop of a rebase): its pairs
@@ -554,7 +554,8 @@ def _warn_push(boundary: ladder.Boundary, branch: str, first: str, strict: bool,
                    f"{_short(boundary.recorded)} rejected: {boundary.reason}; {verdict}. "
                    f"Fix: {fix}")
     elif boundary.trust == ladder.ESTIMATE:
-        result.say(f"pre-push: branch {files.quoted(branch)}: no session boundary recorded; "
+        said = files.show(boundary.refused) if boundary.refused else "no session boundary recorded"
+        result.say(f"pre-push: branch {files.quoted(branch)}: {said}; "
                    f"the range is only estimated from the branch point off {boundary.merge_branch} "
                    f"({boundary.commits} commits). Fix: {fix}")
     elif boundary.trust == ladder.NONE:
@@ -590,6 +591,8 @@ def _fix(boundary: ladder.Boundary, fix: str, sid: str | None) -> str:
     if moved or (boundary.trust == ladder.ESTIMATE and boundary.commits):
         fix = (f"{fix} --at REV, REV being the commit the session's work starts after "
                f"({FIX} alone starts the session anew at HEAD)")
+    if boundary.refused:  # the record would be refused too
+        fix = f"move what was refused out of the way, then: {fix}"
     if not sid or state.sid_problem(sid) is not None:
         return f"set LETS_SESSION_ID to the session's id (a UUID), then: {fix}"
     return fix

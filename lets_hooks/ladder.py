@@ -47,7 +47,7 @@ class Boundary:
 
     __slots__ = ("boundary", "branch", "commits", "desc", "elsewhere", "excluded", "explain",
                  "head", "merge_branch", "mixed", "notes", "ranged", "reason", "recorded",
-                 "session_commits", "trust", "unvouched", "witness")
+                 "refused", "session_commits", "trust", "unvouched", "witness")
 
     def __init__(self, trust: str, boundary: str | None, commits: int | None, desc: str,
                  notes: list[str], reason: str | None = None) -> None:
@@ -60,6 +60,7 @@ class Boundary:
         self.branch: str | None = None
         self.head: str | None = None
         self.recorded: str | None = None  # the sha the state files held, valid or not
+        self.refused: str | None = None  # why the task file was not read (state.Recorded)
         self.merge_branch: str | None = None
         self.excluded = 0  # commits of boundary..HEAD already on the merge branch
         self.elsewhere = 0  # commits of boundary..HEAD this session did not make
@@ -191,9 +192,9 @@ def merge_tips(repo: Repo, merge: str | None) -> list[str]:
 class _Facts:
     """What the rungs share: where, which branch and head, the merge branch and its tips."""
 
-    __slots__ = ("branch", "config", "found", "head", "hint", "merge", "notes", "now",
-                 "on_merge", "prefix", "repo", "session_id", "sid", "tips", "verdict",
-                 "where")
+    __slots__ = ("_sharing", "branch", "config", "found", "head", "hint", "merge", "notes",
+                 "now", "on_merge", "prefix", "refused", "repo", "session_id", "sid", "tips",
+                 "verdict", "where")
 
     def __init__(self, repo: Repo, config: Config, branch: str, head: str, merge: str,
                  found: dict[str, ObjectInfo], notes: list[str], now: int,
@@ -214,7 +215,24 @@ class _Facts:
         self.sid: str | None = None  # the recorded line's session id, when it is exact
         self.session_id: str | None = None  # the caller's session id, when usable
         self.hint = True  # "run: lets-hooks record" is advice that holds for this answer
+        self.refused = False  # the task file was refused: no record writes it either
+        self._sharing: list[str] | None = None
         self.prefix = prefix  # run before advised commands: where the branch is checked out
+
+    def sharing(self) -> list[str]:
+        """The other local branches whose task file is this branch's (``feat/x`` and
+        ``feat-x``): no writer writes it for either. Asked of git (one ``for-each-ref``)
+        only where the slug holds a '-', and only off the exact path (advice, a refused
+        line), so the happy path pays nothing (bench_boundary.py)."""
+        if self._sharing is None:
+            self._sharing = []
+            if "-" in state.slug(self.branch):
+                try:
+                    names = [name for name, _ in self.repo.branches()]
+                except GitError:
+                    names = []
+                self._sharing = state.slug_collisions(self.branch, names)
+        return self._sharing
 
     def judge(self, commits: list[str], boundary: str | None,
               relevant: Container[str] | None = None, keep: bool = True) -> witness.Verdict:
@@ -315,6 +333,8 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         facts.session_id = session_id
     if recorded.approx:
         facts.hint = False  # a line no writer could place better: recording again cannot
+    if recorded.refused:
+        facts.refused = True
     if trust == EXACT and where.top is not None:
         facts.sid = recorded.sid
     boundary: str | None = None
@@ -333,6 +353,12 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         if boundary is not None:
             trust = ESTIMATE
     result = _described(facts, trust, boundary, counted, reason)
+    if recorded.source == "task" and result.trust != EXACT and facts.sharing():
+        # an exact answer is checked against the ledger wherever its line came from; any
+        # other may rest on the other branch's line
+        notes.append(f"branch {files.quoted(branch)} shares .task-{state.slug(branch)} with "
+                     + ", ".join(map(files.quoted, facts.sharing()))
+                     + " ('/' and '-' read alike): the line read may be that branch's")
     return _finish(result, branch, head, recorded, merge)
 
 
@@ -702,11 +728,24 @@ def advise_from(branch: str, tops: Mapping[str, str]) -> str:
     return f"git switch {dash}{files.shell_word(branch)} && "
 
 
+def _first(facts: _Facts) -> str:
+    """What to do before a record, where one would be refused: a refused task file moved
+    away, or one of the branches that share it renamed."""
+    if facts.refused:
+        return ("first move what was refused out of the way (lets-hooks record refuses it "
+                "too), then ")
+    if facts.sharing():
+        return ("first rename one of the branches that share its task file (lets-hooks record "
+                "refuses it too), then ")
+    return ""
+
+
 def _record_hint(facts: _Facts) -> str:
-    """``run: lets-hooks record``, or with no usable session id, to set one first."""
+    """``run: lets-hooks record``; with no usable session id, to set one first; where a
+    record would be refused, what to do first (``_first``)."""
     if not facts.session_id:
         return NO_ID_HINT
-    return f"to record this session's boundary, run: {facts.prefix}{RECORD}"
+    return f"to record this session's boundary, {_first(facts)}run: {facts.prefix}{RECORD}"
 
 
 def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) -> str:
@@ -718,7 +757,7 @@ def _unvouched(facts: _Facts, boundary: str, shas: list[str], condition: str) ->
         return f"{said}; {NO_ID_HINT}"
     if not set(_own_line(facts, boundary)).issuperset(shas):
         return f"{said} (not all on this branch's own line: no record can vouch for them)"
-    return (f"{said}; if {condition}, vouch for them with: "
+    return (f"{said}; if {condition}, {_first(facts)}vouch for them with: "
             f"{facts.prefix}{RECORD} --at {boundary[:12]}")
 
 
@@ -814,8 +853,8 @@ def _checked(facts: _Facts, boundary: str, counted: _Count, split: _Split) -> st
                 notes.append("between it and the boundary, " + _unvouched(
                     facts, where, claimed, "this session made them too"))
             else:
-                notes.append(f"to keep it in the range, run: {facts.prefix}{RECORD} "
-                             f"--at {where[:12]}")
+                notes.append(f"to keep it in the range, {_first(facts)}run: "
+                             f"{facts.prefix}{RECORD} --at {where[:12]}")
         return PRIOR
     return EXACT
 
@@ -882,6 +921,7 @@ def _finish(result: Boundary, branch: str, head: str | None, recorded: state.Rec
     result.branch = branch
     result.head = head
     result.recorded = recorded.sha
+    result.refused = recorded.refused
     result.merge_branch = merge
     return result
 

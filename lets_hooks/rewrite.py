@@ -342,10 +342,10 @@ class Target:
 
 
 def follow(repo: Repo, where: Location, command: str, stdin: bytes,
-           sid: str | None = None) -> list[str]:
+           sid: str | None = None, merge: str | None = None) -> list[str]:
     """Write the rewrite's pairs into the session ledger (by session ``sid``), then move
     the boundary of every branch the rewrite moved (``--update-refs`` too), each under its
-    own lock; returns what to tell the user."""
+    own lock; returns what to tell the user. ``merge``: the configured merge branch."""
     assert where.top is not None and where.head is not None
     rebase = gitfiles.rebase_state(where.git_dir)
     if command == "amend" and rebase.backend is not None:
@@ -365,7 +365,8 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes,
     branch = where.branch or _branch_name(rebase.head_name)  # checked out, or being rebased
     # every listed commit dropped: their pairs into onto still tell place where the line
     # went (a pair into onto copies nothing it sorts), and keep patch ids from guessing
-    return said + _move(repo, where, command, rebase, branch, pairs or listed, old_tip, sid)
+    return said + _move(repo, where, command, rebase, branch, pairs or listed, old_tip, sid,
+                        merge)
 
 
 def without_dropped(pairs: list[tuple[str, str]], onto: str | None, done: bytes | None
@@ -430,7 +431,7 @@ def _not_into_made(repo: Repo, where: Location, pairs: list[tuple[str, str]],
 
 def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
           branch: str | None, pairs: list[tuple[str, str]], old_tip: str | None,
-          sid: str | None) -> list[str]:
+          sid: str | None, merge: str | None = None) -> list[str]:
     """``follow``'s moves of the boundaries, once the rewrite's pairs are known."""
     assert where.top is not None and where.head is not None
     if branch is None:
@@ -482,7 +483,7 @@ def _move(repo: Repo, where: Location, command: str, rebase: RebaseState,
             continue  # it did not bound this history before the rewrite either
         moved = place(target.boundary, target.old_tip, target.new_tip, onto, images, old, new,
                       copies, guessed, partial(repo.is_ancestor, target.boundary))
-        moved = _not_above_session(repo, where, target, moved, old)
+        moved = _not_above_session(repo, where, target, moved, old, sid, merge)
         moved = _below_a_changed_boundary(where, target, moved, new, sid)
         messages += _write(store, target, moved, names)
     return messages
@@ -623,30 +624,42 @@ def _below_a_changed_boundary(where: Location, target: Target, move: Move,
 
 
 def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
-                       old: History) -> Move:
-    """A boundary is never moved up past a commit the session made: a move that would put
-    below it a commit the session's old range copied (the rewrite lines, every original of
-    a squash: a pushed commit back through the upstream under ``pull --rebase``) goes
-    under the oldest such one."""
+                       old: History, sid: str | None, merge: str | None) -> Move:
+    """A boundary is never moved up past a commit the session made (SPEC section 4; the
+    ladder's rule, ``ladder._checked``): a move that would put below it a commit the session
+    made (its ledger lines) or a commit the session's old range copied (the rewrite lines,
+    every original of a squash: a pushed commit back through the upstream under ``pull
+    --rebase``) goes under the oldest such one. Off the merge branch, the session's commits
+    on that branch's own line are its work: a topic's boundary goes above them."""
     boundary = move.boundary
     if boundary is None or target.boundary is None or boundary == target.boundary:
         return move
     from lets_hooks import ledger as session_ledger
 
     mine = old.reach(target.old_tip)
-    came_from = session_ledger.read_from(gitfiles.common_dir(where.git_dir), None, None,
-                                         mine).copied_from(mine)
-    if not came_from:
+    book = session_ledger.read_from(gitfiles.common_dir(where.git_dir), None, sid, mine)
+    came_from = book.copied_from(mine)
+    made = set(book.session_work(sid)[0]) if sid else set()
+    if not came_from and not made:
         return move
     walk = History(repo.walk([boundary], [target.boundary]))
-    made = [c for c in walk.parents if c in came_from and c not in old]
-    if not made:
+    found = [c for c in walk.parents if c not in old and (c in came_from or c in made)]
+    own = [c for c in found if c not in came_from]
+    if own:
+        from lets_hooks.ladder import merge_branch
+
+        named, origin, local = merge_branch(repo, merge or where.origin_head)
+        tips = list(dict.fromkeys(tip for tip in (origin, local) if tip))
+        if target.branch != named and tips:
+            on_main = repo.on_first_parent_lines(tips, own)
+            found = [c for c in found if c not in on_main]
+    if not found:
         return move
-    parents = walk.parents[made[-1]]
+    parents = walk.parents[found[-1]]
     if not parents:
-        return Move(None, f"the session's commit {made[-1][:12]} would fall below the "
+        return Move(None, f"the session's commit {found[-1][:12]} would fall below the "
                           "boundary: it stays")
-    return Move(parents[0], f"the session's commit {made[-1][:12]} came back below where "
+    return Move(parents[0], f"the session's commit {found[-1][:12]} came back below where "
                             "the rewrite would put the boundary: the boundary goes under it")
 
 

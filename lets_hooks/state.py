@@ -158,7 +158,7 @@ class Recorded:
     """What a state file says: the sha as written, the session id, where it came from,
     and this writer's own lines when they match the sha."""
 
-    __slots__ = ("approx", "line", "notes", "recorded_at", "sha", "sid", "source")
+    __slots__ = ("approx", "line", "notes", "recorded_at", "refused", "sha", "sid", "source")
 
     def __init__(self) -> None:
         self.sha: str | None = None
@@ -168,6 +168,9 @@ class Recorded:
         self.line: bytes | None = None  # the session line's value as read, for compare
         self.recorded_at: str | None = None  # session-recorded time (ISO text), sha matched
         self.approx: str | None = None  # session-approx reason, sha matched
+        # why the branch's task file (or the state folder) was refused: something may be
+        # recorded there, unread, and no writer writes there either
+        self.refused: str | None = None
 
 
 def tokens(line: bytes) -> list[bytes]:
@@ -239,6 +242,7 @@ def read_recorded(where: Store | str, branch: str) -> Recorded:
     found = Recorded()
     if store.problem is not None:
         found.notes.append(store.problem)
+        found.refused = store.problem
         return found
     task = store.task_path(branch)
     data, problem = files.read_capped(task)
@@ -246,6 +250,7 @@ def read_recorded(where: Store | str, branch: str) -> Recorded:
         found = parse(data, os.path.basename(task))
     if problem:
         found.notes.append(problem)
+        found.refused = problem
     if found.sha is not None:
         return found
     legacy = store.legacy_path(branch)

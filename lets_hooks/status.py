@@ -39,10 +39,11 @@ class Row:
         elif b.trust == ladder.PRIOR:
             parts.append("recorded by an earlier session")
         elif b.trust == ladder.ESTIMATE:
-            parts.append(f"nothing recorded; estimated from the branch point off "
-                         f"{b.merge_branch}")
+            parts.append(f"{b.refused or 'nothing recorded'}; estimated from the branch "
+                         f"point off {b.merge_branch}")
         elif b.trust == ladder.NONE:
-            parts.append("nothing recorded" if b.recorded is None else "no usable boundary")
+            parts.append(b.refused or ("nothing recorded" if b.recorded is None
+                                       else "no usable boundary"))
         if self.shares_with:
             parts.append(f"shares .task-{state.slug(self.branch)} with "
                          + ", ".join(repr(o) for o in self.shares_with))
@@ -119,6 +120,7 @@ def rows(cwd: str | None, environ: Mapping[str, str], now: int) -> tuple[list[Ro
              for (name, sha), top in zip(branches, top_of.values())]
     batch = prefetched(repo, where, settings.merge_branch or where.origin_head, asked,
                        remote_tips)
+    batch.listed = listed
     slugs: dict[str, list[str]] = {}
     for name, _ in branches:
         slugs.setdefault(state.slug(name), []).append(name)

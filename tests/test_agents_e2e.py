@@ -19,6 +19,7 @@ so. Only loopback addresses are used.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import http.server
 import json
@@ -158,37 +159,37 @@ def project(tmp_path: Path) -> Iterator[Path]:
 
 
 def agent_env(tmp_path: Path, extra: dict[str, str]) -> dict[str, str]:
-    """No session variable of an agent this test is not running, lets-hooks on PATH; and
-    where ``lets-session-checkpoint`` is not installed, a stand-in for it that keeps the
-    end-of-session hook's JSON (``ended``), so the wiring is checked all the same."""
+    """No session variable of an agent this test is not running, lets-hooks on PATH, and
+    in front of ``lets-session-checkpoint`` a script that keeps each end-of-session hook's
+    JSON (``ended``) and hands it on to the command where it is installed, so the wiring
+    of each end event is checked whether or not the command is there."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("CLAUDE", "CODEX_", "GEMINI", "LETS_", "ANTHROPIC",
                                 "OPENAI", "GOOGLE_"))}
-    path = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    if CHECKPOINT is None:
-        stand_in = tmp_path / "stand-in-bin"
-        stand_in.mkdir(exist_ok=True)
-        (tmp_path / "ended").mkdir(exist_ok=True)
-        script = stand_in / "lets-session-checkpoint"
-        script.write_text(f'#!/bin/sh\ncat > "{tmp_path}/ended/$$.json"\nexit 0\n')
-        script.chmod(0o755)
-        path = f"{stand_in}{os.pathsep}{path}"
-    env["PATH"] = path
+    stand_in = tmp_path / "stand-in-bin"
+    stand_in.mkdir(exist_ok=True)
+    (tmp_path / "ended").mkdir(exist_ok=True)
+    script = stand_in / "lets-session-checkpoint"
+    keep = f'"{tmp_path}/ended/$$.json"'
+    script.write_text("#!/bin/sh\n" + (f'cat > {keep}\nexit 0\n' if CHECKPOINT is None else
+                                       f'tee {keep} | "{CHECKPOINT}" "$@"\n'))
+    script.chmod(0o755)
+    env["PATH"] = f"{stand_in}{os.pathsep}{BIN}{os.pathsep}{env.get('PATH', '')}"
     env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1"
     env.update(extra)
     return env
 
 
 def ended(tmp_path: Path, events: set[str]) -> None:
-    """The stand-in checkpoint ran with ``--hook`` for one of ``events`` (none to check
-    where the real command is installed: ``check_session`` reads its handoff)."""
-    if CHECKPOINT is not None:
-        return
+    """The checkpoint ran with ``--hook`` for each of ``events`` (``agent_env``'s script
+    kept its JSON; where the command is installed, ``check_session`` reads its handoff)."""
     folder = tmp_path / "ended"
+    seen: set[object] = set()
     for _ in range(50):  # an agent may start its end hook without waiting for it
-        seen = {json.loads(p.read_text() or "{}").get("hook_event_name")
-                for p in folder.glob("*.json")}
-        if seen & events:
+        for kept in folder.glob("*.json"):
+            with contextlib.suppress(ValueError):  # (one still being written)
+                seen.add(json.loads(kept.read_text() or "{}").get("hook_event_name"))
+        if seen >= events:
             return
         time.sleep(0.1)
     raise AssertionError(f"no end-of-session hook ran ({events}); seen: {seen}")
@@ -286,7 +287,8 @@ def test_codex_cli_session(tmp_path: Path) -> None:
         assert seen[2] == sid  # the shell command's CODEX_THREAD_ID is the hook's id
         first = json.dumps(model.requests[0][1])
         check_session(repo, output, sid, first)
-        ended(tmp_path, {"Stop"})
+        ended(tmp_path, {"Stop", "SessionEnd"})  # after the turn, and at exit
+        assert "clamping" not in done.stderr  # a SessionEnd timeout Codex takes as it is
 
 
 # -- Gemini CLI -------------------------------------------------------------------------------

@@ -727,3 +727,31 @@ def test_version_help_and_a_usage_error(tmp_path: Path) -> None:
         assert (done.returncode, done.stdout) == (0, ""), args
         assert len(done.stderr.splitlines()) == 1 and "error:" in done.stderr, done.stderr
     assert not (tmp_path / "memory").exists()
+
+
+def test_a_blocked_value_that_starts_like_its_risk_or_an_option(box: HookBox) -> None:
+    """A value that is only a risk names no blocker: refused in one line, before anything
+    is written (exit 2; under --hook exit 0), the handoff byte for byte as it was. One that
+    starts with '(' or '-' and names one is taken as the value (``--blocked=-x`` for a
+    value argparse would read as an option)."""
+    start(box)
+    commit(box, "mine", write={"a.txt": "a\n"})
+    assert run(box, "--next", "first")[0] == 0
+    before = handoff(box).read_bytes()
+    for value in ("(risk: H)", "  (RISK: high) ", "(risk:)"):
+        for hook in (False, True):
+            args = ["--hook", "--blocked", value] if hook else ["--blocked", value]
+            code, out, err = run(box, *args, stdin=json.dumps({"session_id": SID}))
+            assert (code, out) == ((0 if hook else 2), ""), (value, hook)
+            assert err.count("\n") == 1 and "names no blocker before its risk" in err, err
+            assert "nothing written" in err and "Traceback" not in err
+            assert handoff(box).read_bytes() == before
+    taken: list[tuple[list[str], str, str | None]] = [
+        (["--blocked", "(flaky) CI (risk: H)"], "(flaky) CI", "H"),
+        (["--blocked=-x"], "-x", None),
+        (["--blocked", "-1 (risk: H)"], "-1", "H"),
+        (["--blocked", "- CI is down (risk: L)"], "- CI is down", "L")]
+    for args, item, risk in taken:
+        code, _, err = run(box, *args)
+        assert code == 0, err
+        assert snapshot(box).blocked == ({"item": item, "risk": risk},), args

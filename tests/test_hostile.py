@@ -608,6 +608,73 @@ def test_record_on_a_300_character_branch_is_refused_in_one_line(sandbox: Sandbo
     assert os.listdir(sandbox.sessions()) == []
 
 
+REFUSED_TASK_FILES = {
+    "a symbolic link": "is a symbolic link - refused, not followed",
+    "a folder": "is not a regular file - ignored",
+    "a FIFO": "is not a regular file - ignored",
+    "too large": "over the 1 MiB limit - ignored",
+}
+
+
+@pytest.mark.parametrize("kind", list(REFUSED_TASK_FILES))
+def test_a_refused_task_file_is_said_never_nothing_recorded(tmp_path: Path, kind: str) -> None:
+    """Something is there, refused: the contract, status and pre-push name the refusal,
+    none says that nothing was recorded, and the advice works when followed (a record
+    alone would be refused too)."""
+    from hookbox import make
+
+    box = make(tmp_path)
+    box.install()
+    box.sh("switch", "-q", "-c", "topic", sid=SID)
+    box.file_commit("a.txt", "a\n", "work", sid=SID)
+    task = box.task("topic")
+    task.unlink()
+    line = f"session: {box.head()} {SID}\n"
+    if kind == "a symbolic link":
+        (tmp_path / "elsewhere").write_text(line)
+        task.symlink_to(tmp_path / "elsewhere")
+    elif kind == "a folder":
+        task.mkdir()
+    elif kind == "a FIFO":
+        os.mkfifo(task)
+    else:
+        task.write_text(line + "x" * state.MAX_BYTES)
+    said = REFUSED_TASK_FILES[kind]
+    env = {"LETS_SESSION_ID": SID}
+    done = box.run("lets-session-boundary", env=env)
+    assert "SESSION_TRUST=estimate" in done.stdout
+    notes = done.stderr.splitlines()
+    assert any(said in n for n in notes), notes
+    assert not any("nothing recorded" in n for n in notes), notes
+    for branch in ("topic", "main"):  # estimated; and with nothing to estimate from
+        box.sh("switch", "-q", branch, sid=SID)
+        if branch == "main":
+            (box.task("main")).unlink(missing_ok=True)
+            os.symlink(tmp_path / "elsewhere-main", box.task("main"))
+            done = box.run("lets-session-boundary", env=env)
+            assert "SESSION_TRUST=none" in done.stdout
+            assert "first move what was refused out of the way" in done.stderr, done.stderr
+            assert "run: lets-hooks record" in done.stderr
+    rows = json.loads(box.run("lets-hooks", "status", "--json", env=env).stdout)
+    why = {row["branch"]: row["why"] for row in rows}
+    assert said in why["topic"] and "nothing recorded" not in why["topic"], why
+    assert "symbolic link" in why["main"] and "nothing recorded" not in why["main"], why
+    remote = tmp_path / "remote.git"
+    box.sh("init", "-q", "--bare", str(remote))
+    box.sh("remote", "add", "origin", str(remote))
+    pushed = box.sh("push", "-q", "origin", "topic", sid=SID)
+    assert said in pushed.stderr and "no session boundary recorded" not in pushed.stderr
+    assert "move what was refused out of the way, then" in pushed.stderr
+    # the advice, followed: moved away, then recorded
+    box.sh("switch", "-q", "topic", sid=SID)
+    if task.is_dir() and not task.is_symlink():
+        task.rmdir()
+    else:
+        task.unlink()
+    assert box.run("lets-hooks", "record", env=env).returncode == 0
+    assert "SESSION_TRUST=exact" in box.run("lets-session-boundary", env=env).stdout
+
+
 def test_writer_never_writes_through_a_symlinked_task_file(sandbox: Sandbox,
                                                           tmp_path: Path) -> None:
     outside = tmp_path / "outside.md"

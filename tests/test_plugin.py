@@ -46,9 +46,11 @@ MANIFEST_KEYS = {"name", "version", "description", "author", "homepage", "reposi
 CODEX_MANIFEST_KEYS = MANIFEST_KEYS | {"interface", "apps"}
 HOOK_EVENTS = {"PreToolUse", "PostToolUse", "Notification", "UserPromptSubmit", "Stop",
                "SubagentStop", "PreCompact", "SessionStart", "SessionEnd"}
+# Codex CLI 0.171.0's events (its binary's hook input schemas, one per event)
 CODEX_EVENTS = {"PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact",
                 "PostCompact", "SessionStart", "SessionEnd", "UserPromptSubmit",
-                "SubagentStart", "SubagentStop", "Stop"}
+                "SubagentStart", "SubagentStop", "Stop", "Interrupt"}
+CODEX_SESSION_END_CAP = 3  # seconds: Codex clamps a longer SessionEnd timeout, and warns
 GEMINI_EVENTS = {"BeforeTool", "AfterTool", "BeforeAgent", "Notification", "AfterAgent",
                  "SessionStart", "SessionEnd", "PreCompress", "BeforeModel", "AfterModel",
                  "BeforeToolSelection"}
@@ -189,12 +191,17 @@ def test_claude_hooks_start_and_end_the_session() -> None:
     assert config["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
 
 
-def test_codex_hooks_start_hand_over_and_checkpoint_after_each_turn() -> None:
+def test_codex_hooks_start_hand_over_and_checkpoint_after_each_turn_and_at_exit() -> None:
+    """Stop after every turn keeps the handoff at most a turn old (a killed Codex runs no
+    SessionEnd); SessionEnd at exit covers a turn that was interrupted (no Stop), within
+    the 3 seconds Codex gives it (a longer timeout is clamped with a warning on screen)."""
     found = codex_hooks()
-    assert set(found) == {"SessionStart", "PreToolUse", "Stop"}
+    assert set(found) == {"SessionStart", "PreToolUse", "Stop", "SessionEnd"}
     assert "lets-session-start --claude-hook" in only(found, "SessionStart")
     assert "lets-agent-hook pre-tool" in only(found, "PreToolUse")
-    assert CHECKPOINT in only(found, "Stop")
+    assert CHECKPOINT in only(found, "Stop") and CHECKPOINT in only(found, "SessionEnd")
+    timeout = found["SessionEnd"][0].get("timeout", 60)
+    assert isinstance(timeout, int) and timeout <= CODEX_SESSION_END_CAP
     config = load(PLUGIN / "hooks" / "codex.json")["hooks"]
     assert isinstance(config, dict)
     assert config["PreToolUse"][0]["matcher"] == "Bash"  # Codex names its shell tool so

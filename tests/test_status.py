@@ -166,6 +166,35 @@ def test_colliding_slugs_and_other_worktrees(box: HookBox, tmp_path: Path) -> No
     assert by["wt"].top == str(linked)
 
 
+def test_a_shared_task_file_is_said_by_the_contract_and_its_advice_works(tmp_path: Path
+                                                                          ) -> None:
+    """``feat-x``'s line, written while it was the only one of the two, is what ``feat/x``
+    reads too. An exact answer is checked against the ledger wherever its line came from
+    (the ladder's ``_checked``): here the session's own commits on ``feat/x`` are counted
+    exactly. Any other answer says the line may be the other branch's, and advises the
+    rename first, since a record is refused while the two share the file."""
+    box = make(tmp_path)
+    box.install()
+    box.sh("switch", "-q", "-c", "feat-x", sid=SID)
+    box.file_commit("a.txt", "a\n", "on feat-x", sid=SID)
+    box.sh("switch", "-q", "-c", "feat/x", sid=SID)  # carried from feat-x (refused: shared)
+    box.file_commit("b.txt", "b\n", "on feat/x", sid=SID)
+    mine = box.boundary(env={"LETS_SESSION_ID": SID})
+    assert (mine["SESSION_TRUST"], mine["SESSION_COMMITS"]) == ("exact", "2")
+    done = box.run("lets-session-boundary", env={"LETS_SESSION_ID": OTHER})
+    assert "SESSION_TRUST=prior-session" in done.stdout
+    assert ("branch 'feat/x' shares .task-feat-x with 'feat-x' ('/' and '-' read alike): "
+            "the line read may be that branch's") in done.stderr
+    assert "first rename one of the branches that share its task file" in done.stderr
+    refused = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": OTHER})
+    assert refused.returncode != 0 and "share the state file" in refused.stderr
+    box.sh("branch", "-m", "feat-x", "feat-x-old")  # the advice, followed
+    box.task("feat/x").rename(box.task("feat-x-old"))
+    assert box.run("lets-hooks", "record", env={"LETS_SESSION_ID": OTHER}).returncode == 0
+    again = box.run("lets-session-boundary", env={"LETS_SESSION_ID": OTHER})
+    assert "SESSION_TRUST=exact" in again.stdout and "shares" not in again.stderr
+
+
 def test_outside_a_repository(tmp_path: Path) -> None:
     box = make(tmp_path)
     outside = tmp_path / "outside"

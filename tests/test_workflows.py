@@ -189,6 +189,20 @@ def squash_after_push_then_pull_rebase(w: World) -> None:
     assert got.commits == 2, got.desc
 
 
+def pushed_then_dropped_then_pull_rebase(w: World) -> None:
+    """You pushed c1, dropped it here (``reset --hard HEAD~1``), made c2, then ``git pull
+    --rebase``: git brings c1 back from the upstream and replays c2 on it. Both are the
+    session's (its ledger says it made c1): the boundary must not move up onto c1, where
+    the ladder would then reject it as too high."""
+    topic(w, commits=1, push=True)
+    w.git("reset", "-q", "--hard", "HEAD~1")
+    w.commit()
+    exact(w)
+    w.pull("rebase")
+    got = exact(w)
+    assert got.commits == 2, got.desc
+
+
 def merge_teammates_branch(w: World) -> None:
     """A true merge of a teammate's branch ``lib``: only the merge commit is the session's."""
     topic(w, commits=1)
@@ -653,7 +667,7 @@ EXACT: list[Callable[[World], None]] = [
     pull_on_main_without_commits("rebase"), pull_merge_on_main, pull_rebase_on_main,
     pull_rebase_on_main_after_pushing_part,
     rebase_after_push_then_pull_rebase, squash_after_push_then_pull_rebase,
-    merge_teammates_branch,
+    pushed_then_dropped_then_pull_rebase, merge_teammates_branch,
     merge_main_and_teammates_branch, cherry_pick_and_revert,
     pull_main_then_rebase_on_stale_main, pull_rebase_drops_a_change_a_teammate_pushed_too,
     rebase_drops_a_teammates_commit_the_session_squashed_in,

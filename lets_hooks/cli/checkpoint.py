@@ -73,6 +73,10 @@ def _main(argv: Sequence[str]) -> int:
     args = parse_or_hook(_parser(), argv, "--hook" in argv)
     if args is None:  # a usage error of --hook: said, and exit 0 as a hook does
         return 0
+    problem = ck.blocked_problem(args.blocked or ())
+    if problem is not None:  # a usage error: before anything is read or written
+        say(f"{PROG}: {problem}; nothing written")
+        return 0 if args.hook else 2
     environ: Mapping[str, str] = os.environ
     if args.hook:
         return _as_hook(args, environ)

@@ -264,6 +264,16 @@ def parse_blocked(text: str) -> dict[str, object]:
     return {"item": text[:found.start()].strip(), "risk": found.group(1) or None}
 
 
+def blocked_problem(texts: Sequence[str]) -> str | None:
+    """Why ``--blocked`` values cannot be written: one that is only a risk (``"(risk: H)"``)
+    names no blocker. (A blank one is no value: it empties the list.)"""
+    for text in texts:
+        if text.strip() and not parse_blocked(text)["item"]:
+            return (f"--blocked {files.quoted(text)} names no blocker before its risk"
+                    " (write it 'ITEM (risk: H)')")
+    return None
+
+
 # --------------------------------------------------------------------------- YAML, written
 
 _SAFE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
