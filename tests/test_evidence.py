@@ -376,6 +376,13 @@ def test_a_pick_dropped_after_an_exec_commit_is_no_copy(tmp_path: Path, made: st
     mine = {line.split()[0] for line in lines[:newest_earlier]}
     data, stderr = answer(box)
     check_exact_is_true(data, mine)
+    logged = box.sh("log", "-g", "--format=%H %gs", "HEAD").stdout.splitlines()
+    if any(line.split(" ", 1)[1].startswith("rebase: ") for line in logged
+           if line.split()[0] in exec_made):
+        # an older git (2.30) logs the exec's commit as the rebase's own ("rebase: made by
+        # exec"), not as git commit's: nothing then tells it from a pick, and the answer
+        # may only degrade, never count wrong (checked above)
+        pytest.skip("this git logs an exec step's commit as the rebase's, not git commit's")
     assert (data["trust"], data["commits"]) == ("exact", len(mine)), (data, stderr)
     ledger_text = (box.path / ".git" / "lets-hooks" / "ledger").read_text()
     assert not [row for row in ledger_text.splitlines()
