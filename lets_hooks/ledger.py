@@ -242,13 +242,20 @@ class Ledger:
             named = dict.fromkeys(self.by_sid.get(sid, ()))
             named.update(dict.fromkeys(self.copies))
             said = self.statuses(named, sid)
-            amended, made = self.amended, self.made
-            mine = [sha for sha in named if said[sha] in (SESSION, MIXED) or (
-                said[sha] == UNKNOWN and (sid in amended.get(sha, ())
-                                          or sid in made.get(sha, ())))]
+            mine = self.worked_on(named, sid, said)
             mine.sort(key=self.order.__getitem__, reverse=True)
             found = self.sessions[sid] = (mine, {sha for sha in mine if said[sha] == MIXED})
         return found
+
+    def worked_on(self, shas: Iterable[str], sid: str,
+                  said: dict[str, str] | None = None) -> list[str]:
+        """Those of ``shas`` session ``sid`` made or changed (``session_work``'s rule),
+        in their order; ``said``: their ``statuses``, when known."""
+        shas = list(shas)
+        said = self.statuses(shas, sid) if said is None else said
+        amended, made = self.amended, self.made
+        return [sha for sha in shas if said[sha] in (SESSION, MIXED) or (
+            said[sha] == UNKNOWN and (sid in amended.get(sha, ()) or sid in made.get(sha, ())))]
 
 
 # The names the one amend rule (``made_kind``) is asked over, as the shell shim asks them

@@ -636,14 +636,17 @@ def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
         return move
     from lets_hooks import ledger as session_ledger
 
-    mine = old.reach(target.old_tip)
-    book = session_ledger.read_from(gitfiles.common_dir(where.git_dir), None, sid, mine)
-    came_from = book.copied_from(mine)
-    made = set(book.session_work(sid)[0]) if sid else set()
-    if not came_from and not made:
-        return move
     walk = History(repo.walk([boundary], [target.boundary]))
-    found = [c for c in walk.parents if c not in old and (c in came_from or c in made)]
+    above = [c for c in walk.parents if c not in old]  # what the move puts below it
+    if not above:
+        return move
+    mine = old.reach(target.old_tip)
+    # only the lines about these commits (and what their copies copy) are read
+    book = session_ledger.read_from(gitfiles.common_dir(where.git_dir), None, None,
+                                    {*mine, *above})
+    came_from = book.copied_from(mine)
+    made = set(book.worked_on(above, sid)) if sid else set()
+    found = [c for c in above if c in came_from or c in made]
     own = [c for c in found if c not in came_from]
     if own:
         from lets_hooks.ladder import merge_branch
