@@ -181,6 +181,18 @@ def merge_branch(repo: Repo, merge: str | None, unborn: str | None = None
     return named, found["refs/remotes/origin/" + named].sha, found["refs/heads/" + named].sha
 
 
+def on_merge_line(repo: Repo, merge: str | None, branch: str | None,
+                  commits: Sequence[str]) -> set[str]:
+    """Which of ``commits`` lie on the merge branch's own first-parent line (committed or
+    pulled there: that branch's work, never a topic's), for ``branch``; on the merge
+    branch itself its own line is its range: none."""
+    named, origin, local = merge_branch(repo, merge)
+    if branch == named:
+        return set()
+    return repo.on_first_parent_lines(list(dict.fromkeys(t for t in (origin, local) if t)),
+                                      commits)
+
+
 def merge_tips(repo: Repo, merge: str | None) -> list[str]:
     """The merge branch's tips (``merge_branch``), origin's first, each once."""
     _, origin, local = merge_branch(repo, merge)

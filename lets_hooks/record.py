@@ -160,15 +160,12 @@ def _placement(repo: Repo, where: Location, sid: str | None, head: str,
     apart = [c for c in mine if c not in parents] if len(parents) >= PLACE_WINDOW else []
     present = [c for c in mine if c in parents]
     if present:
-        from lets_hooks.ladder import merge_branch
+        from lets_hooks.ladder import on_merge_line
 
-        named, origin, local = merge_branch(repo, merge or where.origin_head)
-        if (branch or where.branch) != named:
-            # on the merge branch itself its own line is the branch's range: kept below
-            tips = list(dict.fromkeys(tip for tip in (origin, local) if tip))
-            on_main = repo.on_first_parent_lines(tips, present)
-            present = [c for c in present if c not in on_main]
-            apart += [c for c in mine if c in on_main]
+        on_main = on_merge_line(repo, merge or where.origin_head, branch or where.branch,
+                                present)
+        present = [c for c in present if c not in on_main]
+        apart += [c for c in mine if c in on_main]
     if not present:
         return head, set(), apart
     children: dict[str, list[str]] = {}

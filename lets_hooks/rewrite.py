@@ -649,13 +649,10 @@ def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
     found = [c for c in above if c in came_from or c in made]
     own = [c for c in found if c not in came_from]
     if own:
-        from lets_hooks.ladder import merge_branch
+        from lets_hooks.ladder import on_merge_line
 
-        named, origin, local = merge_branch(repo, merge or where.origin_head)
-        tips = list(dict.fromkeys(tip for tip in (origin, local) if tip))
-        if target.branch != named and tips:
-            on_main = repo.on_first_parent_lines(tips, own)
-            found = [c for c in found if c not in on_main]
+        on_main = on_merge_line(repo, merge or where.origin_head, target.branch, own)
+        found = [c for c in found if c not in on_main]
     if not found:
         return move
     parents = walk.parents[found[-1]]

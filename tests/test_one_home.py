@@ -117,7 +117,8 @@ def test_the_tests_share_one_helpers_module() -> None:
 # rules that once had two copies giving two answers: each is now one function
 ONE_FUNCTION = ("utc_stamp", "location_for", "state_top", "common_dir", "uses_reftable",
                 "rebasing", "rebase_state", "git_dir_at", "git_dir_holding", "classify",
-                "head_log", "made_kind", "is_fence", "fence_opening", "fence_closing")
+                "head_log", "made_kind", "is_fence", "fence_opening", "fence_closing",
+                "on_merge_line")
 
 
 def test_each_rule_is_one_function() -> None:
