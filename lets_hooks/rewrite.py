@@ -655,6 +655,7 @@ def _not_above_session(repo: Repo, where: Location, target: Target, move: Move,
         found = [c for c in found if c not in on_main]
     if not found:
         return move
+    # the walk is in topological order: the last found reaches no other (dates decide nothing)
     parents = walk.parents[found[-1]]
     if not parents:
         return Move(None, f"the session's commit {found[-1][:12]} would fall below the "
