@@ -198,7 +198,7 @@ def head_log(repo: Repo | None, git_dir: str, head: str,
     if gitfiles.uses_reftable(git_dir):
         if repo is None:
             return {}, False, None
-        rows = repo.reflog_entries("HEAD", REFTABLE_LIMIT)  # newest first
+        rows = repo.reflog_entries(("HEAD",), REFTABLE_LIMIT) or []  # newest first
         # in the files backend's line shape: an entry's old side is the next one's new side
         olds = [*(new for new, _, _ in rows[1:]), _NULL]
         lines = [f"{old} {new} - <> {time} +0000\t{message}".encode("utf-8", "surrogateescape")

@@ -679,13 +679,18 @@ class Repo:
                     found.add(commit)
         return found
 
-    def reflog_entries(self, ref: str, limit: int) -> list[tuple[str, int, str]]:
-        """(new sha, time, message) of ``ref``'s reflog, newest first: one ``git log -g``
-        (the ``reftable`` backend keeps reflogs where no file can be read)."""
-        out = self._out("log", "-g", f"-n{limit}", "--date=unix",
-                        "--format=%H %gd %gs", "--end-of-options", ref, "--")
+    def reflog_entries(self, refs: Sequence[str], limit: int, remotes: bool = False
+                       ) -> list[tuple[str, int, str]] | None:
+        """(new sha, time, message) of the reflogs of ``refs`` (with ``remotes``, of every
+        remote-tracking ref too), each newest first, at most ``limit`` in all: one ``git log
+        -g`` (the ``reftable`` backend keeps reflogs where no file can be read); None when
+        git fails."""
+        out = self._out("log", "-g", f"-n{limit}", "--date=unix", "--format=%H %gd %gs",
+                        *(("--remotes",) if remotes else ()), "--end-of-options", *refs, "--")
+        if out is None:
+            return None
         found = []
-        for line in (out or "").split("\n"):
+        for line in out.split("\n"):
             sha, _, rest = line.partition(" ")
             selector, _, message = rest.partition(" ")
             stamp = selector[selector.find("{") + 1:-1] if selector.endswith("}") else ""
@@ -808,7 +813,7 @@ class Repo:
         if not ref or ref.startswith("-") or "\n" in ref or ".." in ref:
             raise GitError(f"refusing to read the reflog of {ref!r}")
         if gitfiles.uses_reftable(git_dir):
-            return [(sha, message) for sha, _, message in self.reflog_entries(ref, count)]
+            return [(sha, message) for sha, _, message in self.reflog_entries((ref,), count) or ()]
         return reflog.tail(gitfiles.log_path(git_dir, ref), count)
 
     def hooks_dir(self) -> str:
