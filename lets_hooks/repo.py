@@ -101,19 +101,23 @@ def run_program(argv: list[str], cwd: str | None = None,
 _BATCH = ("-c", "core.commitGraph=false", "cat-file", "--batch")
 _FLOOR = ("rev-list", "--parents", "--stdin")
 _ABOVE = ("rev-list", "--boundary", "--stdin")
+_MARK = "\x01lets\x01"  # begins each commit's line in the ``log --format``s below
 # ``Repo.locate``'s one question: rev-parse answers in this order and stops at the first
 # name it cannot resolve (so ``origin/HEAD``, which may be missing, goes last)
 _LOCATE = ("rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name", "HEAD",
            "--absolute-git-dir", "--show-toplevel", "refs/remotes/origin/HEAD", "--")
 
 
+def _in_folder(argv: list[str], cwd: str | None) -> list[str]:
+    """``argv`` with git's own ``-C cwd``, not a working folder: posix_spawn has none, and a
+    folder that is gone is then git's to say (not taken for git missing)."""
+    return argv if cwd is None else [argv[0], "-C", cwd, *argv[1:]]
+
+
 def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, bytes, bytes]:
     """Run ``argv``: (exit status, stdout, the first few KB of stderr). Two transports:
     memory files where the system has them (Linux), ``subprocess`` everywhere else."""
-    if cwd is not None:
-        # git's own -C, not a working folder: posix_spawn has none, and a folder that is
-        # gone is then git's to say (not taken for git missing)
-        argv = [argv[0], "-C", cwd, *argv[1:]]
+    argv = _in_folder(argv, cwd)
     if _MEMFD:
         try:
             return _start(argv, stdin).result()
@@ -236,15 +240,11 @@ def _read_back(fd: int, cap: int) -> bytes:
     size = os.fstat(fd).st_size
     want = size if cap < 0 else min(size, cap)
     data = os.pread(fd, want, 0)  # a regular file: one read, up to about 2 GiB on Linux
-    if len(data) < want:  # read on from where it stopped
-        parts, done = [data], len(data)
-        while done < want:
-            more = os.pread(fd, want - done, done)
-            if not more:
-                break
-            parts.append(more)
-            done += len(more)
-        data = b"".join(parts)
+    while len(data) < want:  # read on from where it stopped
+        more = os.pread(fd, want - len(data), len(data))
+        if not more:
+            break
+        data += more
     return data
 
 
@@ -480,11 +480,8 @@ class Repo:
         it is asked when needed). Guard: ``benchmarks/bench_boundary.py --trace``."""
         if not _MEMFD:
             return None
-        argv = [self.git, *args]
-        if self.cwd is not None:
-            argv = [argv[0], "-C", self.cwd, *argv[1:]]
         try:
-            started = _start(argv, None, fed)
+            started = _start(_in_folder([self.git, *args], self.cwd), None, fed)
         except _NoMemoryFiles:
             return None
         self.calls += 1
@@ -897,7 +894,6 @@ class Repo:
         """
         _require_sha(head)
         since = max(0, since)
-        mark = "\x01lets\x01"  # begins each commit's line in the --format below
         out = self._must("log", "-z", "--no-renames", "--no-show-signature", "--relative",
                          f"--max-count={limit + 1}", f"--since=@{since}",
                          "--format=\x01lets\x01%H %ct", "--name-only", head, "--")
@@ -905,8 +901,8 @@ class Repo:
         fresh = False
         for field in out.split(b"\0"):
             text = field.decode("utf-8", "surrogateescape")
-            if text.startswith(mark):
-                sha, stamp = text[len(mark):].split()
+            if text.startswith(_MARK):
+                sha, stamp = text[len(_MARK):].split()
                 commits.append((sha, int(stamp) if stamp.isdigit() else 0, []))
                 fresh = True
                 continue
@@ -939,11 +935,9 @@ class Repo:
         if not commits:
             return []
         _require_sha(*commits)
-        mark = "\x01lets\x01"
         out = self._must("log", "--no-walk=unsorted", "--stdin", "-z", "--name-status", "-M",
                          "--root", "--no-merges", "--no-show-signature", "--no-color",
-                         "--format=\x01lets\x01%H %s", "--",
-                         stdin=_revs(commits))
+                         "--format=\x01lets\x01%H %s", "--", stdin=_revs(commits))
         from itertools import islice
 
         found: list[tuple[str, str, list[tuple[str, str, str | None]]]] = []
@@ -952,8 +946,8 @@ class Repo:
             text = field.decode("utf-8", "surrogateescape")
             if text.startswith("\n"):
                 text = text[1:]  # git puts a line end between a commit's header and paths
-            if text.startswith(mark):
-                sha, _, subject = text[len(mark):].partition(" ")
+            if text.startswith(_MARK):
+                sha, _, subject = text[len(_MARK):].partition(" ")
                 found.append((sha, subject, []))
             elif text and found:
                 paths = 2 if text[:1] in ("R", "C") else 1
