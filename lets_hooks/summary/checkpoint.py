@@ -38,6 +38,7 @@ from lets_hooks.summary.interventions import MAX_FILE_BYTES, problem_line
 from lets_hooks.summary.sources.text import (
     fence_closing,
     fence_opening,
+    heading_text,
     is_fence,
     lines_of,
     parse_yaml,
@@ -603,19 +604,10 @@ def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
                 continue
         heading = _ATX.match(line)
         if heading:
-            found.append((index, len(heading.group(1)), _title(heading.group(2) or "")))
+            title = heading_text(heading.group(2) or "").strip()
+            found.append((index, len(heading.group(1)), title))
         index += 1
     return found
-
-
-def _title(text: str) -> str:
-    """A heading's text without its closing run of ``#`` (one after a blank) and blanks,
-    cut with string methods (a pattern for it backtracks over a long run of blanks)."""
-    text = text.rstrip(" \t")
-    bare = text.rstrip("#")
-    if bare != text and bare[-1:] in (" ", "\t"):
-        text = bare
-    return text.strip()
 
 
 def _longest_closings(lines: Sequence[str]) -> list[tuple[int, int]]:
