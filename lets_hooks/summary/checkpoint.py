@@ -751,7 +751,7 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
             target = files.write_inside(
                 str(root), HANDOFF, made.data, git_dir, create_only=data is None,
                 before_rename=_unchanged(root, git_dir, data, before_replace, aside))
-        except _Changed as change:
+        except Changed as change:
             merged, data = True, change.now
             continue
         except FileExistsError:  # another writer made the file meanwhile: plan on it
@@ -785,7 +785,10 @@ def _make_folder(folder: str) -> None:
                           ) from None
 
 
-class _Changed(Exception):
+class Changed(Exception):
+    """The file is not what the plan was made from (``now``: what it is now); also
+    ``promote``'s compare-and-swap."""
+
     def __init__(self, now: bytes | None) -> None:
         super().__init__("changed")
         self.now = now
@@ -812,7 +815,7 @@ def _unchanged(root: Path, git_dir: str | None, planned_from: bytes | None,
             if link is not None:
                 files.discard(link)
                 aside.remove(link)
-            raise _Changed(now)
+            raise Changed(now)
     return check
 
 
