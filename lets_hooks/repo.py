@@ -80,8 +80,7 @@ NO_NETWORK = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": ""}
 
 
 def run_program(argv: list[str], cwd: str | None = None,
-                environ: dict[str, str] | None = None,
-                timeout: float = 60) -> tuple[int, str, str]:
+                environ: dict[str, str] | None = None) -> tuple[int, str, str]:
     """Run a program that is not git (doctor's probe of a hook shim, ``lets-hooks
     --version``): (exit status, stdout, stderr) as text, never raising. Kept here so this
     module stays the one place that starts processes (tests/test_hostile.py)."""
@@ -89,7 +88,7 @@ def run_program(argv: list[str], cwd: str | None = None,
 
     try:
         done = subprocess.run(argv, cwd=cwd, env=environ, stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=timeout, check=False)
+                              capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         return 1, "", str(exc)
     return (done.returncode, done.stdout.decode("utf-8", "replace"),
@@ -341,9 +340,9 @@ class Repo:
         code, out, self.last_error = _spawn([self.git, *args], self.cwd, stdin)
         return code, out
 
-    def _out(self, *args: str, stdin: bytes | None = None) -> str | None:
+    def _out(self, *args: str) -> str | None:
         """git's output as text, or None when git failed (the caller decides)."""
-        code, out = self.run(*args, stdin=stdin)
+        code, out = self.run(*args)
         return out.decode("utf-8", "surrogateescape") if code == 0 else None
 
     def _must(self, *args: str, stdin: bytes | None = None) -> bytes:
