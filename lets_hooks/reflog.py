@@ -120,10 +120,7 @@ def makes_commit(message: str) -> bool:
 def created_from(message: str) -> str | None:
     """The start point of ``branch: Created from X`` (``checkout -B``: ``Reset to X``)."""
     lower = message.lower()
-    for prefix in _CREATED_FROM:
-        if lower.startswith(prefix):
-            return message[len(prefix):].strip()
-    return None
+    return next((message[len(p):].strip() for p in _CREATED_FROM if lower.startswith(p)), None)
 
 
 def renamed(message: str) -> tuple[str, str] | None:

@@ -165,7 +165,7 @@ def test_each_agent_takes_context_in_its_own_shape() -> None:
                                              "additionalContext": "## Session Ready\n"}}
     for agent in agents.AGENTS.values():
         budget = agents.context_budget(agent, None)
-        assert budget is not None and budget <= agent.context_cap
+        assert budget is not None and budget <= agents.CONTEXT_CAP
 
 
 @pytest.mark.parametrize("agent", agents.NAMES)
@@ -196,7 +196,7 @@ def test_gemini_start_records_its_id_and_gives_only_json(sandbox: Sandbox) -> No
     answer = json.loads(done.stdout)  # the whole of stdout is one JSON object
     context = answer["hookSpecificOutput"]["additionalContext"]
     assert context.startswith("## Session Ready\n")
-    assert len(context) <= agents.GEMINI_CLI.context_cap
+    assert len(context) <= agents.CONTEXT_CAP
     assert recorded(sandbox) == f"{head} {AGENT_SID}".encode()
 
 

@@ -162,8 +162,7 @@ def test_context_log_entries(tmp_path: Path) -> None:
     read = sources.read_context_log(put(tmp_path, sources.CONTEXT_LOG, body))
     assert read.warnings == ()
     log = read.value
-    assert log is not None and log.headers == 3
-    assert log.entries == (
+    assert log is not None and log.entries == (
         LogEntry(dt.date(2026, 11, 1), "DECISION", 4, "canonical", "first line", 3),
         LogEntry(dt.date(2026, 11, 2), "bug", 0, "any order", None, 8),
         LogEntry(dt.date(2026, 11, 4), None, 3, "last, no body", None, 13),

@@ -30,18 +30,17 @@ def read_context_log(root: Path, git_dir: str | None = None) -> Read[ContextLog]
     raw = read_project_text(root, CONTEXT_LOG, git_dir)
     if raw.value is None:
         return Read(None, raw.warnings)
-    headers, entries, bad = _log_by_lines(raw.value)
+    entries, bad = _log_by_lines(raw.value)
     warnings = list(raw.warnings)
     if bad:
         warnings.append(f"{CONTEXT_LOG}: {lines_phrase(bad)} an entry header without a readable"
                         " [YYYY-MM-DD] date and [ref:N]; not counted as entries")
-    return Read(ContextLog(headers, tuple(entries)), tuple(warnings))
+    return Read(ContextLog(tuple(entries)), tuple(warnings))
 
 
-def _log_by_lines(text: str) -> tuple[int, list[LogEntry], list[int]]:
-    """(headers, entries, lines of unreadable headers); an entry whose ref is
+def _log_by_lines(text: str) -> tuple[list[LogEntry], list[int]]:
+    """(entries, lines of unreadable headers); an entry whose ref is
     ``KEEP_SUMMARY_FROM_REF`` or more gets its first body line as its summary."""
-    headers = 0
     entries: list[LogEntry] = []
     bad: list[int] = []
     in_fence = False
@@ -56,7 +55,6 @@ def _log_by_lines(text: str) -> tuple[int, list[LogEntry], list[int]]:
         if first == "#":
             if not line.startswith("##") or line.startswith("###"):
                 continue  # a title, or a sub-heading inside an entry
-            headers += 1
             if pending is not None:
                 entries.append(pending)
                 pending = None
@@ -73,7 +71,7 @@ def _log_by_lines(text: str) -> tuple[int, list[LogEntry], list[int]]:
             pending = None
     if pending is not None:
         entries.append(pending)
-    return headers, entries, bad
+    return entries, bad
 
 
 def _log_entry(line: str, number: int) -> LogEntry | None:
