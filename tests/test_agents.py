@@ -168,14 +168,6 @@ def test_each_agent_takes_context_in_its_own_shape() -> None:
         assert budget is not None and budget <= agents.CONTEXT_CAP
 
 
-@pytest.mark.parametrize("agent", agents.NAMES)
-def test_a_resume_or_compact_is_no_new_session_startup_and_clear_are(agent: str) -> None:
-    shape = agents.AGENTS[agent]
-    assert {"startup", "clear"} <= set(shape.new_session_sources)
-    for source in ("resume", "compact", None, "fork", ""):
-        assert source not in shape.new_session_sources
-
-
 def test_the_shared_plugin_tells_claude_code_from_codex() -> None:
     assert agents.detect({}, {"CLAUDECODE": "1"}) is agents.CLAUDE_CODE
     assert agents.detect({}, {"CLAUDE_ENV_FILE": "/tmp/x"}) is agents.CLAUDE_CODE
