@@ -120,6 +120,20 @@ def test_code_in_a_lesson_is_not_its_summary(tmp_path: Path) -> None:
     assert (lesson.summary, lesson.model) == ("the real line", None)
 
 
+@pytest.mark.parametrize("indent", ["", "  ", "\t", "\u00a0", "\u3000", "\f"])
+def test_every_reader_takes_the_same_lines_for_fences(tmp_path: Path, indent: str) -> None:
+    """``text.is_fence``, the one rule: a fence after any indentation (prose and MEMORY.md
+    read it so; the lessons and context-log readers once missed one indented by a
+    non-breaking space, an ideographic space or a form feed)."""
+    fence = indent + "```\n"
+    lessons = read_lessons(put(tmp_path, LESSONS, "### [2026-11-01] real\n" + fence
+                               + "### [2026-11-02] inside\n" + fence)).value
+    assert lessons is not None and [x.title for x in lessons.lessons] == ["real"]
+    log = read_context_log(put(tmp_path, CONTEXT_LOG, "## [2026-11-01][ref:1] real\n" + fence
+                               + "## [2026-11-02][ref:1] inside\n" + fence)).value
+    assert log is not None and [e.title for e in log.entries] == ["real"]
+
+
 def test_lessons_metadata_shapes(tmp_path: Path) -> None:
     body = ("## Graduated Gates\n| id | trigger | check |\n|---|---|---|\n| G1 | t | c |\n"
             "| G2 | short |\n\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from lets_hooks.summary.interventions import iso_date
 from lets_hooks.summary.records import ContextLog, LogEntry, Read
-from lets_hooks.summary.sources.text import is_fence, lines_of, lines_phrase, read_project_text
+from lets_hooks.summary.sources.text import lines_of, lines_phrase, read_project_text, unfenced
 
 CONTEXT_LOG = "memory/context-log.md"
 KEEP_SUMMARY_FROM_REF = 3  # entries with this ref or more keep their first body line
@@ -43,16 +43,9 @@ def _log_by_lines(text: str) -> tuple[list[LogEntry], list[int]]:
     ``KEEP_SUMMARY_FROM_REF`` or more gets its first body line as its summary."""
     entries: list[LogEntry] = []
     bad: list[int] = []
-    in_fence = False
     pending: LogEntry | None = None  # an entry whose summary line is still to come
-    for number, line in enumerate(lines_of(text), 1):
-        first = line[:1]
-        if first and first in "`~ \t" and is_fence(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        if first == "#":
+    for number, line in ((index + 1, line) for index, line in unfenced(lines_of(text))):
+        if line[:1] == "#":
             if not line.startswith("##") or line.startswith("###"):
                 continue  # a title, or a sub-heading inside an entry
             if pending is not None:
