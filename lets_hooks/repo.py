@@ -103,6 +103,7 @@ _ABOVE = ("rev-list", "--boundary", "--stdin")
 _MARK = "\x01lets\x01"  # begins each commit's line in the ``log --format``s below
 # ``Repo.locate``'s one question: rev-parse answers in this order and stops at the first
 # name it cannot resolve (so ``origin/HEAD``, which may be missing, goes last)
+_REFLOG = ("log", "-g", "--date=unix", "--format=%H %gd %gs")  # Repo.reflog_entries
 _LOCATE = ("rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name", "HEAD",
            "--absolute-git-dir", "--show-toplevel", "refs/remotes/origin/HEAD", "--")
 
@@ -681,8 +682,8 @@ class Repo:
         remote-tracking ref too), each newest first, at most ``limit`` in all: one ``git log
         -g`` (the ``reftable`` backend keeps reflogs where no file can be read); None when
         git fails."""
-        out = self._out("log", "-g", f"-n{limit}", "--date=unix", "--format=%H %gd %gs",
-                        *(("--remotes",) if remotes else ()), "--end-of-options", *refs, "--")
+        out = (self._out(*_REFLOG, f"-n{limit}", "--remotes", "--end-of-options", *refs, "--")
+               if remotes else self._out(*_REFLOG, f"-n{limit}", "--end-of-options", *refs, "--"))
         if out is None:
             return None
         found = []
