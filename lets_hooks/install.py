@@ -249,6 +249,9 @@ lets_note() {
   if [ -e "$lets_lf" ] || [ -L "$lets_lf" ]; then
     { [ -f "$lets_lf" ] && [ ! -L "$lets_lf" ]; } || return 1
   fi
+  # a last line with no newline (a writer killed mid-line, a full disk) is never joined
+  # onto: lets-hooks ends it first (ledger.append)
+  if [ -s "$lets_lf" ] && [ -n "$(tail -c 1 "$lets_lf" 2>/dev/null)" ]; then return 1; fi
   printf '%s %s %s\\n' "$lets_kind" "$lets_sha" "${lets_sid:--}" 2>/dev/null >>"$lets_lf"
 }
 """

@@ -226,6 +226,23 @@ def test_record_after_another_session_keeps_this_sessions_commits(world: World) 
     expect(world.check("A"), "exact", 1)
 
 
+def test_a_ledger_line_cut_short_by_a_crash_is_never_joined_onto(world: World) -> None:
+    """A writer killed mid-line left the start of a line with no newline. The shim's shell
+    appended the next commit's line onto it: one line no grammar reads, so the session's
+    commit went unwritten, and a ``record`` then placed the boundary above it, ``exact``
+    with 0 commits. Now the shell hands such a ledger over to lets-hooks, which ends the
+    torn line first."""
+    world.git("A", "switch", "-q", "-c", "feat")
+    common = world.git("A", "rev-parse", "--git-common-dir")
+    head = world.git("A", "rev-parse", "HEAD")
+    with open(world.work / common / "lets-hooks" / "ledger", "ab") as torn:
+        torn.write(f"c {head} {IDS['B'][:9]}".encode())
+    world.commit("A", "a1")
+    done = world.lets("A", "lets-hooks", "record")
+    assert done.returncode == 0, done.stderr
+    expect(world.check("A"), "exact", 1)
+
+
 # -- two agents in two work trees ---------------------------------------------------------
 
 def test_two_agents_in_two_work_trees_merge_each_others_branches(world: World) -> None:
