@@ -308,6 +308,7 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
                 hook == "post-commit" and _typed_at_stop(repo, where.git_dir, head)):
             return result  # inside a rebase post-rewrite writes the lines, from git's list
         sid = settings.session_id(environ)
+        lines: list[bytes] = []
         if hook == "post-merge":
             squash = argv[0] if argv else environ.get("PRE_COMMIT_IS_SQUASH_MERGE", "0")
             if squash == "1":
@@ -322,15 +323,45 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
         elif hook == "post-commit":
             logged, parent, before = (info.sha for info in repo.objects(ledger.AMEND_NAMES))
             kind = ledger.made_kind(head, logged, parent, before)
+            if kind == ledger.MADE:  # an amend's pair is post-rewrite's, as in the shim
+                lines = _kept_from_reset(repo, where.git_dir, head, sid)
         else:
             kind = ledger.MADE
         problem = ledger.append(gitfiles.common_dir(where.git_dir),
-                                [ledger.line(kind, head, sid)])
+                                [ledger.line(kind, head, sid), *lines])
         if problem is not None:
             result.say(f"{hook}: the session ledger was not written: {problem}")
     except Exception as exc:  # never break the commit
         result.say(f"{hook}: skipped ({reason(exc)})")
     return result
+
+
+RESETS = 8  # resets in a row before a commit looked through to where HEAD was before them
+KEPT = 100  # commits a reset took off named as copied; past this many, none: unknown
+
+
+def _kept_from_reset(repo: Repo, git_dir: str, head: str, sid: str | None) -> list[bytes]:
+    """The ``r`` lines for a commit made right after ``git reset`` took commits off HEAD
+    and kept their changes (soft or mixed, then committed again: an amend or a squash by
+    hand): the commit copies each of them, changed, as a squash's do, so it holds their
+    makers' work, never this session's alone unless they were all its own. None where the
+    commit keeps none of their changes (a hard reset, then new work). The plain shim hands
+    every commit whose HEAD log does not run commit on commit over to here."""
+    from lets_hooks import ledger, reflog
+
+    entries = repo.reflog(git_dir, "HEAD", RESETS + 2)
+    at = 1
+    while at < len(entries) - 1 and entries[at][1].startswith(reflog.RESET):
+        at += 1
+    if at == 1 or not entries or entries[0][0] != head:
+        return []
+    was = entries[at][0]  # HEAD before the resets
+    taken = repo.listing(was, [head]) if was not in (head, entries[1][0]) else []
+    if not taken or not repo.share_a_change(entries[1][0], was, head):
+        return []
+    if len(taken) > KEPT:
+        return [ledger.line(ledger.AMEND, head, sid)]  # vouched for by no line
+    return [ledger.line(ledger.REWRITE, head, sid, old, "*") for old in taken]
 
 
 def _typed_at_stop(repo: Repo, git_dir: str, head: str) -> bool:

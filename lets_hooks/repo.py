@@ -627,6 +627,17 @@ class Repo:
         del listed[len(listed) - boundaries:]
         return True, listed
 
+    def share_a_change(self, base: str, a: str, b: str) -> bool:
+        """Did ``a`` and ``b`` change some path from ``base`` to the same content (the
+        changes a soft reset took off, committed again)? Two ``diff-tree -r``, no renames."""
+        _require_sha(base, a, b)
+        found = []
+        for tip in (a, b):
+            fields = self._must("diff-tree", "-r", "-z", "--no-renames", base, tip).split(b"\0")
+            found.append({fields[i + 1]: fields[i].split(b" ")[3]
+                          for i in range(len(fields) - 1) if fields[i][:1] == b":"})
+        return any(found[1].get(path) == blob for path, blob in found[0].items())
+
     def merge_bases(self, a: str, b: str) -> list[str]:
         """``git merge-base --all a b``."""
         _require_sha(a, b)
