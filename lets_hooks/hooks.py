@@ -323,8 +323,7 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
         elif hook == "post-commit":
             logged, parent, before = (info.sha for info in repo.objects(ledger.AMEND_NAMES))
             kind = ledger.made_kind(head, logged, parent, before)
-            if kind == ledger.MADE:  # an amend's pair is post-rewrite's, as in the shim
-                lines = _kept_from_reset(repo, where.git_dir, head, sid)
+            lines = _kept_from_reset(repo, where.git_dir, head, sid)
         else:
             kind = ledger.MADE
         problem = ledger.append(gitfiles.common_dir(where.git_dir),
@@ -341,12 +340,12 @@ KEPT = 100  # commits a reset took off named as copied; past this many, none: un
 
 
 def _kept_from_reset(repo: Repo, git_dir: str, head: str, sid: str | None) -> list[bytes]:
-    """The ``r`` lines for a commit made right after ``git reset`` took commits off HEAD
-    and kept their changes (soft or mixed, then committed again: an amend or a squash by
-    hand): the commit copies each of them, changed, as a squash's do, so it holds their
-    makers' work, never this session's alone unless they were all its own. None where the
-    commit keeps none of their changes (a hard reset, then new work). The plain shim hands
-    every commit whose HEAD log does not run commit on commit over to here."""
+    """The ``r`` lines for a commit made (or amended) right after ``git reset`` took
+    commits off HEAD and kept their changes (soft or mixed, then committed again: an amend
+    or a squash by hand): the commit copies each of them, changed, as a squash's do, so it
+    holds their makers' work, never this session's alone unless they were all its own.
+    None where the commit keeps none of their changes (a hard reset, then new work). The
+    plain shim hands a commit made right after a reset over to here."""
     from lets_hooks import ledger, reflog
 
     entries = repo.reflog(git_dir, "HEAD", RESETS + 2)

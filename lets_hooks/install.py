@@ -232,8 +232,7 @@ lets_note() {
   esac
   # a commit made right after a reset goes to lets-hooks, which reads whether it kept what
   # the reset took off (hooks._kept_from_reset); commit on commit is never one
-  if [ "$hook" = post-commit ] && [ "$lets_prev" != "$lets_up2" ] \\
-       && [ "$lets_up" = "$lets_was" ]; then
+  if [ "$hook" = post-commit ] && [ "$lets_prev" != "$lets_up2" ]; then
     if [ -f "$lets_gd/logs/HEAD" ]; then
       lets_last=$(tail -n 2 "$lets_gd/logs/HEAD" 2>/dev/null) || return 1
       lets_last=${lets_last%%"$lets_nl"*}

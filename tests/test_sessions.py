@@ -243,24 +243,26 @@ def test_a_ledger_line_cut_short_by_a_crash_is_never_joined_onto(world: World) -
     expect(world.check("A"), "exact", 1)
 
 
-@pytest.mark.parametrize("how", ["soft", "hard", "own"])
+@pytest.mark.parametrize("how", ["soft", "hard", "own", "amend"])
 def test_a_soft_reset_over_another_sessions_commit_then_a_commit_is_mixed(world: World,
                                                                           how: str) -> None:
     """``git reset --soft HEAD~1`` over B's commit, then ``git commit``: an amend by hand,
     the new commit holds B's work. It was written as made by A (HEAD's log shows a plain
     commit on top of where HEAD was), and A's answer was ``exact``, counting B's work as
     A's; B's was ``exact`` without it. Now a commit made right after a reset that kept the
-    changes of the commits it took off copies them, as a squash does. A hard reset keeps
-    nothing, and a soft reset over the session's own commits squashes its own work."""
+    changes of the commits it took off copies them, as a squash does (and so does an
+    amend made right after it). A hard reset keeps nothing, and a soft reset over the
+    session's own commits squashes its own work."""
     world.git("A", "switch", "-q", "-c", "feat")
     world.commit("A", "a1")
     world.commit("A" if how == "own" else "B", "b1")
     world.git("A", "reset", "-q", "--soft" if how != "hard" else "--hard", "HEAD~1")
     (world.work / "again.txt").write_text("again\n")
     world.git("A", "add", "--", "again.txt")
-    world.git("A", "commit", "-q", "-m", f"again\n\nby: {'A+B' if how == 'soft' else 'A'}")
+    world.git("A", "commit", "-q", *(["--amend"] if how == "amend" else []), "-m",
+              f"again\n\nby: {'A+B' if how in ('soft', 'amend') else 'A'}")
     found = world.check("A")
-    if how == "soft":
+    if how in ("soft", "amend"):
         assert found["trust"] != "exact", found
         world.git("B", "switch", "-q", "main")
         world.git("B", "switch", "-q", "feat")
