@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -38,6 +39,7 @@ class World:
         self.count = 0
         self.known: dict[str, set[str]] = {}  # commits git made with its own message
         self.env_files: dict[str, Path] = {}  # a session started through its agent's hook
+        self.codex: set[str] = set()  # a Codex session: each command through its pre-tool
         # commits a session's answer may count or not, and whose they are: copies one
         # session made of another's commits (a copy is the copier's act; never counted for
         # the copier), and commits no hook saw (the shims removed, no agent route)
@@ -60,6 +62,8 @@ class World:
         env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
         if who in self.env_files:  # the agent's commands: its env file sourced first
             env["CLAUDE_ENV_FILE"] = str(self.env_files[who])
+        elif who in self.codex:  # Codex gives its commands the thread's id
+            env["CODEX_THREAD_ID"] = IDS[who]
         elif who in IDS:
             env["LETS_SESSION_ID"] = IDS[who]
         env.update(GIT_EDITOR="true", GIT_MERGE_AUTOEDIT="no")
@@ -79,6 +83,8 @@ class World:
         agent's env file first, as Claude Code runs each command."""
         if who in self.env_files:
             argv = ["sh", "-c", '. "$CLAUDE_ENV_FILE"; exec "$@"', "sh", *argv]
+        elif who in self.codex:
+            argv = ["sh", "-c", codex_pre_tool(self, who, shlex.join(argv), cwd)]
         return subprocess.run(argv, cwd=cwd or self.work, env=self.env(who, extra),
                               input=stdin, capture_output=True, text=True, check=False,
                               timeout=120)
@@ -479,6 +485,7 @@ MEETING_STEPS = st.lists(st.sampled_from([
     "A pull --rebase", "B pull --rebase", "B pull", "B rebase", "A rebase", "A noop-amend",
     "B noop-amend", "A soft-reset", "B soft-reset", "A stash", "A agent", "B agent",
     "odd commit", "odd check", "crash", "person uninstall", "B amend", "A record",
+    "A codex", "B codex",
 ]), min_size=3, max_size=10)
 
 
@@ -615,6 +622,8 @@ def two_sessions_day(world: World, steps: list[str]) -> None:
             world.git(who, "commit", "-q", "-m", f"stashed\n\nby: {who}")
         elif what == "agent":
             agent_start(world, who)
+        elif what == "codex":
+            agent_start(world, who, codex=True)
         elif what == "uninstall":
             world.lets(who, "lets-hooks", "uninstall")
             world.unhooked = True
@@ -649,7 +658,7 @@ def two_sessions_day(world: World, steps: list[str]) -> None:
             made = world.makers()
             for sha in set(world.git("person", "rev-list", "HEAD").split()) - existing:
                 copy = copier and who not in made[sha]
-                if copy or (world.unhooked and not made[sha] <= set(world.env_files)):
+                if copy or (world.unhooked and not made[sha] <= {*world.env_files, *world.codex}):
                     world.either[sha] = made[sha]
         world.acted.add(who)
         world.check("A")
@@ -691,25 +700,62 @@ def odd_step(world: World, what: str) -> None:
             odd, found, same)
 
 
-def agent_start(world: World, who: str) -> None:
-    """The session starts (or resumes) through Claude Code's SessionStart hook: the command
-    line the plugin's hooks file gives, the event on stdin, a fresh env file; from then on
-    the session's commands run under that file."""
-    plugin = Path(__file__).resolve().parents[1] / "agent-plugin" / "hooks" / "hooks.json"
-    command = json.loads(plugin.read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+PLUGIN = Path(__file__).resolve().parents[1] / "agent-plugin" / "hooks"
+
+
+def plugin_command(name: str, event: str) -> str:
+    """The command line the plugin's hooks file gives for ``event``."""
+    hooks = json.loads((PLUGIN / name).read_text())["hooks"]
+    return str(hooks[event][0]["hooks"][0]["command"])
+
+
+def agent_start(world: World, who: str, codex: bool = False) -> None:
+    """The session starts (or resumes) through its agent's SessionStart hook: the command
+    line the plugin's hooks file gives, the event on stdin (Claude Code: a fresh env file;
+    Codex: its turn id); from then on the session's commands run as that agent runs them
+    (``World.run``)."""
     source = "resume" if who in world.acted else "startup"
     world.count += 1
     env_file = world.root / f"{who}-{world.count}.env"
     env_file.write_text("")
-    env = world.env("person", {"CLAUDE_ENV_FILE": str(env_file),
-                               "CLAUDE_PROJECT_DIR": str(world.work)})
-    event = json.dumps({"session_id": IDS[who], "cwd": str(world.work), "source": source,
-                        "hook_event_name": "SessionStart",
-                        "transcript_path": str(world.root / f"{who}.jsonl")})
-    done = subprocess.run(["sh", "-c", command], cwd=world.work, env=env, input=event,
-                          capture_output=True, text=True, check=False, timeout=120)
+    extra = {"CODEX_THREAD_ID": IDS[who]} if codex else {
+        "CLAUDE_ENV_FILE": str(env_file), "CLAUDE_PROJECT_DIR": str(world.work)}
+    event = {"session_id": IDS[who], "cwd": str(world.work), "source": source,
+             "hook_event_name": "SessionStart",
+             "transcript_path": str(world.root / f"{who}.jsonl")}
+    if codex:
+        event["turn_id"] = f"turn-{world.count}"
+    done = subprocess.run(["sh", "-c", plugin_command(
+        "codex.json" if codex else "hooks.json", "SessionStart")], cwd=world.work,
+        env=world.env("person", extra), input=json.dumps(event), capture_output=True,
+        text=True, check=False, timeout=120)
     assert done.returncode == 0, done.stderr
-    world.env_files[who] = env_file
+    world.env_files.pop(who, None)
+    world.codex.discard(who)
+    if codex:
+        world.codex.add(who)
+    else:
+        world.env_files[who] = env_file
+
+
+def codex_pre_tool(world: World, who: str, command: str, cwd: Path | None) -> str:
+    """The command Codex runs for ``command``: its PreToolUse hook (the plugin's command
+    line, the event on stdin) may hand it back changed (``updatedInput``)."""
+    world.count += 1
+    event = {"session_id": IDS[who], "cwd": str(cwd or world.work), "tool_name": "Bash",
+             "tool_input": {"command": command}, "hook_event_name": "PreToolUse",
+             "turn_id": f"turn-{world.count}"}
+    done = subprocess.run(["sh", "-c", plugin_command("codex.json", "PreToolUse")],
+                          cwd=cwd or world.work,
+                          env=world.env("person", {"CODEX_THREAD_ID": IDS[who]}),
+                          input=json.dumps(event), capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    if not done.stdout.strip():
+        return command
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "allow", answer
+    return str(answer["updatedInput"]["command"])
 
 
 def crash(world: World) -> None:
