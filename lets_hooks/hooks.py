@@ -321,9 +321,11 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
                 return result  # a fast-forward: nothing made
             kind = ledger.MADE
         elif hook == "post-commit":
-            logged, parent, before = (info.sha for info in repo.objects(ledger.AMEND_NAMES))
+            logged, parent, before, prev, up2 = (
+                info.sha for info in repo.objects((*ledger.AMEND_NAMES, *AFTER_NAMES)))
             kind = ledger.made_kind(head, logged, parent, before)
-            lines = _kept_from_reset(repo, where.git_dir, head, sid)
+            if prev is None or prev != up2:  # commit on commit is never one (as the shim)
+                lines = _kept_from_reset(repo, where.git_dir, head, sid)
         else:
             kind = ledger.MADE
         problem = ledger.append(gitfiles.common_dir(where.git_dir),
@@ -335,6 +337,9 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
     return result
 
 
+# where HEAD was before the commit's parent, and that parent's first parent: the same
+# commit when HEAD's log runs commit on commit (the shim asks git for the same names)
+AFTER_NAMES = ("HEAD@{2}", "HEAD~2")
 RESETS = 8  # resets in a row before a commit looked through to where HEAD was before them
 KEPT = 100  # commits a reset took off named as copied; past this many, none: unknown
 
