@@ -134,7 +134,7 @@ class World:
             assert isinstance(listed, dict)
             counted = set(listed["items"])
             either = {sha for sha, makers in self.either.items() if who in makers}
-            assert not mixed, ("exact over a mixed commit", found)
+            assert not mixed - either, ("exact over a mixed commit", found)
             assert counted - either == own - either, (
                 "exact with a count that is not the session's work",
                 sorted(counted - own), sorted(own - counted), found)
