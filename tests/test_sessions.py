@@ -39,7 +39,8 @@ class World:
         self.count = 0
         self.known: dict[str, set[str]] = {}  # commits git made with its own message
         self.env_files: dict[str, Path] = {}  # a session started through its agent's hook
-        self.codex: set[str] = set()  # a Codex session: each command through its pre-tool
+        self.tools: dict[str, str] = {}  # a Codex or Gemini session: each command through
+        #                                  its agent's pre-tool hook
         # commits a session's answer may count or not, and whose they are: copies one
         # session made of another's commits (a copy is the copier's act; never counted for
         # the copier), and commits no hook saw (the shims removed, no agent route)
@@ -62,8 +63,11 @@ class World:
         env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
         if who in self.env_files:  # the agent's commands: its env file sourced first
             env["CLAUDE_ENV_FILE"] = str(self.env_files[who])
-        elif who in self.codex:  # Codex gives its commands the thread's id
+        elif self.tools.get(who) == "codex":  # Codex gives its commands the thread's id
             env["CODEX_THREAD_ID"] = IDS[who]
+        elif who in self.tools:  # Gemini's shell: no id, git's hooks off (the last pair wins)
+            env.update(GEMINI_CLI="1", GIT_CONFIG_COUNT="1",
+                       GIT_CONFIG_KEY_0="core.hooksPath", GIT_CONFIG_VALUE_0="")
         elif who in IDS:
             env["LETS_SESSION_ID"] = IDS[who]
         env.update(GIT_EDITOR="true", GIT_MERGE_AUTOEDIT="no")
@@ -83,8 +87,8 @@ class World:
         agent's env file first, as Claude Code runs each command."""
         if who in self.env_files:
             argv = ["sh", "-c", '. "$CLAUDE_ENV_FILE"; exec "$@"', "sh", *argv]
-        elif who in self.codex:
-            argv = ["sh", "-c", codex_pre_tool(self, who, shlex.join(argv), cwd)]
+        elif who in self.tools:
+            argv = ["sh", "-c", pre_tool(self, who, shlex.join(argv), cwd)]
         return subprocess.run(argv, cwd=cwd or self.work, env=self.env(who, extra),
                               input=stdin, capture_output=True, text=True, check=False,
                               timeout=120)
@@ -485,7 +489,7 @@ MEETING_STEPS = st.lists(st.sampled_from([
     "A pull --rebase", "B pull --rebase", "B pull", "B rebase", "A rebase", "A noop-amend",
     "B noop-amend", "A soft-reset", "B soft-reset", "A stash", "A agent", "B agent",
     "odd commit", "odd check", "crash", "person uninstall", "B amend", "A record",
-    "A codex", "B codex",
+    "A codex", "B codex", "A gemini", "B gemini",
 ]), min_size=3, max_size=10)
 
 
@@ -622,8 +626,8 @@ def two_sessions_day(world: World, steps: list[str]) -> None:
             world.git(who, "commit", "-q", "-m", f"stashed\n\nby: {who}")
         elif what == "agent":
             agent_start(world, who)
-        elif what == "codex":
-            agent_start(world, who, codex=True)
+        elif what in ("codex", "gemini"):
+            agent_start(world, who, what)
         elif what == "uninstall":
             world.lets(who, "lets-hooks", "uninstall")
             world.unhooked = True
@@ -658,7 +662,7 @@ def two_sessions_day(world: World, steps: list[str]) -> None:
             made = world.makers()
             for sha in set(world.git("person", "rev-list", "HEAD").split()) - existing:
                 copy = copier and who not in made[sha]
-                if copy or (world.unhooked and not made[sha] <= {*world.env_files, *world.codex}):
+                if copy or (world.unhooked and not made[sha] <= {*world.env_files, *world.tools}):
                     world.either[sha] = made[sha]
         world.acted.add(who)
         world.check("A")
@@ -700,60 +704,73 @@ def odd_step(world: World, what: str) -> None:
             odd, found, same)
 
 
-PLUGIN = Path(__file__).resolve().parents[1] / "agent-plugin" / "hooks"
+ROOT = Path(__file__).resolve().parents[1]
+HOOKS_FILES = {"claude": ROOT / "agent-plugin" / "hooks" / "hooks.json",
+               "codex": ROOT / "agent-plugin" / "hooks" / "codex.json",
+               "gemini": ROOT / "gemini-extension" / "hooks" / "hooks.json"}
+PRE_TOOL = {"codex": ("PreToolUse", "Bash"), "gemini": ("BeforeTool", "run_shell_command")}
 
 
-def plugin_command(name: str, event: str) -> str:
-    """The command line the plugin's hooks file gives for ``event``."""
-    hooks = json.loads((PLUGIN / name).read_text())["hooks"]
+def plugin_command(agent: str, event: str) -> str:
+    """The command line the agent's hooks file gives for ``event``."""
+    hooks = json.loads(HOOKS_FILES[agent].read_text())["hooks"]
     return str(hooks[event][0]["hooks"][0]["command"])
 
 
-def agent_start(world: World, who: str, codex: bool = False) -> None:
+def agent_start(world: World, who: str, agent: str = "claude") -> None:
     """The session starts (or resumes) through its agent's SessionStart hook: the command
-    line the plugin's hooks file gives, the event on stdin (Claude Code: a fresh env file;
-    Codex: its turn id); from then on the session's commands run as that agent runs them
-    (``World.run``)."""
+    line the hooks file gives, the event on stdin, what the agent gives its hooks (Claude
+    Code: a fresh env file; Codex: its turn id; Gemini: its session variable); from then on
+    the session's commands run as that agent runs them (``World.run``)."""
     source = "resume" if who in world.acted else "startup"
     world.count += 1
     env_file = world.root / f"{who}-{world.count}.env"
     env_file.write_text("")
-    extra = {"CODEX_THREAD_ID": IDS[who]} if codex else {
-        "CLAUDE_ENV_FILE": str(env_file), "CLAUDE_PROJECT_DIR": str(world.work)}
+    extra = {"claude": {"CLAUDE_ENV_FILE": str(env_file),
+                        "CLAUDE_PROJECT_DIR": str(world.work)},
+             "codex": {}, "gemini": {"GEMINI_SESSION_ID": IDS[who], "GEMINI_CLI": "1",
+                                     "GEMINI_PROJECT_DIR": str(world.work)}}[agent]
     event = {"session_id": IDS[who], "cwd": str(world.work), "source": source,
              "hook_event_name": "SessionStart",
              "transcript_path": str(world.root / f"{who}.jsonl")}
-    if codex:
+    if agent == "codex":
         event["turn_id"] = f"turn-{world.count}"
-    done = subprocess.run(["sh", "-c", plugin_command(
-        "codex.json" if codex else "hooks.json", "SessionStart")], cwd=world.work,
-        env=world.env("person", extra), input=json.dumps(event), capture_output=True,
-        text=True, check=False, timeout=120)
+    done = subprocess.run(["sh", "-c", plugin_command(agent, "SessionStart")],
+                          cwd=world.work, env=world.env("person", extra),
+                          input=json.dumps(event), capture_output=True, text=True,
+                          check=False, timeout=120)
     assert done.returncode == 0, done.stderr
     world.env_files.pop(who, None)
-    world.codex.discard(who)
-    if codex:
-        world.codex.add(who)
-    else:
+    world.tools.pop(who, None)
+    if agent == "claude":
         world.env_files[who] = env_file
+    else:
+        world.tools[who] = agent
 
 
-def codex_pre_tool(world: World, who: str, command: str, cwd: Path | None) -> str:
-    """The command Codex runs for ``command``: its PreToolUse hook (the plugin's command
-    line, the event on stdin) may hand it back changed (``updatedInput``)."""
+def pre_tool(world: World, who: str, command: str, cwd: Path | None) -> str:
+    """The command a Codex or Gemini session runs for ``command``: its pre-tool hook (the
+    command line the hooks file gives, the event on stdin) may hand it back changed."""
+    agent = world.tools[who]
+    event_name, tool = PRE_TOOL[agent]
     world.count += 1
-    event = {"session_id": IDS[who], "cwd": str(cwd or world.work), "tool_name": "Bash",
-             "tool_input": {"command": command}, "hook_event_name": "PreToolUse",
-             "turn_id": f"turn-{world.count}"}
-    done = subprocess.run(["sh", "-c", plugin_command("codex.json", "PreToolUse")],
-                          cwd=cwd or world.work,
-                          env=world.env("person", {"CODEX_THREAD_ID": IDS[who]}),
+    event = {"session_id": IDS[who], "cwd": str(cwd or world.work), "tool_name": tool,
+             "tool_input": {"command": command}, "hook_event_name": event_name}
+    extra = {"CODEX_THREAD_ID": IDS[who]} if agent == "codex" else {
+        "GEMINI_SESSION_ID": IDS[who], "GEMINI_CLI": "1",
+        "GEMINI_PROJECT_DIR": str(world.work)}
+    if agent == "codex":
+        event["turn_id"] = f"turn-{world.count}"
+    done = subprocess.run(["sh", "-c", plugin_command(agent, event_name)],
+                          cwd=cwd or world.work, env=world.env("person", extra),
                           input=json.dumps(event), capture_output=True, text=True,
                           check=False, timeout=120)
     assert done.returncode == 0, done.stderr
     if not done.stdout.strip():
         return command
     answer = json.loads(done.stdout)["hookSpecificOutput"]
+    if agent == "gemini":
+        return str(answer["tool_input"]["command"])
     assert answer["permissionDecision"] == "allow", answer
     return str(answer["updatedInput"]["command"])
 
