@@ -490,7 +490,7 @@ MEETING_STEPS = st.lists(st.sampled_from([
     "B noop-amend", "A soft-reset", "B soft-reset", "A stash", "A agent", "B agent",
     "odd commit", "odd check", "crash", "person uninstall", "B amend", "A record",
     "A codex", "B codex", "A gemini", "B gemini",
-]), min_size=3, max_size=10)
+]), min_size=3, max_size=8)
 
 
 @settings(max_examples=10, deadline=None, derandomize=True,
