@@ -190,6 +190,8 @@ strict() {  # does .lets/config.toml or pyproject.toml [tool.lets] set pre_push.
 # shell cannot judge goes to lets-hooks, which writes the same line or says why not.
 _NOTE = """\
 lets_note() {
+  # an agent's hooks folder wrote this commit's line, then chained here (cli.hooks.main)
+  [ "${LETS_HOOKS_DONE-}" = "$hook" ] && return 0
   # inside a rebase post-rewrite writes the lines of its own steps, from git's own list:
   # nothing to start (the rebase state as gitfiles.rebasing reads it); a commit typed at a
   # stop (HEAD's newest log entry git commit's own: reflog.TYPED) is written here, under

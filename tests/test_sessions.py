@@ -281,6 +281,20 @@ def test_a_soft_reset_over_another_sessions_commit_then_a_commit_is_mixed(world:
         expect(found, "exact", 2)
 
 
+def test_an_agents_commit_is_written_once_where_the_shims_are_installed_too(world: World
+                                                                          ) -> None:
+    """Claude Code's commands run git with the agent's hooks folder, whose writer then
+    chains the repository's own post-commit: the plain shim's shell wrote the same line a
+    second time (its Python hands over to nothing once LETS_HOOKS_DONE names the hook)."""
+    world.git("A", "switch", "-q", "-c", "feat")
+    agent_start(world, "A")
+    made = [world.commit("A", "a1"), world.commit("A", "a2")]
+    common = world.git("A", "rev-parse", "--git-common-dir")
+    lines = (world.work / common / "lets-hooks" / "ledger").read_text().splitlines()
+    assert [lines.count(f"c {sha} {IDS['A']}") for sha in made] == [1, 1], lines
+    expect(world.check("A"), "exact", 2)
+
+
 # -- two agents in two work trees ---------------------------------------------------------
 
 def test_two_agents_in_two_work_trees_merge_each_others_branches(world: World) -> None:
