@@ -325,7 +325,11 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
                 info.sha for info in repo.objects((*ledger.AMEND_NAMES, *AFTER_NAMES)))
             kind = ledger.made_kind(head, logged, parent, before)
             if prev is None or prev != up2:  # commit on commit is never one (as the shim)
-                lines = _kept_from_reset(repo, where.git_dir, head, sid)
+                kept = _kept_from_reset(repo, where.git_dir, head, sid)
+                if kept is None:
+                    kind = ledger.AMEND  # it holds more than can be named: vouched by nothing
+                else:
+                    lines = kept
         else:
             kind = ledger.MADE
         problem = ledger.append(gitfiles.common_dir(where.git_dir),
@@ -341,16 +345,19 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
 # commit when HEAD's log runs commit on commit (the shim asks git for the same names)
 AFTER_NAMES = ("HEAD@{2}", "HEAD~2")
 RESETS = 8  # resets in a row before a commit looked through to where HEAD was before them
-KEPT = 100  # commits a reset took off named as copied; past this many, none: unknown
+KEPT = 100  # commits a reset took off named as copied; past this many, the commit is
+#            written as an amend with no pair: vouched for by nothing
 
 
-def _kept_from_reset(repo: Repo, git_dir: str, head: str, sid: str | None) -> list[bytes]:
+def _kept_from_reset(repo: Repo, git_dir: str, head: str, sid: str | None
+                     ) -> list[bytes] | None:
     """The ``r`` lines for a commit made (or amended) right after ``git reset`` took
     commits off HEAD and kept their changes (soft or mixed, then committed again: an amend
     or a squash by hand): the commit copies each of them, changed, as a squash's do, so it
     holds their makers' work, never this session's alone unless they were all its own.
-    None where the commit keeps none of their changes (a hard reset, then new work). The
-    plain shim hands a commit made right after a reset over to here."""
+    No lines where the commit keeps none of their changes (a hard reset, then new work);
+    None past ``KEPT`` of them. The plain shim hands a commit made right after a reset
+    over to here."""
     from lets_hooks import ledger, reflog
 
     entries = repo.reflog(git_dir, "HEAD", RESETS + 2)
@@ -364,7 +371,7 @@ def _kept_from_reset(repo: Repo, git_dir: str, head: str, sid: str | None) -> li
     if not taken or not repo.share_a_change(entries[1][0], was, head):
         return []
     if len(taken) > KEPT:
-        return [ledger.line(ledger.AMEND, head, sid)]  # vouched for by no line
+        return None
     return [ledger.line(ledger.REWRITE, head, sid, old, "*") for old in taken]
 
 
