@@ -356,8 +356,8 @@ def _kept_from_reset(repo: Repo, git_dir: str, head: str, sid: str | None
     or a squash by hand): the commit copies each of them, changed, as a squash's do, so it
     holds their makers' work, never this session's alone unless they were all its own.
     No lines where the commit keeps none of their changes (a hard reset, then new work);
-    None past ``KEPT`` of them. The plain shim hands a commit made right after a reset
-    over to here."""
+    None past ``KEPT`` of them, or where git cannot say. The plain shim hands a commit
+    made right after a reset over to here."""
     from lets_hooks import ledger, reflog
 
     entries = repo.reflog(git_dir, "HEAD", RESETS + 2)
@@ -367,9 +367,12 @@ def _kept_from_reset(repo: Repo, git_dir: str, head: str, sid: str | None
     if at == 1 or not entries or entries[0][0] != head:
         return []
     was = entries[at][0]  # HEAD before the resets
-    taken = repo.listing(was, [head]) if was not in (head, entries[1][0]) else []
-    if not taken or not repo.share_a_change(entries[1][0], was, head):
-        return []
+    try:
+        taken = repo.listing(was, [head]) if was not in (head, entries[1][0]) else []
+        if not taken or not repo.share_a_change(entries[1][0], was, head):
+            return []
+    except GitError:  # a commit it took off is gone: what the commit holds is not known
+        return None
     if len(taken) > KEPT:
         return None
     return [ledger.line(ledger.REWRITE, head, sid, old, "*") for old in taken]

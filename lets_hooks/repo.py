@@ -633,9 +633,10 @@ class Repo:
         _require_sha(base, a, b)
         found = []
         for tip in (a, b):
+            # "-z": ":<mode> <mode> <old> <new> <status>" NUL "<path>" NUL, a record each
             fields = self._must("diff-tree", "-r", "-z", "--no-renames", base, tip).split(b"\0")
-            found.append({fields[i + 1]: fields[i].split(b" ")[3]
-                          for i in range(len(fields) - 1) if fields[i][:1] == b":"})
+            found.append({fields[i + 1]: fields[i].split(b" ")[3:4]
+                          for i in range(0, len(fields) - 1, 2)})
         return any(found[1].get(path) == blob for path, blob in found[0].items())
 
     def merge_bases(self, a: str, b: str) -> list[str]:
