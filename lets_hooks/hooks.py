@@ -304,8 +304,9 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
         head = where.head
         if head is None:
             return result
-        if gitfiles.rebasing(where.git_dir) and not (
-                hook == "post-commit" and _typed_at_stop(repo, where.git_dir, head)):
+        rebasing = gitfiles.rebasing(where.git_dir)
+        if rebasing and not (hook == "post-commit" and _typed_at_stop(repo, where.git_dir,
+                                                                      head)):
             return result  # inside a rebase post-rewrite writes the lines, from git's list
         sid = settings.session_id(environ)
         lines: list[bytes] = []
@@ -324,7 +325,9 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
             logged, parent, before, prev, up2 = (
                 info.sha for info in repo.objects((*ledger.AMEND_NAMES, *AFTER_NAMES)))
             kind = ledger.made_kind(head, logged, parent, before)
-            if prev is None or prev != up2:  # commit on commit is never one (as the shim)
+            # commit on commit is never one (as the shim); a reset at a rebase's stop (a
+            # split) takes off the stop's pick, which post-rewrite pairs
+            if not rebasing and (prev is None or prev != up2):
                 kept = _kept_from_reset(repo, where.git_dir, head, sid)
                 if kept is None:
                     kind = ledger.AMEND  # it holds more than can be named: vouched by nothing
