@@ -22,51 +22,43 @@ NAMES = (CLAUDE, CODEX, GEMINI)
 
 # The variable a command of the session sees, the one ``lets-session-boundary`` reads.
 HANDOFF_ENV = "LETS_SESSION_ID"
+CONTEXT_CAP = 10_000  # characters of a hook's context each of them keeps
 
 
 class Agent:
     """One agent's hook input and output."""
 
-    __slots__ = ("context_cap", "context_json", "env_file", "hook_id_env", "name",
-                 "new_session_sources", "shell_id_env", "shell_tools", "sources", "title")
+    __slots__ = ("context_json", "env_file", "hook_id_env", "name", "shell_id_env",
+                 "shell_tools", "sources", "title")
 
     def __init__(self, name: str, title: str, *, shell_id_env: str | None,
-                 hook_id_env: str | None, sources: frozenset[str],
-                 new_session_sources: frozenset[str], env_file: str | None,
-                 context_json: bool, context_cap: int, shell_tools: frozenset[str]) -> None:
+                 hook_id_env: str | None, sources: frozenset[str], env_file: str | None,
+                 context_json: bool, shell_tools: frozenset[str]) -> None:
         self.name = name
         self.title = title
         self.shell_id_env = shell_id_env  # what its shell commands see (None: nothing)
         self.hook_id_env = hook_id_env  # what its hooks see besides the JSON
         self.sources = sources  # the SessionStart ``source`` values it sends
-        self.new_session_sources = new_session_sources  # those that begin a new session
         self.env_file = env_file  # a file its SessionStart hooks may append exports to
         self.context_json = context_json  # context only inside its JSON
-        self.context_cap = context_cap  # characters of context it keeps
         self.shell_tools = shell_tools  # its shell tool's names in hook input
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r})"
 
 
-# A ``clear`` begins a new session with a new id (Claude Code's /clear, Gemini's /clear that
-# draws a new UUID; Codex's cleared history); a ``resume`` or a ``compact`` continues one.
 CLAUDE_CODE = Agent(
     CLAUDE, "Claude Code", shell_id_env="CLAUDE_CODE_SESSION_ID", hook_id_env=None,
-    sources=frozenset({"startup", "resume", "clear", "compact"}),
-    new_session_sources=frozenset({"startup", "clear"}), env_file="CLAUDE_ENV_FILE",
-    context_json=False, context_cap=10_000, shell_tools=frozenset({"Bash"}))
+    sources=frozenset({"startup", "resume", "clear", "compact"}), env_file="CLAUDE_ENV_FILE",
+    context_json=False, shell_tools=frozenset({"Bash"}))
 CODEX_CLI = Agent(
     CODEX, "Codex CLI", shell_id_env="CODEX_THREAD_ID", hook_id_env=None,
-    sources=frozenset({"startup", "resume", "clear", "compact"}),
-    new_session_sources=frozenset({"startup", "clear"}), env_file=None,
-    context_json=False, context_cap=10_000, shell_tools=frozenset({"Bash"}))
+    sources=frozenset({"startup", "resume", "clear", "compact"}), env_file=None,
+    context_json=False, shell_tools=frozenset({"Bash"}))
 GEMINI_CLI = Agent(
     GEMINI, "Gemini CLI", shell_id_env=None, hook_id_env="GEMINI_SESSION_ID",
-    sources=frozenset({"startup", "resume", "clear"}),
-    new_session_sources=frozenset({"startup", "clear"}), env_file=None,
-    context_json=True, context_cap=10_000,
-    shell_tools=frozenset({"run_shell_command"}))
+    sources=frozenset({"startup", "resume", "clear"}), env_file=None,
+    context_json=True, shell_tools=frozenset({"run_shell_command"}))
 
 AGENTS = {agent.name: agent for agent in (CLAUDE_CODE, CODEX_CLI, GEMINI_CLI)}
 
@@ -114,7 +106,7 @@ def context(agent: Agent, text: str, encoding: str = "utf-8") -> str:
 def context_budget(agent: Agent, budget: int | None) -> int | None:
     """The summary's character budget under this agent's cap (room left for the JSON
     around it, where the agent wants JSON)."""
-    room = agent.context_cap - (200 if agent.context_json else 0)
+    room = CONTEXT_CAP - (200 if agent.context_json else 0)
     return room if budget is None else min(budget, room)
 
 

@@ -492,7 +492,8 @@ def _ignored(repo: Repo, top: str, common: str, found: Diagnosis) -> None:
             found.add(".lets/", OK, "a link to another work tree's .lets, ignored by git")
         else:
             found.add(".lets/", WARN, "a link that git does not ignore: git add -A would "
-                      "commit it", "add .lets (no slash: it is a link) to .git/info/exclude")
+                      "commit it", "add .lets (no slash: it is a link) to "
+                      + (".gitignore" if blocked else ".git/info/exclude"))
         return
     if repo.is_ignored(".lets/"):
         found.add(".lets/", OK, "ignored by git")

@@ -632,7 +632,9 @@ MOVED = ("not an ancestor", "older than this branch")  # history moved under the
 def _fix(boundary: ladder.Boundary, fix: str, sid: str | None) -> str:
     """The fix to name: with no usable session id, to set one first. After history moved
     under the line, or where an estimated range holds commits, recording at HEAD would
-    leave out commits that may be the session's: ``--at`` the commit its work starts after."""
+    leave out commits that may be the session's: ``--at`` the commit its work starts after.
+    Where a record would be refused (the task file refused, or shared with another
+    branch), what to do first."""
     from lets_hooks import state
 
     moved = boundary.reason is not None and boundary.reason.startswith(MOVED)
@@ -641,6 +643,9 @@ def _fix(boundary: ladder.Boundary, fix: str, sid: str | None) -> str:
                f"({FIX} alone starts the session anew at HEAD)")
     if boundary.refused:  # the record would be refused too
         fix = f"move what was refused out of the way, then: {fix}"
+    elif boundary.shares:
+        names = ", ".join(map(files.quoted, [boundary.branch or "", *boundary.shares]))
+        fix = f"rename one of the branches {names} (they share a task file), then: {fix}"
     if not sid or state.sid_problem(sid) is not None:
         return f"set LETS_SESSION_ID to the session's id (a UUID), then: {fix}"
     return fix

@@ -29,8 +29,11 @@ from pathlib import Path
 from lets_hooks import files, state
 from lets_hooks.files import show
 from lets_hooks.repo import Repo
-from lets_hooks.summary import sources
 from lets_hooks.summary.interventions import MAX_FILE_BYTES
+from lets_hooks.summary.sources.context_log import CONTEXT_LOG, read_context_log
+from lets_hooks.summary.sources.handoff import HANDOFF, read_handoff
+from lets_hooks.summary.sources.lessons import LESSONS, read_lessons
+from lets_hooks.summary.sources.memory_index import MEMORY_INDEX, read_memory_index
 
 LETS = ".lets"
 SESSIONS = ".lets/sessions"
@@ -151,7 +154,7 @@ def memory_files(top: str, git_dir: str | None = None) -> list[Finding]:
     summary's own readers do the parsing (one parser, one answer); their warnings read
     ``<path>: <problem>``."""
     found = []
-    for reader in sources.PROJECT_READERS:
+    for reader in (read_handoff, read_context_log, read_lessons, read_memory_index):
         for warning in reader(Path(top), git_dir).warnings:
             path, sep, problem = warning.partition(": ")
             found.append(Finding(path, problem) if sep else Finding(".", warning))
@@ -165,7 +168,7 @@ def hidden_text(top: str, git_dir: str | None = None) -> list[Finding]:
     (tabs, CRLF line ends and a leading byte-order mark are fine). Read behind the same
     fence and limit as the summary's readers, which report what cannot be read."""
     found = []
-    for relative in (sources.HANDOFF, sources.CONTEXT_LOG, sources.LESSONS, sources.MEMORY_INDEX):
+    for relative in (HANDOFF, CONTEXT_LOG, LESSONS, MEMORY_INDEX):
         data, _ = files.read_inside(top, relative, MAX_FILE_BYTES, git_dir)
         if not data:
             continue

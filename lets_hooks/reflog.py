@@ -123,10 +123,7 @@ def makes_commit(message: str) -> bool:
 def created_from(message: str) -> str | None:
     """The start point of ``branch: Created from X`` (``checkout -B``: ``Reset to X``)."""
     lower = message.lower()
-    for prefix in _CREATED_FROM:
-        if lower.startswith(prefix):
-            return message[len(prefix):].strip()
-    return None
+    return next((message[len(p):].strip() for p in _CREATED_FROM if lower.startswith(p)), None)
 
 
 def renamed(message: str) -> tuple[str, str] | None:
@@ -201,7 +198,7 @@ def head_log(repo: Repo | None, git_dir: str, head: str,
     if gitfiles.uses_reftable(git_dir):
         if repo is None:
             return {}, False, None
-        rows = repo.reflog_entries("HEAD", REFTABLE_LIMIT)  # newest first
+        rows = repo.reflog_entries(("HEAD",), REFTABLE_LIMIT) or []  # newest first
         # in the files backend's line shape: an entry's old side is the next one's new side
         olds = [*(new for new, _, _ in rows[1:]), _NULL]
         lines = [f"{old} {new} - <> {time} +0000\t{message}".encode("utf-8", "surrogateescape")

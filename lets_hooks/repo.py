@@ -80,8 +80,7 @@ NO_NETWORK = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": ""}
 
 
 def run_program(argv: list[str], cwd: str | None = None,
-                environ: dict[str, str] | None = None,
-                timeout: float = 60) -> tuple[int, str, str]:
+                environ: dict[str, str] | None = None) -> tuple[int, str, str]:
     """Run a program that is not git (doctor's probe of a hook shim, ``lets-hooks
     --version``): (exit status, stdout, stderr) as text, never raising. Kept here so this
     module stays the one place that starts processes (tests/test_hostile.py)."""
@@ -89,7 +88,7 @@ def run_program(argv: list[str], cwd: str | None = None,
 
     try:
         done = subprocess.run(argv, cwd=cwd, env=environ, stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=timeout, check=False)
+                              capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         return 1, "", str(exc)
     return (done.returncode, done.stdout.decode("utf-8", "replace"),
@@ -101,19 +100,23 @@ def run_program(argv: list[str], cwd: str | None = None,
 _BATCH = ("-c", "core.commitGraph=false", "cat-file", "--batch")
 _FLOOR = ("rev-list", "--parents", "--stdin")
 _ABOVE = ("rev-list", "--boundary", "--stdin")
+_MARK = "\x01lets\x01"  # begins each commit's line in the ``log --format``s below
 # ``Repo.locate``'s one question: rev-parse answers in this order and stops at the first
 # name it cannot resolve (so ``origin/HEAD``, which may be missing, goes last)
 _LOCATE = ("rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name", "HEAD",
            "--absolute-git-dir", "--show-toplevel", "refs/remotes/origin/HEAD", "--")
 
 
+def _in_folder(argv: list[str], cwd: str | None) -> list[str]:
+    """``argv`` with git's own ``-C cwd``, not a working folder: posix_spawn has none, and a
+    folder that is gone is then git's to say (not taken for git missing)."""
+    return argv if cwd is None else [argv[0], "-C", cwd, *argv[1:]]
+
+
 def _spawn(argv: list[str], cwd: str | None, stdin: bytes | None) -> tuple[int, bytes, bytes]:
     """Run ``argv``: (exit status, stdout, the first few KB of stderr). Two transports:
     memory files where the system has them (Linux), ``subprocess`` everywhere else."""
-    if cwd is not None:
-        # git's own -C, not a working folder: posix_spawn has none, and a folder that is
-        # gone is then git's to say (not taken for git missing)
-        argv = [argv[0], "-C", cwd, *argv[1:]]
+    argv = _in_folder(argv, cwd)
     if _MEMFD:
         try:
             return _start(argv, stdin).result()
@@ -236,15 +239,11 @@ def _read_back(fd: int, cap: int) -> bytes:
     size = os.fstat(fd).st_size
     want = size if cap < 0 else min(size, cap)
     data = os.pread(fd, want, 0)  # a regular file: one read, up to about 2 GiB on Linux
-    if len(data) < want:  # read on from where it stopped
-        parts, done = [data], len(data)
-        while done < want:
-            more = os.pread(fd, want - done, done)
-            if not more:
-                break
-            parts.append(more)
-            done += len(more)
-        data = b"".join(parts)
+    while len(data) < want:  # read on from where it stopped
+        more = os.pread(fd, want - len(data), len(data))
+        if not more:
+            break
+        data += more
     return data
 
 
@@ -341,9 +340,9 @@ class Repo:
         code, out, self.last_error = _spawn([self.git, *args], self.cwd, stdin)
         return code, out
 
-    def _out(self, *args: str, stdin: bytes | None = None) -> str | None:
+    def _out(self, *args: str) -> str | None:
         """git's output as text, or None when git failed (the caller decides)."""
-        code, out = self.run(*args, stdin=stdin)
+        code, out = self.run(*args)
         return out.decode("utf-8", "surrogateescape") if code == 0 else None
 
     def _must(self, *args: str, stdin: bytes | None = None) -> bytes:
@@ -480,11 +479,8 @@ class Repo:
         it is asked when needed). Guard: ``benchmarks/bench_boundary.py --trace``."""
         if not _MEMFD:
             return None
-        argv = [self.git, *args]
-        if self.cwd is not None:
-            argv = [argv[0], "-C", self.cwd, *argv[1:]]
         try:
-            started = _start(argv, None, fed)
+            started = _start(_in_folder([self.git, *args], self.cwd), None, fed)
         except _NoMemoryFiles:
             return None
         self.calls += 1
@@ -691,13 +687,18 @@ class Repo:
                     found.add(commit)
         return found
 
-    def reflog_entries(self, ref: str, limit: int) -> list[tuple[str, int, str]]:
-        """(new sha, time, message) of ``ref``'s reflog, newest first: one ``git log -g``
-        (the ``reftable`` backend keeps reflogs where no file can be read)."""
-        out = self._out("log", "-g", f"-n{limit}", "--date=unix",
-                        "--format=%H %gd %gs", "--end-of-options", ref, "--")
+    def reflog_entries(self, refs: Sequence[str], limit: int, remotes: bool = False
+                       ) -> list[tuple[str, int, str]] | None:
+        """(new sha, time, message) of the reflogs of ``refs`` (with ``remotes``, of every
+        remote-tracking ref too), each newest first, at most ``limit`` in all: one ``git log
+        -g`` (the ``reftable`` backend keeps reflogs where no file can be read); None when
+        git fails."""
+        out = self._out("log", "-g", f"-n{limit}", "--date=unix", "--format=%H %gd %gs",
+                        *(("--remotes",) if remotes else ()), "--end-of-options", *refs, "--")
+        if out is None:
+            return None
         found = []
-        for line in (out or "").split("\n"):
+        for line in out.split("\n"):
             sha, _, rest = line.partition(" ")
             selector, _, message = rest.partition(" ")
             stamp = selector[selector.find("{") + 1:-1] if selector.endswith("}") else ""
@@ -820,7 +821,7 @@ class Repo:
         if not ref or ref.startswith("-") or "\n" in ref or ".." in ref:
             raise GitError(f"refusing to read the reflog of {ref!r}")
         if gitfiles.uses_reftable(git_dir):
-            return [(sha, message) for sha, _, message in self.reflog_entries(ref, count)]
+            return [(sha, message) for sha, _, message in self.reflog_entries((ref,), count) or ()]
         return reflog.tail(gitfiles.log_path(git_dir, ref), count)
 
     def hooks_dir(self) -> str:
@@ -909,7 +910,6 @@ class Repo:
         """
         _require_sha(head)
         since = max(0, since)
-        mark = "\x01lets\x01"  # begins each commit's line in the --format below
         out = self._must("log", "-z", "--no-renames", "--no-show-signature", "--relative",
                          f"--max-count={limit + 1}", f"--since=@{since}",
                          "--format=\x01lets\x01%H %ct", "--name-only", head, "--")
@@ -917,8 +917,8 @@ class Repo:
         fresh = False
         for field in out.split(b"\0"):
             text = field.decode("utf-8", "surrogateescape")
-            if text.startswith(mark):
-                sha, stamp = text[len(mark):].split()
+            if text.startswith(_MARK):
+                sha, stamp = text[len(_MARK):].split()
                 commits.append((sha, int(stamp) if stamp.isdigit() else 0, []))
                 fresh = True
                 continue
@@ -951,11 +951,9 @@ class Repo:
         if not commits:
             return []
         _require_sha(*commits)
-        mark = "\x01lets\x01"
         out = self._must("log", "--no-walk=unsorted", "--stdin", "-z", "--name-status", "-M",
                          "--root", "--no-merges", "--no-show-signature", "--no-color",
-                         "--format=\x01lets\x01%H %s", "--",
-                         stdin=_revs(commits))
+                         "--format=\x01lets\x01%H %s", "--", stdin=_revs(commits))
         from itertools import islice
 
         found: list[tuple[str, str, list[tuple[str, str, str | None]]]] = []
@@ -964,8 +962,8 @@ class Repo:
             text = field.decode("utf-8", "surrogateescape")
             if text.startswith("\n"):
                 text = text[1:]  # git puts a line end between a commit's header and paths
-            if text.startswith(mark):
-                sha, _, subject = text[len(mark):].partition(" ")
+            if text.startswith(_MARK):
+                sha, _, subject = text[len(_MARK):].partition(" ")
                 found.append((sha, subject, []))
             elif text and found:
                 paths = 2 if text[:1] in ("R", "C") else 1

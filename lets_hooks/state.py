@@ -16,6 +16,7 @@ it leads to the same folder of another work tree of this repository.
 from __future__ import annotations
 
 import os
+import stat
 
 from lets_hooks import files, gitfiles
 
@@ -563,12 +564,25 @@ def refuse_tracked(store: Store, path: str) -> None:
 
 
 def exclude_blocked(common: str) -> str | None:
-    """Why ``info/exclude`` of the common git dir ``common`` cannot be written, when its
-    folder is no folder (git then reads no exclude file, and says nothing)."""
+    """Why ``info/exclude`` of the common git dir ``common`` cannot be written: its folder
+    is no folder (git then reads no exclude file, and says nothing), or it is a symbolic
+    link (git reads through it; a write would replace it with a file) or no file."""
     info = os.path.join(common, "info")
+    path = os.path.join(info, "exclude")
     if os.path.lexists(info) and not os.path.isdir(info):
         return "info in the git directory is not a folder"
+    if os.path.islink(path):
+        return "info/exclude is a symbolic link, not replaced"
+    if os.path.lexists(path) and not os.path.isfile(path):
+        return "info/exclude is not a regular file"
     return None
+
+
+def _is_fifo(path: str) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def keep_out_of_commits(store: Store, fresh: bool) -> None:
@@ -589,10 +603,10 @@ def keep_out_of_commits(store: Store, fresh: bool) -> None:
         return
     info = os.path.join(common, "info")
     path = os.path.join(info, "exclude")
-    data, problem = files.read_capped(path, MAX_BYTES)
-    if problem is not None:
-        return  # refused (a link, a FIFO git may block on): not read, not written, not asked
-    problem = exclude_blocked(common)
+    data, problem = files.read_capped(path, MAX_BYTES, follow=True, name="info/exclude")
+    if problem is not None and _is_fifo(path):
+        return  # git blocks on it before it commits anything: not read, not asked
+    problem = exclude_blocked(common) or problem  # then asked of git, not written
     old = data or b""
     present = {line.strip() for line in old.split(b"\n")}
     if os.path.islink(os.path.join(store.top, ".lets")):

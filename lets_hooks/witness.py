@@ -252,14 +252,14 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     verdict.complete = complete
     logged = unknown.intersection(kinds)
     absent = len(unknown) - len(logged)  # commits the log never names
-    made_elsewhere = _made_in_other_work_trees(git_dir, unknown.difference(logged)) \
+    made_elsewhere = _made_in_other_work_trees(repo, git_dir, unknown.difference(logged)) \
         if absent else set()
     # every commit first as one the log never names, then the exceptions
     status = _given(verdict, len(unknown), ELSEWHERE if complete else UNVOUCHED, order,
                     lambda: unknown)
     status.update(dict.fromkeys(made_elsewhere, UNVOUCHED))
     moved = [sha for sha in logged if kinds[sha] == reflog.MOVED]
-    fetched = fetched_commits(git_dir, moved) if moved else set()
+    fetched = fetched_commits(git_dir, moved, repo) if moved else set()
     verdict.fetched |= fetched
     verdict.made_elsewhere |= made_elsewhere
     verdict.logged.update((sha, kinds[sha]) for sha in logged)
@@ -288,31 +288,54 @@ def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
     return status
 
 
-def fetched_commits(git_dir: str, shas: Iterable[str]) -> set[str]:
+def fetched_commits(git_dir: str, shas: Iterable[str], repo: Repo | None = None) -> set[str]:
     """Which of ``shas`` a remote-tracking ref's own log shows arriving by a fetch (a push's
-    entry is no such evidence). Nothing on reftable (its logs are not files)."""
+    entry is no such evidence). On reftable the logs are asked of git (``repo`` None:
+    nothing is known)."""
     wanted = set(shas)
-    if not wanted or gitfiles.uses_reftable(git_dir):
+    if not wanted:
         return set()
+    if gitfiles.uses_reftable(git_dir):
+        rows = repo.reflog_entries((), reflog.REFTABLE_LIMIT, remotes=True) if repo else None
+        return _moved_to_by(rows or (), wanted, reflog.classify_remote, (reflog.ARRIVED,))
     logs = [os.path.join(folder, name) for folder, _, names
             in os.walk(gitfiles.log_path(git_dir, "refs/remotes")) for name in sorted(names)]
     return _moved_to(logs, wanted, reflog.classify_remote, (reflog.ARRIVED,))
 
 
-def _made_in_other_work_trees(git_dir: str, absent: set[str]) -> set[str]:
+def _made_in_other_work_trees(repo: Repo, git_dir: str, absent: set[str]) -> set[str]:
     """Which of ``absent`` (commits this work tree's log never names) another work tree
-    of the repository made: made here, so not "from elsewhere" (none with no other tree)."""
+    of the repository made: made here, so not "from elsewhere" (none with no other tree).
+    On reftable their logs are asked of git; where git cannot answer for all of them,
+    every one of ``absent`` is taken as possibly made here (never "from elsewhere")."""
     common = gitfiles.common_dir(git_dir)
     try:
         linked = sorted(os.listdir(os.path.join(common, "worktrees")))
     except OSError:
         linked = []
+    if gitfiles.uses_reftable(git_dir):
+        own = os.path.realpath(git_dir)
+        refs = [] if own == os.path.realpath(common) else ["main-worktree/HEAD"]
+        refs += [f"worktrees/{name}/HEAD" for name in linked
+                 if os.path.realpath(os.path.join(common, "worktrees", name)) != own]
+        if not refs:
+            return set()
+        rows = repo.reflog_entries(refs, reflog.REFTABLE_LIMIT)
+        if rows is None or len(rows) >= reflog.REFTABLE_LIMIT:
+            return set(absent)
+        return _moved_to_by(rows, absent, reflog.classify, (reflog.CREATED, reflog.COPY))
     logs = [gitfiles.log_path(common, "HEAD")]
     logs += [gitfiles.log_path(os.path.join(common, "worktrees", name), "HEAD")
              for name in linked]
     own = os.path.realpath(gitfiles.log_path(git_dir, "HEAD"))
     return _moved_to([log for log in logs if os.path.realpath(log) != own], absent,
                      reflog.classify, (reflog.CREATED, reflog.COPY))
+
+
+def _moved_to_by(rows: Iterable[tuple[str, int, str]], wanted: set[str],
+                 classify: Callable[[str], str], kinds: Container[str]) -> set[str]:
+    """``_moved_to`` for entries git gave (``Repo.reflog_entries``)."""
+    return {sha for sha, _, message in rows if sha in wanted and classify(message) in kinds}
 
 
 def _moved_to(logs: Iterable[str], wanted: set[str], classify: Callable[[str], str],

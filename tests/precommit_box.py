@@ -56,7 +56,9 @@ def _copy_checkout(dest: Path) -> None:
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest / name)
     env = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
-    _git(dest, "init", "-q", "-b", "main")
+    # sha1 whatever GIT_DEFAULT_HASH says: pre-commit runs git without it, and cannot fetch
+    # a sha256 repository
+    _git(dest, "init", "-q", "-b", "main", "--object-format=sha1")
     _git(dest, "add", "-A")
     _git(dest, *env, "commit", "-q", "-m", "the working tree under test")
 

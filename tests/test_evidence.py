@@ -522,12 +522,19 @@ def test_why_names_each_commits_verdict_and_evidence(tmp_path: Path) -> None:
     assert rows[unseen][0] == "not vouched for" and "made in this work tree" in rows[unseen][1]
 
 
-def test_a_teammates_commit_a_pull_rebase_brings_after_a_force_push(tmp_path: Path) -> None:
+REFS = ["files", pytest.param("reftable", marks=needs_git(
+    2, 45, "reftable repositories need git 2.45"))]
+
+
+@pytest.mark.parametrize("refs", REFS)
+def test_a_teammates_commit_a_pull_rebase_brings_after_a_force_push(tmp_path: Path,
+                                                                    refs: str) -> None:
     """The session rebases its pushed topic onto a moved main and force-pushes; a teammate
     builds on it; the session commits and runs ``git pull --rebase``. The teammate's commit
     is where the rebase starts (HEAD only moved to it), and origin/topic's own log shows it
-    fetched: from elsewhere, not "not vouched for" (as with ``pull --ff-only``)."""
-    box = with_remote(tmp_path)
+    fetched: from elsewhere, not "not vouched for" (as with ``pull --ff-only``). On
+    reftable that log is asked of git (it was not read: the answer degraded)."""
+    box = with_remote(tmp_path, reftable=refs == "reftable")
     box.sh("checkout", "-q", "-b", "topic", sid=SID)
     done = box.run("lets-hooks", "record", env={"LETS_SESSION_ID": SID})
     assert done.returncode == 0, done.stderr
@@ -587,3 +594,30 @@ def test_the_pushs_advice_on_an_estimate_leads_to_a_true_answer(tmp_path: Path) 
     data, _ = answer(box)
     assert data["trust"] == "exact", data
     check_exact_is_true(data, mine)
+
+
+@pytest.mark.parametrize("refs", REFS)
+def test_a_commit_another_work_tree_made_is_never_from_elsewhere(tmp_path: Path,
+                                                                  refs: str) -> None:
+    """A commit no hook saw (the session's own, with the hooks switched off), replayed by
+    a rebase, then a second work tree of the same clone: the ledger names the copy, not
+    the original, and only the first work tree's HEAD log shows the original made. Asked
+    from the second, it is made here, never "from elsewhere". On reftable those logs are
+    no files: they were not read, and the answer was ``exact`` without it."""
+    box = with_remote(tmp_path, reftable=refs == "reftable")
+    box.sh("checkout", "-q", "-b", "topic", sid=SID)
+    box.file_commit("a.txt", "a\n", "mine 1", sid=SID)
+    (box.path / "b.txt").write_text("b\n")
+    box.sh("add", "b.txt")
+    box.sh(*NO_HOOKS, "commit", "-q", "-m", "mine 2, no hook saw it", sid=SID)
+    box.sh("checkout", "-q", "main")
+    box.file_commit("m.txt", "m\n", "main moves")
+    box.sh("checkout", "-q", "topic", sid=SID)
+    box.sh("rebase", "-q", "main", sid=SID)
+    second = tmp_path / "second"
+    box.sh("worktree", "add", "-q", "-b", "more", str(second), sid=SID)
+    box.sh("commit", "-q", "--allow-empty", "-m", "mine 3", sid=SID, cwd=second)
+    there = HookBox(second)
+    data, _ = answer(there)
+    check_exact_is_true(data, {there.rev("HEAD"), there.rev("HEAD~1"), there.rev("HEAD~2")})
+    assert data["trust"] != "exact" and "not vouched for" in json.dumps(data["why"]), data

@@ -273,6 +273,37 @@ def test_an_unwritable_git_info_is_said(sandbox: Sandbox) -> None:
     assert said[0].startswith(UNKEPT) and said[0].endswith("): add .lets/ to .gitignore"), said
 
 
+def test_an_exclude_file_that_is_a_link_is_read_and_never_replaced(sandbox: Sandbox,
+                                                                    tmp_path: Path) -> None:
+    """``info/exclude`` a symbolic link (a file shared between clones): git reads through
+    it, and so do we. Where it already keeps the state out, nothing is said; where it does
+    not, the link is not replaced by a file, and the write says so with the fix (it went
+    silently un-ignored into the next ``git add -A``)."""
+    sandbox.commit("base")
+    exclude = sandbox.path / ".git" / "info" / "exclude"
+    shared = tmp_path / "shared-exclude"
+    shared.write_text("# shared\n.lets/\n")
+    exclude.unlink(missing_ok=True)
+    exclude.symlink_to(shared)
+    quiet = lets(sandbox, "record", "--sid", SID)
+    assert quiet.returncode == 0 and UNKEPT not in quiet.stderr, quiet.stderr
+    shared.write_text("# shared\n")
+    said = lets(sandbox, "record", "--sid", "next-session")
+    assert said.returncode == 0, said.stderr
+    assert said.stderr.splitlines()[0] == f"{UNKEPT} (info/exclude is a symbolic link, " \
+        "not replaced): add .lets/sessions/ and .lets/locks/ to .gitignore", said.stderr
+    assert exclude.is_symlink() and shared.read_text() == "# shared\n"
+    assert _staged_after_add_all(sandbox) != []  # what the line warns about
+    _git(sandbox, "reset", "-q")
+    doctor = lets(sandbox, "doctor", env={"LETS_SESSION_ID": SID}).stdout
+    assert "(info/exclude is a symbolic link, not replaced)\n" \
+        "                       fix: add .lets/ to .gitignore\n" in doctor, doctor
+    (sandbox.path / ".gitignore").write_text(".lets/\n")  # the fix, followed
+    again = lets(sandbox, "record", "--sid", SID)
+    assert again.returncode == 0 and UNKEPT not in again.stderr, again.stderr
+    assert _staged_after_add_all(sandbox) == [".gitignore"]
+
+
 def test_the_command_to_untrack_a_state_file_is_one_shell_word(sandbox: Sandbox) -> None:
     """A branch named ``a;b$(c)`` (git allows it): the advice read 'git rm --cached
     .lets/sessions/.task-a;b$(c)', two commands and a substitution to a shell."""

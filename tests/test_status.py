@@ -195,6 +195,30 @@ def test_a_shared_task_file_is_said_by_the_contract_and_its_advice_works(tmp_pat
     assert "SESSION_TRUST=exact" in again.stdout and "shares" not in again.stderr
 
 
+def test_the_hooks_advice_under_a_shared_task_file_renames_first(tmp_path: Path) -> None:
+    """The session's first touch of ``feat/x`` is not recorded while ``feat-x`` shares its
+    task file; pre-push's advice names the rename before the record (a bare record is
+    refused), and followed, it gives the exact answer."""
+    box = make(tmp_path)
+    box.install()
+    box.sh("branch", "feat-x")
+    start = box.head()
+    box.sh("switch", "-q", "-c", "feat/x", sid=SID)
+    box.file_commit("b.txt", "b\n", "on feat/x", sid=SID)
+    remote = tmp_path / "remote.git"
+    box.sh("init", "-q", "--bare", str(remote))
+    box.sh("remote", "add", "origin", str(remote))
+    pushed = box.sh("push", "-q", "origin", "feat/x", sid=SID)
+    assert ("Fix: rename one of the branches 'feat/x', 'feat-x' (they share a task file), "
+            "then: lets-hooks record --at REV") in pushed.stderr, pushed.stderr
+    env = {"LETS_SESSION_ID": SID}
+    assert box.run("lets-hooks", "record", "--at", start, env=env).returncode != 0
+    box.sh("branch", "-m", "feat-x", "feat-x-old")  # the advice, followed
+    assert box.run("lets-hooks", "record", "--at", start, env=env).returncode == 0
+    mine = box.boundary(env=env)
+    assert (mine["SESSION_TRUST"], mine["SESSION_COMMITS"]) == ("exact", "1")
+
+
 def test_outside_a_repository(tmp_path: Path) -> None:
     box = make(tmp_path)
     outside = tmp_path / "outside"

@@ -12,8 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lets_hooks.summary import records, sources
+from lets_hooks.summary import records
 from lets_hooks.summary.records import Gate, LogEntry, Read, Section
+from lets_hooks.summary.sources.context_log import CONTEXT_LOG, read_context_log
+from lets_hooks.summary.sources.handoff import HANDOFF, read_handoff
+from lets_hooks.summary.sources.ledger import read_model_ledger
+from lets_hooks.summary.sources.lessons import LESSONS, read_lessons
+from lets_hooks.summary.sources.memory_index import MEMORY_INDEX, read_memory_index
+from lets_hooks.summary.sources.settings import read_local_settings, read_settings
+from lets_hooks.summary.sources.state import read_state
 
 
 def put(root: Path, name: str, body: str | bytes) -> Path:
@@ -27,10 +34,10 @@ def put(root: Path, name: str, body: str | bytes) -> Path:
 
 
 def test_handoff_parts(tmp_path: Path) -> None:
-    root = put(tmp_path, sources.HANDOFF, (
+    root = put(tmp_path, HANDOFF, (
         "\ufeff---\ntitle: t\ndate: 2026-11-27\n---\n\n<!-- state-snapshot v1 -->\n\n"
         "~~~yaml\nnext: a\n~~~\n# Title\nintro\n## Part\n```\n## not a heading\n```\n"))
-    read = sources.read_handoff(root)
+    read = read_handoff(root)
     assert read.warnings == ()
     handoff = read.value
     assert handoff is not None and not handoff.empty
@@ -48,7 +55,7 @@ def test_the_handoff_is_read_once_into_one_record(tmp_path: Path) -> None:
 
     from lets_hooks.summary.phases import handoff_view
 
-    root = put(tmp_path, sources.HANDOFF, (
+    root = put(tmp_path, HANDOFF, (
         "---\nts: 2026-11-25T09:00:00Z\n---\n<!-- state-snapshot v1 -->\n```yaml\n"
         "next: []\ndiff: [{op: added, item: the reader}]\nblocked: ship it\n```\n"
         "## Priority 1: **Fix** the reader\n## Next steps\n- time it\n- _none_\n"
@@ -57,7 +64,7 @@ def test_the_handoff_is_read_once_into_one_record(tmp_path: Path) -> None:
         "## Done\n- [x] split\n- merged\n"
         "## Notes on the CRLF bug\nThe user OK'd it. `src/old.py` was removed; `main()`"
         " lives in `src/app.py`.\n"))
-    handoff = sources.read_handoff(root).value
+    handoff = read_handoff(root).value
     assert handoff is not None and handoff.reading is not None
     reading = handoff.reading
     assert reading == records.HandoffReading(
@@ -90,14 +97,14 @@ def test_the_handoff_is_read_once_into_one_record(tmp_path: Path) -> None:
      "state-snapshot block has no 'next'"),
 ])
 def test_handoff_problems_are_one_warning(tmp_path: Path, body: str, warning: str) -> None:
-    read = sources.read_handoff(put(tmp_path, sources.HANDOFF, body))
-    assert read.warnings == (f"{sources.HANDOFF}: {warning}",)
+    read = read_handoff(put(tmp_path, HANDOFF, body))
+    assert read.warnings == (f"{HANDOFF}: {warning}",)
     assert read.value is not None
 
 
 def test_snapshot_marker_may_sit_below_some_prose(tmp_path: Path) -> None:
     body = "# Handoff\n\n<!--state-snapshot v1-->\nnext: [x]\n\n## Notes\n- n\n"
-    handoff = sources.read_handoff(put(tmp_path, sources.HANDOFF, body)).value
+    handoff = read_handoff(put(tmp_path, HANDOFF, body)).value
     assert handoff is not None and handoff.snapshot == {"next": ["x"]}
     assert [s.heading for s in handoff.sections] == ["Handoff", "Notes"]
 
@@ -107,10 +114,24 @@ def test_snapshot_marker_may_sit_below_some_prose(tmp_path: Path) -> None:
 
 def test_code_in_a_lesson_is_not_its_summary(tmp_path: Path) -> None:
     body = "### [2026-11-01] fenced\n```\nmodel: not a tag\n## not a heading\n```\nthe real line\n"
-    lessons = sources.read_lessons(put(tmp_path, sources.LESSONS, body)).value
+    lessons = read_lessons(put(tmp_path, LESSONS, body)).value
     assert lessons is not None
     [lesson] = lessons.lessons
     assert (lesson.summary, lesson.model) == ("the real line", None)
+
+
+@pytest.mark.parametrize("indent", ["", "  ", "\t", "\u00a0", "\u3000", "\f"])
+def test_every_reader_takes_the_same_lines_for_fences(tmp_path: Path, indent: str) -> None:
+    """``text.is_fence``, the one rule: a fence after any indentation (prose and MEMORY.md
+    read it so; the lessons and context-log readers once missed one indented by a
+    non-breaking space, an ideographic space or a form feed)."""
+    fence = indent + "```\n"
+    lessons = read_lessons(put(tmp_path, LESSONS, "### [2026-11-01] real\n" + fence
+                               + "### [2026-11-02] inside\n" + fence)).value
+    assert lessons is not None and [x.title for x in lessons.lessons] == ["real"]
+    log = read_context_log(put(tmp_path, CONTEXT_LOG, "## [2026-11-01][ref:1] real\n" + fence
+                               + "## [2026-11-02][ref:1] inside\n" + fence)).value
+    assert log is not None and [e.title for e in log.entries] == ["real"]
 
 
 def test_lessons_metadata_shapes(tmp_path: Path) -> None:
@@ -123,11 +144,11 @@ def test_lessons_metadata_shapes(tmp_path: Path) -> None:
             "### [2026-11-04] no metadata\n> a quote, not metadata\n\n"
             "### [2026-02-30] impossible date\n\n"
             "### Not a lesson\nbody\n")
-    read = sources.read_lessons(put(tmp_path, sources.LESSONS, body))
+    read = read_lessons(put(tmp_path, LESSONS, body))
     assert read.warnings == (
-        f"{sources.LESSONS}: Graduated Gates table: line 5 has too few cells; skipped",
-        f"{sources.LESSONS}: line 18 has a lesson header with an impossible date; skipped",
-        f"{sources.LESSONS}: line 20 has a ### lesson header without a [YYYY-MM-DD] date;"
+        f"{LESSONS}: Graduated Gates table: line 5 has too few cells; skipped",
+        f"{LESSONS}: line 18 has a lesson header with an impossible date; skipped",
+        f"{LESSONS}: line 20 has a ### lesson header without a [YYYY-MM-DD] date;"
         " not read as a lesson",
     )
     lessons = read.value
@@ -144,9 +165,9 @@ def test_lessons_metadata_shapes(tmp_path: Path) -> None:
     "conf: · obs: 1", "seen: 2026-W48-7", "seen: 20261129", "obs: -2", "conf: nan",
 ])
 def test_unreadable_metadata_is_reported(tmp_path: Path, meta: str) -> None:
-    read = sources.read_lessons(put(tmp_path, sources.LESSONS,
+    read = read_lessons(put(tmp_path, LESSONS,
                                     f"### [2026-11-01] x\n> {meta}\nbody\n"))
-    assert read.warnings == (f"{sources.LESSONS}: line 2 has metadata that cannot be read;"
+    assert read.warnings == (f"{LESSONS}: line 2 has metadata that cannot be read;"
                              " read as legacy lessons",)
     assert read.value is not None and read.value.lessons[0].has_meta is False
 
@@ -159,11 +180,10 @@ def test_context_log_entries(tmp_path: Path) -> None:
             "second line\n\n## [2026-11-02] [bug] [risk:H] [ref: 0] [ttl:7d] any order\n"
             "```\n## [2026-11-03][X][ttl:1d][ref:9] inside a fence: not an entry\n```\n"
             "### a sub-heading\n## [2026-11-04][ref:3] last, no body\n")
-    read = sources.read_context_log(put(tmp_path, sources.CONTEXT_LOG, body))
+    read = read_context_log(put(tmp_path, CONTEXT_LOG, body))
     assert read.warnings == ()
     log = read.value
-    assert log is not None and log.headers == 3
-    assert log.entries == (
+    assert log is not None and log.entries == (
         LogEntry(dt.date(2026, 11, 1), "DECISION", 4, "canonical", "first line", 3),
         LogEntry(dt.date(2026, 11, 2), "bug", 0, "any order", None, 8),
         LogEntry(dt.date(2026, 11, 4), None, 3, "last, no body", None, 13),
@@ -176,7 +196,7 @@ def test_context_log_entries(tmp_path: Path) -> None:
 def test_memory_sections(tmp_path: Path) -> None:
     body = ("# M\n## A <!-- #always -->\na\n### A.1\na1\n## B <!--#on-demand-->\nb\n"
             "### C <!-- #always -->\nc\n\n\n")
-    index = sources.read_memory_index(put(tmp_path, sources.MEMORY_INDEX, body)).value
+    index = read_memory_index(put(tmp_path, MEMORY_INDEX, body)).value
     assert index is not None and index.tagged
     tagged = [(s.title, s.tag, s.text) for s in index.sections if s.tag]
     assert tagged == [("A", "always", "## A <!-- #always -->\na\n### A.1\na1"),
@@ -190,9 +210,9 @@ def test_memory_sections(tmp_path: Path) -> None:
 def test_ledger_date(tmp_path: Path) -> None:
     ledger = ".claude/memory/model-diff-ledger.md"
     home = put(tmp_path, ledger, "# L\nlast-analysis: '2026-10-01'\n")
-    assert sources.read_model_ledger(home).value == records.ModelLedger(dt.date(2026, 10, 1))
+    assert read_model_ledger(home).value == records.ModelLedger(dt.date(2026, 10, 1))
     put(tmp_path, ledger, "last-analysis: soon\n")
-    read = sources.read_model_ledger(home)
+    read = read_model_ledger(home)
     assert read.value == records.ModelLedger(None)
     assert read.warnings == ("~/.claude/memory/model-diff-ledger.md: line 1: last-analysis is"
                              " not a YYYY-MM-DD date; ignored",)
@@ -204,21 +224,21 @@ def test_ledger_date(tmp_path: Path) -> None:
     ("[" * 100_000, "nested too deeply to read; check skipped"),
 ])
 def test_local_settings_shapes(tmp_path: Path, body: str, warning: str) -> None:
-    read = sources.read_local_settings(put(tmp_path, ".claude/settings.local.json", body))
+    read = read_local_settings(put(tmp_path, ".claude/settings.local.json", body))
     assert (read.value, read.warnings) == (None, (f"~/.claude/settings.local.json: {warning}",))
 
 
 # --------------------------------------------------------------------------- never raises
 
 READERS: list[tuple[str, Callable[[Path], Read[Any]]]] = [
-    (sources.HANDOFF, sources.read_handoff),
-    (sources.LESSONS, sources.read_lessons),
-    (sources.CONTEXT_LOG, sources.read_context_log),
-    (sources.MEMORY_INDEX, sources.read_memory_index),
-    (".claude/STATE.md", sources.read_state),
-    (".claude/settings.json", sources.read_settings),
-    (".claude/settings.local.json", sources.read_local_settings),
-    (".claude/memory/model-diff-ledger.md", sources.read_model_ledger),
+    (HANDOFF, read_handoff),
+    (LESSONS, read_lessons),
+    (CONTEXT_LOG, read_context_log),
+    (MEMORY_INDEX, read_memory_index),
+    (".claude/STATE.md", read_state),
+    (".claude/settings.json", read_settings),
+    (".claude/settings.local.json", read_local_settings),
+    (".claude/memory/model-diff-ledger.md", read_model_ledger),
 ]
 
 
@@ -240,7 +260,7 @@ def test_no_reader_raises_on_any_bytes(tmp_path_factory: pytest.TempPathFactory,
     ("## Gate #3", "Gate #3"), ("#  spaced  ", "spaced"),
 ])
 def test_heading_text(tmp_path: Path, line: str, heading: str) -> None:
-    handoff = sources.read_handoff(put(tmp_path, sources.HANDOFF, f"{line}\n- x\n")).value
+    handoff = read_handoff(put(tmp_path, HANDOFF, f"{line}\n- x\n")).value
     assert handoff is not None and [s.heading for s in handoff.sections] == [heading]
 
 
@@ -248,10 +268,10 @@ def test_heading_text(tmp_path: Path, line: str, heading: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "reader"), [
-    (sources.HANDOFF, sources.read_handoff),
-    (sources.LESSONS, sources.read_lessons),
-    (sources.CONTEXT_LOG, sources.read_context_log),
-    (sources.MEMORY_INDEX, sources.read_memory_index),
+    (HANDOFF, read_handoff),
+    (LESSONS, read_lessons),
+    (CONTEXT_LOG, read_context_log),
+    (MEMORY_INDEX, read_memory_index),
 ])
 def test_project_file_linking_out_of_the_project_is_refused(
         tmp_path: Path, name: str, reader: Callable[[Path], Read[Any]]) -> None:

@@ -103,9 +103,10 @@ class Day:
         """No op leaves a rebase or merge stopped (every commit adds a file of its own, so
         nothing conflicts): if one did, that is a failure of the workflow, said plainly."""
         git_dir = self.w.me / ".git"
-        for stopped in ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD",
-                        "REVERT_HEAD", "sequencer"):
+        for stopped in ("rebase-merge", "rebase-apply", "MERGE_HEAD", "sequencer"):
             assert not (git_dir / stopped).exists(), self.w.recipe(f"left {stopped} behind")
+        for stopped in ("CHERRY_PICK_HEAD", "REVERT_HEAD"):  # a ref in reftable's store
+            assert not self.has(stopped), self.w.recipe(f"left {stopped} behind")
 
     def play(self, op: str) -> bool:
         """Do ``op``; False when it does not apply here (nothing was run)."""
@@ -209,9 +210,8 @@ class Day:
     def stopped(self, command: str) -> None:
         """A cherry-pick or revert with nothing left to do (its change is on HEAD already)
         stops: the person gives up on it."""
-        git_dir = self.w.me / ".git"
         head = {"cherry-pick": "CHERRY_PICK_HEAD", "revert": "REVERT_HEAD"}[command]
-        if (git_dir / head).exists() or (git_dir / "sequencer").exists():
+        if self.has(head) or (self.w.me / ".git" / "sequencer").exists():
             self.w.git(command, "--abort")
 
     def play_more(self, op: str, branch: str | None) -> bool:

@@ -24,7 +24,7 @@ from lets_hooks import state
 from lets_hooks.cli import command_parser, guarded, out, parse_or_hook, say
 from lets_hooks.cli.agent import hook_json, read_stdin
 from lets_hooks.cli.summary import find_top
-from lets_hooks.files import show
+from lets_hooks.files import is_folder, show
 from lets_hooks.summary import checkpoint as ck
 from lets_hooks.summary.interventions import MAX_FILE_BYTES
 
@@ -120,9 +120,7 @@ def hook_input() -> tuple[str | None, str | None, str | None]:
         say(f"{PROG}: the hook input's session_id {state.shown_sid(session_id)} is"
             f" {state.sid_problem(session_id)}; the environment's session id is used")
         session_id = None
-    folder = cwd if (isinstance(cwd, str) and "\0" not in cwd and os.path.isabs(cwd)
-                     and os.path.isdir(cwd)) else None
-    return session_id, folder, None
+    return session_id, cwd if isinstance(cwd, str) and is_folder(cwd) else None, None
 
 
 def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str | None,

@@ -57,10 +57,7 @@ def find_top(start: Path) -> Path:
     file: a linked worktree, a submodule), else ``start``; no git call, so the summary
     stays one process."""
     start = start.absolute()
-    for folder in (start, *start.parents):
-        if os.path.lexists(folder / ".git"):
-            return folder
-    return start
+    return next((f for f in (start, *start.parents) if os.path.lexists(f / ".git")), start)
 
 
 @dataclass(frozen=True)

@@ -23,21 +23,26 @@ def collect(root: Path, home: Path, git: Git | None = None) -> Inputs:
     names left unchecked."""
     from dataclasses import replace
 
-    from lets_hooks.summary import sources
     from lets_hooks.summary.interventions import read_interventions
     from lets_hooks.summary.records import Inputs
-    from lets_hooks.summary.sources.handoff import date_floor, unplaced_warning
+    from lets_hooks.summary.sources.context_log import read_context_log
+    from lets_hooks.summary.sources.handoff import date_floor, read_handoff, unplaced_warning
+    from lets_hooks.summary.sources.ledger import read_model_ledger
+    from lets_hooks.summary.sources.lessons import read_lessons
+    from lets_hooks.summary.sources.memory_index import read_memory_index
+    from lets_hooks.summary.sources.settings import read_local_settings, read_settings
+    from lets_hooks.summary.sources.state import read_state
 
     git_dir = git.git_dir if git is not None else None
-    handoff = sources.read_handoff(root, git_dir)
-    lessons = sources.read_lessons(root, git_dir)
-    context_log = sources.read_context_log(root, git_dir)
-    memory = sources.read_memory_index(root, git_dir)
-    state = sources.read_state(home)
-    settings = sources.read_settings(home)
-    allow = sources.read_local_settings(home)
+    handoff = read_handoff(root, git_dir)
+    lessons = read_lessons(root, git_dir)
+    context_log = read_context_log(root, git_dir)
+    memory = read_memory_index(root, git_dir)
+    state = read_state(home)
+    settings = read_settings(home)
+    allow = read_local_settings(home)
     interventions = read_interventions(home)
-    ledger = sources.read_model_ledger(home)
+    ledger = read_model_ledger(home)
 
     references = check_references(root, home, handoff.value, git)
 

@@ -38,6 +38,7 @@ from lets_hooks.summary.interventions import MAX_FILE_BYTES, problem_line
 from lets_hooks.summary.sources.text import (
     fence_closing,
     fence_opening,
+    heading_text,
     is_fence,
     lines_of,
     parse_yaml,
@@ -603,19 +604,10 @@ def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
                 continue
         heading = _ATX.match(line)
         if heading:
-            found.append((index, len(heading.group(1)), _title(heading.group(2) or "")))
+            title = heading_text(heading.group(2) or "").strip()
+            found.append((index, len(heading.group(1)), title))
         index += 1
     return found
-
-
-def _title(text: str) -> str:
-    """A heading's text without its closing run of ``#`` (one after a blank) and blanks,
-    cut with string methods (a pattern for it backtracks over a long run of blanks)."""
-    text = text.rstrip(" \t")
-    bare = text.rstrip("#")
-    if bare != text and bare[-1:] in (" ", "\t"):
-        text = bare
-    return text.strip()
 
 
 def _longest_closings(lines: Sequence[str]) -> list[tuple[int, int]]:
@@ -759,7 +751,7 @@ def checkpoint(root: Path, make: Callable[[bytes | None], Plan], git_dir: str | 
             target = files.write_inside(
                 str(root), HANDOFF, made.data, git_dir, create_only=data is None,
                 before_rename=_unchanged(root, git_dir, data, before_replace, aside))
-        except _Changed as change:
+        except Changed as change:
             merged, data = True, change.now
             continue
         except FileExistsError:  # another writer made the file meanwhile: plan on it
@@ -793,7 +785,10 @@ def _make_folder(folder: str) -> None:
                           ) from None
 
 
-class _Changed(Exception):
+class Changed(Exception):
+    """The file is not what the plan was made from (``now``: what it is now); also
+    ``promote``'s compare-and-swap."""
+
     def __init__(self, now: bytes | None) -> None:
         super().__init__("changed")
         self.now = now
@@ -820,7 +815,7 @@ def _unchanged(root: Path, git_dir: str | None, planned_from: bytes | None,
             if link is not None:
                 files.discard(link)
                 aside.remove(link)
-            raise _Changed(now)
+            raise Changed(now)
     return check
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lets_hooks import files
-from lets_hooks.summary.checkpoint import ATTEMPTS
+from lets_hooks.summary.checkpoint import ATTEMPTS, Changed
 from lets_hooks.summary.interventions import MAX_FILE_BYTES, problem_line
 from lets_hooks.summary.phases import PROMOTE_REF, plan_promotion
 from lets_hooks.summary.records import LogEntry, PromotionPlan
@@ -37,14 +37,6 @@ class PromotionResult:
     merged: bool  # MEMORY.md changed between the read and the write; merged on top
     added: tuple[LogEntry, ...]
     lines: tuple[str, ...]  # what happened, for people
-
-
-class _Changed(Exception):
-    """MEMORY.md is not what the plan was made from (``bytes``: what it is now)."""
-
-    def __init__(self, now: bytes) -> None:
-        super().__init__("changed")
-        self.now = now
 
 
 class _Stopped(Exception):
@@ -87,8 +79,8 @@ def promote(root: Path, git_dir: str | None = None, *,
         try:
             files.write_inside(str(root), MEMORY_INDEX, new, git_dir,
                                before_rename=_unchanged(root, git_dir, data, before_replace))
-        except _Changed as change:
-            merged, data = True, change.now
+        except Changed as change:
+            merged, data = True, change.now or b""  # (a file gone is _Stopped)
             continue
         except _Stopped as stop:
             return _stop(False, str(stop))
@@ -113,7 +105,7 @@ def _unchanged(root: Path, git_dir: str | None, planned_from: bytes,
             raise _Stopped(f"{MEMORY_INDEX} disappeared during the promotion;"
                            " nothing written")
         if now != planned_from:
-            raise _Changed(now)
+            raise Changed(now)
     return check
 
 

@@ -128,7 +128,6 @@ class LogEntry:
 
 @dataclass(frozen=True)
 class ContextLog:
-    headers: int  # every level-2 heading, readable or not
     entries: tuple[LogEntry, ...]
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from lets_hooks.summary.interventions import iso_date
 from lets_hooks.summary.records import ContextLog, LogEntry, Read
-from lets_hooks.summary.sources.text import is_fence, lines_of, lines_phrase, read_project_text
+from lets_hooks.summary.sources.text import lines_of, lines_phrase, read_project_text, unfenced
 
 CONTEXT_LOG = "memory/context-log.md"
 KEEP_SUMMARY_FROM_REF = 3  # entries with this ref or more keep their first body line
@@ -30,33 +30,24 @@ def read_context_log(root: Path, git_dir: str | None = None) -> Read[ContextLog]
     raw = read_project_text(root, CONTEXT_LOG, git_dir)
     if raw.value is None:
         return Read(None, raw.warnings)
-    headers, entries, bad = _log_by_lines(raw.value)
+    entries, bad = _log_by_lines(raw.value)
     warnings = list(raw.warnings)
     if bad:
         warnings.append(f"{CONTEXT_LOG}: {lines_phrase(bad)} an entry header without a readable"
                         " [YYYY-MM-DD] date and [ref:N]; not counted as entries")
-    return Read(ContextLog(headers, tuple(entries)), tuple(warnings))
+    return Read(ContextLog(tuple(entries)), tuple(warnings))
 
 
-def _log_by_lines(text: str) -> tuple[int, list[LogEntry], list[int]]:
-    """(headers, entries, lines of unreadable headers); an entry whose ref is
+def _log_by_lines(text: str) -> tuple[list[LogEntry], list[int]]:
+    """(entries, lines of unreadable headers); an entry whose ref is
     ``KEEP_SUMMARY_FROM_REF`` or more gets its first body line as its summary."""
-    headers = 0
     entries: list[LogEntry] = []
     bad: list[int] = []
-    in_fence = False
     pending: LogEntry | None = None  # an entry whose summary line is still to come
-    for number, line in enumerate(lines_of(text), 1):
-        first = line[:1]
-        if first and first in "`~ \t" and is_fence(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        if first == "#":
+    for number, line in ((index + 1, line) for index, line in unfenced(lines_of(text))):
+        if line[:1] == "#":
             if not line.startswith("##") or line.startswith("###"):
                 continue  # a title, or a sub-heading inside an entry
-            headers += 1
             if pending is not None:
                 entries.append(pending)
                 pending = None
@@ -73,7 +64,7 @@ def _log_by_lines(text: str) -> tuple[int, list[LogEntry], list[int]]:
             pending = None
     if pending is not None:
         entries.append(pending)
-    return headers, entries, bad
+    return entries, bad
 
 
 def _log_entry(line: str, number: int) -> LogEntry | None:

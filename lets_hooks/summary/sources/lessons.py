@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lets_hooks.summary.interventions import iso_date
 from lets_hooks.summary.records import Gate, Lesson, LessonsFile, Read
-from lets_hooks.summary.sources.text import is_fence, lines_of, lines_phrase, read_project_text
+from lets_hooks.summary.sources.text import lines_of, lines_phrase, read_project_text, unfenced
 
 LESSONS = "tasks/lessons.md"
 
@@ -62,17 +62,12 @@ def read_lessons(root: Path, git_dir: str | None = None) -> Read[LessonsFile]:
     gate_rows: list[tuple[int, str]] = []
     lessons: list[Lesson] = []
     problems: dict[str, list[int]] = {kind: [] for kind in _PROBLEMS}
-    in_gates = in_fence = False
+    in_gates = False
     current: _LessonDraft | None = None
 
-    for number, line in enumerate(lines, 1):
-        first = line[:1]
-        if first and first in "`~ \t" and is_fence(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue  # code inside a lesson is neither its summary nor its metadata
-        if first != "#":
+    # code inside a lesson is neither its summary nor its metadata
+    for number, line in ((index + 1, line) for index, line in unfenced(lines)):
+        if line[:1] != "#":
             if in_gates and line.lstrip().startswith("|"):
                 gate_rows.append((number, line))
             elif current is not None:

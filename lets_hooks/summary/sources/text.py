@@ -119,11 +119,18 @@ def heading(line: str) -> tuple[int, str] | None:
     rest = line[level:]
     if not rest or rest[0] not in " \t":
         return None
-    text = rest.strip(" \t")
+    return level, heading_text(rest)
+
+
+def heading_text(text: str) -> str:
+    """A heading's text without its surrounding blanks and its closing run of ``#``
+    (one after a blank), cut with string methods (a pattern for it would backtrack over a
+    long run of blanks)."""
+    text = text.strip(" \t")
     bare = text.rstrip("#")
     if bare != text and bare and bare[-1] in " \t":
         text = bare.rstrip(" \t")
-    return level, text
+    return text
 
 
 def sections(lines: Sequence[str]) -> tuple[Section, ...]:
