@@ -628,9 +628,10 @@ class Repo:
         changes a soft reset took off, committed again)? Two ``diff-tree -r``, no renames."""
         _require_sha(base, a, b)
         found = []
-        for tip in (a, b):
+        for out in (self._must("diff-tree", "-r", "-z", "--no-renames", base, a),
+                    self._must("diff-tree", "-r", "-z", "--no-renames", base, b)):
             # "-z": ":<mode> <mode> <old> <new> <status>" NUL "<path>" NUL, a record each
-            fields = self._must("diff-tree", "-r", "-z", "--no-renames", base, tip).split(b"\0")
+            fields = out.split(b"\0")
             found.append({fields[i + 1]: fields[i].split(b" ")[3:4]
                           for i in range(0, len(fields) - 1, 2)})
         return any(found[1].get(path) == blob for path, blob in found[0].items())
