@@ -304,10 +304,12 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
         head = where.head
         if head is None:
             return result
-        if gitfiles.rebasing(where.git_dir) and not (
-                hook == "post-commit" and _typed_at_stop(repo, where.git_dir, head)):
+        rebasing = gitfiles.rebasing(where.git_dir)
+        if rebasing and not (hook == "post-commit" and _typed_at_stop(repo, where.git_dir,
+                                                                      head)):
             return result  # inside a rebase post-rewrite writes the lines, from git's list
         sid = settings.session_id(environ)
+        lines: list[bytes] = []
         if hook == "post-merge":
             squash = argv[0] if argv else environ.get("PRE_COMMIT_IS_SQUASH_MERGE", "0")
             if squash == "1":
@@ -320,17 +322,63 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
                 return result  # a fast-forward: nothing made
             kind = ledger.MADE
         elif hook == "post-commit":
-            logged, parent, before = (info.sha for info in repo.objects(ledger.AMEND_NAMES))
+            logged, parent, before, prev, up2 = (
+                info.sha for info in repo.objects((*ledger.AMEND_NAMES, *AFTER_NAMES)))
             kind = ledger.made_kind(head, logged, parent, before)
+            # commit on commit is never one (as the shim); a reset at a rebase's stop (a
+            # split) takes off the stop's pick, which post-rewrite pairs
+            if not rebasing and (prev is None or prev != up2):
+                kept = _kept_from_reset(repo, where.git_dir, head, sid)
+                if kept is None:
+                    kind = ledger.AMEND  # it holds more than can be named: vouched by nothing
+                else:
+                    lines = kept
         else:
             kind = ledger.MADE
         problem = ledger.append(gitfiles.common_dir(where.git_dir),
-                                [ledger.line(kind, head, sid)])
+                                [ledger.line(kind, head, sid), *lines])
         if problem is not None:
             result.say(f"{hook}: the session ledger was not written: {problem}")
     except Exception as exc:  # never break the commit
         result.say(f"{hook}: skipped ({reason(exc)})")
     return result
+
+
+# where HEAD was before the commit's parent, and that parent's first parent: the same
+# commit when HEAD's log runs commit on commit (the shim asks git for the same names)
+AFTER_NAMES = ("HEAD@{2}", "HEAD~2")
+RESETS = 8  # resets in a row before a commit looked through to where HEAD was before them
+KEPT = 100  # commits a reset took off named as copied; past this many, the commit is
+#            written as an amend with no pair: vouched for by nothing
+
+
+def _kept_from_reset(repo: Repo, git_dir: str, head: str, sid: str | None
+                     ) -> list[bytes] | None:
+    """The ``r`` lines for a commit made (or amended) right after ``git reset`` took
+    commits off HEAD and kept their changes (soft or mixed, then committed again: an amend
+    or a squash by hand): the commit copies each of them, changed, as a squash's do, so it
+    holds their makers' work, never this session's alone unless they were all its own.
+    No lines where the commit keeps none of their changes (a hard reset, then new work);
+    None past ``KEPT`` of them, or where git cannot say. The plain shim hands a commit
+    made right after a reset over to here."""
+    from lets_hooks import ledger, reflog
+
+    entries = repo.reflog(git_dir, "HEAD", RESETS + 2)
+    at = 1
+    while at < len(entries) - 1 and entries[at][1].startswith(reflog.RESET):
+        at += 1
+    if at == 1 or not entries or entries[0][0] != head:
+        return []
+    was = entries[at][0]  # HEAD before the resets
+    try:
+        taken = repo.listing(was, [head]) if was not in (head, entries[1][0]) else []
+        if not taken or not repo.share_a_change(entries[1][0], was, head):
+            return []
+    except GitError:  # a commit it took off is gone: what the commit holds is not known
+        return None
+    if len(taken) > KEPT:
+        return None
+    return [ledger.line(ledger.REWRITE, head, sid, old, "*") for old in taken]
 
 
 def _typed_at_stop(repo: Repo, git_dir: str, head: str) -> bool:

@@ -190,6 +190,8 @@ strict() {  # does .lets/config.toml or pyproject.toml [tool.lets] set pre_push.
 # shell cannot judge goes to lets-hooks, which writes the same line or says why not.
 _NOTE = """\
 lets_note() {
+  # an agent's hooks folder wrote this commit's line, then chained here (cli.hooks.main)
+  [ "${LETS_HOOKS_DONE-}" = "$hook" ] && return 0
   # inside a rebase post-rewrite writes the lines of its own steps, from git's own list:
   # nothing to start (the rebase state as gitfiles.rebasing reads it); a commit typed at a
   # stop (HEAD's newest log entry git commit's own: reflog.TYPED) is written here, under
@@ -215,16 +217,32 @@ lets_note() {
   lets_nl='
 '
   # the git dirs, the commit just made, then the one amend rule's names (ledger.made_kind):
-  # HEAD's newest log entry, its first parent, where HEAD was before; a name git cannot
-  # resolve (no log, a root commit) hands over to lets-hooks
+  # HEAD's newest log entry, its first parent, where HEAD was before; then where HEAD was
+  # before that, and the first parent's first parent; a name git cannot resolve (no log, a
+  # root commit) hands over to lets-hooks
   lets_out=$(git rev-parse --git-dir --git-common-dir HEAD HEAD@{0} HEAD^ HEAD@{1} \\
-    2>/dev/null) || return 1
+    HEAD@{2} HEAD~2 2>/dev/null) || return 1
   lets_gd=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
   lets_cd=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
   lets_sha=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
   lets_now=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
-  lets_up=${lets_out%%"$lets_nl"*}; lets_was=${lets_out#*"$lets_nl"}
-  case $lets_sha$lets_now$lets_up$lets_was in *[!0-9a-f]*|'') return 1 ;; esac
+  lets_up=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
+  lets_was=${lets_out%%"$lets_nl"*}; lets_out=${lets_out#*"$lets_nl"}
+  lets_prev=${lets_out%%"$lets_nl"*}; lets_up2=${lets_out#*"$lets_nl"}
+  case $lets_sha$lets_now$lets_up$lets_was$lets_prev$lets_up2 in
+    *[!0-9a-f]*|'') return 1 ;;
+  esac
+  # a commit made right after a reset goes to lets-hooks, which reads whether it kept what
+  # the reset took off (hooks._kept_from_reset); commit on commit is never one
+  if [ "$hook" = post-commit ] && [ "$lets_prev" != "$lets_up2" ]; then
+    if [ -f "$lets_gd/logs/HEAD" ]; then
+      lets_last=$(tail -n 2 "$lets_gd/logs/HEAD" 2>/dev/null) || return 1
+      lets_last=${lets_last%%"$lets_nl"*}
+    else
+      lets_last=$(git log -g -n1 --skip=1 --format=%gs HEAD -- 2>/dev/null) || return 1
+    fi
+    case ${lets_last#*"\t"} in "reset: moving to "*) return 1 ;; esac
+  fi
   # a session_id_env of the project's own: lets-hooks reads it (its rules, not the shell's)
   [ -f "$lets_gd/lets-hooks/ids-configured" ] || [ -f .lets/config.toml ] && return 1
   lets_sid=
@@ -249,6 +267,9 @@ lets_note() {
   if [ -e "$lets_lf" ] || [ -L "$lets_lf" ]; then
     { [ -f "$lets_lf" ] && [ ! -L "$lets_lf" ]; } || return 1
   fi
+  # a last line with no newline (a writer killed mid-line, a full disk) is never joined
+  # onto: lets-hooks ends it first (ledger.append)
+  if [ -s "$lets_lf" ] && [ -n "$(tail -c 1 "$lets_lf" 2>/dev/null)" ]; then return 1; fi
   printf '%s %s %s\\n' "$lets_kind" "$lets_sha" "${lets_sid:--}" 2>/dev/null >>"$lets_lf"
 }
 """

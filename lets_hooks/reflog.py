@@ -83,6 +83,9 @@ def classify(message: str) -> str:
 TYPED = ("commit: ", "commit (amend): ", "commit (merge): ", "commit (initial): ")
 
 
+RESET = "reset: moving to "  # what ``git reset`` writes (builtin/reset.c)
+
+
 def typed_commit(message: str) -> bool:
     """Was this HEAD log entry written by ``git commit`` itself (``TYPED``)?"""
     return message.startswith(TYPED)

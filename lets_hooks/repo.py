@@ -624,6 +624,19 @@ class Repo:
         del listed[len(listed) - boundaries:]
         return True, listed
 
+    def share_a_change(self, base: str, a: str, b: str) -> bool:
+        """Did ``a`` and ``b`` change some path from ``base`` to the same content (the
+        changes a soft reset took off, committed again)? Two ``diff-tree -r``, no renames."""
+        _require_sha(base, a, b)
+        found = []
+        for out in (self._must("diff-tree", "-r", "-z", "--no-renames", base, a),
+                    self._must("diff-tree", "-r", "-z", "--no-renames", base, b)):
+            # "-z": ":<mode> <mode> <old> <new> <status>" NUL "<path>" NUL, a record each
+            fields = out.split(b"\0")
+            found.append({fields[i + 1]: fields[i].split(b" ")[3:4]
+                          for i in range(0, len(fields) - 1, 2)})
+        return any(found[1].get(path) == blob for path, blob in found[0].items())
+
     def merge_bases(self, a: str, b: str) -> list[str]:
         """``git merge-base --all a b``."""
         _require_sha(a, b)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -37,6 +38,15 @@ class World:
         self.mate = root / "mate"
         self.count = 0
         self.known: dict[str, set[str]] = {}  # commits git made with its own message
+        self.env_files: dict[str, Path] = {}  # a session started through its agent's hook
+        self.tools: dict[str, str] = {}  # a Codex or Gemini session: each command through
+        #                                  its agent's pre-tool hook
+        # commits a session's answer may count or not, and whose they are: copies one
+        # session made of another's commits (a copy is the copier's act; never counted for
+        # the copier), and commits no hook saw (the shims removed, no agent route)
+        self.either: dict[str, set[str]] = {}
+        self.acted: set[str] = set()  # the sessions that ran a command
+        self.unhooked = False
         self.git("person", "init", "-q", "--bare", str(self.remote), cwd=root)
         self.git("person", "clone", "-q", str(self.remote), str(self.work), cwd=root)
         done = self.lets("person", "lets-hooks", "install")
@@ -51,7 +61,14 @@ class World:
                      "GEMINI_SESSION_ID", "GIT_DIR", "GIT_WORK_TREE", "LETS_MERGE_BRANCH"):
             env.pop(name, None)
         env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-        if who in IDS:
+        if who in self.env_files:  # the agent's commands: its env file sourced first
+            env["CLAUDE_ENV_FILE"] = str(self.env_files[who])
+        elif self.tools.get(who) == "codex":  # Codex gives its commands the thread's id
+            env["CODEX_THREAD_ID"] = IDS[who]
+        elif who in self.tools:  # Gemini's shell: no id, git's hooks off (the last pair wins)
+            env.update(GEMINI_CLI="1", GIT_CONFIG_COUNT="1",
+                       GIT_CONFIG_KEY_0="core.hooksPath", GIT_CONFIG_VALUE_0="")
+        elif who in IDS:
             env["LETS_SESSION_ID"] = IDS[who]
         env.update(GIT_EDITOR="true", GIT_MERGE_AUTOEDIT="no")
         env.update(extra or {})
@@ -59,17 +76,26 @@ class World:
 
     def git(self, who: str, *args: str, cwd: Path | None = None,
             extra: dict[str, str] | None = None, prefix: tuple[str, ...] = ()) -> str:
-        done = subprocess.run([*prefix, "git", *args], cwd=cwd or self.work,
-                              env=self.env(who, extra), capture_output=True, text=True,
-                              check=False, timeout=120)
+        done = self.run(who, [*prefix, "git", *args], cwd=cwd, extra=extra)
         assert done.returncode == 0, (who, args, done.stdout, done.stderr)
         return done.stdout.strip()
 
+    def run(self, who: str, argv: list[str], cwd: Path | None = None,
+            extra: dict[str, str] | None = None, stdin: str = ""
+            ) -> subprocess.CompletedProcess[str]:
+        """``argv`` as ``who`` runs it: an agent's command in a shell that sources the
+        agent's env file first, as Claude Code runs each command."""
+        if who in self.env_files:
+            argv = ["sh", "-c", '. "$CLAUDE_ENV_FILE"; exec "$@"', "sh", *argv]
+        elif who in self.tools:
+            argv = ["sh", "-c", pre_tool(self, who, shlex.join(argv), cwd)]
+        return subprocess.run(argv, cwd=cwd or self.work, env=self.env(who, extra),
+                              input=stdin, capture_output=True, text=True, check=False,
+                              timeout=120)
+
     def lets(self, who: str, command: str, *args: str, cwd: Path | None = None,
              stdin: str = "") -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(BIN / command), *args], cwd=cwd or self.work,
-                              env=self.env(who), input=stdin, capture_output=True, text=True,
-                              check=False, timeout=120)
+        return self.run(who, [str(BIN / command), *args], cwd=cwd, stdin=stdin)
 
     def commit(self, who: str, label: str, cwd: Path | None = None,
                prefix: tuple[str, ...] = (), extra: dict[str, str] | None = None) -> str:
@@ -111,10 +137,12 @@ class World:
             listed = found["session_commits"]
             assert isinstance(listed, dict)
             counted = set(listed["items"])
-            assert not mixed, ("exact over a mixed commit", found)
-            assert counted == own, ("exact with a count that is not the session's work",
-                                    sorted(counted - own), sorted(own - counted), found)
-            assert found["commits"] == len(own), found
+            either = {sha for sha, makers in self.either.items() if who in makers}
+            assert not mixed - either, ("exact over a mixed commit", found)
+            assert counted - either == own - either, (
+                "exact with a count that is not the session's work",
+                sorted(counted - own), sorted(own - counted), found)
+            assert found["commits"] == len(counted), found
         return found
 
 
@@ -206,6 +234,65 @@ def test_record_after_another_session_keeps_this_sessions_commits(world: World) 
     done = world.lets("A", "lets-hooks", "record")
     assert done.returncode == 0, done.stderr
     expect(world.check("A"), "exact", 1)
+
+
+def test_a_ledger_line_cut_short_by_a_crash_is_never_joined_onto(world: World) -> None:
+    """A writer killed mid-line left the start of a line with no newline. The shim's shell
+    appended the next commit's line onto it: one line no grammar reads, so the session's
+    commit went unwritten, and a ``record`` then placed the boundary above it, ``exact``
+    with 0 commits. Now the shell hands such a ledger over to lets-hooks, which ends the
+    torn line first."""
+    world.git("A", "switch", "-q", "-c", "feat")
+    common = world.git("A", "rev-parse", "--git-common-dir")
+    head = world.git("A", "rev-parse", "HEAD")
+    with open(world.work / common / "lets-hooks" / "ledger", "ab") as torn:
+        torn.write(f"c {head} {IDS['B'][:9]}".encode())
+    world.commit("A", "a1")
+    done = world.lets("A", "lets-hooks", "record")
+    assert done.returncode == 0, done.stderr
+    expect(world.check("A"), "exact", 1)
+
+
+@pytest.mark.parametrize("how", ["soft", "hard", "own", "amend"])
+def test_a_soft_reset_over_another_sessions_commit_then_a_commit_is_mixed(world: World,
+                                                                          how: str) -> None:
+    """``git reset --soft HEAD~1`` over B's commit, then ``git commit``: an amend by hand,
+    the new commit holds B's work. It was written as made by A (HEAD's log shows a plain
+    commit on top of where HEAD was), and A's answer was ``exact``, counting B's work as
+    A's; B's was ``exact`` without it. Now a commit made right after a reset that kept the
+    changes of the commits it took off copies them, as a squash does (and so does an
+    amend made right after it). A hard reset keeps nothing, and a soft reset over the
+    session's own commits squashes its own work."""
+    world.git("A", "switch", "-q", "-c", "feat")
+    world.commit("A", "a1")
+    world.commit("A" if how == "own" else "B", "b1")
+    world.git("A", "reset", "-q", "--soft" if how != "hard" else "--hard", "HEAD~1")
+    (world.work / "again.txt").write_text("again\n")
+    world.git("A", "add", "--", "again.txt")
+    world.git("A", "commit", "-q", *(["--amend"] if how == "amend" else []), "-m",
+              f"again\n\nby: {'A+B' if how in ('soft', 'amend') else 'A'}")
+    found = world.check("A")
+    if how in ("soft", "amend"):
+        assert found["trust"] != "exact", found
+        world.git("B", "switch", "-q", "main")
+        world.git("B", "switch", "-q", "feat")
+        assert world.check("B")["trust"] != "exact"
+    else:
+        expect(found, "exact", 2)
+
+
+def test_an_agents_commit_is_written_once_where_the_shims_are_installed_too(world: World
+                                                                          ) -> None:
+    """Claude Code's commands run git with the agent's hooks folder, whose writer then
+    chains the repository's own post-commit: the plain shim's shell wrote the same line a
+    second time (its Python hands over to nothing once LETS_HOOKS_DONE names the hook)."""
+    world.git("A", "switch", "-q", "-c", "feat")
+    agent_start(world, "A")
+    made = [world.commit("A", "a1"), world.commit("A", "a2")]
+    common = world.git("A", "rev-parse", "--git-common-dir")
+    lines = (world.work / common / "lets-hooks" / "ledger").read_text().splitlines()
+    assert [lines.count(f"c {sha} {IDS['A']}") for sha in made] == [1, 1], lines
+    expect(world.check("A"), "exact", 2)
 
 
 # -- two agents in two work trees ---------------------------------------------------------
@@ -403,6 +490,23 @@ MORE_STEPS = st.lists(st.sampled_from([
 ]), min_size=3, max_size=8)
 
 
+# Where sessions meet, as people and agents run it: pushes and pulls that send a session's
+# commits out and back, the other session's rebase over them (its copies), an amend with
+# no change, a soft reset and commit again, a stash around the other session's commit, an
+# agent started through its own hook (the command line its hooks file gives, the event on
+# stdin, its commands under the env file it was handed; resumed too), a session id that
+# is no id ("-", blank, spaces, a newline after a real one), a ledger line cut short by a
+# crash, the shims removed (only the agents' own hooks write then).
+MEETING_STEPS = st.lists(st.sampled_from([
+    "A commit", "B commit", "person commit", "A switch feat", "B switch feat",
+    "A switch other", "B switch other", "A merge other", "mate push", "A push", "B push",
+    "A pull --rebase", "B pull --rebase", "B pull", "B rebase", "A rebase", "A noop-amend",
+    "B noop-amend", "A soft-reset", "B soft-reset", "A stash", "A agent", "B agent",
+    "odd commit", "odd check", "crash", "person uninstall", "B amend", "A record",
+    "A codex", "B codex", "A gemini", "B gemini",
+]), min_size=3, max_size=8)
+
+
 @settings(max_examples=10, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=STEPS)
@@ -419,6 +523,14 @@ def test_generated_rewrites_and_copies_never_give_a_wrong_exact(
     two_sessions_day(World(tmp_path_factory.mktemp("day")), steps)
 
 
+@settings(max_examples=MORE_EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=MEETING_STEPS)
+def test_generated_meetings_never_give_a_wrong_exact(
+        tmp_path_factory: pytest.TempPathFactory, steps: list[str]) -> None:
+    two_sessions_day(World(tmp_path_factory.mktemp("day")), steps)
+
+
 def first_parents(world: World, who: str, count: int) -> list[tuple[str, set[str]]]:
     """The newest ``count`` commits of HEAD's first-parent line that are no merge and
     have a parent, with who made each."""
@@ -429,12 +541,19 @@ def first_parents(world: World, who: str, count: int) -> list[tuple[str, set[str
             if world.git("person", "rev-list", "--count", "--max-count=2", sha) == "2"]
 
 
+def merged(world: World, who: str, before: str) -> None:
+    """The merge commit a pull made on top of ``before`` is ``who``'s (git wrote its
+    message); a fast-forward to the teammate's merge is not."""
+    parents = world.git(who, "log", "-1", "--format=%P").split()
+    if len(parents) > 1 and parents[0] == before:
+        world.known[world.git(who, "rev-parse", "HEAD")] = {who}
+
+
 def attempt(world: World, who: str, command: str, *args: str,
             extra: dict[str, str] | None = None) -> None:
     """``git COMMAND ARGS`` by ``who``; a cherry-pick or revert with nothing left to do
     (its change is on HEAD already) stops, and is given up."""
-    done = subprocess.run(["git", command, *args], cwd=world.work, env=world.env(who, extra),
-                          capture_output=True, text=True, check=False, timeout=120)
+    done = world.run(who, ["git", command, *args], extra=extra)
     if done.returncode:
         world.git(who, command, "--abort")
 
@@ -462,7 +581,10 @@ def two_sessions_day(world: World, steps: list[str]) -> None:
     for step in steps:
         who, _, what = step.partition(" ")
         branch = world.git("person", "branch", "--show-current")
-        if what == "commit":
+        existing = set(world.git("person", "rev-list", "--all").split())
+        if who == "odd":
+            pass
+        elif what == "commit":
             world.commit(who, f"{who.lower()}")
         elif what.startswith("switch"):
             world.git(who, "switch", "-q", what.split()[1])
@@ -474,7 +596,7 @@ def two_sessions_day(world: World, steps: list[str]) -> None:
             by = world.makers()[world.git(who, "rev-parse", "HEAD")]
             marks = "+".join(sorted(by | {who})) if by != {who} else who
             world.git(who, "commit", "-q", "--amend", "-m", f"amended\n\nby: {marks}")
-        elif what == "push":
+        elif step == "mate push":
             world.commit("mate", "mate", cwd=world.mate)
             world.git("person", "pull", "-q", "--no-rebase", "--no-edit", "origin", "feat",
                       cwd=world.mate)
@@ -483,11 +605,48 @@ def two_sessions_day(world: World, steps: list[str]) -> None:
             mode = "--rebase" if what.endswith("--rebase") else "--no-rebase"
             before = world.git(who, "rev-parse", "HEAD")
             world.git(who, "pull", "-q", mode, "--no-edit", "origin", "feat")
-            head = world.git(who, "rev-parse", "HEAD")
-            if head != before and world.git(who, "log", "-1", "--format=%P").count(" "):
-                world.known[head] = {who}  # the merge commit the pull made
+            merged(world, who, before)
         elif what == "record":
             world.lets(who, "lets-hooks", "record")
+        elif what == "push" and branch:
+            if world.run(who, ["git", "push", "-q", "origin", f"HEAD:{branch}"]).returncode:
+                # refused (the remote moved on): merged in, then pushed, as people do
+                before = world.git(who, "rev-parse", "HEAD")
+                world.git(who, "pull", "-q", "--no-rebase", "--no-edit", "origin", branch)
+                merged(world, who, before)
+                world.git(who, "push", "-q", "origin", f"HEAD:{branch}")
+        elif what == "rebase" and branch:  # onto the other branch: copies what lies above it
+            there = "other" if branch == "feat" else "feat"
+            attempt(world, who, "rebase", "-q", there)
+        elif what == "noop-amend" and branch and world.git(
+                "person", "rev-list", "--count", "--max-count=2", "HEAD") == "2":
+            world.git(who, "commit", "-q", "--amend", "--no-edit")  # marks as they were
+        elif what == "soft-reset" and branch and first_parents(world, who, 3)[2:] and \
+                world.git("person", "log", "-1", "--format=%P").count(" ") == 0:
+            by = world.makers()[world.git(who, "rev-parse", "HEAD")]
+            world.git(who, "reset", "-q", "--soft", "HEAD~1")
+            world.count += 1
+            (world.work / f"soft-{world.count}.txt").write_text("soft\n")
+            world.git(who, "add", "--", f"soft-{world.count}.txt")
+            world.git(who, "commit", "-q", "-m",
+                      f"again\n\nby: {'+'.join(sorted(by | {who}))}")
+        elif what == "stash" and branch:  # work put aside while the other session commits
+            world.count += 1
+            (world.work / f"stash-{world.count}.txt").write_text("stash\n")
+            world.git(who, "add", "--", f"stash-{world.count}.txt")
+            world.git(who, "stash", "-q")
+            world.commit("B" if who == "A" else "A", "between")
+            world.git(who, "stash", "pop", "-q")
+            world.git(who, "commit", "-q", "-m", f"stashed\n\nby: {who}")
+        elif what == "agent":
+            agent_start(world, who)
+        elif what in ("codex", "gemini"):
+            agent_start(world, who, what)
+        elif what == "uninstall":
+            world.lets(who, "lets-hooks", "uninstall")
+            world.unhooked = True
+        elif step == "crash":
+            crash(world)
         elif what == "cherry-pick" and branch:  # the newest commit of the other branch
             there = "other" if branch == "feat" else "feat"
             picks = world.git("person", "rev-list", "--no-merges", "--max-count=1", there,
@@ -510,5 +669,137 @@ def two_sessions_day(world: World, steps: list[str]) -> None:
             if targets:
                 autosquash(world, who, targets[0], what,
                            who if what == "fixup" else "+".join(sorted({who, others})))
+        if who == "odd":
+            odd_step(world, what)
+        copier = who in IDS and what in ("pull --rebase", "rebase", "noop-amend")
+        if copier or world.unhooked:
+            made = world.makers()
+            for sha in set(world.git("person", "rev-list", "HEAD").split()) - existing:
+                copy = copier and who not in made[sha]
+                if copy or (world.unhooked and not made[sha] <= {*world.env_files, *world.tools}):
+                    world.either[sha] = made[sha]
+        world.acted.add(who)
         world.check("A")
     world.check("B")
+
+
+# Session ids that are no id, or a real one with blanks around it (read as that one)
+ODD_IDS = ("-", "", " ", "\t", f"{IDS['A']} {IDS['B']}", f"{IDS['A']}\n", f" {IDS['B']}",
+           "=", "*", "a\nb")
+
+
+def odd_id(world: World) -> tuple[str, str]:
+    """The next odd id, and whose it is (``person`` for none)."""
+    world.count += 1
+    odd = ODD_IDS[world.count % len(ODD_IDS)]
+    return odd, next((who for who, sid in IDS.items() if odd.strip() == sid), "person")
+
+
+def odd_step(world: World, what: str) -> None:
+    """A commit under an odd id, or the contract asked under one: never another session's
+    work counted as exact for an id that is none."""
+    odd, whose = odd_id(world)
+    extra = {"LETS_SESSION_ID": odd}
+    if what == "commit":
+        world.count += 1
+        name = f"odd-{world.count}.txt"
+        (world.work / name).write_text("odd\n")
+        world.git("person", "add", "--", name)
+        world.git("person", "commit", "-q", "-m", f"odd\n\nby: {whose}", extra=extra)
+        return
+    done = world.run("person", [str(BIN / "lets-session-boundary"), "--json"], extra=extra)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    if whose == "person":
+        assert found["trust"] != "exact" or found["commits"] == 0, (odd, found)
+    else:
+        same = world.answer(whose)
+        assert (found["trust"], found["commits"]) == (same["trust"], same["commits"]), (
+            odd, found, same)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+HOOKS_FILES = {"claude": ROOT / "agent-plugin" / "hooks" / "hooks.json",
+               "codex": ROOT / "agent-plugin" / "hooks" / "codex.json",
+               "gemini": ROOT / "gemini-extension" / "hooks" / "hooks.json"}
+PRE_TOOL = {"codex": ("PreToolUse", "Bash"), "gemini": ("BeforeTool", "run_shell_command")}
+
+
+def plugin_command(agent: str, event: str) -> str:
+    """The command line the agent's hooks file gives for ``event``."""
+    hooks = json.loads(HOOKS_FILES[agent].read_text())["hooks"]
+    return str(hooks[event][0]["hooks"][0]["command"])
+
+
+def agent_start(world: World, who: str, agent: str = "claude") -> None:
+    """The session starts (or resumes) through its agent's SessionStart hook: the command
+    line the hooks file gives, the event on stdin, what the agent gives its hooks (Claude
+    Code: a fresh env file; Codex: its turn id; Gemini: its session variable); from then on
+    the session's commands run as that agent runs them (``World.run``)."""
+    source = "resume" if who in world.acted else "startup"
+    world.count += 1
+    env_file = world.root / f"{who}-{world.count}.env"
+    env_file.write_text("")
+    extra = {"claude": {"CLAUDE_ENV_FILE": str(env_file),
+                        "CLAUDE_PROJECT_DIR": str(world.work)},
+             "codex": {}, "gemini": {"GEMINI_SESSION_ID": IDS[who], "GEMINI_CLI": "1",
+                                     "GEMINI_PROJECT_DIR": str(world.work)}}[agent]
+    event = {"session_id": IDS[who], "cwd": str(world.work), "source": source,
+             "hook_event_name": "SessionStart",
+             "transcript_path": str(world.root / f"{who}.jsonl")}
+    if agent == "codex":
+        event["turn_id"] = f"turn-{world.count}"
+    done = subprocess.run(["sh", "-c", plugin_command(agent, "SessionStart")],
+                          cwd=world.work, env=world.env("person", extra),
+                          input=json.dumps(event), capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    world.env_files.pop(who, None)
+    world.tools.pop(who, None)
+    if agent == "claude":
+        world.env_files[who] = env_file
+    else:
+        world.tools[who] = agent
+
+
+def pre_tool(world: World, who: str, command: str, cwd: Path | None) -> str:
+    """The command a Codex or Gemini session runs for ``command``: its pre-tool hook (the
+    command line the hooks file gives, the event on stdin) may hand it back changed."""
+    agent = world.tools[who]
+    event_name, tool = PRE_TOOL[agent]
+    world.count += 1
+    event = {"session_id": IDS[who], "cwd": str(cwd or world.work), "tool_name": tool,
+             "tool_input": {"command": command}, "hook_event_name": event_name}
+    extra = {"CODEX_THREAD_ID": IDS[who]} if agent == "codex" else {
+        "GEMINI_SESSION_ID": IDS[who], "GEMINI_CLI": "1",
+        "GEMINI_PROJECT_DIR": str(world.work)}
+    if agent == "codex":
+        event["turn_id"] = f"turn-{world.count}"
+    done = subprocess.run(["sh", "-c", plugin_command(agent, event_name)],
+                          cwd=cwd or world.work, env=world.env("person", extra),
+                          input=json.dumps(event), capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    if not done.stdout.strip():
+        return command
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    if agent == "gemini":
+        return str(answer["tool_input"]["command"])
+    assert answer["permissionDecision"] == "allow", answer
+    return str(answer["updatedInput"]["command"])
+
+
+def crash(world: World) -> None:
+    """A ledger line cut short by a crash: the start of a line some session might have
+    written, with no newline; the work goes on."""
+    common = world.git("person", "rev-parse", "--git-common-dir")
+    ledger = (world.work / common).resolve() / "lets-hooks" / "ledger"
+    head = world.git("person", "rev-parse", "HEAD")
+    world.count += 1
+    lines = (f"c {head} {IDS['B']}", f"r {head} {IDS['A']} {head} =", f"k {head} {IDS['A']}",
+             f"s {head} {IDS['B']}", "c ", f"a {head[:20]}")
+    line = lines[world.count % len(lines)]
+    cut = line[:max(1, len(line) - world.count % 7)]
+    if ledger.parent.is_dir():
+        with open(ledger, "ab") as torn:
+            torn.write(cut.encode())
