@@ -643,8 +643,8 @@ def _fix(boundary: ladder.Boundary, fix: str, sid: str | None) -> str:
                f"({FIX} alone starts the session anew at HEAD)")
     if boundary.refused:  # the record would be refused too
         fix = f"move what was refused out of the way, then: {fix}"
-    elif boundary.shares:
-        names = ", ".join(map(files.quoted, [boundary.branch or "", *boundary.shares]))
+    elif boundary.sharing():
+        names = ", ".join(map(files.quoted, [boundary.branch or "", *boundary.sharing()]))
         fix = f"rename one of the branches {names} (they share a task file), then: {fix}"
     if not sid or state.sid_problem(sid) is not None:
         return f"set LETS_SESSION_ID to the session's id (a UUID), then: {fix}"

@@ -47,7 +47,7 @@ class Boundary:
 
     __slots__ = ("boundary", "branch", "commits", "desc", "elsewhere", "excluded", "explain",
                  "head", "merge_branch", "mixed", "notes", "ranged", "reason", "recorded",
-                 "refused", "session_commits", "shares", "trust", "unvouched", "witness")
+                 "refused", "session_commits", "sharing", "trust", "unvouched", "witness")
 
     def __init__(self, trust: str, boundary: str | None, commits: int | None, desc: str,
                  notes: list[str], reason: str | None = None) -> None:
@@ -61,7 +61,7 @@ class Boundary:
         self.head: str | None = None
         self.recorded: str | None = None  # the sha the state files held, valid or not
         self.refused: str | None = None  # why the task file was not read (state.Recorded)
-        self.shares: list[str] = []  # off the exact path: the branches sharing its task file
+        self.sharing: Callable[[], list[str]] = list  # the branches sharing its task file
         self.merge_branch: str | None = None
         self.excluded = 0  # commits of boundary..HEAD already on the merge branch
         self.elsewhere = 0  # commits of boundary..HEAD this session did not make
@@ -372,8 +372,7 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
         notes.append(f"branch {files.quoted(branch)} shares .task-{state.slug(branch)} with "
                      + ", ".join(map(files.quoted, facts.sharing()))
                      + " ('/' and '-' read alike): the line read may be that branch's")
-    if result.trust != EXACT or result.reason is not None:  # advice follows: no record there
-        result.shares = facts.sharing()
+    result.sharing = facts.sharing  # asked of git only where advice is given
     return _finish(result, branch, head, recorded, merge)
 
 
