@@ -358,21 +358,24 @@ def _kept_from_reset(repo: Repo, git_dir: str, head: str, sid: str | None
     commits off HEAD and kept their changes (soft or mixed, then committed again: an amend
     or a squash by hand): the commit copies each of them, changed, as a squash's do, so it
     holds their makers' work, never this session's alone unless they were all its own.
-    No lines where the commit keeps none of their changes (a hard reset, then new work);
+    No lines where the commit changes none of the paths they changed (a hard reset, then
+    new work elsewhere): a path both change, even to other content, may hold their work;
     None past ``KEPT`` of them, or where git cannot say. The plain shim hands a commit
     made right after a reset over to here."""
     from lets_hooks import ledger, reflog
 
     entries = repo.reflog(git_dir, "HEAD", RESETS + 2)
     at = 1
-    while at < len(entries) - 1 and entries[at][1].startswith(reflog.RESET):
+    while at < len(entries) - 1 and reflog.made_by_reset(entries[at][1]):
         at += 1
-    if at == 1 or not entries or entries[0][0] != head:
+    if at == 1 or entries[0][0] != head:
         return []
+    if reflog.made_by_reset(entries[at][1]):
+        return None  # more resets than looked through: where HEAD was is not known
     was = entries[at][0]  # HEAD before the resets
     try:
         taken = repo.listing(was, [head]) if was not in (head, entries[1][0]) else []
-        if not taken or not repo.share_a_change(entries[1][0], was, head):
+        if not taken or not repo.touch_a_common_path(entries[1][0], was, head):
             return []
     except GitError:  # a commit it took off is gone: what the commit holds is not known
         return None

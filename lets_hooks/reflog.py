@@ -83,7 +83,10 @@ def classify(message: str) -> str:
 TYPED = ("commit: ", "commit (amend): ", "commit (merge): ", "commit (initial): ")
 
 
-RESET = "reset: moving to "  # what ``git reset`` writes (builtin/reset.c)
+def made_by_reset(message: str) -> bool:
+    """Was this HEAD log entry written by ``git reset`` (builtin/reset.c's words; the
+    post-commit shim matches the same ones)?"""
+    return message.startswith("reset: moving to ")
 
 
 def typed_commit(message: str) -> bool:

@@ -101,9 +101,9 @@ _BATCH = ("-c", "core.commitGraph=false", "cat-file", "--batch")
 _FLOOR = ("rev-list", "--parents", "--stdin")
 _ABOVE = ("rev-list", "--boundary", "--stdin")
 _MARK = "\x01lets\x01"  # begins each commit's line in the ``log --format``s below
+_REFLOG = ("log", "-g", "--date=unix", "--format=%H %gd %gs")  # Repo.reflog_entries
 # ``Repo.locate``'s one question: rev-parse answers in this order and stops at the first
 # name it cannot resolve (so ``origin/HEAD``, which may be missing, goes last)
-_REFLOG = ("log", "-g", "--date=unix", "--format=%H %gd %gs")  # Repo.reflog_entries
 _LOCATE = ("rev-parse", "--is-inside-work-tree", "HEAD", "--symbolic-full-name", "HEAD",
            "--absolute-git-dir", "--show-toplevel", "refs/remotes/origin/HEAD", "--")
 
@@ -624,18 +624,18 @@ class Repo:
         del listed[len(listed) - boundaries:]
         return True, listed
 
-    def share_a_change(self, base: str, a: str, b: str) -> bool:
-        """Did ``a`` and ``b`` change some path from ``base`` to the same content (the
-        changes a soft reset took off, committed again)? Two ``diff-tree -r``, no renames."""
+    def touch_a_common_path(self, base: str, a: str, b: str) -> bool:
+        """Do ``a`` and ``b`` change some path in common from ``base`` (the changes a soft
+        reset took off, committed again, whether or not edited further)? Two ``diff-tree
+        -r``, no renames."""
         _require_sha(base, a, b)
-        found = []
+        changed = []
         for out in (self._must("diff-tree", "-r", "-z", "--no-renames", base, a),
                     self._must("diff-tree", "-r", "-z", "--no-renames", base, b)):
             # "-z": ":<mode> <mode> <old> <new> <status>" NUL "<path>" NUL, a record each
             fields = out.split(b"\0")
-            found.append({fields[i + 1]: fields[i].split(b" ")[3:4]
-                          for i in range(0, len(fields) - 1, 2)})
-        return any(found[1].get(path) == blob for path, blob in found[0].items())
+            changed.append({fields[i + 1] for i in range(0, len(fields) - 1, 2)})
+        return bool(changed[0] & changed[1])
 
     def merge_bases(self, a: str, b: str) -> list[str]:
         """``git merge-base --all a b``."""

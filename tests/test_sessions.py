@@ -253,7 +253,7 @@ def test_a_ledger_line_cut_short_by_a_crash_is_never_joined_onto(world: World) -
     expect(world.check("A"), "exact", 1)
 
 
-@pytest.mark.parametrize("how", ["soft", "hard", "own", "amend"])
+@pytest.mark.parametrize("how", ["soft", "hard", "own", "amend", "edited"])
 def test_a_soft_reset_over_another_sessions_commit_then_a_commit_is_mixed(world: World,
                                                                           how: str) -> None:
     """``git reset --soft HEAD~1`` over B's commit, then ``git commit``: an amend by hand,
@@ -266,13 +266,18 @@ def test_a_soft_reset_over_another_sessions_commit_then_a_commit_is_mixed(world:
     world.git("A", "switch", "-q", "-c", "feat")
     world.commit("A", "a1")
     world.commit("A" if how == "own" else "B", "b1")
+    theirs = world.git("A", "show", "--name-only", "--format=", "HEAD")
     world.git("A", "reset", "-q", "--soft" if how != "hard" else "--hard", "HEAD~1")
     (world.work / "again.txt").write_text("again\n")
+    if how == "edited":  # B's change kept, and edited further before the commit
+        (world.work / theirs).write_text("edited by A\n")
+        world.git("A", "add", "--", theirs)
     world.git("A", "add", "--", "again.txt")
+    mixed = how in ("soft", "amend", "edited")
     world.git("A", "commit", "-q", *(["--amend"] if how == "amend" else []), "-m",
-              f"again\n\nby: {'A+B' if how in ('soft', 'amend') else 'A'}")
+              f"again\n\nby: {'A+B' if mixed else 'A'}")
     found = world.check("A")
-    if how in ("soft", "amend"):
+    if mixed:
         assert found["trust"] != "exact", found
         world.git("B", "switch", "-q", "main")
         world.git("B", "switch", "-q", "feat")
