@@ -579,16 +579,6 @@ class Repo:
         _require_sha(a, b)
         return self._answer("merge-base", "--is-ancestor", a, b)[0]
 
-    def ahead_behind(self, base: str, head: str) -> tuple[int, int] | None:
-        """(commits only in base, commits only in head) in one walk of ``base...head``:
-        ``base`` is an ancestor of ``head`` exactly when the first is 0."""
-        _require_sha(base, head)
-        out = self._must("rev-list", "--left-right", "--count", f"{base}...{head}", "--")
-        parts = out.split()
-        if len(parts) != 2 or not all(p.isdigit() for p in parts):
-            return None
-        return int(parts[0]), int(parts[1])
-
     def listing(self, head: str, exclude: Sequence[str]) -> list[str]:
         """The commits reachable from ``head`` and from none of ``exclude``, children
         first (``rev-list --topo-order``), in one process; the names travel on stdin."""
