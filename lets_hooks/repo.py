@@ -454,9 +454,7 @@ class Repo:
                 break
             err = self.last_error  # NO_NETWORK refused a fetch: git died of SIGPIPE or said so
             refused = code in (-13, 128 + 13) or b"not allowed" in err or b"fetch subprocess" in err
-            # a log entry past the log's end (HEAD@{1} after a root commit, or once the log
-            # was expired): git dies instead of saying "missing"; the name is missing
-            beyond = b"fatal: log for " in err
+            beyond = b"fatal: log for " in err  # a reflog entry past the log's end
             if answered >= len(todo) or not (refused or beyond):
                 raise failure(("cat-file",), code, err)
             found[todo[answered]] = ObjectInfo(todo[answered], None, None)

@@ -109,8 +109,6 @@ def open_store(top: str, repo: Repo | None = None) -> Store:
     """The state of the work tree at ``top``. Three ``lstat`` calls when nothing is a link
     (the hot path); git is asked only about links (is one tracked? where do the work trees
     of this repository live?)."""
-    import stat
-
     links = []
     for rel in LINKABLE:
         try:
