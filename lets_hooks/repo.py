@@ -312,16 +312,6 @@ class Floor:
         parents = (p for row in rows for p in row[1:] if p not in printed)
         return list(dict.fromkeys(p.decode("ascii") for p in parents))
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Floor):
-            return NotImplemented
-        return ((self.stop, self.count, self.linear, self.outside)
-                == (other.stop, other.count, other.linear, other.outside))
-
-    def __repr__(self) -> str:
-        return (f"Floor(stop={self.stop!r}, count={self.count}, linear={self.linear}, "
-                f"outside={self.outside})")
-
 
 class Repo:
     """A repository, reached through git processes. Counts the processes it starts."""
