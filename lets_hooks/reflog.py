@@ -9,6 +9,7 @@ came from is read from them, never who made it: that is the session ledger's
 from __future__ import annotations
 
 import os
+import stat
 
 from lets_hooks import files, gitfiles
 
@@ -351,8 +352,6 @@ def lines_naming(data: bytes, wanted: Collection[str] | None) -> list[bytes]:
 def read_newest(path: str) -> tuple[bytes | None, bool]:
     """The newest ``WHOLE_LIMIT`` bytes of the log at ``path``, from its first whole
     line, and whether that is the whole log (None: no such file)."""
-    import stat
-
     try:  # as every reader of git's files: never through a link, never waiting on a FIFO
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
                      | getattr(os, "O_CLOEXEC", 0))

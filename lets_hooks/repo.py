@@ -10,6 +10,7 @@ the git dir, HEAD's branch and HEAD's commit; one ``cat-file`` for several objec
 from __future__ import annotations
 
 import os
+from itertools import combinations, islice, takewhile
 
 from lets_hooks import files, gitfiles, reflog
 
@@ -845,8 +846,6 @@ class Repo:
 
     def version(self) -> tuple[int, ...]:
         """git's version as numbers (``git version 2.39.5`` -> (2, 39, 5))."""
-        from itertools import takewhile
-
         out = self._must("--version").decode("ascii", "replace").split()
         text = out[2] if len(out) >= 3 else ""
         return tuple(int(part) for part in takewhile(str.isdigit, text.split(".")))
@@ -934,8 +933,6 @@ class Repo:
         out = self._must("log", "--no-walk=unsorted", "--stdin", "-z", "--name-status", "-M",
                          "--root", "--no-merges", "--no-show-signature", "--no-color",
                          "--format=\x01lets\x01%H %s", "--", stdin=_revs(commits))
-        from itertools import islice
-
         found: list[tuple[str, str, list[tuple[str, str, str | None]]]] = []
         fields = iter(out.split(b"\0"))
         for field in fields:
@@ -995,8 +992,6 @@ def _split_paths(lines: list[str], count: int) -> list[str] | None:
         return lines
     if len(lines) < count:
         return None
-    from itertools import combinations
-
     found = None
     for cuts in combinations(range(1, len(lines)), count - 1):
         bounds = (0, *cuts, len(lines))
