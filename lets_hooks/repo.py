@@ -374,7 +374,7 @@ class Repo:
             paths = _split_paths(lines[3:], 2)
             if paths is not None:
                 git_dir, top = paths
-                return Location(top, git_dir, _branch_of(ref), head, _short_remote(origin))
+                return Location(top, git_dir, branch_of(ref), head, _short_remote(origin))
         if code != 0 and not lines:
             raise failure(("rev-parse",), code, self.last_error)
         return self._locate_slow()
@@ -396,7 +396,7 @@ class Repo:
         head = (self._out("rev-parse", "--verify", "-q", "HEAD") or "").strip() or None
         origin = (self._out("symbolic-ref", "-q", "--end-of-options",
                             "refs/remotes/origin/HEAD") or "").strip() or None
-        return Location(top, git_dir, _branch_of(ref), head, _short_remote(origin))
+        return Location(top, git_dir, branch_of(ref), head, _short_remote(origin))
 
     def _one(self, *args: str) -> str:
         """A one-value answer, whole (a path may hold a newline); ``GitError`` on failure."""
@@ -748,7 +748,7 @@ class Repo:
             if ref.startswith("refs/remotes/"):
                 tips.append(sha)
                 continue
-            name = _branch_of(ref)
+            name = branch_of(ref)
             if name is not None:
                 found.append((name, sha))
         return found, list(dict.fromkeys(tips))
@@ -791,7 +791,7 @@ class Repo:
                 continue
             head = record.get("HEAD")
             found.append((record["worktree"], head if head and files.is_sha(head) else None,
-                          _branch_of(record.get("branch", ""))))
+                          branch_of(record.get("branch", ""))))
         return found
 
     def reflog(self, git_dir: str, ref: str, count: int) -> list[tuple[str, str]]:
@@ -1003,9 +1003,10 @@ def _split_paths(lines: list[str], count: int) -> list[str] | None:
     return found
 
 
-def _branch_of(ref: str) -> str | None:
+def branch_of(ref: str | None) -> str | None:
+    """The branch a full ref name names (``refs/heads/x``: ``x``), else None."""
     prefix = "refs/heads/"
-    return ref[len(prefix):] if ref.startswith(prefix) else None
+    return ref[len(prefix):] if ref and ref.startswith(prefix) else None
 
 
 def _short_remote(ref: str | None) -> str | None:
