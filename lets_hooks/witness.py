@@ -288,15 +288,12 @@ def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
     return status
 
 
-def fetched_commits(git_dir: str, shas: Iterable[str], repo: Repo | None = None) -> set[str]:
+def fetched_commits(git_dir: str, shas: Iterable[str], repo: Repo) -> set[str]:
     """Which of ``shas`` a remote-tracking ref's own log shows arriving by a fetch (a push's
-    entry is no such evidence). On reftable the logs are asked of git (``repo`` None:
-    nothing is known)."""
+    entry is no such evidence). On reftable the logs are asked of git."""
     wanted = set(shas)
-    if not wanted:
-        return set()
     if gitfiles.uses_reftable(git_dir):
-        rows = repo.reflog_entries((), reflog.REFTABLE_LIMIT, remotes=True) if repo else None
+        rows = repo.reflog_entries((), reflog.REFTABLE_LIMIT, remotes=True)
         return _moved_to_by(rows or (), wanted, reflog.classify_remote, (reflog.ARRIVED,))
     logs = [os.path.join(folder, name) for folder, _, names
             in os.walk(gitfiles.log_path(git_dir, "refs/remotes")) for name in sorted(names)]
