@@ -608,13 +608,11 @@ class Repo:
         reset took off, committed again, whether or not edited further)? Two ``diff-tree
         -r``, no renames."""
         _require_sha(base, a, b)
-        changed = []
-        for out in (self._must("diff-tree", "-r", "-z", "--no-renames", base, a),
-                    self._must("diff-tree", "-r", "-z", "--no-renames", base, b)):
-            # "-z": ":<mode> <mode> <old> <new> <status>" NUL "<path>" NUL, a record each
-            fields = out.split(b"\0")
-            changed.append({fields[i + 1] for i in range(0, len(fields) - 1, 2)})
-        return bool(changed[0] & changed[1])
+        # "-z": ":<mode> <mode> <old> <new> <status>" NUL "<path>" NUL: every second field a path
+        left, right = (set(out.split(b"\0")[1::2])
+                       for out in (self._must("diff-tree", "-r", "-z", "--no-renames", base, a),
+                                   self._must("diff-tree", "-r", "-z", "--no-renames", base, b)))
+        return bool(left & right)
 
     def merge_bases(self, a: str, b: str) -> list[str]:
         """``git merge-base --all a b``."""
