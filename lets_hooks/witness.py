@@ -310,22 +310,20 @@ def _made_in_other_work_trees(repo: Repo, git_dir: str, absent: set[str]) -> set
         linked = sorted(os.listdir(os.path.join(common, "worktrees")))
     except OSError:
         linked = []
+    # each work tree: its HEAD as another work tree names it, and its git dir
+    trees = [("main-worktree/HEAD", common)]
+    trees += [(f"worktrees/{name}/HEAD", os.path.join(common, "worktrees", name))
+              for name in linked]
+    own = os.path.realpath(git_dir)
+    others = [(ref, path) for ref, path in trees if os.path.realpath(path) != own]
     if gitfiles.uses_reftable(git_dir):
-        own = os.path.realpath(git_dir)
-        refs = [] if own == os.path.realpath(common) else ["main-worktree/HEAD"]
-        refs += [f"worktrees/{name}/HEAD" for name in linked
-                 if os.path.realpath(os.path.join(common, "worktrees", name)) != own]
-        if not refs:
+        if not others:
             return set()
-        rows = repo.reflog_entries(refs, reflog.REFTABLE_LIMIT)
+        rows = repo.reflog_entries([ref for ref, _ in others], reflog.REFTABLE_LIMIT)
         if rows is None or len(rows) >= reflog.REFTABLE_LIMIT:
             return set(absent)
         return _moved_to_by(rows, absent, reflog.classify, (reflog.CREATED, reflog.COPY))
-    logs = [gitfiles.log_path(common, "HEAD")]
-    logs += [gitfiles.log_path(os.path.join(common, "worktrees", name), "HEAD")
-             for name in linked]
-    own = os.path.realpath(gitfiles.log_path(git_dir, "HEAD"))
-    return _moved_to([log for log in logs if os.path.realpath(log) != own], absent,
+    return _moved_to([gitfiles.log_path(path, "HEAD") for _, path in others], absent,
                      reflog.classify, (reflog.CREATED, reflog.COPY))
 
 
