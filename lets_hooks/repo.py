@@ -264,17 +264,16 @@ class Location:
 
 
 class ObjectInfo:
-    """What ``cat-file`` says of one name (of a commit: its time and count of parents)."""
+    """What ``cat-file`` says of one name (of a commit: its committer time)."""
 
-    __slots__ = ("commit_time", "name", "parents", "sha", "type")
+    __slots__ = ("commit_time", "name", "sha", "type")
 
     def __init__(self, name: str, sha: str | None, type: str | None,
-                 commit_time: int | None = None, parents: int | None = None) -> None:
+                 commit_time: int | None = None) -> None:
         self.name = name
         self.sha = sha
         self.type = type
         self.commit_time = commit_time
-        self.parents = parents
 
 
 class Floor:
@@ -437,7 +436,7 @@ class Repo:
                 if header is None:
                     found[name] = ObjectInfo(name, None, None)
                 elif header[1] == "commit":
-                    found[name] = ObjectInfo(name, header[0], "commit", *_commit_header(body))
+                    found[name] = ObjectInfo(name, header[0], "commit", _commit_time(body))
                 else:
                     found[name] = ObjectInfo(name, header[0], header[1])
                 answered += 1
@@ -1033,19 +1032,15 @@ def _batch_answers(asked: Sequence[str], raw: bytes
         pos += size + 1
 
 
-def _commit_header(body: bytes) -> tuple[int | None, int]:
-    """A commit's committer time (None when unreadable) and its count of parents, from
-    its header (the parents come before the committer line)."""
-    parents = 0
+def _commit_time(body: bytes) -> int | None:
+    """A commit's committer time, from its header (None when unreadable)."""
     for line in body.split(b"\n"):
         if not line:
             break  # end of the header
-        if line.startswith(b"parent "):
-            parents += 1
-        elif line.startswith(b"committer "):  # "committer Name <mail> 1700000000 +0000"
+        if line.startswith(b"committer "):  # "committer Name <mail> 1700000000 +0000"
             stamp = line.rsplit(b" ", 2)[-2]
-            return (int(stamp) if stamp.isdigit() else None), parents
-    return None, parents
+            return int(stamp) if stamp.isdigit() else None
+    return None
 
 
 def _follow_first_parents(out: bytes, width: int, lines: int) -> Floor:
