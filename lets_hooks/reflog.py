@@ -162,9 +162,9 @@ def amends(message: str) -> bool:
     return message.startswith("commit (amend)")
 
 
-def split_line(line: bytes) -> tuple[str, str, int, bytes] | None:
-    """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>`` as (old, new, time,
-    message), or None when it is not that shape."""
+def split_line(line: bytes) -> tuple[str, bytes] | None:
+    """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>`` as (new, message), or None
+    when it is not that shape."""
     tab = line.find(b"\t")
     head = line if tab < 0 else line[:tab]
     first = head.find(b" ")
@@ -176,9 +176,7 @@ def split_line(line: bytes) -> tuple[str, str, int, bytes] | None:
     stamp = head[start + 1:end]
     if not stamp.isdigit():
         return None
-    return (head[:first].decode("ascii", "replace"),
-            head[first + 1:second].decode("ascii", "replace"), int(stamp),
-            b"" if tab < 0 else line[tab + 1:])
+    return head[first + 1:second].decode("ascii", "replace"), b"" if tab < 0 else line[tab + 1:]
 
 
 # -- the verdict --------------------------------------------------------------------------------
@@ -376,8 +374,8 @@ def tail(path: str, count: int) -> list[tuple[str, str]]:
     entries: list[tuple[str, str]] = []
     for line in backward(data or b""):
         row = split_line(line)
-        if row is not None and files.is_sha(row[1]):
-            entries.append((row[1], row[3].decode("utf-8", "surrogateescape")))
+        if row is not None and files.is_sha(row[0]):
+            entries.append((row[0], row[1].decode("utf-8", "surrogateescape")))
             if len(entries) >= count:
                 break
     return entries

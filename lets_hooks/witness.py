@@ -342,7 +342,7 @@ def _moved_to(logs: Iterable[str], wanted: set[str], classify: Callable[[str], s
         data, _ = reflog.read_newest(log)
         for line in reflog.lines_naming(data or b"", wanted):
             row = reflog.split_line(line)
-            if row is not None and row[1] in wanted \
-                    and classify(row[3].decode("utf-8", "replace")) in kinds:
-                found.add(row[1])
+            if row is not None and row[0] in wanted \
+                    and classify(row[1].decode("utf-8", "replace")) in kinds:
+                found.add(row[0])
     return found

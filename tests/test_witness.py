@@ -56,7 +56,7 @@ def reflog_kinds(box: HookBox) -> list[tuple[str, str]]:
         if line:
             row = reflog.split_line(line)
             assert row is not None, line
-            message = row[3].decode()
+            message = row[1].decode()
             found.append((message, reflog.classify(message)))
     return found
 
