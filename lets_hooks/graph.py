@@ -320,8 +320,7 @@ class BatchRepo(Repo):
         stop, count, linear = graph.first_parent_floor(found[0], found[1:])
         printed = graph.outside(found[0], found[1:]) if found[1:] else sorted(
             i for i, m in enumerate(graph.reach(found[0])) if m)
-        floor = GraphFloor(None if stop is None else graph.sha(stop), count, linear,
-                           count if linear else len(printed))
+        floor = GraphFloor(None if stop is None else graph.sha(stop), count, linear)
         floor.graph = graph
         floor.printed = printed
         return floor

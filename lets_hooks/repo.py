@@ -280,18 +280,16 @@ class Floor:
     """Where a commit's first-parent line meets the history of some stops.
 
     ``stop``: the first commit of the line (full sha) reachable from a stop, or None at a
-    root; ``count``: the line's commits before it; ``linear``: none of those is a merge;
-    ``outside``: all commits reachable from the head and from no stop.
+    root; ``count``: the line's commits before it; ``linear``: none of those is a merge.
     """
 
-    __slots__ = ("count", "linear", "outside", "raw", "stop", "width")
+    __slots__ = ("count", "linear", "raw", "stop", "width")
 
-    def __init__(self, stop: str | None, count: int, linear: bool, outside: int,
-                 raw: bytes = b"", width: int = 40) -> None:
+    def __init__(self, stop: str | None, count: int, linear: bool, raw: bytes = b"",
+                 width: int = 40) -> None:
         self.stop = stop
         self.count = count
         self.linear = linear
-        self.outside = outside
         self.raw = raw  # the walk's own listing (``rev-list --parents``), when it made one
         self.width = width
 
@@ -686,8 +684,8 @@ class Repo:
 
     def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
         """Walk ``head``'s first-parent line down to the first commit reachable from any
-        of ``stops`` (a stop reaches itself), and count what is reachable from ``head``
-        and from no stop: see ``Floor``. None when git fails.
+        of ``stops`` (a stop reaches itself), and list what is reachable from ``head``
+        and from no stop (``Floor.commits``). None when git fails.
 
         One ``git rev-list --parents head ^stops...`` (no ``--topo-order``: nothing here
         needs it, benchmarks/bench_history.py, seen; dates running backwards can mislead
@@ -703,8 +701,8 @@ class Repo:
         if not out:  # head itself is reachable from a stop
             if len(head) not in (40, 64):  # abbreviated: the floor is named in full
                 full = self.ref_commit(head)
-                return Floor(full, 0, True, 0) if full else None
-            return Floor(head, 0, True, 0)
+                return Floor(full, 0, True) if full else None
+            return Floor(head, 0, True)
         if not out.endswith(b"\n"):
             out += b"\n"
         first_end = out.find(b"\n")
@@ -717,8 +715,8 @@ class Repo:
         if (len(last) in (width, 2 * width + 1) and start == (lines - 1) * step
                 and out[step - 1:start:step] == b"\n" * (lines - 1)):
             stop = last[width + 1:2 * width + 1].decode("ascii") if len(last) > width else None
-            return Floor(stop, lines, True, lines, out, width)
-        return _follow_first_parents(out, width, lines)
+            return Floor(stop, lines, True, out, width)
+        return _follow_first_parents(out, width)
 
     # -- for the hooks, status and install ----------------------------------------------
     def branches(self) -> list[tuple[str, str]]:
@@ -1043,8 +1041,8 @@ def _commit_time(body: bytes) -> int | None:
     return None
 
 
-def _follow_first_parents(out: bytes, width: int, lines: int) -> Floor:
-    """The floor from a ``rev-list --parents`` listing (``lines`` lines) that holds merges."""
+def _follow_first_parents(out: bytes, width: int) -> Floor:
+    """The floor from a ``rev-list --parents`` listing that holds merges."""
     first: dict[str, str | None] = {}
     merges: set[str] = set()
     for line in out.decode("ascii").split("\n"):
@@ -1060,7 +1058,7 @@ def _follow_first_parents(out: bytes, width: int, lines: int) -> Floor:
         count += 1
         linear = linear and commit not in merges
         commit = first[commit]
-    return Floor(commit, count, linear, lines, out, width)
+    return Floor(commit, count, linear, out, width)
 
 
 def _revs(heads: Sequence[str], negated: Sequence[str] = ()) -> bytes:

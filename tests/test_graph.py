@@ -228,8 +228,10 @@ class Oracle:
 
 
 def facts(floor: Floor | None) -> tuple[str | None, int, bool, int] | None:
-    """What a floor says, to compare (``Floor`` has no equality of its own)."""
-    return None if floor is None else (floor.stop, floor.count, floor.linear, floor.outside)
+    """What a floor says, to compare (``Floor`` has no equality of its own): the line's
+    end, its length before it, whether it is linear, and how many commits the walk listed."""
+    return None if floor is None else (floor.stop, floor.count, floor.linear,
+                                       len(floor.commits()))
 
 
 def ancestors(parents: list[list[int]], commit: int) -> set[int]:
