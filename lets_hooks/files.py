@@ -375,19 +375,18 @@ def append_to(path: str, data: bytes, label: str) -> None:
 STALE_SECONDS = 60.0  # a temporary file this old was left by a writer that died
 
 
-def sweep_temporaries(folder: str, name: str) -> int:
+def sweep_temporaries(folder: str, name: str) -> None:
     """Remove the temporary files killed writers left beside ``name``
     (``<name>.<digits>.tmp``: the digits carry the writer's process id times 1000): those
     whose writer is gone or older than ``STALE_SECONDS``; and the links ``link_aside`` kept
     (``<name>.<digits>.kept``) whose writer is gone. Called by every writer after its own
-    rename (a state file's writer under its lock). Returns how many went; never raises.
+    rename (a state file's writer under its lock). Never raises.
     (``tests/test_faults.py::test_temporary_files_of_killed_writers_are_swept``)"""
     prefix = name + "."
     try:
         entries = os.listdir(folder)
     except OSError:
-        return 0
-    removed = 0
+        return
     clock = time.time()
     for entry in entries:
         if not (entry.startswith(prefix) and entry.endswith((".tmp", KEPT))):
@@ -402,14 +401,8 @@ def sweep_temporaries(folder: str, name: str) -> int:
             continue
         # a link kept aside is as old as the file: held while its writer runs
         young = entry.endswith(KEPT) or clock - info.st_mtime < STALE_SECONDS
-        if young and _writer_alive(int(digits)):
-            continue
-        try:
-            os.unlink(path)
-            removed += 1
-        except OSError:
-            continue
-    return removed
+        if not (young and _writer_alive(int(digits))):
+            discard(path)
 
 
 def _writer_alive(digits: int) -> bool:
