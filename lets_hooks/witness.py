@@ -246,7 +246,7 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
         verdict.source = NO_WITNESS
         verdict.problem = problem
         verdict.notes.append(problem)
-        _given(verdict, len(unknown), UNVOUCHED, order, lambda: unknown)
+        _given(verdict, unknown, UNVOUCHED, order)
         return
     verdict.source = REFTABLE if gitfiles.uses_reftable(git_dir) else REFLOG
     verdict.complete = complete
@@ -255,8 +255,7 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     made_elsewhere = _made_in_other_work_trees(repo, git_dir, unknown.difference(logged)) \
         if absent else set()
     # every commit first as one the log never names, then the exceptions
-    status = _given(verdict, len(unknown), ELSEWHERE if complete else UNVOUCHED, order,
-                    lambda: unknown)
+    status = _given(verdict, unknown, ELSEWHERE if complete else UNVOUCHED, order)
     status.update(dict.fromkeys(made_elsewhere, UNVOUCHED))
     moved = [sha for sha in logged if kinds[sha] == reflog.MOVED]
     fetched = fetched_commits(git_dir, moved, repo) if moved else set()
@@ -271,20 +270,20 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
                              "cut short): where older commits came from cannot be told")
 
 
-def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
-           commits: Callable[[], Iterable[str]]) -> dict[str, str]:
-    """Give each of the ``count`` commits ``commits()`` names the status ``kind``; returns
-    the verdict's statuses. With ``order`` (as ``_where_from``'s), many commits (a clone's
-    100,000) are given theirs in one dict built in the range's order, what is decided laid
-    over it, and ``commits()`` is never made (benchmarks/bench_boundary.py)."""
+def _given(verdict: Verdict, commits: set[str], kind: str, order: Sequence[str] | None
+           ) -> dict[str, str]:
+    """Give each of ``commits`` the status ``kind``; returns the verdict's statuses. With
+    ``order`` (as ``_where_from``'s), many commits (a clone's 100,000) are given theirs in
+    one dict built in the range's order, what is decided laid over it
+    (benchmarks/bench_boundary.py)."""
     status = verdict.status
-    if order is not None and count > reflog.SEARCHED and len(status) < count:
+    if order is not None and len(commits) > reflog.SEARCHED and len(status) < len(commits):
         bulk = dict.fromkeys(order, kind)
         bulk.update(status)
         verdict.status = bulk
         verdict.order = order
         return bulk
-    status.update(dict.fromkeys(commits(), kind))
+    status.update(dict.fromkeys(commits, kind))
     return status
 
 
