@@ -92,12 +92,10 @@ class Part:
     cut: int = 0  # items cut to fit the budget
     dropped: bool = False
     shortened: bool = False  # long lines of a part that is never dropped were shortened
-    _fixed: int = 0  # characters of the head and tail lines, each with its line end
     _listed: int = 0  # characters of the item lines, each with its line end
     _removed: list[str] = field(default_factory=list)  # the items cut, the last cut last
 
     def __post_init__(self) -> None:
-        self._fixed = sum(size_of(line) + 1 for line in (*self.head, *self.tail))
         self._listed = sum(size_of(self.bullet + item) + 1 for item in self.items)
 
     def shorten(self, limit: int) -> bool:
@@ -108,9 +106,7 @@ class Part:
                 if len(line) > limit:
                     lines[index] = line[: limit - 1] + "…"
                     changed = True
-        if changed:
-            self._fixed = sum(size_of(line) + 1 for line in (*self.head, *self.tail))
-            self.shortened = True
+        self.shortened = self.shortened or changed
         return changed
 
     def cut_one(self) -> None:
@@ -146,7 +142,8 @@ class Part:
             return 0
         if not self.items and not self.more and self.empty_head is not None:
             return size_of(self.empty_head)
-        total = self._fixed + self._listed + (size_of(self._more_line()) + 1 if self.more else 0)
+        fixed = sum(size_of(line) + 1 for line in (*self.head, *self.tail))  # a few lines
+        total = fixed + self._listed + (size_of(self._more_line()) + 1 if self.more else 0)
         return total - 1 if total else 0
 
 
