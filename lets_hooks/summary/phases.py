@@ -450,22 +450,16 @@ def immune_rate(result: Autoimmunity | None) -> str | None:
     if result is None:
         return None
     rate = Rate(result.rejections, result.total)
-    if result.labelled:
-        if rate.above(IMMUNE_ALARM_PERCENT):
-            return (f"🚨 gate false-positive rate {rate.text}: consider cutting or"
-                    " redesigning gates")
-        if rate.above(IMMUNE_WARN_PERCENT):
-            return (f"⚠️ gate false-positive rate {rate.text} ({result.rejections} of"
-                    f" {result.total} records labelled false positives): check whether the"
-                    " gates over-intervene")
-        return None
+    what = "false-positive" if result.labelled else "rejection"
     if rate.above(IMMUNE_ALARM_PERCENT):
-        return f"🚨 gate rejection rate {rate.text} (proxy): consider cutting or redesigning gates"
-    if rate.above(IMMUNE_WARN_PERCENT):
-        return (f"⚠️ gate rejection rate {rate.text} (rejection {result.rejections} of"
-                f" {result.total}; a proxy, not a measured false-positive rate): check"
-                " whether the gates over-intervene")
-    return None
+        proxy = "" if result.labelled else " (proxy)"
+        return f"🚨 gate {what} rate {rate.text}{proxy}: consider cutting or redesigning gates"
+    if not rate.above(IMMUNE_WARN_PERCENT):
+        return None
+    counts = (f"{result.rejections} of {result.total} records labelled false positives"
+              if result.labelled else f"rejection {result.rejections} of {result.total};"
+              " a proxy, not a measured false-positive rate")
+    return f"⚠️ gate {what} rate {rate.text} ({counts}): check whether the gates over-intervene"
 
 
 # --------------------------------------------------------------------------- Phase 3
