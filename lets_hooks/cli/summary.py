@@ -226,8 +226,6 @@ def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
             return 0
     agent = agents.AGENTS[args.agent_hook] if args.agent_hook \
         else agents.detect(hook.fields or {}, environ)
-    if problem:
-        return _summary_anyway(args, environ, hook, agent)
     given_sid = hook.session_id
     hook, problem = hook_problem(hook)
     if problem:
@@ -238,7 +236,7 @@ def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
 
 def _summary_anyway(args: argparse.Namespace, environ: Mapping[str, str], hook: HookInput,
-                    agent: Agent, quiet: bool = True) -> int:
+                    agent: Agent, quiet: bool) -> int:
     """The hook's summary; whatever goes wrong, one line and exit 0 (never a traceback,
     never a failed start)."""
     try:
