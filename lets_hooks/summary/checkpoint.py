@@ -249,11 +249,12 @@ def item_texts(mapping: Mapping[str, object]
     from lets_hooks.summary import prose
 
     snapshot = snapshot_of(mapping)
-    next_items = prose.real_items(prose.next_item_text(item) for item in snapshot.next)
+    next_items = prose.real_items(prose.item_text(item) for item in snapshot.next)
     changes = prose.real_items(prose.diff_item_text(item) for item in snapshot.diff)
     if snapshot.more:
         changes.append(more_item(snapshot.more))
-    blocked = prose.real_items(prose.blocked_item_text(item) for item in snapshot.blocked)
+    blocked = prose.real_items(prose.item_text(item, ("item",), "risk", "{} (risk: {})")
+                               for item in snapshot.blocked)
     return next_items, changes, blocked
 
 
