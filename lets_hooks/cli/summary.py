@@ -307,9 +307,8 @@ def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent) -> None:
     if git_dir is None:
         return
     folder, problem = hooks_folder(gitfiles.common_dir(git_dir))
-    line = agents.env_file_lines(agent, folder) if folder is not None else None
-    if line is not None:
-        problem = append_env_line(environ[variable], variable, line)
+    if folder is not None:
+        problem = append_env_line(environ[variable], variable, agents.env_file_lines(folder))
     if problem:
         say(f"lets-session-start: {problem}")
 

@@ -286,9 +286,8 @@ def block_lines(snapshot: Snapshot) -> list[str]:
     """The marker and the fenced block, one line each (no line ends): the checkpoint's
     keys written in its one form, another writer's as they stood (``verbatim``)."""
     kept = dict(snapshot.verbatim)
-    lines: list[str] = []
-    for key, value in snapshot.values().items():
-        lines.extend(kept[key] if key in kept else _mapping({key: value}, 0))
+    lines = [line for key, value in snapshot.values().items()
+             for line in (kept[key] if key in kept else _mapping({key: value}, 0))]
     return [MARKER, "```yaml", *lines, "```"]
 
 
