@@ -108,20 +108,31 @@ def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
     return HookInput(session_id, cwd, hook.source, hook.fields), problem
 
 
-def export_session_id(environ: Mapping[str, str], session_id: str, agent: Agent) -> str | None:
-    """Append the agent's ``export`` line (``agents.export_line``) to its env file (Claude
-    Code sources ``$CLAUDE_ENV_FILE`` before each command) when the environment does not
-    carry this id already (an older Claude Code). Returns the problem, if any."""
-    from lets_hooks import agents
+def fill_env_file(root: Path, environ: Mapping[str, str], session_id: str, agent: Agent
+                  ) -> str | None:
+    """Append to the agent's env file (Claude Code sources ``$CLAUDE_ENV_FILE`` before each
+    command) its ``export`` line (``agents.export_line``) when the environment does not
+    carry this id already (an older Claude Code), then the git environment under which git
+    writes the session ledger for the commits each later command makes
+    (``lets_hooks.cli.agent``); each line once. Returns the first problem, if any."""
+    from lets_hooks import agents, gitfiles
 
-    line = agents.export_line(agent, session_id)
     variable = agent.env_file
-    if line is None or variable is None:
+    path = environ.get(variable or "", "")
+    if variable is None or not path:
         return None
-    path = environ.get(variable, "")
-    if not path or environ.get(agent.shell_id_env or "") == session_id:
+    line = agents.export_line(agent, session_id)
+    if line is not None and environ.get(agent.shell_id_env or "") != session_id:
+        problem = append_env_line(path, variable, line)
+        if problem:
+            return problem
+    git_dir = gitfiles.git_dir_holding(str(root))
+    if git_dir is None:
         return None
-    return append_env_line(path, variable, line)
+    folder, problem = hooks_folder(gitfiles.common_dir(git_dir))
+    if folder is not None:
+        problem = append_env_line(path, variable, agents.env_file_lines(folder))
+    return problem
 
 
 def append_env_line(path: str, variable: str, line: bytes) -> str | None:
@@ -260,11 +271,9 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
     if hook is not None and agent is not None:
         _record(root, hook, environ, quiet, agent)
         if hook.session_id:
-            problem = export_session_id(environ, hook.session_id, agent)
-            if problem:  # the env file cannot be written: said once
+            problem = fill_env_file(root, environ, hook.session_id, agent)
+            if problem:
                 say(f"lets-session-start: {problem}")
-            else:
-                _give_git_env(root, environ, agent)
     git = open_repository(root)
     if args.promote:  # before git is asked about the working tree, which it changes
         from lets_hooks.summary.promote import promote
@@ -292,25 +301,6 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
         if problem:
             say(f"lets-session-start: {problem}")
     return 0  # a hook never stops a session
-
-
-def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent) -> None:
-    """Where the agent has an env file (Claude Code), give every later command of the
-    session the git environment under which git writes the session ledger for the
-    commits that command makes (``lets_hooks.cli.agent``): one line, once."""
-    variable = agent.env_file
-    if variable is None or not environ.get(variable):
-        return
-    from lets_hooks import agents, gitfiles
-
-    git_dir = gitfiles.git_dir_holding(str(root))
-    if git_dir is None:
-        return
-    folder, problem = hooks_folder(gitfiles.common_dir(git_dir))
-    if folder is not None:
-        problem = append_env_line(environ[variable], variable, agents.env_file_lines(folder))
-    if problem:
-        say(f"lets-session-start: {problem}")
 
 
 def observability_main(argv: Sequence[str] | None = None) -> int:
