@@ -95,11 +95,10 @@ def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
             say(f"{PROG}: {problem}; nothing written")
             return 0
         _run(args, environ, session_id, cwd)
-    except Exception as exc:  # Refusal, and anything else: one line, never a traceback
-        if isinstance(exc, ck.Refusal):
-            say(f"{PROG}: {exc}")
-        else:
-            say(f"{PROG}: internal error ({type(exc).__name__}: {exc}); nothing written")
+    except ck.Refusal as exc:
+        say(f"{PROG}: {exc}")
+    except Exception as exc:  # anything else: one line too, never a traceback
+        say(f"{PROG}: internal error ({type(exc).__name__}: {exc}); nothing written")
     return 0
 
 
