@@ -128,10 +128,7 @@ def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str |
     if args.root and not os.path.isdir(args.root):
         raise ck.Refusal(f"--root {show(args.root)}: no such folder; nothing written")
     root = Path(args.root) if args.root else find_top(Path(cwd) if cwd else Path.cwd())
-    asked = ck.Asked(
-        next=None if args.next is None else tuple(args.next),
-        blocked=None if args.blocked is None else tuple(args.blocked),
-        ctx=args.ctx)
+    asked = ck.Asked(args.next, args.blocked, args.ctx)
     here = None if args.hook else find_top(Path(cwd) if cwd else Path.cwd())
     repo, git_dir, boundary = session_range(root, environ, session_id, now, here)
     if args.hook and not boundary.session_commits and asked == ck.Asked():

@@ -462,8 +462,8 @@ def changes_of(commits: Sequence[tuple[str, str, Sequence[tuple[str, str, str | 
 class Asked:
     """What the command line asked for (None: keep the previous block's value)."""
 
-    next: tuple[str, ...] | None = None
-    blocked: tuple[str, ...] | None = None
+    next: Sequence[str] | None = None
+    blocked: Sequence[str] | None = None
     ctx: str | None = None
 
 
