@@ -141,26 +141,21 @@ def append_env_line(path: str, variable: str, line: bytes) -> str | None:
     twice). Returns the problem, if the line could not be written."""
     try:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-    except (OSError, ValueError) as exc:
-        return f"{variable}: cannot write it ({_why(exc)})"
-    try:
-        size = os.fstat(fd).st_size
-        start = max(0, size - ENV_FILE_TAIL)
-        held = os.pread(fd, size - start, start)
-        if (start == 0 and held.startswith(line)) or b"\n" + line in held:
-            return None  # written already (the hook ran twice)
-        if held and not held.endswith(b"\n"):
-            line = b"\n" + line
-        os.write(fd, line)
-    except OSError as exc:
-        return f"{variable}: cannot write it ({_why(exc)})"
-    finally:
-        os.close(fd)
+        try:
+            size = os.fstat(fd).st_size
+            start = max(0, size - ENV_FILE_TAIL)
+            held = os.pread(fd, size - start, start)
+            if (start == 0 and held.startswith(line)) or b"\n" + line in held:
+                return None  # written already (the hook ran twice)
+            if held and not held.endswith(b"\n"):
+                line = b"\n" + line
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+    except (OSError, ValueError) as exc:  # (ValueError: a path with a NUL byte)
+        why = getattr(exc, "strerror", None) or type(exc).__name__
+        return f"{variable}: cannot write it ({why})"
     return None
-
-
-def _why(exc: BaseException) -> str:
-    return getattr(exc, "strerror", None) or type(exc).__name__
 
 
 def _record(root: Path, hook: HookInput, environ: Mapping[str, str], quiet: bool,
