@@ -174,11 +174,9 @@ def wrap(agent: Agent, tool_input: Mapping[str, object], session_id: str,
     return _answer("PreToolUse", encoding, permissionDecision="allow", updatedInput=changed)
 
 
-def env_file_lines(agent: Agent, folder: str) -> bytes | None:
-    """The line for the agent's env file that gives every later command the git
-    environment (Claude Code sources it before each command), or None."""
-    if agent.env_file is None:
-        return None
+def env_file_lines(folder: str) -> bytes:
+    """The line for an agent's env file that gives every later command the git
+    environment (Claude Code sources it before each command)."""
     return f"{git_env(folder)}\n".encode("utf-8", "surrogateescape")
 
 

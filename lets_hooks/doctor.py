@@ -15,7 +15,7 @@ import shutil
 import time
 from dataclasses import asdict, dataclass, field
 
-from lets_hooks import agents, config, files, gitfiles, install, ladder, ledger, witness
+from lets_hooks import agents, config, files, gitfiles, install, ladder, ledger, state, witness
 from lets_hooks.install import HOOKS, Setup
 from lets_hooks.repo import GitError, Repo, reason, run_program
 
@@ -483,8 +483,6 @@ def _session_id(settings: Config, environ: Mapping[str, str], found: Diagnosis) 
 
 
 def _ignored(repo: Repo, top: str, common: str, found: Diagnosis) -> None:
-    from lets_hooks import state
-
     blocked = state.exclude_blocked(common)
     if os.path.islink(os.path.join(top, ".lets")):
         # another work tree's .lets, linked: git sees a file, which `.lets/` does not match

@@ -20,7 +20,10 @@ Every refusal is a ``Refused`` whose text is one line a person can act on.
 from __future__ import annotations
 
 import errno
+import marshal
 import os
+import stat
+import time
 
 TYPE_CHECKING = False  # True to mypy; keeps typing unimported (tests/test_hooks_imports.py)
 if TYPE_CHECKING:
@@ -67,8 +70,6 @@ def settled_key(path: str) -> tuple[str, int, int, int, int, int] | None:
     reader that keeps a file's bytes under this key reads them again only once it
     differs (the ledger and HEAD's log, read for each branch by ``status`` and pre-push:
     ``benchmarks/bench_hooks.py``)."""
-    import time
-
     try:
         info = os.lstat(path)
     except OSError:
@@ -97,8 +98,6 @@ def read_capped(path: str, limit: int = MAX_BYTES, *, follow: bool = False,
             return None, f"{shown[:40]}... is too long a file name for this file system"
         return None, f"{shown} cannot be read ({exc.strerror or exc})"
     try:
-        import stat
-
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             return None, f"{shown} is not a regular file - ignored"
@@ -208,8 +207,6 @@ def atomic_write(path: str, data: bytes, mode: int | None = None, shown: str | N
     the rename (a compare-and-swap): whatever it raises stops the write. ``create_only``:
     linked, not renamed, so a file another writer created meanwhile is never replaced
     (``FileExistsError``, nothing written)."""
-    import stat
-
     label = shown or os.path.basename(path)
     folder, name = os.path.split(path)
     if mode is None:
@@ -310,7 +307,6 @@ def writers_gone(path: str) -> bool | None:
     read lease, ``F_SETLEASE``, only on a file nobody has open for writing)."""
     import fcntl
     import signal
-    import time
 
     lease = getattr(fcntl, "F_SETLEASE", None)
     if lease is None:
@@ -360,8 +356,6 @@ def put_back(aside: str, path: str, shown: str) -> None:
 def append_to(path: str, data: bytes, label: str) -> None:
     """Add ``data`` at the end of the regular file ``path`` in place (``O_APPEND``: what
     other writers append meanwhile is kept), never through a link, never blocking."""
-    import stat
-
     flags = os.O_WRONLY | os.O_APPEND | _NOFOLLOW | _NONBLOCK | _CLOEXEC
     try:
         fd = os.open(path, flags)
@@ -381,21 +375,18 @@ def append_to(path: str, data: bytes, label: str) -> None:
 STALE_SECONDS = 60.0  # a temporary file this old was left by a writer that died
 
 
-def sweep_temporaries(folder: str, name: str) -> int:
+def sweep_temporaries(folder: str, name: str) -> None:
     """Remove the temporary files killed writers left beside ``name``
     (``<name>.<digits>.tmp``: the digits carry the writer's process id times 1000): those
     whose writer is gone or older than ``STALE_SECONDS``; and the links ``link_aside`` kept
     (``<name>.<digits>.kept``) whose writer is gone. Called by every writer after its own
-    rename (a state file's writer under its lock). Returns how many went; never raises.
+    rename (a state file's writer under its lock). Never raises.
     (``tests/test_faults.py::test_temporary_files_of_killed_writers_are_swept``)"""
-    import time
-
     prefix = name + "."
     try:
         entries = os.listdir(folder)
     except OSError:
-        return 0
-    removed = 0
+        return
     clock = time.time()
     for entry in entries:
         if not (entry.startswith(prefix) and entry.endswith((".tmp", KEPT))):
@@ -410,14 +401,8 @@ def sweep_temporaries(folder: str, name: str) -> int:
             continue
         # a link kept aside is as old as the file: held while its writer runs
         young = entry.endswith(KEPT) or clock - info.st_mtime < STALE_SECONDS
-        if young and _writer_alive(int(digits)):
-            continue
-        try:
-            os.unlink(path)
-            removed += 1
-        except OSError:
-            continue
-    return removed
+        if not (young and _writer_alive(int(digits))):
+            discard(path)
 
 
 def _writer_alive(digits: int) -> bool:
@@ -466,7 +451,6 @@ def sealed(magic: bytes, value: Any) -> bytes:
     """``value`` as a cache file keeps it: ``marshal`` (format 4, read alike by every Python
     this package runs on) under a line of ``magic``, its length and its CRC-32.
     ``ValueError`` when ``marshal`` cannot keep it."""
-    import marshal
     import zlib
 
     payload = marshal.dumps(value, 4)
@@ -481,7 +465,6 @@ def unsealed(magic: bytes, data: bytes) -> object | None:
         return None
     size, _, crc = data[len(magic):end].partition(b" ")
     payload = memoryview(data)[end + 1:]  # not copied: an index is 700 KB at 4 MiB
-    import marshal
     import zlib
 
     try:
@@ -532,8 +515,6 @@ def take_lock(path: str, wait: float, shown: str) -> int:
         if exc.errno == errno.ELOOP:
             raise Refused(f"{shown} is a symbolic link - refused, not followed") from exc
         raise Refused(why(exc, f"cannot open the lock {shown}")) from exc
-    import time
-
     started = time.monotonic()
     deadline = started + wait
     longest = started + max(wait, LOCK_BUSY)

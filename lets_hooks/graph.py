@@ -9,7 +9,6 @@ the walk) before it sees the commit. That makes each answer below exact, with th
 meaning git gives it:
 
 - ``is_ancestor(a, b)``: ``git merge-base --is-ancestor a b``
-- ``ahead_behind(a, b)``: ``git rev-list --left-right --count a...b``
 - ``merge_bases(a, b)``: ``git merge-base --all a b`` (as a set)
 - ``outside(head, stops)``: ``git rev-list head ^stops...`` (as a set)
 - ``first_parent_floor(head, stops)``: ``Repo.first_parent_floor``
@@ -91,38 +90,6 @@ class Graph:
                     seen.add(p)
                     stack.append(p)
         return False
-
-    def ahead_behind(self, a: int, b: int) -> tuple[int, int]:
-        """(commits reachable from a only, commits reachable from b only)."""
-        if a == b:
-            return 0, 0
-        flags = {a: LEFT, b: RIGHT}
-        heap = [a, b]
-        heapq.heapify(heap)
-        live = 2  # queued commits not yet known to be reachable from both sides
-        left = right = 0
-        parents = self.parents
-        while live:
-            i = heapq.heappop(heap)
-            mark = flags[i]
-            if mark != BOTH:
-                live -= 1
-                if mark == LEFT:
-                    left += 1
-                else:
-                    right += 1
-            for p in parents[i]:
-                old = flags.get(p)
-                if old is None:
-                    flags[p] = mark
-                    heapq.heappush(heap, p)
-                    if mark != BOTH:
-                        live += 1
-                elif old | mark != old:
-                    flags[p] = old | mark
-                    if old != BOTH and old | mark == BOTH:
-                        live -= 1
-        return left, right
 
     def merge_bases(self, a: int, b: int) -> list[int]:
         """Every best common ancestor of a and b (none is an ancestor of another)."""
@@ -325,12 +292,6 @@ class BatchRepo(Repo):
             return super().is_ancestor(a, b)
         return self.graph.is_ancestor(*pair)
 
-    def ahead_behind(self, base: str, head: str) -> tuple[int, int] | None:
-        pair = self._indexes([base, head])
-        if pair is None:
-            return super().ahead_behind(base, head)
-        return self.graph.ahead_behind(*pair)
-
     def _indexes(self, shas: Sequence[str]) -> list[int] | None:
         """Each name's place in the graph; None when one is not in it."""
         index = self.graph.index
@@ -359,8 +320,7 @@ class BatchRepo(Repo):
         stop, count, linear = graph.first_parent_floor(found[0], found[1:])
         printed = graph.outside(found[0], found[1:]) if found[1:] else sorted(
             i for i, m in enumerate(graph.reach(found[0])) if m)
-        floor = GraphFloor(None if stop is None else graph.sha(stop), count, linear,
-                           count if linear else len(printed))
+        floor = GraphFloor(None if stop is None else graph.sha(stop), count, linear)
         floor.graph = graph
         floor.printed = printed
         return floor

@@ -545,9 +545,8 @@ def _find_husky(setup: Setup) -> Husky | None:
     version = 9 if os.path.basename(hooks) == "_" else 8
     user = os.path.dirname(hooks) if version == 9 else hooks
     relative = os.path.relpath(user, setup.top)
-    if relative.startswith("..") or os.path.lexists(user) or os.path.basename(user) != ".husky":
-        return None
-    if not setup.repo.skipped(relative):
+    if (relative.startswith("..") or os.path.lexists(user) or os.path.basename(user) != ".husky"
+            or not setup.repo.skipped(relative)):
         return None
     return Husky(user, version, True, laid_out=False, sparse=True)
 

@@ -26,7 +26,7 @@ from itertools import compress, filterfalse, islice
 from operator import not_
 
 from lets_hooks import files, gitfiles, state, witness
-from lets_hooks.repo import GitError, Location, Repo
+from lets_hooks.repo import GitError, Location, Repo, reason
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -305,8 +305,6 @@ def resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     try:
         return _resolve(repo, config, session_id, now, branch, head, where, store, advise)
     except GitError as exc:
-        from lets_hooks.repo import reason
-
         return unknown(reason(exc))
 
 
@@ -344,10 +342,8 @@ def _resolve(repo: Repo, config: Config, session_id: str | None, now: int,
     trust = _claimed_trust(recorded, session_id, notes)
     if session_id and state.sid_problem(session_id) is None:
         facts.session_id = session_id
-    if recorded.approx:
-        facts.hint = False  # a line no writer could place better: recording again cannot
-    if recorded.refused:
-        facts.refused = True
+    facts.hint = not recorded.approx  # a line no writer could place better: nor can a record
+    facts.refused = bool(recorded.refused)
     if trust == EXACT and where.top is not None:
         facts.sid = recorded.sid
     boundary: str | None = None

@@ -9,6 +9,7 @@ came from is read from them, never who made it: that is the session ledger's
 from __future__ import annotations
 
 import os
+import stat
 
 from lets_hooks import files, gitfiles
 
@@ -161,9 +162,9 @@ def amends(message: str) -> bool:
     return message.startswith("commit (amend)")
 
 
-def split_line(line: bytes) -> tuple[str, str, int, bytes] | None:
-    """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>`` as (old, new, time,
-    message), or None when it is not that shape."""
+def split_line(line: bytes) -> tuple[str, bytes] | None:
+    """``<old> <new> <name> <<mail>> <time> <zone>\\t<message>`` as (new, message), or None
+    when it is not that shape."""
     tab = line.find(b"\t")
     head = line if tab < 0 else line[:tab]
     first = head.find(b" ")
@@ -175,9 +176,7 @@ def split_line(line: bytes) -> tuple[str, str, int, bytes] | None:
     stamp = head[start + 1:end]
     if not stamp.isdigit():
         return None
-    return (head[:first].decode("ascii", "replace"),
-            head[first + 1:second].decode("ascii", "replace"), int(stamp),
-            b"" if tab < 0 else line[tab + 1:])
+    return head[first + 1:second].decode("ascii", "replace"), b"" if tab < 0 else line[tab + 1:]
 
 
 # -- the verdict --------------------------------------------------------------------------------
@@ -351,8 +350,6 @@ def lines_naming(data: bytes, wanted: Collection[str] | None) -> list[bytes]:
 def read_newest(path: str) -> tuple[bytes | None, bool]:
     """The newest ``WHOLE_LIMIT`` bytes of the log at ``path``, from its first whole
     line, and whether that is the whole log (None: no such file)."""
-    import stat
-
     try:  # as every reader of git's files: never through a link, never waiting on a FIFO
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
                      | getattr(os, "O_CLOEXEC", 0))
@@ -377,8 +374,8 @@ def tail(path: str, count: int) -> list[tuple[str, str]]:
     entries: list[tuple[str, str]] = []
     for line in backward(data or b""):
         row = split_line(line)
-        if row is not None and files.is_sha(row[1]):
-            entries.append((row[1], row[3].decode("utf-8", "surrogateescape")))
+        if row is not None and files.is_sha(row[0]):
+            entries.append((row[0], row[1].decode("utf-8", "surrogateescape")))
             if len(entries) >= count:
                 break
     return entries

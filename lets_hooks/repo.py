@@ -10,6 +10,7 @@ the git dir, HEAD's branch and HEAD's commit; one ``cat-file`` for several objec
 from __future__ import annotations
 
 import os
+from itertools import combinations, islice, takewhile
 
 from lets_hooks import files, gitfiles, reflog
 
@@ -263,35 +264,32 @@ class Location:
 
 
 class ObjectInfo:
-    """What ``cat-file`` says of one name (of a commit: its time and count of parents)."""
+    """What ``cat-file`` says of one name (of a commit: its committer time)."""
 
-    __slots__ = ("commit_time", "name", "parents", "sha", "type")
+    __slots__ = ("commit_time", "name", "sha", "type")
 
     def __init__(self, name: str, sha: str | None, type: str | None,
-                 commit_time: int | None = None, parents: int | None = None) -> None:
+                 commit_time: int | None = None) -> None:
         self.name = name
         self.sha = sha
         self.type = type
         self.commit_time = commit_time
-        self.parents = parents
 
 
 class Floor:
     """Where a commit's first-parent line meets the history of some stops.
 
     ``stop``: the first commit of the line (full sha) reachable from a stop, or None at a
-    root; ``count``: the line's commits before it; ``linear``: none of those is a merge;
-    ``outside``: all commits reachable from the head and from no stop.
+    root; ``count``: the line's commits before it; ``linear``: none of those is a merge.
     """
 
-    __slots__ = ("count", "linear", "outside", "raw", "stop", "width")
+    __slots__ = ("count", "linear", "raw", "stop", "width")
 
-    def __init__(self, stop: str | None, count: int, linear: bool, outside: int,
-                 raw: bytes = b"", width: int = 40) -> None:
+    def __init__(self, stop: str | None, count: int, linear: bool, raw: bytes = b"",
+                 width: int = 40) -> None:
         self.stop = stop
         self.count = count
         self.linear = linear
-        self.outside = outside
         self.raw = raw  # the walk's own listing (``rev-list --parents``), when it made one
         self.width = width
 
@@ -311,16 +309,6 @@ class Floor:
         printed = {row[0] for row in rows}
         parents = (p for row in rows for p in row[1:] if p not in printed)
         return list(dict.fromkeys(p.decode("ascii") for p in parents))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Floor):
-            return NotImplemented
-        return ((self.stop, self.count, self.linear, self.outside)
-                == (other.stop, other.count, other.linear, other.outside))
-
-    def __repr__(self) -> str:
-        return (f"Floor(stop={self.stop!r}, count={self.count}, linear={self.linear}, "
-                f"outside={self.outside})")
 
 
 class Repo:
@@ -383,7 +371,7 @@ class Repo:
             paths = _split_paths(lines[3:], 2)
             if paths is not None:
                 git_dir, top = paths
-                return Location(top, git_dir, _branch_of(ref), head, _short_remote(origin))
+                return Location(top, git_dir, branch_of(ref), head, _short_remote(origin))
         if code != 0 and not lines:
             raise failure(("rev-parse",), code, self.last_error)
         return self._locate_slow()
@@ -405,7 +393,7 @@ class Repo:
         head = (self._out("rev-parse", "--verify", "-q", "HEAD") or "").strip() or None
         origin = (self._out("symbolic-ref", "-q", "--end-of-options",
                             "refs/remotes/origin/HEAD") or "").strip() or None
-        return Location(top, git_dir, _branch_of(ref), head, _short_remote(origin))
+        return Location(top, git_dir, branch_of(ref), head, _short_remote(origin))
 
     def _one(self, *args: str) -> str:
         """A one-value answer, whole (a path may hold a newline); ``GitError`` on failure."""
@@ -446,7 +434,7 @@ class Repo:
                 if header is None:
                     found[name] = ObjectInfo(name, None, None)
                 elif header[1] == "commit":
-                    found[name] = ObjectInfo(name, header[0], "commit", *_commit_header(body))
+                    found[name] = ObjectInfo(name, header[0], "commit", _commit_time(body))
                 else:
                     found[name] = ObjectInfo(name, header[0], header[1])
                 answered += 1
@@ -454,9 +442,7 @@ class Repo:
                 break
             err = self.last_error  # NO_NETWORK refused a fetch: git died of SIGPIPE or said so
             refused = code in (-13, 128 + 13) or b"not allowed" in err or b"fetch subprocess" in err
-            # a log entry past the log's end (HEAD@{1} after a root commit, or once the log
-            # was expired): git dies instead of saying "missing"; the name is missing
-            beyond = b"fatal: log for " in err
+            beyond = b"fatal: log for " in err  # a reflog entry past the log's end
             if answered >= len(todo) or not (refused or beyond):
                 raise failure(("cat-file",), code, err)
             found[todo[answered]] = ObjectInfo(todo[answered], None, None)
@@ -579,16 +565,6 @@ class Repo:
         _require_sha(a, b)
         return self._answer("merge-base", "--is-ancestor", a, b)[0]
 
-    def ahead_behind(self, base: str, head: str) -> tuple[int, int] | None:
-        """(commits only in base, commits only in head) in one walk of ``base...head``:
-        ``base`` is an ancestor of ``head`` exactly when the first is 0."""
-        _require_sha(base, head)
-        out = self._must("rev-list", "--left-right", "--count", f"{base}...{head}", "--")
-        parts = out.split()
-        if len(parts) != 2 or not all(p.isdigit() for p in parts):
-            return None
-        return int(parts[0]), int(parts[1])
-
     def listing(self, head: str, exclude: Sequence[str]) -> list[str]:
         """The commits reachable from ``head`` and from none of ``exclude``, children
         first (``rev-list --topo-order``), in one process; the names travel on stdin."""
@@ -629,13 +605,11 @@ class Repo:
         reset took off, committed again, whether or not edited further)? Two ``diff-tree
         -r``, no renames."""
         _require_sha(base, a, b)
-        changed = []
-        for out in (self._must("diff-tree", "-r", "-z", "--no-renames", base, a),
-                    self._must("diff-tree", "-r", "-z", "--no-renames", base, b)):
-            # "-z": ":<mode> <mode> <old> <new> <status>" NUL "<path>" NUL, a record each
-            fields = out.split(b"\0")
-            changed.append({fields[i + 1] for i in range(0, len(fields) - 1, 2)})
-        return bool(changed[0] & changed[1])
+        # "-z": ":<mode> <mode> <old> <new> <status>" NUL "<path>" NUL: every second field a path
+        left, right = (set(out.split(b"\0")[1::2])
+                       for out in (self._must("diff-tree", "-r", "-z", "--no-renames", base, a),
+                                   self._must("diff-tree", "-r", "-z", "--no-renames", base, b)))
+        return bool(left & right)
 
     def merge_bases(self, a: str, b: str) -> list[str]:
         """``git merge-base --all a b``."""
@@ -710,8 +684,8 @@ class Repo:
 
     def first_parent_floor(self, head: str, stops: Sequence[str]) -> Floor | None:
         """Walk ``head``'s first-parent line down to the first commit reachable from any
-        of ``stops`` (a stop reaches itself), and count what is reachable from ``head``
-        and from no stop: see ``Floor``. None when git fails.
+        of ``stops`` (a stop reaches itself), and list what is reachable from ``head``
+        and from no stop (``Floor.commits``). None when git fails.
 
         One ``git rev-list --parents head ^stops...`` (no ``--topo-order``: nothing here
         needs it, benchmarks/bench_history.py, seen; dates running backwards can mislead
@@ -727,8 +701,8 @@ class Repo:
         if not out:  # head itself is reachable from a stop
             if len(head) not in (40, 64):  # abbreviated: the floor is named in full
                 full = self.ref_commit(head)
-                return Floor(full, 0, True, 0) if full else None
-            return Floor(head, 0, True, 0)
+                return Floor(full, 0, True) if full else None
+            return Floor(head, 0, True)
         if not out.endswith(b"\n"):
             out += b"\n"
         first_end = out.find(b"\n")
@@ -741,8 +715,8 @@ class Repo:
         if (len(last) in (width, 2 * width + 1) and start == (lines - 1) * step
                 and out[step - 1:start:step] == b"\n" * (lines - 1)):
             stop = last[width + 1:2 * width + 1].decode("ascii") if len(last) > width else None
-            return Floor(stop, lines, True, lines, out, width)
-        return _follow_first_parents(out, width, lines)
+            return Floor(stop, lines, True, out, width)
+        return _follow_first_parents(out, width)
 
     # -- for the hooks, status and install ----------------------------------------------
     def branches(self) -> list[tuple[str, str]]:
@@ -769,7 +743,7 @@ class Repo:
             if ref.startswith("refs/remotes/"):
                 tips.append(sha)
                 continue
-            name = _branch_of(ref)
+            name = branch_of(ref)
             if name is not None:
                 found.append((name, sha))
         return found, list(dict.fromkeys(tips))
@@ -812,7 +786,7 @@ class Repo:
                 continue
             head = record.get("HEAD")
             found.append((record["worktree"], head if head and files.is_sha(head) else None,
-                          _branch_of(record.get("branch", ""))))
+                          branch_of(record.get("branch", ""))))
         return found
 
     def reflog(self, git_dir: str, ref: str, count: int) -> list[tuple[str, str]]:
@@ -867,8 +841,6 @@ class Repo:
 
     def version(self) -> tuple[int, ...]:
         """git's version as numbers (``git version 2.39.5`` -> (2, 39, 5))."""
-        from itertools import takewhile
-
         out = self._must("--version").decode("ascii", "replace").split()
         text = out[2] if len(out) >= 3 else ""
         return tuple(int(part) for part in takewhile(str.isdigit, text.split(".")))
@@ -956,8 +928,6 @@ class Repo:
         out = self._must("log", "--no-walk=unsorted", "--stdin", "-z", "--name-status", "-M",
                          "--root", "--no-merges", "--no-show-signature", "--no-color",
                          "--format=\x01lets\x01%H %s", "--", stdin=_revs(commits))
-        from itertools import islice
-
         found: list[tuple[str, str, list[tuple[str, str, str | None]]]] = []
         fields = iter(out.split(b"\0"))
         for field in fields:
@@ -1017,8 +987,6 @@ def _split_paths(lines: list[str], count: int) -> list[str] | None:
         return lines
     if len(lines) < count:
         return None
-    from itertools import combinations
-
     found = None
     for cuts in combinations(range(1, len(lines)), count - 1):
         bounds = (0, *cuts, len(lines))
@@ -1030,9 +998,10 @@ def _split_paths(lines: list[str], count: int) -> list[str] | None:
     return found
 
 
-def _branch_of(ref: str) -> str | None:
+def branch_of(ref: str | None) -> str | None:
+    """The branch a full ref name names (``refs/heads/x``: ``x``), else None."""
     prefix = "refs/heads/"
-    return ref[len(prefix):] if ref.startswith(prefix) else None
+    return ref[len(prefix):] if ref and ref.startswith(prefix) else None
 
 
 def _short_remote(ref: str | None) -> str | None:
@@ -1061,23 +1030,19 @@ def _batch_answers(asked: Sequence[str], raw: bytes
         pos += size + 1
 
 
-def _commit_header(body: bytes) -> tuple[int | None, int]:
-    """A commit's committer time (None when unreadable) and its count of parents, from
-    its header (the parents come before the committer line)."""
-    parents = 0
+def _commit_time(body: bytes) -> int | None:
+    """A commit's committer time, from its header (None when unreadable)."""
     for line in body.split(b"\n"):
         if not line:
             break  # end of the header
-        if line.startswith(b"parent "):
-            parents += 1
-        elif line.startswith(b"committer "):  # "committer Name <mail> 1700000000 +0000"
+        if line.startswith(b"committer "):  # "committer Name <mail> 1700000000 +0000"
             stamp = line.rsplit(b" ", 2)[-2]
-            return (int(stamp) if stamp.isdigit() else None), parents
-    return None, parents
+            return int(stamp) if stamp.isdigit() else None
+    return None
 
 
-def _follow_first_parents(out: bytes, width: int, lines: int) -> Floor:
-    """The floor from a ``rev-list --parents`` listing (``lines`` lines) that holds merges."""
+def _follow_first_parents(out: bytes, width: int) -> Floor:
+    """The floor from a ``rev-list --parents`` listing that holds merges."""
     first: dict[str, str | None] = {}
     merges: set[str] = set()
     for line in out.decode("ascii").split("\n"):
@@ -1093,7 +1058,7 @@ def _follow_first_parents(out: bytes, width: int, lines: int) -> Floor:
         count += 1
         linear = linear and commit not in merges
         commit = first[commit]
-    return Floor(commit, count, linear, lines, out, width)
+    return Floor(commit, count, linear, out, width)
 
 
 def _revs(heads: Sequence[str], negated: Sequence[str] = ()) -> bytes:

@@ -39,7 +39,7 @@ from __future__ import annotations
 from functools import partial
 
 from lets_hooks import files, gitfiles, reflog, state
-from lets_hooks.repo import GitError
+from lets_hooks.repo import GitError, branch_of
 
 # the fix when the session's copies cannot be told apart: recording at HEAD would leave
 # them out of the range, so the person names where the session's work starts
@@ -362,7 +362,7 @@ def follow(repo: Repo, where: Location, command: str, stdin: bytes,
     said = [] if problem is None else [f"the session ledger was not written: {problem}"]
     if command == "amend" and not pairs:
         return said
-    branch = where.branch or _branch_name(rebase.head_name)  # checked out, or being rebased
+    branch = where.branch or branch_of(rebase.head_name)  # checked out, or being rebased
     # every listed commit dropped: their pairs into onto still tell place where the line
     # went (a pair into onto copies nothing it sorts), and keep patch ids from guessing
     return said + _move(repo, where, command, rebase, branch, pairs or listed, old_tip, sid,
@@ -669,7 +669,7 @@ def rebased_branch(repo: Repo, where: Location) -> str | None:
     --apply`` runs post-rewrite before it moves the branch back)."""
     rebase = gitfiles.rebase_state(where.git_dir)
     _apply_context(repo, where.git_dir, rebase)
-    return _branch_name(rebase.head_name)
+    return branch_of(rebase.head_name)
 
 
 def _apply_context(repo: Repo, git_dir: str, rebase: RebaseState) -> None:
@@ -697,10 +697,6 @@ def _apply_context(repo: Repo, git_dir: str, rebase: RebaseState) -> None:
         rebase.head_name = "refs/heads/" + at_old_tip[0]
 
 
-def _branch_name(ref: str | None) -> str | None:
-    return ref[len("refs/heads/"):] if ref and ref.startswith("refs/heads/") else None
-
-
 def recover_pairs(repo: Repo, git_dir: str, command: str, stdin: bytes, rebase: RebaseState
                   ) -> tuple[list[tuple[str, str]], str | None]:
     """The rewrite's old -> new pairs and the tip before it: from git's stdin, else the
@@ -724,7 +720,7 @@ def _targets(store: state.Store, branch: str, old_tip: str | None, new_tip: str,
     if old_tip is not None:
         found.append(Target(branch, old_tip, new_tip, state.read_recorded(store, branch)))
     for ref, before, after in rebase.update_refs:
-        name = _branch_name(ref)
+        name = branch_of(ref)
         if name is not None and name != branch and before != after:
             found.append(Target(name, before, after, state.read_recorded(store, name)))
     return found

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 
 from lets_hooks import files, gitfiles
 
@@ -109,8 +110,6 @@ def open_store(top: str, repo: Repo | None = None) -> Store:
     """The state of the work tree at ``top``. Three ``lstat`` calls when nothing is a link
     (the hot path); git is asked only about links (is one tracked? where do the work trees
     of this repository live?)."""
-    import stat
-
     links = []
     for rel in LINKABLE:
         try:
@@ -269,8 +268,6 @@ def read_recorded(where: Store | str, branch: str) -> Recorded:
 def utc_stamp(now: float) -> str:
     """``now`` as ISO 8601 UTC to the second: ``2026-11-30T15:08:08Z`` (the one form of a
     written time: ``session-recorded``, and the checkpoint's ``ts`` and ``updated``)."""
-    import time
-
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(now)))
 
 

@@ -246,7 +246,7 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
         verdict.source = NO_WITNESS
         verdict.problem = problem
         verdict.notes.append(problem)
-        _given(verdict, len(unknown), UNVOUCHED, order, lambda: unknown)
+        _given(verdict, unknown, UNVOUCHED, order)
         return
     verdict.source = REFTABLE if gitfiles.uses_reftable(git_dir) else REFLOG
     verdict.complete = complete
@@ -255,8 +255,7 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
     made_elsewhere = _made_in_other_work_trees(repo, git_dir, unknown.difference(logged)) \
         if absent else set()
     # every commit first as one the log never names, then the exceptions
-    status = _given(verdict, len(unknown), ELSEWHERE if complete else UNVOUCHED, order,
-                    lambda: unknown)
+    status = _given(verdict, unknown, ELSEWHERE if complete else UNVOUCHED, order)
     status.update(dict.fromkeys(made_elsewhere, UNVOUCHED))
     moved = [sha for sha in logged if kinds[sha] == reflog.MOVED]
     fetched = fetched_commits(git_dir, moved, repo) if moved else set()
@@ -271,32 +270,29 @@ def _where_from(repo: Repo, git_dir: str, head: str, unknown: set[str], floor: s
                              "cut short): where older commits came from cannot be told")
 
 
-def _given(verdict: Verdict, count: int, kind: str, order: Sequence[str] | None,
-           commits: Callable[[], Iterable[str]]) -> dict[str, str]:
-    """Give each of the ``count`` commits ``commits()`` names the status ``kind``; returns
-    the verdict's statuses. With ``order`` (as ``_where_from``'s), many commits (a clone's
-    100,000) are given theirs in one dict built in the range's order, what is decided laid
-    over it, and ``commits()`` is never made (benchmarks/bench_boundary.py)."""
+def _given(verdict: Verdict, commits: set[str], kind: str, order: Sequence[str] | None
+           ) -> dict[str, str]:
+    """Give each of ``commits`` the status ``kind``; returns the verdict's statuses. With
+    ``order`` (as ``_where_from``'s), many commits (a clone's 100,000) are given theirs in
+    one dict built in the range's order, what is decided laid over it
+    (benchmarks/bench_boundary.py)."""
     status = verdict.status
-    if order is not None and count > reflog.SEARCHED and len(status) < count:
+    if order is not None and len(commits) > reflog.SEARCHED and len(status) < len(commits):
         bulk = dict.fromkeys(order, kind)
         bulk.update(status)
         verdict.status = bulk
         verdict.order = order
         return bulk
-    status.update(dict.fromkeys(commits(), kind))
+    status.update(dict.fromkeys(commits, kind))
     return status
 
 
-def fetched_commits(git_dir: str, shas: Iterable[str], repo: Repo | None = None) -> set[str]:
+def fetched_commits(git_dir: str, shas: Iterable[str], repo: Repo) -> set[str]:
     """Which of ``shas`` a remote-tracking ref's own log shows arriving by a fetch (a push's
-    entry is no such evidence). On reftable the logs are asked of git (``repo`` None:
-    nothing is known)."""
+    entry is no such evidence). On reftable the logs are asked of git."""
     wanted = set(shas)
-    if not wanted:
-        return set()
     if gitfiles.uses_reftable(git_dir):
-        rows = repo.reflog_entries((), reflog.REFTABLE_LIMIT, remotes=True) if repo else None
+        rows = repo.reflog_entries((), reflog.REFTABLE_LIMIT, remotes=True)
         return _moved_to_by(rows or (), wanted, reflog.classify_remote, (reflog.ARRIVED,))
     logs = [os.path.join(folder, name) for folder, _, names
             in os.walk(gitfiles.log_path(git_dir, "refs/remotes")) for name in sorted(names)]
@@ -313,22 +309,20 @@ def _made_in_other_work_trees(repo: Repo, git_dir: str, absent: set[str]) -> set
         linked = sorted(os.listdir(os.path.join(common, "worktrees")))
     except OSError:
         linked = []
+    # each work tree: its HEAD as another work tree names it, and its git dir
+    trees = [("main-worktree/HEAD", common)]
+    trees += [(f"worktrees/{name}/HEAD", os.path.join(common, "worktrees", name))
+              for name in linked]
+    own = os.path.realpath(git_dir)
+    others = [(ref, path) for ref, path in trees if os.path.realpath(path) != own]
     if gitfiles.uses_reftable(git_dir):
-        own = os.path.realpath(git_dir)
-        refs = [] if own == os.path.realpath(common) else ["main-worktree/HEAD"]
-        refs += [f"worktrees/{name}/HEAD" for name in linked
-                 if os.path.realpath(os.path.join(common, "worktrees", name)) != own]
-        if not refs:
+        if not others:
             return set()
-        rows = repo.reflog_entries(refs, reflog.REFTABLE_LIMIT)
+        rows = repo.reflog_entries([ref for ref, _ in others], reflog.REFTABLE_LIMIT)
         if rows is None or len(rows) >= reflog.REFTABLE_LIMIT:
             return set(absent)
         return _moved_to_by(rows, absent, reflog.classify, (reflog.CREATED, reflog.COPY))
-    logs = [gitfiles.log_path(common, "HEAD")]
-    logs += [gitfiles.log_path(os.path.join(common, "worktrees", name), "HEAD")
-             for name in linked]
-    own = os.path.realpath(gitfiles.log_path(git_dir, "HEAD"))
-    return _moved_to([log for log in logs if os.path.realpath(log) != own], absent,
+    return _moved_to([gitfiles.log_path(path, "HEAD") for _, path in others], absent,
                      reflog.classify, (reflog.CREATED, reflog.COPY))
 
 
@@ -347,7 +341,7 @@ def _moved_to(logs: Iterable[str], wanted: set[str], classify: Callable[[str], s
         data, _ = reflog.read_newest(log)
         for line in reflog.lines_naming(data or b"", wanted):
             row = reflog.split_line(line)
-            if row is not None and row[1] in wanted \
-                    and classify(row[3].decode("utf-8", "replace")) in kinds:
-                found.add(row[1])
+            if row is not None and row[0] in wanted \
+                    and classify(row[1].decode("utf-8", "replace")) in kinds:
+                found.add(row[0])
     return found

@@ -250,7 +250,8 @@ def test_a_link_kept_aside_is_swept_once_its_writer_is_gone(tmp_path: Path) -> N
                           capture_output=True, text=True, check=True).stdout.strip()
     dead = tmp_path / f"file.md.{int(gone) * 1000}{files.KEPT}"
     os.link(target, dead)
-    assert mine is not None and files.sweep_temporaries(str(tmp_path), "file.md") == 1
+    assert mine is not None
+    files.sweep_temporaries(str(tmp_path), "file.md")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file.md", os.path.basename(mine)]
     files.discard(mine)
 

@@ -126,7 +126,7 @@ def test_a_checkpoint_reads_back_and_keeps_every_other_byte(
         want_next, want_blocked, ctx, (), 0)
     assert back.ts == state.utc_stamp(now)
     view = phases.handoff_view(read.value)
-    shown = prose.real_items(prose.next_item_text(item) for item in want_next)
+    shown = prose.real_items(prose.item_text(item) for item in want_next)
     assert view is not None
     if shown:
         assert view.priority_1 == shown[0]

@@ -135,7 +135,7 @@ def test_git_errors_name_the_subcommand_and_git_s_reason(sandbox: Sandbox) -> No
     with pytest.raises(GitError, match=r"git merge-base failed: .*"):
         repo.is_ancestor(missing, sandbox.head())  # never read as "no"
     with pytest.raises(GitError, match=r"git rev-list failed: .*"):
-        repo.ahead_behind(missing, sandbox.head())
+        repo.listing(missing, [sandbox.head()])
 
 
 # -- state kept out of commits ------------------------------------------------------------------

@@ -56,7 +56,7 @@ def reflog_kinds(box: HookBox) -> list[tuple[str, str]]:
         if line:
             row = reflog.split_line(line)
             assert row is not None, line
-            message = row[3].decode()
+            message = row[1].decode()
             found.append((message, reflog.classify(message)))
     return found
 
@@ -691,8 +691,8 @@ def test_statuses_built_in_the_range_s_order_read_as_looked_up(
     for i, kind in decided.items():
         if i < size:
             verdict.status[commits[i]] = kind
-    rest = [c for c in commits if c not in verdict.status]
-    status = witness._given(verdict, len(rest), witness.ELSEWHERE, commits, lambda: rest)
+    rest = {c for c in commits if c not in verdict.status}
+    status = witness._given(verdict, rest, witness.ELSEWHERE, commits)
     for i in later:
         if i < size:
             status[commits[i]] = witness.UNVOUCHED  # a commit a log names, given after

@@ -13,6 +13,7 @@ quietly; text that cannot be encoded (a name that is not valid UTF-8) is printed
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 
@@ -44,7 +45,6 @@ def parse_or_hook(parser: argparse.ArgumentParser, argv: Sequence[str], hook: bo
     if not hook:
         return parser.parse_args(list(argv))
     import contextlib
-    import io
 
     caught = io.StringIO()
     try:
@@ -152,29 +152,14 @@ def use_color(stream: object) -> bool:
         return False
 
 
-class _Sink:
-    """Stands in for a stream that was closed before the command started."""
-
-    encoding = "utf-8"
-
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        return None
-
-    def isatty(self) -> bool:
-        return False
-
-
 def guarded(main: Callable[[Sequence[str]], int], argv: Sequence[str]) -> int:
     """Run a command's ``main`` with streams that cannot break it: a stream closed at start
     (``2>&-``) becomes a sink, and a broken pipe anywhere ends the output quietly with
     the status the command chose (or 0 when it never got to choose)."""
     if sys.stderr is None:
-        sys.stderr = _Sink()
+        sys.stderr = io.StringIO()  # written to, never read
     if sys.stdout is None:
-        sys.stdout = _Sink()
+        sys.stdout = io.StringIO()
     try:
         return main(argv)
     except BrokenPipeError:

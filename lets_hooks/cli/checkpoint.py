@@ -95,11 +95,10 @@ def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
             say(f"{PROG}: {problem}; nothing written")
             return 0
         _run(args, environ, session_id, cwd)
-    except Exception as exc:  # Refusal, and anything else: one line, never a traceback
-        if isinstance(exc, ck.Refusal):
-            say(f"{PROG}: {exc}")
-        else:
-            say(f"{PROG}: internal error ({type(exc).__name__}: {exc}); nothing written")
+    except ck.Refusal as exc:
+        say(f"{PROG}: {exc}")
+    except Exception as exc:  # anything else: one line too, never a traceback
+        say(f"{PROG}: internal error ({type(exc).__name__}: {exc}); nothing written")
     return 0
 
 
@@ -129,10 +128,7 @@ def _run(args: argparse.Namespace, environ: Mapping[str, str], session_id: str |
     if args.root and not os.path.isdir(args.root):
         raise ck.Refusal(f"--root {show(args.root)}: no such folder; nothing written")
     root = Path(args.root) if args.root else find_top(Path(cwd) if cwd else Path.cwd())
-    asked = ck.Asked(
-        next=None if args.next is None else tuple(args.next),
-        blocked=None if args.blocked is None else tuple(args.blocked),
-        ctx=args.ctx)
+    asked = ck.Asked(args.next, args.blocked, args.ctx)
     here = None if args.hook else find_top(Path(cwd) if cwd else Path.cwd())
     repo, git_dir, boundary = session_range(root, environ, session_id, now, here)
     if args.hook and not boundary.session_commits and asked == ck.Asked():

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from lets_hooks import __version__
 from lets_hooks.cli import command_parser, guarded, leave, out, own_process, say
@@ -34,8 +35,6 @@ USAGE = f"usage: {PROG} [--help] [--version] COMMAND [ARGS]"
 
 
 def _now() -> int:
-    import time
-
     return int(time.time())
 
 

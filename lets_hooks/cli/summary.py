@@ -108,20 +108,31 @@ def hook_problem(hook: HookInput) -> tuple[HookInput, str | None]:
     return HookInput(session_id, cwd, hook.source, hook.fields), problem
 
 
-def export_session_id(environ: Mapping[str, str], session_id: str, agent: Agent) -> str | None:
-    """Append the agent's ``export`` line (``agents.export_line``) to its env file (Claude
-    Code sources ``$CLAUDE_ENV_FILE`` before each command) when the environment does not
-    carry this id already (an older Claude Code). Returns the problem, if any."""
-    from lets_hooks import agents
+def fill_env_file(root: Path, environ: Mapping[str, str], session_id: str, agent: Agent
+                  ) -> str | None:
+    """Append to the agent's env file (Claude Code sources ``$CLAUDE_ENV_FILE`` before each
+    command) its ``export`` line (``agents.export_line``) when the environment does not
+    carry this id already (an older Claude Code), then the git environment under which git
+    writes the session ledger for the commits each later command makes
+    (``lets_hooks.cli.agent``); each line once. Returns the first problem, if any."""
+    from lets_hooks import agents, gitfiles
 
-    line = agents.export_line(agent, session_id)
     variable = agent.env_file
-    if line is None or variable is None:
+    path = environ.get(variable or "", "")
+    if variable is None or not path:
         return None
-    path = environ.get(variable, "")
-    if not path or environ.get(agent.shell_id_env or "") == session_id:
+    line = agents.export_line(agent, session_id)
+    if line is not None and environ.get(agent.shell_id_env or "") != session_id:
+        problem = append_env_line(path, variable, line)
+        if problem:
+            return problem
+    git_dir = gitfiles.git_dir_holding(str(root))
+    if git_dir is None:
         return None
-    return append_env_line(path, variable, line)
+    folder, problem = hooks_folder(gitfiles.common_dir(git_dir))
+    if folder is not None:
+        problem = append_env_line(path, variable, agents.env_file_lines(folder))
+    return problem
 
 
 def append_env_line(path: str, variable: str, line: bytes) -> str | None:
@@ -130,26 +141,21 @@ def append_env_line(path: str, variable: str, line: bytes) -> str | None:
     twice). Returns the problem, if the line could not be written."""
     try:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-    except (OSError, ValueError) as exc:
-        return f"{variable}: cannot write it ({_why(exc)})"
-    try:
-        size = os.fstat(fd).st_size
-        start = max(0, size - ENV_FILE_TAIL)
-        held = os.pread(fd, size - start, start)
-        if (start == 0 and held.startswith(line)) or b"\n" + line in held:
-            return None  # written already (the hook ran twice)
-        if held and not held.endswith(b"\n"):
-            line = b"\n" + line
-        os.write(fd, line)
-    except OSError as exc:
-        return f"{variable}: cannot write it ({_why(exc)})"
-    finally:
-        os.close(fd)
+        try:
+            size = os.fstat(fd).st_size
+            start = max(0, size - ENV_FILE_TAIL)
+            held = os.pread(fd, size - start, start)
+            if (start == 0 and held.startswith(line)) or b"\n" + line in held:
+                return None  # written already (the hook ran twice)
+            if held and not held.endswith(b"\n"):
+                line = b"\n" + line
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+    except (OSError, ValueError) as exc:  # (ValueError: a path with a NUL byte)
+        why = getattr(exc, "strerror", None) or type(exc).__name__
+        return f"{variable}: cannot write it ({why})"
     return None
-
-
-def _why(exc: BaseException) -> str:
-    return getattr(exc, "strerror", None) or type(exc).__name__
 
 
 def _record(root: Path, hook: HookInput, environ: Mapping[str, str], quiet: bool,
@@ -226,8 +232,6 @@ def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
             return 0
     agent = agents.AGENTS[args.agent_hook] if args.agent_hook \
         else agents.detect(hook.fields or {}, environ)
-    if problem:
-        return _summary_anyway(args, environ, hook, agent)
     given_sid = hook.session_id
     hook, problem = hook_problem(hook)
     if problem:
@@ -238,7 +242,7 @@ def _as_hook(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
 
 def _summary_anyway(args: argparse.Namespace, environ: Mapping[str, str], hook: HookInput,
-                    agent: Agent, quiet: bool = True) -> int:
+                    agent: Agent, quiet: bool) -> int:
     """The hook's summary; whatever goes wrong, one line and exit 0 (never a traceback,
     never a failed start)."""
     try:
@@ -262,11 +266,9 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
     if hook is not None and agent is not None:
         _record(root, hook, environ, quiet, agent)
         if hook.session_id:
-            problem = export_session_id(environ, hook.session_id, agent)
-            if problem:  # the env file cannot be written: said once
+            problem = fill_env_file(root, environ, hook.session_id, agent)
+            if problem:
                 say(f"lets-session-start: {problem}")
-            else:
-                _give_git_env(root, environ, agent)
     git = open_repository(root)
     if args.promote:  # before git is asked about the working tree, which it changes
         from lets_hooks.summary.promote import promote
@@ -294,26 +296,6 @@ def _summary(args: argparse.Namespace, environ: Mapping[str, str],
         if problem:
             say(f"lets-session-start: {problem}")
     return 0  # a hook never stops a session
-
-
-def _give_git_env(root: Path, environ: Mapping[str, str], agent: Agent) -> None:
-    """Where the agent has an env file (Claude Code), give every later command of the
-    session the git environment under which git writes the session ledger for the
-    commits that command makes (``lets_hooks.cli.agent``): one line, once."""
-    variable = agent.env_file
-    if variable is None or not environ.get(variable):
-        return
-    from lets_hooks import agents, gitfiles
-
-    git_dir = gitfiles.git_dir_holding(str(root))
-    if git_dir is None:
-        return
-    folder, problem = hooks_folder(gitfiles.common_dir(git_dir))
-    line = agents.env_file_lines(agent, folder) if folder is not None else None
-    if line is not None:
-        problem = append_env_line(environ[variable], variable, line)
-    if problem:
-        say(f"lets-session-start: {problem}")
 
 
 def observability_main(argv: Sequence[str] | None = None) -> int:

@@ -249,11 +249,12 @@ def item_texts(mapping: Mapping[str, object]
     from lets_hooks.summary import prose
 
     snapshot = snapshot_of(mapping)
-    next_items = prose.real_items(prose.next_item_text(item) for item in snapshot.next)
+    next_items = prose.real_items(prose.item_text(item) for item in snapshot.next)
     changes = prose.real_items(prose.diff_item_text(item) for item in snapshot.diff)
     if snapshot.more:
         changes.append(more_item(snapshot.more))
-    blocked = prose.real_items(prose.blocked_item_text(item) for item in snapshot.blocked)
+    blocked = prose.real_items(prose.item_text(item, ("item",), "risk", "{} (risk: {})")
+                               for item in snapshot.blocked)
     return next_items, changes, blocked
 
 
@@ -285,9 +286,8 @@ def block_lines(snapshot: Snapshot) -> list[str]:
     """The marker and the fenced block, one line each (no line ends): the checkpoint's
     keys written in its one form, another writer's as they stood (``verbatim``)."""
     kept = dict(snapshot.verbatim)
-    lines: list[str] = []
-    for key, value in snapshot.values().items():
-        lines.extend(kept[key] if key in kept else _mapping({key: value}, 0))
+    lines = [line for key, value in snapshot.values().items()
+             for line in (kept[key] if key in kept else _mapping({key: value}, 0))]
     return [MARKER, "```yaml", *lines, "```"]
 
 
@@ -462,8 +462,8 @@ def changes_of(commits: Sequence[tuple[str, str, Sequence[tuple[str, str, str | 
 class Asked:
     """What the command line asked for (None: keep the previous block's value)."""
 
-    next: tuple[str, ...] | None = None
-    blocked: tuple[str, ...] | None = None
+    next: Sequence[str] | None = None
+    blocked: Sequence[str] | None = None
     ctx: str | None = None
 
 

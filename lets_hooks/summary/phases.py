@@ -51,7 +51,6 @@ from lets_hooks.summary.records import (
     Since,
     StateFile,
     Summary,
-    Where,
 )
 from lets_hooks.summary.sources.memory_index import parse_memory_index
 from lets_hooks.summary.sources.text import Facts, is_placeholder, unfenced
@@ -100,13 +99,16 @@ def summarize(inputs: Inputs, today: dt.date) -> Summary:
     tags = model_tags(inputs.lessons, inputs.interventions, inputs.ledger, today)
     immune = autoimmunity(inputs.interventions, today)
     where = inputs.where
+    date = handoff.date if handoff else None
     return Summary(
         today=today,
         session_range=where.range_desc if where is not None else None,
         last_session=(inputs.handoff.reading.last_range
                       if inputs.handoff is not None and inputs.handoff.reading is not None
                       else None),
-        branch=branch_view(where, handoff.date if handoff else None, references.paths),
+        branch=None if where is None else BranchView(  # None: git was not asked
+            where.repository, where.branch, where.head, where.tree, date,
+            stale_handoff(where.since, date, references.paths)),
         handoff=handoff,
         gates=(inputs.lessons.gates or ()) if inputs.lessons else (),
         lesson_flags=lesson_flags(inputs.lessons, today),
@@ -166,18 +168,13 @@ _RISK_NOTE = re.compile(r"[(\[][ \t]*(?:risk|위험|리스크)[ \t]*[:=][^()\[\]
                         re.IGNORECASE)
 
 
-def blocker_key(text: str) -> str:
-    """What makes two blockers one: the same words, whatever the case, the blanks and a
-    ``(risk: H)`` at the end."""
-    return " ".join(_RISK_NOTE.sub("", text).casefold().split()).rstrip(". ")
-
-
 def unique_blockers(items: Iterable[str]) -> list[str]:
     """Each blocker once, where it first stands (the snapshot's first, then the prose's);
-    of two spellings of one, the one that gives its risk."""
+    of two spellings of one (the same words, whatever the case, the blanks and a ``(risk:
+    H)`` at the end), the one that gives its risk."""
     found: dict[str, str] = {}
     for item in items:
-        key = blocker_key(item)
+        key = " ".join(_RISK_NOTE.sub("", item).casefold().split()).rstrip(". ")
         if key not in found or (_RISK_NOTE.search(item) is not None
                                 and _RISK_NOTE.search(found[key]) is None):
             found[key] = item
@@ -186,17 +183,6 @@ def unique_blockers(items: Iterable[str]) -> list[str]:
 
 # The summary's own inputs: a commit that changes only these is bookkeeping, not work.
 BOOKKEEPING = ("memory/", "tasks/lessons.md")
-
-
-def branch_view(where: Where | None, date: HandoffDate | None, named: Sequence[str]
-                ) -> BranchView | None:
-    """None when git was not asked. ``date``: the handoff's (None without one, or when it
-    is empty)."""
-    if where is None:
-        return None
-    return BranchView(
-        repository=where.repository, branch=where.branch, head=where.head, tree=where.tree,
-        handoff_date=date, stale_handoff=stale_handoff(where.since, date, named))
 
 
 SHOWN_TOUCHES = 5  # commits and paths named on the stale-handoff line
@@ -450,22 +436,16 @@ def immune_rate(result: Autoimmunity | None) -> str | None:
     if result is None:
         return None
     rate = Rate(result.rejections, result.total)
-    if result.labelled:
-        if rate.above(IMMUNE_ALARM_PERCENT):
-            return (f"🚨 gate false-positive rate {rate.text}: consider cutting or"
-                    " redesigning gates")
-        if rate.above(IMMUNE_WARN_PERCENT):
-            return (f"⚠️ gate false-positive rate {rate.text} ({result.rejections} of"
-                    f" {result.total} records labelled false positives): check whether the"
-                    " gates over-intervene")
-        return None
+    what = "false-positive" if result.labelled else "rejection"
     if rate.above(IMMUNE_ALARM_PERCENT):
-        return f"🚨 gate rejection rate {rate.text} (proxy): consider cutting or redesigning gates"
-    if rate.above(IMMUNE_WARN_PERCENT):
-        return (f"⚠️ gate rejection rate {rate.text} (rejection {result.rejections} of"
-                f" {result.total}; a proxy, not a measured false-positive rate): check"
-                " whether the gates over-intervene")
-    return None
+        proxy = "" if result.labelled else " (proxy)"
+        return f"🚨 gate {what} rate {rate.text}{proxy}: consider cutting or redesigning gates"
+    if not rate.above(IMMUNE_WARN_PERCENT):
+        return None
+    counts = (f"{result.rejections} of {result.total} records labelled false positives"
+              if result.labelled else f"rejection {result.rejections} of {result.total};"
+              " a proxy, not a measured false-positive rate")
+    return f"⚠️ gate {what} rate {rate.text} ({counts}): check whether the gates over-intervene"
 
 
 # --------------------------------------------------------------------------- Phase 3

@@ -424,14 +424,14 @@ def pick(mapping: Mapping[object, object], *keys: str) -> str | None:
     return None
 
 
-def next_item_text(item: object) -> str:
-    if isinstance(item, Mapping):
-        main = pick(item, "item", "task", "title", "what")
-        if main is None:
-            return scalar(item)
-        why = pick(item, "why")
-        return f"{main} ({why})" if why else main
-    return scalar(item)
+def item_text(item: object, keys: Sequence[str] = ("item", "task", "title", "what"),
+              note: str = "why", form: str = "{} ({})") -> str:
+    """A snapshot item as one line: the first of its ``keys`` given, with its ``note`` as
+    ``form`` says (a ``next`` item's defaults); anything else as ``scalar``."""
+    if not isinstance(item, Mapping) or (main := pick(item, *keys)) is None:
+        return scalar(item)
+    said = pick(item, note)
+    return form.format(main, said) if said else main
 
 
 def diff_item_text(item: object) -> str:
@@ -459,15 +459,6 @@ def diff_claim_text(item: object) -> str:
     old, new = pick(item, "from", "old"), pick(item, "to", "new")
     what = f"{old} \u2192 {new}" if old and new else pick(item, "item", "path") or ""
     return f"{op} {what}".strip()
-
-
-def blocked_item_text(item: object) -> str:
-    if isinstance(item, Mapping):
-        what, risk = pick(item, "item"), pick(item, "risk")
-        if what is None:
-            return scalar(item)
-        return f"{what} (risk: {risk})" if risk else what
-    return scalar(item)
 
 
 # --------------------------------------------------------------------------- approvals

@@ -189,7 +189,6 @@ class Where:
     range_desc: str
     branch: str | None  # None: detached HEAD, or no repository
     head: str | None
-    boundary: str | None
     tree: TreeCounts | None  # None: not known
     since: Since | None = None  # commits from the handoff's time on (when it has one)
 

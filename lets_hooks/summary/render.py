@@ -25,6 +25,8 @@ import datetime as dt
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import groupby
+from operator import itemgetter
 
 from lets_hooks import files
 from lets_hooks.summary.phases import NO_HANDOFF, candidate_text
@@ -92,12 +94,10 @@ class Part:
     cut: int = 0  # items cut to fit the budget
     dropped: bool = False
     shortened: bool = False  # long lines of a part that is never dropped were shortened
-    _fixed: int = 0  # characters of the head and tail lines, each with its line end
     _listed: int = 0  # characters of the item lines, each with its line end
     _removed: list[str] = field(default_factory=list)  # the items cut, the last cut last
 
     def __post_init__(self) -> None:
-        self._fixed = sum(size_of(line) + 1 for line in (*self.head, *self.tail))
         self._listed = sum(size_of(self.bullet + item) + 1 for item in self.items)
 
     def shorten(self, limit: int) -> bool:
@@ -108,9 +108,7 @@ class Part:
                 if len(line) > limit:
                     lines[index] = line[: limit - 1] + "…"
                     changed = True
-        if changed:
-            self._fixed = sum(size_of(line) + 1 for line in (*self.head, *self.tail))
-            self.shortened = True
+        self.shortened = self.shortened or changed
         return changed
 
     def cut_one(self) -> None:
@@ -146,7 +144,8 @@ class Part:
             return 0
         if not self.items and not self.more and self.empty_head is not None:
             return size_of(self.empty_head)
-        total = self._fixed + self._listed + (size_of(self._more_line()) + 1 if self.more else 0)
+        fixed = sum(size_of(line) + 1 for line in (*self.head, *self.tail))  # a few lines
+        total = fixed + self._listed + (size_of(self._more_line()) + 1 if self.more else 0)
         return total - 1 if total else 0
 
 
@@ -282,46 +281,23 @@ def summary_parts(summary: Summary) -> list[Part]:
 
 
 def _join(parts: Sequence[Part]) -> str:
-    groups: list[list[str]] = []
-    current = -1
-    for part in parts:
-        lines = part.lines()
-        if not lines:
-            continue
-        if part.group != current:
-            groups.append([])
-            current = part.group
-        groups[-1].extend(lines)
-    return "\n\n".join("\n".join(group) for group in groups) + "\n"
+    shown = [(part.group, lines) for part in parts if (lines := part.lines())]
+    return "\n\n".join("\n".join(line for _, lines in group for line in lines)
+                       for _, group in groupby(shown, key=itemgetter(0))) + "\n"
 
 
 def _size(parts: Sequence[Part]) -> int:
-    """``size_of(_join(parts))`` without building the text."""
-    total, groups, current = 0, 0, -1
-    for part in parts:
-        size = part.size()
-        if part.dropped or (size == 0 and not part.lines()):
-            continue  # a part with no lines (an empty one-line part still counts)
-        if part.group != current:
-            groups += 1
-            current = part.group
-            total += size
-        else:
-            total += size + 1
-    return total + 2 * max(0, groups - 1) + 1
+    """``size_of(_join(parts))`` without building the text (an empty one-line part counts)."""
+    shown = [(part.group, size) for part in parts if (size := part.size()) or part.lines()]
+    groups = [[size for _, size in group] for _, group in groupby(shown, key=itemgetter(0))]
+    return sum(sum(sizes) + len(sizes) - 1 for sizes in groups) + 2 * max(0, len(groups) - 1) + 1
 
 
 def left_out_line(parts: Sequence[Part], budget: int, tail: bool = False) -> str | None:
     """What the budget cut, and where to read it; None when nothing was cut. ``tail``:
     the end of the block was cut off too."""
-    named: list[str] = []
-    for part in parts:
-        if part.dropped:
-            named.append(f"{part.name} (all)")
-        elif part.cut:
-            named.append(f"{part.name} ({part.cut})")
-        elif part.shortened:
-            named.append(f"{part.name} (shortened)")
+    named = [f"{part.name} ({'all' if part.dropped else part.cut or 'shortened'})"
+             for part in parts if part.dropped or part.cut or part.shortened]
     if tail:
         named.append("the end of the block")
     if not named:

@@ -41,11 +41,8 @@ def parse_memory_index(text: str) -> MemoryIndex:
         starts.append((index, level, tag, title))
     sections: list[MemorySection] = []
     for position, (index, level, tag, title) in enumerate(starts):
-        end = len(lines)
-        for later_index, later_level, later_tag, _ in starts[position + 1:]:
-            if later_level <= level or (tag and later_tag):
-                end = later_index
-                break
+        end = next((later for later, later_level, later_tag, _ in starts[position + 1:]
+                    if later_level <= level or (tag and later_tag)), len(lines))
         body = list(lines[index:end])
         while body and not body[-1].strip():
             body.pop()

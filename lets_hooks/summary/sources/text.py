@@ -114,10 +114,8 @@ def heading(line: str) -> tuple[int, str] | None:
     nothing more), then the text without its surrounding blanks; a closing run of ``#``
     is dropped only after a blank, so ``## C#`` keeps its ``#``."""
     level = len(line) - len(line.lstrip("#"))
-    if not 1 <= level <= 6:
-        return None
     rest = line[level:]
-    if not rest or rest[0] not in " \t":
+    if not 1 <= level <= 6 or rest[:1] not in (" ", "\t"):
         return None
     return level, heading_text(rest)
 
@@ -291,9 +289,8 @@ def is_placeholder(text: str) -> bool:
     if ("없" in text or "무" in text) and _korean_placeholder(bare):
         return True
     opening = bare.find(" (")
-    if opening > 0 and bare.endswith(")"):
-        return _PLACEHOLDER.fullmatch(_bare(bare[:opening])) is not None
-    return False
+    return (opening > 0 and bare.endswith(")")
+            and _PLACEHOLDER.fullmatch(_bare(bare[:opening])) is not None)
 
 
 # --------------------------------------------------------------------------- facts

@@ -30,7 +30,7 @@ class Git:
         self.location = location  # None outside a repository (or when git failed)
         self.outside = outside  # the answer there, as the ladder words it
         self.where = Where(repository=False, range_desc=outside.desc, branch=None, head=None,
-                           boundary=None, tree=None)
+                           tree=None)
         # for the fences: nothing in the git directory is read as a project file
         self.git_dir = location.git_dir if location is not None else None
 
@@ -63,8 +63,7 @@ class Git:
             if location.top is not None:
                 tree = count_entries(code for code, _ in self.repo.status_entries())
         self.where = Where(repository=location.top is not None, range_desc=boundary.desc,
-                           branch=location.branch, head=location.head,
-                           boundary=boundary.boundary, tree=tree)
+                           branch=location.branch, head=location.head, tree=tree)
         return self.where
 
     def commits_since(self, since: int) -> Since | None:
