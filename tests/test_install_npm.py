@@ -13,6 +13,7 @@ import pytest
 from helpers import BIN, SID, shared
 from hookbox import TOOLS_NEED_GIT_2_31, HookBox, make, needs_git
 from managers import bare_remote, snapshot
+from test_sessions import Route, World, two_sessions_day
 
 from lets_hooks.install import HOOKS, LINE_MARK, lefthook_entries
 
@@ -391,3 +392,15 @@ def test_real_lefthook_route_gives_the_evidence_classes_true_answers(npm_tools: 
     assert (got["SESSION_BOUNDARY"], got["SESSION_TRUST"], got["SESSION_COMMITS"]) == \
         (onto, "exact", "2"), got
     assert remote.exists()
+
+
+@TOOLS_NEED_GIT_2_31
+@pytest.mark.parametrize("manager", ["husky", "lefthook"])
+def test_a_two_sessions_day_through_husky_and_lefthook_never_gives_a_wrong_exact(
+        npm_tools: Path, tmp_path: Path, manager: str) -> None:
+    """``test_sessions``' day with the hooks run by the real husky 9 (its lines in the
+    committed .husky files) or lefthook (the entries in a committed lefthook.yml): an amend
+    of the other session's commit, ``pull --rebase`` over a teammate's push, a squash."""
+    two_sessions_day(World(tmp_path, Route(manager, tools=npm_tools)),
+                     ["A commit", "B commit", "A amend", "mate push", "A pull --rebase",
+                      "A squash"])

@@ -9,6 +9,7 @@ import pytest
 from helpers import SID
 from hookbox import TOOLS_NEED_GIT_2_31, HookBox
 from scenarios import CASES
+from test_sessions import Route, World, two_sessions_day
 
 
 @pytest.fixture
@@ -117,3 +118,18 @@ def test_doctor_says_once_what_pre_commit_leaves_out_and_its_fix_works(box: Hook
     box.sh("am", "-q", sid=SID, stdin=patch)
     ledger = (box.path / ".git" / "lets-hooks" / "ledger").read_text()
     assert f"c {box.head()} {SID}" in ledger.splitlines()
+
+
+# -- two sessions' day, every hook run by pre-commit ------------------------------------------
+
+@TOOLS_NEED_GIT_2_31
+def test_a_two_sessions_day_through_pre_commit_never_gives_a_wrong_exact(
+        tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``test_sessions``' day with pre-commit running each lets-hooks id: an amend of the
+    other session's commit, then ``pull --rebase`` over a teammate's push and a fixup
+    (post-rewrite with no stdin: the pairs recovered from git)."""
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(pre_commit_home))
+    route = Route("pre-commit-ids", hook_repo=hook_repo)
+    two_sessions_day(World(tmp_path, route), ["A commit", "B commit", "A amend", "mate push",
+                                              "A pull --rebase", "A fixup"])

@@ -17,6 +17,7 @@ import os
 import shlex
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -32,10 +33,43 @@ AGENT_HOOKS = git_version() >= (2, 31)
 IDS = {"A": "aaaaaaaa-1111-2222-3333-444444444444", "B": "bbbbbbbb-1111-2222-3333-444444444444"}
 
 
+# The routes a user installs the hooks by (docs/hook-managers.md): the plain shims
+# ("shims"); the README's pre-commit setup ("pre-commit": pre-commit's own script, the six
+# hooks as shims beside it); pre-commit running every lets-hooks id ("pre-commit-ids");
+# husky 9's lines ("husky"); lefthook's entries ("lefthook"). The files a route lays out
+# are committed, as a team does.
+ROUTE_FILES = (".pre-commit-config.yaml", "package.json", "package-lock.json", ".gitignore",
+               ".husky", "lefthook.yml")
+PRE_COMMIT_IDS = """repos:
+-   repo: {repo}
+    rev: {rev}
+    hooks:
+    -   id: lets-post-checkout
+    -   id: lets-post-rewrite
+    -   id: lets-pre-push
+    -   id: lets-post-commit
+    -   id: lets-post-merge
+"""
+
+
+@dataclass
+class Route:
+    """How the hooks are installed: ``name``, a route above; ``tools``, the node_modules holding
+    husky and lefthook (husky, lefthook); ``hook_repo``, a repository of this checkout and
+    a commit of it (the pre-commit routes, with PRE_COMMIT_HOME set); ``midway``: the day
+    starts with no hooks, and the step ``person install`` installs them."""
+
+    name: str = "shims"
+    tools: Path | None = None
+    hook_repo: tuple[Path, str] | None = None
+    midway: bool = False
+
+
 class World:
     """A repository with the hooks installed, a bare origin, and a teammate's clone."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, route: Route | None = None) -> None:
+        self.route = route or Route()
         self.root = root
         self.remote = root / "origin.git"
         self.work = root / "work"
@@ -50,14 +84,80 @@ class World:
         # the copier), and commits no hook saw (the shims removed, no agent route)
         self.either: dict[str, set[str]] = {}
         self.acted: set[str] = set()  # the sessions that ran a command
-        self.unhooked = False
+        self.unhooked = self.route.midway  # until ``person install``
         self.git("person", "init", "-q", "--bare", str(self.remote), cwd=root)
         self.git("person", "clone", "-q", str(self.remote), str(self.work), cwd=root)
-        done = self.lets("person", "lets-hooks", "install")
-        assert done.returncode == 0, done.stderr
+        if not self.route.midway:
+            self.install()
         self.commit("person", "root")
         self.git("person", "push", "-q", "origin", "HEAD:main")
         self.git("person", "clone", "-q", str(self.remote), str(self.mate), cwd=root)
+
+    def install(self) -> None:
+        """The hooks installed by the route, its files staged (the next commit takes them)."""
+        name, tools = self.route.name, self.route.tools
+        if name == "husky":
+            assert tools is not None
+            (self.work / "package.json").write_text(json.dumps({
+                "name": "team-app", "private": True,
+                "devDependencies": {"husky": f"file:{tools / 'husky'}"}}))
+            (self.work / ".gitignore").write_text("node_modules/\n")
+            self.must(self.run("person", ["npm", "install", "--no-audit", "--no-fund",
+                                          "--offline", "--loglevel=error"]))
+            self.must(self.run("person", ["npx", "--no-install", "husky", "init"]))
+            (self.work / ".husky" / "pre-commit").write_text("true\n")
+        elif name == "lefthook":
+            from lets_hooks.install import lefthook_entries
+
+            (self.work / "lefthook.yml").write_text(lefthook_entries())
+            self.must(self.run("person", ["lefthook", "install"]))
+        elif name.startswith("pre-commit"):
+            assert self.route.hook_repo is not None
+            repo, rev = self.route.hook_repo
+            if name == "pre-commit":  # the README's block, as printed
+                from precommit_box import readme_script
+
+                script = readme_script().replace("/path/to/lets-hooks", str(repo))
+                self.must(self.run("person", ["/bin/sh", "-ec", script]))
+                self.git("person", "add", "--", *self.present())
+                return
+            (self.work / ".pre-commit-config.yaml").write_text(
+                PRE_COMMIT_IDS.format(repo=repo, rev=rev))
+            self.must(self.run("person", [
+                "pre-commit", "install", "--allow-missing-config", "--hook-type",
+                "pre-commit", "--hook-type", "post-checkout", "--hook-type", "post-rewrite",
+                "--hook-type", "pre-push", "--hook-type", "post-commit", "--hook-type",
+                "post-merge"]))
+        # the plain shims; beside pre-commit's scripts, post-applypatch; in husky's files,
+        # its lines; beside lefthook, nothing (the entries are in lefthook.yml)
+        done = self.lets("person", "lets-hooks", "install")
+        assert done.returncode == (1 if name == "lefthook" else 0), (done.stdout, done.stderr)
+        if self.present():
+            self.git("person", "add", "--", *self.present())
+
+    def present(self) -> list[str]:
+        return [name for name in ROUTE_FILES if (self.work / name).exists()]
+
+    def uninstall(self) -> None:
+        """The hooks taken away as the route's user does: ``lets-hooks uninstall`` (and
+        lefthook's or pre-commit's own uninstall where they run lets-hooks), the change to
+        the route's files committed."""
+        self.lets("person", "lets-hooks", "uninstall")
+        if self.route.name == "lefthook":
+            self.must(self.run("person", ["lefthook", "uninstall"]))
+        elif self.route.name == "pre-commit-ids":
+            self.must(self.run("person", ["pre-commit", "uninstall", "--hook-type",
+                                          "post-checkout", "--hook-type", "post-rewrite",
+                                          "--hook-type", "pre-push", "--hook-type",
+                                          "post-commit", "--hook-type", "post-merge"]))
+        if self.present():
+            self.git("person", "add", "-A", "--", *self.present())
+            if self.run("person", ["git", "diff", "--cached", "--quiet"]).returncode:
+                self.git("person", "commit", "-q", "-m", "hooks\n\nby: person")
+
+    @staticmethod
+    def must(done: subprocess.CompletedProcess[str]) -> None:
+        assert done.returncode == 0, (done.args, done.stdout, done.stderr)
 
     def env(self, who: str, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = dict(os.environ)
@@ -65,6 +165,8 @@ class World:
                      "GEMINI_SESSION_ID", "GIT_DIR", "GIT_WORK_TREE", "LETS_MERGE_BRANCH"):
             env.pop(name, None)
         env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+        if self.route.tools is not None:
+            env["PATH"] = f"{self.route.tools / '.bin'}{os.pathsep}{env['PATH']}"
         if who in self.env_files:  # the agent's commands: its env file sourced first
             env["CLAUDE_ENV_FILE"] = str(self.env_files[who])
         elif self.tools.get(who) == "codex":  # Codex gives its commands the thread's id
@@ -540,6 +642,17 @@ def test_generated_meetings_never_give_a_wrong_exact(
     two_sessions_day(World(tmp_path_factory.mktemp("day")), steps)
 
 
+# The hooks installed midway through the day, after the sessions may have committed: a
+# commit no hook saw may count or not (as after ``person uninstall``), the rest as always.
+@settings(max_examples=3, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=STEPS, at=st.integers(min_value=0, max_value=7))
+def test_generated_days_with_the_hooks_installed_midway(
+        tmp_path_factory: pytest.TempPathFactory, steps: list[str], at: int) -> None:
+    steps.insert(min(at, len(steps)), "person install")
+    two_sessions_day(World(tmp_path_factory.mktemp("day"), Route(midway=True)), steps)
+
+
 def first_parents(world: World, who: str, count: int) -> list[tuple[str, set[str]]]:
     """The newest ``count`` commits of HEAD's first-parent line that are no merge and
     have a parent, with who made each."""
@@ -591,6 +704,7 @@ def two_sessions_day(world: World, steps: list[str]) -> None:
         who, _, what = step.partition(" ")
         branch = world.git("person", "branch", "--show-current")
         existing = set(world.git("person", "rev-list", "--all").split())
+        rewritten = world.git("person", "rev-parse", "HEAD")  # what an amend or reset rewrites
         if who == "odd":
             pass
         elif what == "commit":
@@ -652,8 +766,13 @@ def two_sessions_day(world: World, steps: list[str]) -> None:
         elif what in ("codex", "gemini"):
             agent_start(world, who, what)
         elif what == "uninstall":
-            world.lets(who, "lets-hooks", "uninstall")
+            world.uninstall()
             world.unhooked = True
+        elif what == "install":  # a route's hooks installed midway through the day
+            world.install()
+            world.unhooked = False
+            if world.run("person", ["git", "diff", "--cached", "--quiet"]).returncode:
+                world.git("person", "commit", "-q", "-m", "hooks\n\nby: person")
         elif step == "crash":
             crash(world)
         elif what == "cherry-pick" and branch:  # the newest commit of the other branch
@@ -688,6 +807,11 @@ def two_sessions_day(world: World, steps: list[str]) -> None:
                 if copy or (world.unhooked and not (AGENT_HOOKS and made[sha]
                                                     <= {*world.env_files, *world.tools})):
                     world.either[sha] = made[sha]
+        if rewritten in world.either and what in ("amend", "noop-amend", "soft-reset"):
+            # a rewrite of a commit no hook saw: its maker's share of it is unknown too
+            head = world.git("person", "rev-parse", "HEAD")
+            if head != rewritten:
+                world.either[head] = world.makers()[head]
         world.acted.add(who)
         world.check("A")
     world.check("B")
