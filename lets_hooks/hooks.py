@@ -10,9 +10,10 @@ never raise: a hook must not break the git command it rides on.
 from __future__ import annotations
 
 import os
+import time
 
 from lets_hooks import files, gitfiles, ladder
-from lets_hooks.repo import NULL_SHA, GitError, Location, Repo, reason
+from lets_hooks.repo import NULL_SHA, GitError, Location, Repo, branch_of, reason
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -91,21 +92,17 @@ def touch(repo: Repo, where: Location, sid: str | None, result: Result, now: flo
     return changed
 
 
-def record_session(cwd: str, session_id: str, environ: Mapping[str, str],
-                   now: float | None = None) -> list[str]:
+def record_session(cwd: str, session_id: str, environ: Mapping[str, str]) -> list[str]:
     """Record the session line for the branch checked out at ``cwd`` as a session starts
     (a SessionStart hook), by post-checkout's rule, for ``session_id`` (empty: the
     environment's). Returns the lines for stderr; never raises."""
-    import time
-
     result = Result()
     try:
         repo, where, settings = _open(cwd, environ, result)
         if where.top is None or where.branch is None:
             return result.messages
         sid = session_id.strip() or settings.session_id(environ)
-        touch(repo, where, sid, result, time.time() if now is None else now,
-              merge=settings.merge_branch)
+        touch(repo, where, sid, result, time.time(), merge=settings.merge_branch)
     except Exception as exc:  # never break the caller
         result.say(f"session boundary not recorded: {reason(exc)}")
     return result.messages
@@ -291,8 +288,7 @@ def _warn_rejected(boundary: ladder.Boundary, sid: str | None, result: Result,
 
 # -- post-commit, post-merge, post-applypatch: the session ledger -----------------------
 
-def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
-                cwd: str | None = None) -> Result:
+def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str]) -> Result:
     """Write in the session ledger which session made the commit just made (HEAD; for
     ``post-merge`` only a merge commit), the line the plain shim writes
     (``install._NOTE``); no ladder, no history walk. Never raises."""
@@ -300,7 +296,7 @@ def note_commit(hook: str, argv: Sequence[str], environ: Mapping[str, str],
 
     result = Result()
     try:
-        repo, where, settings = _open(cwd, environ, result)
+        repo, where, settings = _open(None, environ, result)
         head = where.head
         if head is None:
             return result
@@ -547,8 +543,9 @@ def _as_branches(repo: Repo, where: Location, pushed: list[tuple[str, str | None
     found: list[tuple[str, str | None]] = []
     tips: dict[str, str] | None = None
     for ref, sha in pushed:
-        if ref.startswith("refs/heads/"):
-            found.append((ref[len("refs/heads/"):], sha))
+        name = branch_of(ref)
+        if name is not None:
+            found.append((name, sha))
         elif ref == "HEAD":
             if where.branch is not None and sha in (None, where.head):
                 found.append((where.branch, sha))
@@ -572,8 +569,6 @@ def _said_on_trunk_before(boundary: ladder.Boundary, branch: str, strict: bool,
     if branch != boundary.merge_branch or boundary.trust != ladder.NONE or (
             strict and boundary.reason is not None):
         return False
-    import time
-
     key = sid if sid else "day " + time.strftime("%Y-%m-%d", time.gmtime(now))
     entry = f"{branch}\t{key}".encode("utf-8", "surrogateescape")
     path = os.path.join(git_dir, TRUNK_NOTED)

@@ -38,6 +38,8 @@ the lines is the only order there is.
 from __future__ import annotations
 
 import os
+import stat
+import time
 from itertools import accumulate, compress
 from operator import itemgetter
 
@@ -731,8 +733,6 @@ def _open_append(where: str, target: str) -> int:
     """The ledger opened to append, after the writers' checks: its folder a folder (made
     0700 when missing), neither a link, the file a regular file (a FIFO or a device is
     opened without waiting, then refused)."""
-    import stat
-
     shown = f"{FOLDER}/{NAME}"
     if os.path.islink(where):
         raise files.Refused(f"{FOLDER} is a symbolic link - refused, not followed; "
@@ -793,9 +793,6 @@ def maintain(common_dir: str) -> None:
 def _compact(target: str, shown: str) -> None:
     """Keep the newest valid lines (``newest_lines``), under the lock; lines appended to
     the old file meanwhile are copied over after the rename."""
-    import stat
-    import time
-
     fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
                  | getattr(os, "O_CLOEXEC", 0))
     try:
