@@ -25,6 +25,7 @@ from helpers import BIN
 from hookbox import git_version
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from precommit_box import CONFIG, HOOK_TYPES
 
 MORE_EXAMPLES = 6
 # an agent's commands reach the hooks folder through GIT_CONFIG_COUNT, which git reads from
@@ -40,16 +41,11 @@ IDS = {"A": "aaaaaaaa-1111-2222-3333-444444444444", "B": "bbbbbbbb-1111-2222-333
 # are committed, as a team does.
 ROUTE_FILES = (".pre-commit-config.yaml", "package.json", "package-lock.json", ".gitignore",
                ".husky", "lefthook.yml")
-PRE_COMMIT_IDS = """repos:
--   repo: {repo}
-    rev: {rev}
-    hooks:
-    -   id: lets-post-checkout
-    -   id: lets-post-rewrite
-    -   id: lets-pre-push
-    -   id: lets-post-commit
-    -   id: lets-post-merge
-"""
+
+
+def hook_types(*names: str) -> list[str]:
+    """pre-commit's ``--hook-type`` options for ``names``."""
+    return [option for name in names for option in ("--hook-type", name)]
 
 
 @dataclass
@@ -122,12 +118,10 @@ class World:
                 self.git("person", "add", "--", *self.present())
                 return
             (self.work / ".pre-commit-config.yaml").write_text(
-                PRE_COMMIT_IDS.format(repo=repo, rev=rev))
+                CONFIG.format(repo=repo, rev=rev))
             self.must(self.run("person", [
-                "pre-commit", "install", "--allow-missing-config", "--hook-type",
-                "pre-commit", "--hook-type", "post-checkout", "--hook-type", "post-rewrite",
-                "--hook-type", "pre-push", "--hook-type", "post-commit", "--hook-type",
-                "post-merge"]))
+                "pre-commit", "install", "--allow-missing-config",
+                *hook_types("pre-commit", *HOOK_TYPES)]))
         # the plain shims; beside pre-commit's scripts, post-applypatch; in husky's files,
         # its lines; beside lefthook, nothing (the entries are in lefthook.yml)
         done = self.lets("person", "lets-hooks", "install")
@@ -146,10 +140,7 @@ class World:
         if self.route.name == "lefthook":
             self.must(self.run("person", ["lefthook", "uninstall"]))
         elif self.route.name == "pre-commit-ids":
-            self.must(self.run("person", ["pre-commit", "uninstall", "--hook-type",
-                                          "post-checkout", "--hook-type", "post-rewrite",
-                                          "--hook-type", "pre-push", "--hook-type",
-                                          "post-commit", "--hook-type", "post-merge"]))
+            self.must(self.run("person", ["pre-commit", "uninstall", *hook_types(*HOOK_TYPES)]))
         if self.present():
             self.git("person", "add", "-A", "--", *self.present())
             if self.run("person", ["git", "diff", "--cached", "--quiet"]).returncode:

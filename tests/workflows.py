@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from helpers import WORKFLOW_SID
+from precommit_box import CONFIG as PRE_COMMIT_CONFIG
+from precommit_box import HOOK_TYPES
 
 BIN = Path(sys.executable).parent
 MARK = "[S]"
@@ -52,17 +54,6 @@ MIXED = "[X]"  # a commit that holds the session's change of another's commit (a
 ME = ("Me", "me@example.com")
 MATE = ("Mate", "mate@example.com")
 PLAIN, PRE_COMMIT = "plain", "pre-commit"
-HOOK_TYPES = ("post-checkout", "post-rewrite", "pre-push", "post-commit", "post-merge")
-PRE_COMMIT_CONFIG = """repos:
--   repo: {repo}
-    rev: {rev}
-    hooks:
-    -   id: lets-post-checkout
-    -   id: lets-post-rewrite
-    -   id: lets-pre-push
-    -   id: lets-post-commit
-    -   id: lets-post-merge
-"""
 
 
 # Steps run back to back, most of them in the same second of the clock, as an agent runs
