@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
 import subprocess
 from pathlib import Path
 
@@ -72,40 +71,6 @@ def reach(parents: list[list[int]], tip: int) -> set[int]:
     return seen
 
 
-def ahead_behind(graph: Graph, a: int, b: int) -> tuple[int, int]:
-    """(commits reachable from a only, commits reachable from b only): a walk in the
-    graph's topological order (no product code asks this; kept as a check of that order)."""
-    if a == b:
-        return 0, 0
-    left_, right_, both = 1, 2, 3
-    flags = {a: left_, b: right_}
-    heap = [a, b]
-    heapq.heapify(heap)
-    live = 2  # queued commits not yet known to be reachable from both sides
-    left = right = 0
-    while live:
-        i = heapq.heappop(heap)
-        mark = flags[i]
-        if mark != both:
-            live -= 1
-            if mark == left_:
-                left += 1
-            else:
-                right += 1
-        for p in graph.parents[i]:
-            old = flags.get(p)
-            if old is None:
-                flags[p] = mark
-                heapq.heappush(heap, p)
-                if mark != both:
-                    live += 1
-            elif old | mark != old:
-                flags[p] = old | mark
-                if old != both and old | mark == both:
-                    live -= 1
-    return left, right
-
-
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(dag=dags(), data=st.data())
@@ -148,8 +113,6 @@ def test_same_answers_as_git(tmp_path_factory: pytest.TempPathFactory,
         git_line = git(path, "rev-list", "--first-parent", b, "^" + a).stdout.split()
         assert Repo(str(path)).first_parents_above(b, [a]) == git_line, (x, y)
         assert batch(path, graph).first_parents_above(b, [a]) == line, (x, y)
-        # left/right counts
-        assert ahead_behind(graph, i, j) == (len(below_a - below_b), len(below_b - below_a))
         # all merge bases, by walking and by a tip's precomputed reach
         want = set(git(path, "merge-base", "--all", a, b).stdout.split())
         assert {graph.sha(k) for k in graph.merge_bases(i, j)} == want, (x, y)
